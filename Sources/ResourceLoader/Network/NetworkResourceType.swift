@@ -1,0 +1,171 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A resource that lives behind a URL: says where it is and how to ask for it.
+///
+/// Only ``url`` is required; everything else has a default. ``urlRequest()`` builds the request
+/// and ``validate(_:data:)`` checks the response before it is parsed.
+///
+/// ```swift
+/// struct SearchCities: NetworkResourceType, JSONDecodableResourceType {
+///     typealias Model = [City]
+///     let query: String
+///     var url: URL { URL(string: "https://api.example.com/cities")! }
+///     var queryItems: [URLQueryItem] { [URLQueryItem(name: "q", value: query)] }
+/// }
+/// ```
+public protocol NetworkResourceType: ResourceType {
+    /// Where the resource lives. Any query it already has is kept; ``queryItems`` are appended.
+    var url: URL { get }
+
+    /// The request method. Default: ``HTTPMethod/get``.
+    var httpMethod: HTTPMethod { get }
+
+    /// Header fields to send. Default: none. Names and values must not contain CR, LF or NUL.
+    var headerFields: [String: String] { get }
+
+    /// Query items appended to ``url``'s query, in order. Default: none.
+    ///
+    /// Names and values are percent-encoded so the server sees exactly the given text: `+`, `&`,
+    /// `=`, spaces and non-ASCII characters included.
+    var queryItems: [URLQueryItem] { get }
+
+    /// The request body. Default: `nil`. May throw if it cannot be encoded.
+    var body: RequestBody? { get throws }
+
+    /// The idle timeout for the request, in seconds; `nil` keeps the session's. Default: `nil`.
+    var timeoutInterval: TimeInterval? { get }
+
+    /// The status codes that count as success. Default: `200..<300`.
+    var acceptableStatusCodes: Range<Int> { get }
+
+    /// Builds the request. The default assembles it from the properties above.
+    ///
+    /// - Throws: ``ResourceError/invalidRequest(reason:)`` when the request cannot be built: the
+    ///   body fails to encode, a header contains CR/LF/NUL, or the URL is not HTTP(S).
+    func urlRequest() throws(ResourceError) -> URLRequest
+
+    /// Checks a response before its body is parsed.
+    ///
+    /// The default throws ``ResourceError/httpStatus(_:)`` when the status is not in
+    /// ``acceptableStatusCodes``. Protocols that understand error bodies (SOAP Faults, for
+    /// example) refine it.
+    func validate(_ response: HTTPURLResponse, data: Data) throws(ResourceError)
+}
+
+// MARK: - Default implementations
+
+extension NetworkResourceType {
+    /// ``HTTPMethod/get``.
+    public var httpMethod: HTTPMethod { .get }
+
+    /// No header fields.
+    public var headerFields: [String: String] { [:] }
+
+    /// No query items.
+    public var queryItems: [URLQueryItem] { [] }
+
+    /// No body.
+    public var body: RequestBody? { nil }
+
+    /// `nil`: the session's timeout applies.
+    public var timeoutInterval: TimeInterval? { nil }
+
+    /// `200..<300`.
+    public var acceptableStatusCodes: Range<Int> { 200..<300 }
+
+    /// Assembles a `URLRequest` from ``url``, ``queryItems``, ``httpMethod``, ``headerFields``,
+    /// ``body`` and ``timeoutInterval``.
+    ///
+    /// The body's content type is sent as `Content-Type` unless ``headerFields`` sets one.
+    public func urlRequest() throws(ResourceError) -> URLRequest {
+        var request = URLRequest(url: try Self.url(url, appending: queryItems))
+        request.httpMethod = httpMethod.rawValue
+        if let timeoutInterval {
+            request.timeoutInterval = timeoutInterval
+        }
+        for (name, value) in headerFields {
+            try Self.checkHeaderField(name: name, value: value)
+            request.setValue(value, forHTTPHeaderField: name)
+        }
+        let body: RequestBody?
+        do {
+            body = try self.body
+        } catch {
+            throw ResourceError(invalidRequestError: error)
+        }
+        if let body {
+            request.httpBody = body.data
+            if let contentType = body.contentType, request.value(forHTTPHeaderField: "Content-Type") == nil {
+                try Self.checkHeaderField(name: "Content-Type", value: contentType)
+                request.setValue(contentType, forHTTPHeaderField: "Content-Type")
+            }
+        }
+        return request
+    }
+
+    /// Throws ``ResourceError/httpStatus(_:)`` unless the status is acceptable.
+    public func validate(_ response: HTTPURLResponse, data: Data) throws(ResourceError) {
+        guard acceptableStatusCodes.contains(response.statusCode) else {
+            throw .httpStatus(.init(response: response, body: data))
+        }
+    }
+}
+
+// MARK: - Request building
+
+extension NetworkResourceType {
+    static func url(_ url: URL, appending queryItems: [URLQueryItem]) throws(ResourceError) -> URL {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw .invalidRequest(reason: "the URL scheme must be http or https")
+        }
+        guard !queryItems.isEmpty else { return url }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
+            throw .invalidRequest(reason: "the URL cannot be split into components")
+        }
+        let added = PercentEncoding.encode(queryItems)
+        if let existing = components.percentEncodedQuery, !existing.isEmpty {
+            components.percentEncodedQuery = existing + "&" + added
+        } else {
+            components.percentEncodedQuery = added
+        }
+        guard let result = components.url else {
+            throw .invalidRequest(reason: "the query items do not form a valid URL")
+        }
+        return result
+    }
+
+    static func checkHeaderField(name: String, value: String) throws(ResourceError) {
+        guard !name.isEmpty, name.utf8.allSatisfy(HTTPMethod.isTokenByte) else {
+            throw .invalidRequest(reason: "the header field name \(name.debugDescription) is not a valid HTTP token")
+        }
+        let forbidden: Set<UInt8> = [0x0D, 0x0A, 0x00]
+        if value.utf8.contains(where: forbidden.contains) {
+            throw .invalidRequest(reason: "the value of header field \(name) contains CR, LF or NUL")
+        }
+    }
+}
+
+extension ResourceError {
+    init(invalidRequestError error: any Error) {
+        if let error = error as? ResourceError {
+            self = error
+        } else {
+            self = .invalidRequest(reason: "the body could not be encoded: \(error)")
+        }
+    }
+}
+
+extension ResourceError.HTTPStatusFailure {
+    /// Creates a failure from a response and its body.
+    public init(response: HTTPURLResponse, body: Data) {
+        var fields: [String: String] = [:]
+        for (name, value) in response.allHeaderFields {
+            if let name = name as? String, let value = value as? String { fields[name] = value }
+        }
+        self.init(statusCode: response.statusCode, headerFields: fields, body: body)
+    }
+}

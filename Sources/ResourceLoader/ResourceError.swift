@@ -1,0 +1,196 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The one error type ResourceLoader reports.
+///
+/// Each case is a different kind of failure, so callers can `switch` on what went wrong:
+///
+/// | Case | Raised when |
+/// | --- | --- |
+/// | ``invalidRequest(reason:)`` | The resource could not be turned into a valid `URLRequest`. |
+/// | ``transport(_:underlying:)`` | The transport failed: no connection, DNS, TLS, a non-HTTP response… |
+/// | ``timedOut`` | The request did not complete in time. |
+/// | ``cancelled`` | The caller cancelled the fetch. |
+/// | ``httpStatus(_:)`` | The server answered with a status code the resource does not accept. |
+/// | ``serviceLevel(_:)`` | The transport succeeded but the body reports an error (see ``DataResourceType/serviceError(in:)``). |
+/// | ``emptyResponse(statusCode:)`` | The body was empty where a model was expected. |
+/// | ``parsing(_:)`` | The body could not be turned into the model. |
+/// | ``soapFault(_:)`` | A SOAP service answered with a Fault. |
+///
+/// Descriptions never contain header values or request and response bodies, so an error can be
+/// logged without leaking credentials.
+public enum ResourceError: Error, Sendable {
+    /// The resource could not be turned into a request; `reason` says why.
+    case invalidRequest(reason: String)
+    /// The transport failed with the given `URLError` code; `underlying` is the original error.
+    case transport(URLError.Code, underlying: any Error)
+    /// The request did not complete before its timeout or deadline.
+    case timedOut
+    /// The fetch was cancelled by the caller.
+    case cancelled
+    /// The response's status code is not one the resource accepts.
+    case httpStatus(HTTPStatusFailure)
+    /// The response arrived with an acceptable status but its body reports a service-level error.
+    case serviceLevel(any Error)
+    /// The response body was empty where the resource expected a model.
+    case emptyResponse(statusCode: Int?)
+    /// The response body could not be parsed into the resource's model.
+    case parsing(ParsingFailure)
+    /// A SOAP service answered with a Fault.
+    case soapFault(SOAPFault)
+}
+
+// MARK: - Context types
+
+extension ResourceError {
+    /// What is known about a response whose status code was not acceptable.
+    public struct HTTPStatusFailure: Sendable {
+        /// The most bytes of the body that ``bodyPrefix`` keeps.
+        public static let bodyPrefixLimit = 4096
+
+        /// The HTTP status code.
+        public let statusCode: Int
+        /// The response's header fields. Read with ``value(forHeaderField:)``: servers and
+        /// platforms differ in how they case header names.
+        public let headerFields: [String: String]
+        /// The first ``bodyPrefixLimit`` bytes of the response body, for diagnostics.
+        public let bodyPrefix: Data
+
+        /// Creates a failure value, keeping at most ``bodyPrefixLimit`` bytes of `body`.
+        public init(statusCode: Int, headerFields: [String: String] = [:], body: Data = Data()) {
+            self.statusCode = statusCode
+            self.headerFields = headerFields
+            self.bodyPrefix = Data(body.prefix(Self.bodyPrefixLimit))
+        }
+
+        /// Returns the value of a header field, matching its name case-insensitively.
+        public func value(forHeaderField name: String) -> String? {
+            if let exact = headerFields[name] { return exact }
+            return headerFields.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
+        }
+    }
+
+    /// What went wrong while turning a response body into a model.
+    public struct ParsingFailure: Sendable {
+        /// What the parser was doing, for example `"decoding City from JSON"`.
+        public let context: String
+        /// The error the parser raised, if there was one.
+        public let underlying: (any Error)?
+
+        /// Creates a parsing failure.
+        public init(context: String, underlying: (any Error)? = nil) {
+            self.context = context
+            self.underlying = underlying
+        }
+
+        /// The coding path of the underlying `DecodingError`, as a dotted string, if there is one.
+        public var codingPath: String? {
+            guard let decodingError = underlying as? DecodingError else { return nil }
+            let path: [any CodingKey]
+            switch decodingError {
+            case .typeMismatch(_, let context), .valueNotFound(_, let context),
+                .dataCorrupted(let context):
+                path = context.codingPath
+            case .keyNotFound(let key, let context):
+                path = context.codingPath + [key]
+            @unknown default:
+                return nil
+            }
+            return path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+                .joined(separator: ".")
+                .replacingOccurrences(of: ".[", with: "[")
+        }
+    }
+}
+
+// MARK: - Conveniences
+
+extension ResourceError {
+    /// Wraps any error raised while fetching into a `ResourceError`.
+    ///
+    /// A `ResourceError` passes through unchanged; `CancellationError` and `URLError.cancelled`
+    /// become ``cancelled``; `URLError.timedOut` becomes ``timedOut``; any other `URLError`
+    /// becomes ``transport(_:underlying:)``; anything else is treated as a transport failure
+    /// with code `.unknown`.
+    public init(transportError error: any Error) {
+        switch error {
+        case let error as ResourceError:
+            self = error
+        case is CancellationError:
+            self = .cancelled
+        case let error as URLError where error.code == .cancelled:
+            self = .cancelled
+        case let error as URLError where error.code == .timedOut:
+            self = .timedOut
+        case let error as URLError:
+            self = .transport(error.code, underlying: error)
+        default:
+            self = .transport(.unknown, underlying: error)
+        }
+    }
+
+    /// Wraps an error raised while parsing into ``parsing(_:)``, unless it is already a
+    /// `ResourceError`.
+    public init(parsingError error: any Error, context: String) {
+        if let error = error as? ResourceError {
+            self = error
+        } else {
+            self = .parsing(ParsingFailure(context: context, underlying: error))
+        }
+    }
+
+    /// `true` for ``cancelled``.
+    public var isCancelled: Bool {
+        if case .cancelled = self { return true }
+        return false
+    }
+
+    /// The HTTP status code this error carries, if any.
+    public var statusCode: Int? {
+        switch self {
+        case .httpStatus(let failure): failure.statusCode
+        case .emptyResponse(let statusCode): statusCode
+        default: nil
+        }
+    }
+}
+
+extension ResourceError: CustomStringConvertible {
+    /// A one-line description that never includes header values or bodies.
+    public var description: String {
+        switch self {
+        case .invalidRequest(let reason):
+            return "Invalid request: \(reason)"
+        case .transport(let code, let underlying):
+            let detail = (underlying as? URLError).map { _ in "" } ?? ": \(underlying)"
+            return "Transport error (URLError code \(code.rawValue))\(detail)"
+        case .timedOut:
+            return "The request timed out"
+        case .cancelled:
+            return "The request was cancelled"
+        case .httpStatus(let failure):
+            return "HTTP status \(failure.statusCode) is not acceptable"
+                + " (\(failure.bodyPrefix.count) body bytes kept)"
+        case .serviceLevel(let error):
+            return "The service reported an error: \(error)"
+        case .emptyResponse(let statusCode):
+            return "The response body was empty"
+                + (statusCode.map { " (HTTP status \($0))" } ?? "")
+        case .parsing(let failure):
+            var text = "Parsing failed while \(failure.context)"
+            if let path = failure.codingPath, !path.isEmpty { text += " at \(path)" }
+            if let underlying = failure.underlying { text += ": \(underlying)" }
+            return text
+        case .soapFault(let fault):
+            return "SOAP Fault \(fault.code): \(fault.reason)"
+        }
+    }
+}
+
+extension ResourceError: LocalizedError {
+    /// The same text as ``description``.
+    public var errorDescription: String? { description }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// One fetch in flight: delivers exactly one outcome, whoever finishes first.
+///
+/// The transfer's answer, ``cancel()`` and the deadline all race to ``finish(_:)``; the first
+/// one wins and the others are ignored. Whatever wins also stops the transfer and the deadline
+/// timer.
+final class PendingFetch<Value: Sendable>: Cancellable, @unchecked Sendable {
+    private struct State {
+        var isFinished = false
+        var transfer: (any Cancellable)?
+        var timer: DispatchWorkItem?
+    }
+
+    // `state` is a `Locked`: its lock guards every field above.
+    private let state = Locked(State())
+    private let deliver: @Sendable (Result<Value, ResourceError>) -> Void
+
+    /// - Parameter deliver: receives the one outcome; called at most once.
+    init(deliver: @escaping @Sendable (Result<Value, ResourceError>) -> Void) {
+        self.deliver = deliver
+    }
+
+    /// `true` once an outcome has been delivered.
+    var isFinished: Bool { state.withLock { $0.isFinished } }
+
+    /// Remembers the transfer so that cancelling stops it; cancels it at once if the fetch has
+    /// already finished.
+    func attach(_ transfer: any Cancellable) {
+        let finished = state.withLock { state in
+            if !state.isFinished { state.transfer = transfer }
+            return state.isFinished
+        }
+        if finished { transfer.cancel() }
+    }
+
+    /// Fails the fetch with ``ResourceError/timedOut`` if it has not finished after `deadline`.
+    func startDeadline(_ deadline: Duration) {
+        let timer = DispatchWorkItem { [weak self] in self?.finish(.failure(.timedOut)) }
+        let armed = state.withLock { state in
+            if !state.isFinished { state.timer = timer }
+            return !state.isFinished
+        }
+        guard armed else { return }
+        let (seconds, attoseconds) = deadline.components
+        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        let total = nanoseconds.overflow ? Int64.max : nanoseconds.partialValue &+ attoseconds / 1_000_000_000
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: max(0, total))), execute: timer)
+    }
+
+    /// Delivers `result` unless an outcome was already delivered. Returns whether it was.
+    @discardableResult
+    func finish(_ result: Result<Value, ResourceError>) -> Bool {
+        let claimed = state.withLock { state -> (transfer: (any Cancellable)?, timer: DispatchWorkItem?)? in
+            guard !state.isFinished else { return nil }
+            state.isFinished = true
+            defer { state.transfer = nil; state.timer = nil }
+            return (state.transfer, state.timer)
+        }
+        guard let claimed else { return false }
+        claimed.timer?.cancel()
+        deliver(result)
+        if case .failure = result { claimed.transfer?.cancel() }
+        return true
+    }
+
+    /// Finishes with ``ResourceError/cancelled`` and stops the transfer.
+    func cancel() {
+        finish(.failure(.cancelled))
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The transport a service sends requests through.
+///
+/// `URLSession` conforms, and so does `FakeURLSession` from the `ResourceLoaderTesting` library,
+/// which tests inject in its place. Anything that can take a `URLRequest` and eventually answer
+/// with bytes and a response can conform: a session with a delegate, a recording proxy, a cache.
+///
+/// Conforming types must call `completionHandler` exactly once, and must stop the work and
+/// answer (typically with `URLError(.cancelled)`) when the returned ``Cancellable`` is
+/// cancelled. ``ResourceService`` guarantees its own callers exactly one outcome even when a
+/// transport answers late or twice, but a well-behaved transport frees its resources promptly.
+public protocol URLSessionType: Sendable {
+    /// Starts sending `request` and returns a handle that cancels it.
+    ///
+    /// - Parameters:
+    ///   - request: The request to send.
+    ///   - options: Per-request limits. A transport enforces the ones it can observe; the ones it
+    ///     cannot are enforced by the service around it (see ``TransferOptions``).
+    ///   - completionHandler: Called exactly once with the body and response, or the error.
+    func data(
+        for request: URLRequest,
+        options: TransferOptions,
+        completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+    ) -> any Cancellable
+}
+
+extension URLSession: URLSessionType {
+    /// Sends `request` with a data task and resumes it.
+    ///
+    /// The deadline in `options` is enforced by the service that calls this method.
+    public func data(
+        for request: URLRequest,
+        options: TransferOptions,
+        completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+    ) -> any Cancellable {
+        let task = dataTask(with: request) { data, response, error in
+            if let response, error == nil {
+                completionHandler(.success((data ?? Data(), response)))
+            } else {
+                completionHandler(.failure(error ?? URLError(.badServerResponse)))
+            }
+        }
+        task.resume()
+        return task
+    }
+}

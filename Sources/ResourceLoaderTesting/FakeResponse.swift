@@ -1,0 +1,70 @@
+import Foundation
+import ResourceLoader
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a ``FakeURLSession`` stub answers: an HTTP response or a transport error, after an
+/// optional delay.
+///
+/// ```swift
+/// .status(404)
+/// .json(#"{"cities": []}"#)
+/// .status(200, headers: ["Content-Type": "text/xml"], body: Data(envelope.utf8))
+/// .error(URLError(.notConnectedToInternet))
+/// .json("[]").delayed(by: .milliseconds(200))
+/// ```
+public struct FakeResponse: Sendable {
+    private enum Kind: Sendable {
+        case http(statusCode: Int, headers: [String: String], body: Data)
+        case error(any Error)
+    }
+
+    private let kind: Kind
+    /// How long the session waits before answering.
+    public let delay: Duration
+
+    private init(kind: Kind, delay: Duration = .zero) {
+        self.kind = kind
+        self.delay = delay
+    }
+
+    /// An HTTP response with the given status, headers and body.
+    public static func status(_ statusCode: Int, headers: [String: String] = [:], body: Data = Data()) -> FakeResponse {
+        FakeResponse(kind: .http(statusCode: statusCode, headers: headers, body: body))
+    }
+
+    /// A response with a JSON body and `Content-Type: application/json`.
+    public static func json(_ text: String, statusCode: Int = 200) -> FakeResponse {
+        .status(statusCode, headers: ["Content-Type": "application/json"], body: Data(text.utf8))
+    }
+
+    /// A response with an XML body and `Content-Type: text/xml; charset=utf-8`.
+    public static func xml(_ text: String, statusCode: Int = 200) -> FakeResponse {
+        .status(statusCode, headers: ["Content-Type": "text/xml; charset=utf-8"], body: Data(text.utf8))
+    }
+
+    /// A transport failure, such as `URLError(.notConnectedToInternet)`.
+    public static func error(_ error: any Error) -> FakeResponse {
+        FakeResponse(kind: .error(error))
+    }
+
+    /// The same response, answered after `delay`.
+    public func delayed(by delay: Duration) -> FakeResponse {
+        FakeResponse(kind: kind, delay: delay)
+    }
+
+    func answer(to request: URLRequest) -> Result<(Data, URLResponse), any Error> {
+        switch kind {
+        case .error(let error):
+            return .failure(error)
+        case .http(let statusCode, let headers, let body):
+            let url = request.url ?? URL(string: "http://fake.invalid/")!
+            guard let response = HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: headers) else {
+                return .failure(URLError(.badServerResponse))
+            }
+            return .success((body, response))
+        }
+    }
+}

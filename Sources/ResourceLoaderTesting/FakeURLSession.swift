@@ -1,0 +1,138 @@
+import Foundation
+import ResourceLoader
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A ``ResourceLoader/URLSessionType`` that answers from stubs instead of the network.
+///
+/// Inject it into a service in your tests, stub the responses the test needs, and check what
+/// was sent:
+///
+/// ```swift
+/// @Test func loadsEuropeanCities() async throws {
+///     let session = FakeURLSession()
+///     session.stub(.url("https://api.example.com/europe.json"),
+///                  with: .json(#"{"cities": [{"name": "Lisbon"}]}"#))
+///     let service = ResourceService<Cities>(session: session)
+///
+///     let cities = try await service.fetch(Cities(continent: "europe"))
+///
+///     #expect(cities.map(\.name) == ["Lisbon"])
+///     #expect(session.receivedRequests.count == 1)
+/// }
+/// ```
+///
+/// Stubs are matched newest first, so a test can override a general stub with a specific one.
+/// A request no stub matches fails with ``UnmatchedRequestError``, whose description names the
+/// method and URL. Answers arrive on a background queue, after the stub's delay; cancelling the
+/// returned handle answers `URLError(.cancelled)` at once.
+public final class FakeURLSession: URLSessionType, @unchecked Sendable {
+    private struct Stub {
+        let matcher: RequestMatcher
+        let response: FakeResponse
+    }
+
+    private struct State {
+        var stubs: [Stub] = []
+        var requests: [URLRequest] = []
+    }
+
+    // `state` is guarded by `lock`.
+    private let lock = NSLock()
+    private var state = State()
+    private let queue = DispatchQueue(label: "FakeURLSession", attributes: .concurrent)
+
+    /// Creates a session with no stubs.
+    public init() {}
+
+    /// Answers requests that `matcher` accepts with `response`.
+    ///
+    /// The newest matching stub wins. A stub answers every matching request until the session
+    /// is released.
+    public func stub(_ matcher: RequestMatcher, with response: FakeResponse) {
+        withState { $0.stubs.append(Stub(matcher: matcher, response: response)) }
+    }
+
+    /// Every request this session has received, in the order it received them.
+    public var receivedRequests: [URLRequest] {
+        withState { $0.requests }
+    }
+
+    /// Removes every stub and forgets every received request.
+    public func reset() {
+        withState { $0 = State() }
+    }
+
+    /// Answers `request` from the newest matching stub.
+    public func data(
+        for request: URLRequest,
+        options: TransferOptions,
+        completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+    ) -> any Cancellable {
+        let stub = withState { state -> Stub? in
+            state.requests.append(request)
+            return state.stubs.last { $0.matcher.matches(request) }
+        }
+        let task = FakeTask(completionHandler: completionHandler)
+        guard let stub else {
+            queue.async { task.complete(.failure(UnmatchedRequestError(request: request))) }
+            return task
+        }
+        let answer = stub.response.answer(to: request)
+        if stub.response.delay > .zero {
+            queue.asyncAfter(deadline: .now() + stub.response.delay.timeInterval) { task.complete(answer) }
+        } else {
+            queue.async { task.complete(answer) }
+        }
+        return task
+    }
+
+    private func withState<T>(_ body: (inout State) -> T) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&state)
+    }
+}
+
+/// The error a ``FakeURLSession`` answers with when no stub matches a request.
+public struct UnmatchedRequestError: Error, CustomStringConvertible {
+    /// The request no stub matched.
+    public let request: URLRequest
+
+    /// Names the request's method and URL.
+    public var description: String {
+        "FakeURLSession has no stub for \(request.httpMethod ?? "GET") \(request.url?.absoluteString ?? "(no URL)")"
+    }
+}
+
+/// One fake transfer: answers exactly once, or `URLError(.cancelled)` when cancelled first.
+private final class FakeTask: Cancellable, @unchecked Sendable {
+    // `lock` guards `completionHandler`, which is cleared once it has been called.
+    private let lock = NSLock()
+    private var completionHandler: (@Sendable (Result<(Data, URLResponse), any Error>) -> Void)?
+
+    init(completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void) {
+        self.completionHandler = completionHandler
+    }
+
+    func complete(_ answer: Result<(Data, URLResponse), any Error>) {
+        lock.lock()
+        let handler = completionHandler
+        completionHandler = nil
+        lock.unlock()
+        handler?(answer)
+    }
+
+    func cancel() {
+        complete(.failure(URLError(.cancelled)))
+    }
+}
+
+extension Duration {
+    var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

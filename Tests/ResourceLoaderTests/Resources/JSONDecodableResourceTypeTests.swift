@@ -1,0 +1,74 @@
+import Foundation
+import ResourceLoader
+import Testing
+
+@Suite("JSONDecodableResourceType")
+struct JSONDecodableResourceTypeTests {
+    @Test func mapsARootToTheModel() throws {
+        let cities = try CitiesResource().model(from: Data(#"{"cities":[{"name":"Lisbon"}]}"#.utf8))
+        #expect(cities == [City(name: "Lisbon")])
+    }
+
+    @Test func theRootIsTheModelByDefault() throws {
+        let cities = try CityArrayResource().model(from: Data(#"[{"name":"Oslo"},{"name":"Bergen"}]"#.utf8))
+        #expect(cities.map(\.name) == ["Oslo", "Bergen"])
+    }
+
+    @Test func usesTheResourcesDecoder() throws {
+        struct Event: Decodable, Sendable { let startDate: Date }
+        struct Events: JSONDecodableResourceType {
+            typealias Model = Event
+            var jsonDecoder: JSONDecoder {
+                let decoder = JSONDecoder()
+                decoder.keyDecodingStrategy = .convertFromSnakeCase
+                decoder.dateDecodingStrategy = .iso8601
+                return decoder
+            }
+        }
+        let event = try Events().model(from: Data(#"{"start_date":"2026-01-02T03:04:05Z"}"#.utf8))
+        #expect(event.startDate == Date(timeIntervalSince1970: 1_767_323_045))
+    }
+
+    @Test func decodingErrorsKeepTheCodingPath() throws {
+        let data = Data(#"{"cities":[{"name":"Lisbon"},{"name":7}]}"#.utf8)
+        let error = try #require(CitiesResource().result(from: data).failure)
+        guard case .parsing(let failure) = error else {
+            Issue.record("expected parsing, got \(error)")
+            return
+        }
+        #expect(failure.underlying is DecodingError)
+        #expect(failure.codingPath == "cities[1].name")
+        #expect(error.description.contains("cities[1].name"))
+    }
+
+    @Test func aMissingKeyNamesTheKey() throws {
+        let error = try #require(CitiesResource().result(from: Data(#"{"cities":[{}]}"#.utf8)).failure)
+        guard case .parsing(let failure) = error else {
+            Issue.record("expected parsing, got \(error)")
+            return
+        }
+        #expect(failure.codingPath == "cities[0].name")
+    }
+
+    @Test func malformedJSONIsAParsingError() {
+        #expect(CitiesResource().result(from: Data("{\"cities\":".utf8)).failure?.caseName == "parsing")
+    }
+
+    @Test func anEmptyBodyIsAnEmptyResponseError() {
+        #expect(CitiesResource().result(from: Data()).failure?.caseName == "emptyResponse")
+    }
+
+    @Test func mappingErrorsAreParsingErrors() {
+        struct First: JSONDecodableResourceType {
+            struct Empty: Error {}
+            typealias Root = [City]
+            typealias Model = City
+            func model(from root: [City]) throws -> City {
+                guard let first = root.first else { throw Empty() }
+                return first
+            }
+        }
+        #expect(First().result(from: Data("[]".utf8)).failure?.caseName == "parsing")
+        #expect((try? First().result(from: Data(#"[{"name":"A"}]"#.utf8)).get()) == City(name: "A"))
+    }
+}
