@@ -22,6 +22,10 @@ let package = Package(
             dependencies: ["ResourceLoader", "ResourceLoaderTesting"],
             resources: [.copy("Fixtures")]
         ),
+        .testTarget(
+            name: "DocumentationTests",
+            dependencies: ["ResourceLoader", "ResourceLoaderTesting"]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -41,8 +41,10 @@ extension DataResourceType {
     /// Runs the parsing half of the pipeline on a body: the service-level check, then
     /// ``model(from:)``, with every failure as a ``ResourceError``.
     ///
-    /// - Parameter statusCode: the response's status code, used in
-    ///   ``ResourceError/emptyResponse(statusCode:)``; `nil` when the bytes did not come from HTTP.
+    /// - Parameters:
+    ///   - data: The response body.
+    ///   - statusCode: The response's status code, used in
+    ///     ``ResourceError/emptyResponse(statusCode:)``; `nil` when the bytes did not come from HTTP.
     public func result(from data: Data, statusCode: Int? = nil) -> Result<Model, ResourceError> {
         if let error = serviceError(in: data) {
             return .failure(.serviceLevel(error))

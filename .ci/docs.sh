@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds the DocC catalog from freshly emitted symbol graphs and fails on any warning.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# A scratch path of its own: symbol graphs are only written when the module is compiled.
+# ResourceLoader first, so that building ResourceLoaderTesting then compiles (and emits) only it.
+for target in ResourceLoader ResourceLoaderTesting; do
+  swift build --scratch-path "$work/build" --target "$target" \
+    -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$work/symbol-graphs/$target" >/dev/null
+  python3 .ci/check_doc_comments.py "$work/symbol-graphs/$target"
+done
+docc convert Sources/ResourceLoader/ResourceLoader.docc \
+  --additional-symbol-graph-dir "$work/symbol-graphs/ResourceLoader" \
+  --output-dir "${DOCS_OUTPUT:-$work/ResourceLoader.doccarchive}" \
+  --fallback-display-name ResourceLoader \
+  --fallback-bundle-identifier org.resourceloader.ResourceLoader \
+  --warnings-as-errors
+echo "DocC catalog built without warnings."
