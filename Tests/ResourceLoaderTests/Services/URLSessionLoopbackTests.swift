@@ -1,0 +1,153 @@
+import Foundation
+import ResourceLoader
+import ResourceLoaderTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The real `URLSession` transport against `LoopbackHTTPServer` on 127.0.0.1.
+@Suite("URLSession over loopback")
+struct URLSessionLoopbackTests {
+    let session = URLSession(configuration: .ephemeral)
+
+    private func cities(at server: LoopbackHTTPServer, _ path: String = "europe.json") -> CitiesResource {
+        CitiesResource(url: server.baseURL.appendingPathComponent(path))
+    }
+
+    @Test func fetchesAModelOverHTTP() async throws {
+        let server = try LoopbackHTTPServer { request in
+            request.path == "/europe.json" ? .json(#"{"cities":[{"name":"Lisbon"}]}"#) : .status(404)
+        }
+        defer { server.stop() }
+        let service = ResourceService<CitiesResource>(session: session)
+        #expect(try await service.fetch(cities(at: server)) == [City(name: "Lisbon")])
+        #expect(await service.fetchError(cities(at: server, "mars.json"))?.statusCode == 404)
+    }
+
+    @Test func theServerSeesQueryValuesExactly() async throws {
+        let values = ["a+b", "a&b=c", "two words", "café", "100%", "日本"]
+        let seen = OrderRecorder()
+        let server = try LoopbackHTTPServer { request in
+            for item in request.queryItems { seen.append("\(item.name)=\(item.value ?? "")") }
+            return .status(200, body: Data("ok".utf8))
+        }
+        defer { server.stop() }
+        var endpoint = Endpoint(server.baseURL.appendingPathComponent("search").absoluteString + "?page=1")
+        endpoint.queryItems = values.map { URLQueryItem(name: "q", value: $0) }
+        _ = try await ResourceService<Endpoint>(session: session).fetch(endpoint)
+        #expect(seen.values == ["page=1"] + values.map { "q=\($0)" })
+    }
+
+    @Test func sendsMethodHeadersAndBody() async throws {
+        let received = OrderRecorder()
+        let server = try LoopbackHTTPServer { request in
+            received.append(request.method)
+            received.append(request.value(forHeaderField: "content-type") ?? "-")
+            received.append(request.value(forHeaderField: "x-trace") ?? "-")
+            received.append(String(decoding: request.body, as: UTF8.self))
+            return .status(201, body: Data("{}".utf8))
+        }
+        defer { server.stop() }
+        var endpoint = Endpoint(server.baseURL.appendingPathComponent("cities").absoluteString)
+        endpoint.httpMethod = .post
+        endpoint.headerFields = ["X-Trace": "t-1"]
+        endpoint.requestBody = .form([URLQueryItem(name: "name", value: "São Paulo")])
+        _ = try await ResourceService<Endpoint>(session: session).fetch(endpoint)
+        #expect(received.values == ["POST", "application/x-www-form-urlencoded", "t-1", "name=S%C3%A3o%20Paulo"])
+    }
+
+    @Test func cancellingTheTaskMidRequestThrowsCancelled() async throws {
+        let server = try LoopbackHTTPServer { _ in .json("{}").delayed(by: .seconds(30)) }
+        defer { server.stop() }
+        let service = ResourceService<CitiesResource>(session: session)
+        let resource = cities(at: server)
+        let task = Task { try await service.fetch(resource) }
+        try await waitUntil { server.requestCount == 1 }
+        task.cancel()
+        #expect((await task.result.failure as? ResourceError)?.isCancelled == true)
+    }
+
+    @Test func cancellingACompletionFetchMidRequestDeliversCancelledOnce() async throws {
+        let server = try LoopbackHTTPServer { _ in .json("{}").delayed(by: .seconds(30)) }
+        defer { server.stop() }
+        let calls = Counter()
+        let handle = ResourceService<CitiesResource>(session: session)
+        let result = await withCheckedContinuation { continuation in
+            let fetch = handle.fetch(cities(at: server), callbackQueue: .global()) { result in
+                calls.increment()
+                continuation.resume(returning: result)
+            }
+            Task {
+                try await waitUntil { server.requestCount == 1 }
+                fetch.cancel()
+            }
+        }
+        #expect(result.failure?.isCancelled == true)
+        #expect(calls.value == 1)
+    }
+
+    @Test func theDeadlineStopsATricklingServer() async throws {
+        // The server sends the head, then one body byte every 50 ms: the idle timeout never
+        // fires, so only the total deadline can end the request.
+        let server = try LoopbackHTTPServer { _ in
+            .script([.write(Data("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n".utf8))]
+                + Array(repeating: [.write(Data(" ".utf8)), .pause(.milliseconds(50))], count: 1000).flatMap { $0 })
+        }
+        defer { server.stop() }
+        let service = ResourceService<CitiesResource>(session: session, options: TransferOptions(deadline: .milliseconds(300)))
+        #expect(await service.fetchError(cities(at: server))?.caseName == "timedOut")
+    }
+
+    @Test func aRefusedConnectionIsATransportError() async throws {
+        let port = try LoopbackHTTPServer.RefusingPort()
+        let resource = CitiesResource(url: port.baseURL.appendingPathComponent("europe.json"))
+        let error = await ResourceService<CitiesResource>(session: session).fetchError(resource)
+        guard case .transport(let code, _) = error else {
+            Issue.record("expected transport, got \(String(describing: error))")
+            return
+        }
+        #expect(code == .cannotConnectToHost)
+    }
+
+    @Test func aResetConnectionIsATransportError() async throws {
+        let server = try LoopbackHTTPServer { _ in
+            .script([.write(Data("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc".utf8)), .pause(.milliseconds(20)), .reset])
+        }
+        defer { server.stop() }
+        #expect(await ResourceService<CitiesResource>(session: session).fetchError(cities(at: server))?.caseName == "transport")
+    }
+}
+
+@Suite("LoopbackHTTPServer")
+struct LoopbackHTTPServerTests {
+    @Test func listensOnLoopbackOnly() throws {
+        let server = try LoopbackHTTPServer { _ in .status(200) }
+        defer { server.stop() }
+        #expect(server.baseURL.host == "127.0.0.1")
+        #expect(server.port > 0)
+    }
+
+    @Test func servesManyRequestsOnKeptAliveConnections() async throws {
+        let server = try LoopbackHTTPServer { request in .json(#"[{"name":"\#(request.path.dropFirst())"}]"#) }
+        defer { server.stop() }
+        let service = ResourceService<CityArrayResource>(session: URLSession(configuration: .ephemeral))
+        for index in 0..<50 {
+            let cities = try await service.fetch(CityArrayResource(url: server.baseURL.appendingPathComponent("c\(index)")))
+            #expect(cities == [City(name: "c\(index)")])
+        }
+        #expect(server.requestCount == 50)
+    }
+
+    @Test func stopEndsAPausedConnectionPromptly() async throws {
+        let server = try LoopbackHTTPServer { _ in .json("{}").delayed(by: .seconds(600)) }
+        let service = ResourceService<CitiesResource>(session: URLSession(configuration: .ephemeral))
+        let resource = CitiesResource(url: server.baseURL)
+        let task = Task { await service.fetchError(resource) }
+        try await waitUntil { server.requestCount == 1 }
+        server.stop()
+        // The client sees the connection end instead of waiting ten minutes.
+        #expect(await task.value?.caseName == "transport")
+    }
+}
