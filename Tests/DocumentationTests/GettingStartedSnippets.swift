@@ -72,3 +72,11 @@ enum GettingStartedSnippets {
     await GettingStartedSnippets.errors(service: ResourceService<Cities>(session: session))
     #expect(session.receivedRequests.map(\.url?.lastPathComponent) == ["atlantis.json"])
 }
+
+// From the documentation comment of `JSONDecodableResourceType`.
+struct APIError: Error, Decodable { let error: String }
+
+struct Quota: JSONDecodableResourceType {
+    typealias Model = [String: Int]
+    typealias ServiceError = APIError
+}

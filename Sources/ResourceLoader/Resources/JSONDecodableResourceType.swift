@@ -20,6 +20,19 @@ import Foundation
 /// }
 /// ```
 ///
+/// Services that report errors inside a `200 OK` body, such as `{"error": "quota exceeded"}`,
+/// name the shape of that body as ``ServiceError``; a body that decodes as one fails the fetch
+/// with ``ResourceError/serviceLevel(_:)`` carrying the decoded value:
+///
+/// ```swift
+/// struct APIError: Error, Decodable { let error: String }
+///
+/// struct Quota: JSONDecodableResourceType {
+///     typealias Model = [String: Int]
+///     typealias ServiceError = APIError
+/// }
+/// ```
+///
 /// Decoding errors are reported as ``ResourceError/parsing(_:)`` and keep the `DecodingError`,
 /// so ``ResourceError/ParsingFailure/codingPath`` says where decoding stopped.
 public protocol JSONDecodableResourceType: DataResourceType {
@@ -29,6 +42,14 @@ public protocol JSONDecodableResourceType: DataResourceType {
 
     /// The type the JSON body decodes to. Defaults to ``ResourceType/Model``.
     associatedtype Root: Decodable = Model
+
+    /// The shape of a service-level error sent in a successful response. Default: `Never`, so
+    /// bodies are not checked for one.
+    ///
+    /// When it is not `Never`, every body is first decoded as a `ServiceError` with
+    /// ``jsonDecoder``; if that succeeds the fetch fails with ``ResourceError/serviceLevel(_:)``.
+    /// Give it required properties that a real model never has, so that it cannot match one.
+    associatedtype ServiceError: Error & Decodable = Never
 
     /// The decoder used for the body. The default is a plain `JSONDecoder()`.
     var jsonDecoder: JSONDecoder { get }
@@ -42,6 +63,13 @@ public protocol JSONDecodableResourceType: DataResourceType {
 extension JSONDecodableResourceType {
     /// A plain `JSONDecoder`.
     public var jsonDecoder: JSONDecoder { JSONDecoder() }
+
+    /// Decodes the body as ``ServiceError`` and returns it if that succeeds; never checks when
+    /// ``ServiceError`` is `Never`.
+    public func serviceError(in data: Data) -> (any Error)? {
+        guard ServiceError.self != Never.self else { return nil }
+        return try? jsonDecoder.decode(ServiceError.self, from: data)
+    }
 
     /// Decodes ``Root`` from `data` with ``jsonDecoder`` and maps it with ``model(from:)-(Root)``.
     public func model(from data: Data) throws -> Model {

@@ -71,4 +71,28 @@ struct JSONDecodableResourceTypeTests {
         #expect(First().result(from: Data("[]".utf8)).failure?.caseName == "parsing")
         #expect((try? First().result(from: Data(#"[{"name":"A"}]"#.utf8)).get()) == City(name: "A"))
     }
+
+    struct APIError: Error, Decodable, Equatable { let error: String }
+
+    struct CitiesWithErrors: JSONDecodableResourceType {
+        typealias Model = [City]
+        typealias ServiceError = APIError
+    }
+
+    @Test func aDeclaredServiceErrorInTheBodyIsReported() throws {
+        let error = try #require(CitiesWithErrors().result(from: Data(#"{"error":"quota exceeded"}"#.utf8)).failure)
+        guard case .serviceLevel(let underlying) = error else {
+            Issue.record("expected serviceLevel, got \(error)")
+            return
+        }
+        #expect(underlying as? APIError == APIError(error: "quota exceeded"))
+    }
+
+    @Test func aBodyThatIsNotTheServiceErrorIsParsedAsTheModel() throws {
+        #expect(try CitiesWithErrors().result(from: Data(#"[{"name":"Oslo"}]"#.utf8)).get() == [City(name: "Oslo")])
+    }
+
+    @Test func withoutADeclaredServiceErrorNothingIsChecked() {
+        #expect(CitiesResource().serviceError(in: Data(#"{"error":"x"}"#.utf8)) == nil)
+    }
 }
