@@ -28,7 +28,7 @@ import Darwin
 /// an idle connection is closed after ``Limits/idleTimeout``, a connection serves at most
 /// ``Limits/maximumRequestsPerConnection`` requests, and ``stop()`` ends every connection,
 /// including those paused in a script.
-public final class LoopbackHTTPServer: @unchecked Sendable {
+public final class LoopbackHTTPServer: Sendable {
     /// Bounds on what the server accepts and how long it waits.
     public struct Limits: Sendable {
         /// The largest request head (request line and headers) read, in bytes. Default: 64 KiB.
@@ -45,19 +45,13 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
     }
 
     /// The port the server listens on, on `127.0.0.1`.
-    public let port: UInt16
+    public var port: UInt16 { core.port }
     /// `http://127.0.0.1:<port>/`.
     public var baseURL: URL { URL(string: "http://127.0.0.1:\(port)/")! }
 
-    private let listener: Int32
-    private let handler: @Sendable (Request) -> Response
-    private let limits: Limits
-    private let connections = DispatchGroup()
-    // `lock` guards `isStopped`, `openSockets` and `requests`.
-    private let lock = NSLock()
-    private var isStopped = false
-    private var openSockets: Set<Int32> = []
-    private var requests = 0
+    // The accept and connection threads hold the core, not this object, so that releasing the
+    // last reference to the server stops it.
+    private let core: Core
 
     /// Starts a server on an ephemeral port of `127.0.0.1`.
     ///
@@ -67,107 +61,133 @@ public final class LoopbackHTTPServer: @unchecked Sendable {
     ///     returns the response.
     /// - Throws: ``ServerError`` if the socket cannot be set up.
     public init(limits: Limits = Limits(), handler: @escaping @Sendable (Request) -> Response) throws {
-        self.handler = handler
-        self.limits = limits
-        (listener, port) = try Socket.bindLoopback(listening: true)
-        let thread = Thread { [self] in acceptLoop() }
+        core = try Core(limits: limits, handler: handler)
+        let thread = Thread { [core] in core.acceptLoop() }
         thread.name = "LoopbackHTTPServer.accept"
         thread.start()
     }
 
     deinit {
-        stop()
+        core.stop()
     }
 
     /// How many requests the server has received so far.
-    public var requestCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return requests
-    }
+    public var requestCount: Int { core.requestCount }
 
     /// Stops listening and ends every connection. Waits (up to 5 seconds) for the connection
-    /// threads to finish. Calling it again does nothing.
+    /// threads to finish. Calling it again does nothing; releasing the server calls it too.
     public func stop() {
-        lock.lock()
-        let wasStopped = isStopped
-        isStopped = true
-        let sockets = openSockets
-        lock.unlock()
-        guard !wasStopped else { return }
-        for socket in sockets { _ = shutdown(socket, Int32(SHUT_RDWR)) }
-        _ = connections.wait(timeout: .now() + 5)
+        core.stop()
     }
+}
 
-    private var stopped: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return isStopped
-    }
+extension LoopbackHTTPServer {
+    /// The listening socket, the connections and the request loop.
+    private final class Core: @unchecked Sendable {
+        let port: UInt16
+        private let listener: Int32
+        private let handler: @Sendable (Request) -> Response
+        private let limits: Limits
+        private let connections = DispatchGroup()
+        // `lock` guards `isStopped`, `openSockets` and `requests`.
+        private let lock = NSLock()
+        private var isStopped = false
+        private var openSockets: Set<Int32> = []
+        private var requests = 0
 
-    private func acceptLoop() {
-        defer { close(listener) }
-        while !stopped {
-            var descriptor = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
-            guard poll(&descriptor, 1, 50) > 0 else { continue }
-            let client = accept(listener, nil, nil)
-            guard client >= 0 else { continue }
-            Socket.configure(client, idleTimeout: limits.idleTimeout)
-            lock.lock()
-            if isStopped {
-                lock.unlock()
-                close(client)
-                return
-            }
-            openSockets.insert(client)
-            connections.enter()
-            lock.unlock()
-            let thread = Thread { [self] in
-                serve(client)
-                lock.lock()
-                openSockets.remove(client)
-                lock.unlock()
-                close(client)
-                connections.leave()
-            }
-            thread.name = "LoopbackHTTPServer.connection"
-            thread.start()
+        init(limits: Limits, handler: @escaping @Sendable (Request) -> Response) throws(ServerError) {
+            self.handler = handler
+            self.limits = limits
+            (listener, port) = try Socket.bindLoopback(listening: true)
         }
-    }
 
-    private func serve(_ client: Int32) {
-        var reader = Socket.Reader(socket: client)
-        for _ in 0..<limits.maximumRequestsPerConnection {
-            guard !stopped, let request = reader.readRequest(limits: limits) else { return }
+        var requestCount: Int {
             lock.lock()
-            requests += 1
+            defer { lock.unlock() }
+            return requests
+        }
+
+        func stop() {
+            lock.lock()
+            let wasStopped = isStopped
+            isStopped = true
+            let sockets = openSockets
             lock.unlock()
-            let response = handler(request)
-            for step in response.steps {
-                switch step {
-                case .write(let bytes):
-                    guard Socket.write(bytes, to: client) else { return }
-                case .pause(let duration):
-                    guard pause(for: duration) else { return }
-                case .close:
-                    return
-                case .reset:
-                    Socket.reset(client)
+            guard !wasStopped else { return }
+            for socket in sockets { _ = shutdown(socket, Int32(SHUT_RDWR)) }
+            _ = connections.wait(timeout: .now() + 5)
+        }
+
+        private var stopped: Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            return isStopped
+        }
+
+        func acceptLoop() {
+            defer { close(listener) }
+            while !stopped {
+                var descriptor = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+                guard poll(&descriptor, 1, 50) > 0 else { continue }
+                let client = accept(listener, nil, nil)
+                guard client >= 0 else { continue }
+                Socket.configure(client, idleTimeout: limits.idleTimeout)
+                lock.lock()
+                if isStopped {
+                    lock.unlock()
+                    close(client)
                     return
                 }
+                openSockets.insert(client)
+                connections.enter()
+                lock.unlock()
+                let thread = Thread { [self] in
+                    serve(client)
+                    lock.lock()
+                    openSockets.remove(client)
+                    lock.unlock()
+                    close(client)
+                    connections.leave()
+                }
+                thread.name = "LoopbackHTTPServer.connection"
+                thread.start()
             }
-            if !response.keepsConnectionOpen || !request.wantsKeepAlive { return }
         }
-    }
 
-    /// Sleeps in short slices so that ``stop()`` is not held up; `false` if stopped meanwhile.
-    private func pause(for duration: Duration) -> Bool {
-        let end = ContinuousClock.now + duration
-        while ContinuousClock.now < end {
-            if stopped { return false }
-            Thread.sleep(forTimeInterval: min(0.01, max(0, (end - ContinuousClock.now).seconds)))
+        private func serve(_ client: Int32) {
+            var reader = Socket.Reader(socket: client)
+            for _ in 0..<limits.maximumRequestsPerConnection {
+                guard !stopped, let request = reader.readRequest(limits: limits) else { return }
+                lock.lock()
+                requests += 1
+                lock.unlock()
+                let response = handler(request)
+                for step in response.steps {
+                    switch step {
+                    case .write(let bytes):
+                        guard Socket.write(bytes, to: client) else { return }
+                    case .pause(let duration):
+                        guard pause(for: duration) else { return }
+                    case .close:
+                        return
+                    case .reset:
+                        Socket.reset(client)
+                        return
+                    }
+                }
+                if !response.keepsConnectionOpen || !request.wantsKeepAlive { return }
+            }
         }
-        return !stopped
+
+        /// Sleeps in short slices so that ``stop()`` is not held up; `false` if stopped meanwhile.
+        private func pause(for duration: Duration) -> Bool {
+            let end = ContinuousClock.now + duration
+            while ContinuousClock.now < end {
+                if stopped { return false }
+                Thread.sleep(forTimeInterval: min(0.01, max(0, (end - ContinuousClock.now).seconds)))
+            }
+            return !stopped
+        }
     }
 }
 

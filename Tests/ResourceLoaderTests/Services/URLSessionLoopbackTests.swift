@@ -150,4 +150,18 @@ struct LoopbackHTTPServerTests {
         // The client sees the connection end instead of waiting ten minutes.
         #expect(await task.value?.caseName == "transport")
     }
+
+    @Test func releasingTheServerStopsIt() async throws {
+        let received = Counter()
+        var server: LoopbackHTTPServer? = try LoopbackHTTPServer { _ in
+            received.increment()
+            return .json("{}").delayed(by: .seconds(600))
+        }
+        let service = ResourceService<CitiesResource>(session: URLSession(configuration: .ephemeral))
+        let resource = CitiesResource(url: server!.baseURL)
+        let task = Task { await service.fetchError(resource) }
+        try await waitUntil { received.value == 1 }
+        server = nil
+        #expect(await task.value?.caseName == "transport")
+    }
 }
