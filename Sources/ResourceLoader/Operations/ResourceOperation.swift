@@ -131,9 +131,10 @@ public final class ResourceOperation<Service: ResourceServiceType>: Asynchronous
 
     /// Cancels the operation and its fetch.
     ///
-    /// Unless the outcome is already being handed over, the completion will not be called,
-    /// ``result`` becomes ``ResourceError/cancelled``, and an executing operation finishes
-    /// before this method returns. Safe to call from any thread, any number of times.
+    /// Unless the outcome is already being handed over, the completion will not be called and
+    /// ``result`` becomes ``ResourceError/cancelled``. An operation whose fetch has started
+    /// finishes before this method returns; one that has not finishes as soon as it is started.
+    /// Safe to call from any thread, any number of times.
     public override func cancel() {
         // The state changes before `super.cancel()`, so whoever sees `isCancelled` also sees
         // the cancelled result.
