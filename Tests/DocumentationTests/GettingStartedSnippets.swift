@@ -80,3 +80,17 @@ struct Quota: JSONDecodableResourceType {
     typealias Model = [String: Int]
     typealias ServiceError = APIError
 }
+
+// From README.md: a resource operation on a queue.
+enum ReadmeSnippets {
+    static func operations() {
+        let queue = OperationQueue()
+        let operation = ResourceOperation(resource: Cities(continent: "europe")) { _, result in
+            print(result)
+        }
+        queue.addOperation(operation)
+
+        // When the user leaves the screen:
+        queue.cancelAllOperations()
+    }
+}

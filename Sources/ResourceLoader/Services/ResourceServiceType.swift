@@ -4,7 +4,7 @@ import Foundation
 ///
 /// ``ResourceService`` fetches ``NetworkResourceType``s over HTTP and
 /// ``LocalFileResourceService`` reads ``DataResourceType``s from files. Write your own to load
-/// resources from anywhere else.
+/// resources from anywhere else; ``ResourceOperation`` runs any of them on an `OperationQueue`.
 ///
 /// A conforming type implements the completion-handler ``fetch(_:callbackQueue:completion:)``
 /// and gets `async` ``fetch(_:)`` for free.

@@ -1,0 +1,38 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Examples",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "cities", targets: ["cities"]),
+    ],
+    dependencies: [
+        // By path, with a fixed name, so the package identity does not depend on the folder the
+        // repository was cloned into.
+        .package(name: "ResourceLoader", path: ".."),
+    ],
+    targets: [
+        // The example resources and the facade an app would call.
+        .target(
+            name: "ExampleResources",
+            dependencies: [.product(name: "ResourceLoader", package: "ResourceLoader")]
+        ),
+        // The embedded loopback server the demos and integration tests talk to.
+        .target(
+            name: "FixtureServer",
+            dependencies: [
+                .product(name: "ResourceLoader", package: "ResourceLoader"),
+                .product(name: "ResourceLoaderTesting", package: "ResourceLoader"),
+            ]
+        ),
+        // Argument parsing, printing and the three ways to load, shared by the demos.
+        .target(name: "DemoSupport", dependencies: ["ExampleResources", "FixtureServer"]),
+        .executableTarget(name: "cities", dependencies: ["DemoSupport"]),
+        .testTarget(
+            name: "ExamplesTests",
+            dependencies: ["ExampleResources", "FixtureServer", "DemoSupport"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)
