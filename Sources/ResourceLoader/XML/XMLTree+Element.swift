@@ -225,3 +225,23 @@ extension XMLTree.Element: CustomStringConvertible {
         return "<\(qualifiedName)> (\(count) \(count == 1 ? "child" : "children"))"
     }
 }
+
+// MARK: - Decodable
+
+extension XMLTree.Element: Decodable {
+    /// Receives the element being decoded, when decoded by ``XMLTreeDecoder``: declare a property
+    /// of this type to keep part of a document to read by hand.
+    ///
+    /// - Throws: `DecodingError.typeMismatch` from any other decoder, or for an attribute value.
+    public init(from decoder: any Decoder) throws {
+        guard let decoder = decoder as? XMLElementDecoder else {
+            throw DecodingError.typeMismatch(XMLTree.Element.self, DecodingError.Context(
+                codingPath: decoder.codingPath,
+                debugDescription: "An XMLTree.Element can only be decoded by XMLTreeDecoder"))
+        }
+        guard let element = try decoder.singleElement() else {
+            throw DecodingError.typeMismatch(XMLTree.Element.self, decoder.context("Expected an element, found an attribute value"))
+        }
+        self = element
+    }
+}
