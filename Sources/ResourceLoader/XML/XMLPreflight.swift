@@ -16,12 +16,21 @@ import Foundation
 ///
 /// Nothing here is recursive and no memory is allocated per byte.
 enum XMLPreflight {
-    /// Checks `data` and returns how many leading bytes (a UTF-8 byte order mark) to skip.
-    static func check(_ data: Data, options: XMLParsingOptions) throws(XMLParsingError) -> Int {
+    /// What the check learnt about a document it accepted.
+    struct Report {
+        /// How many leading bytes (a UTF-8 byte order mark) to skip.
+        var byteOrderMarkLength: Int
+        /// Whether an element's start tag begins somewhere (outside comments, CDATA and
+        /// processing instructions): tells a truncated document from one with no root.
+        var hasStartTag: Bool
+    }
+
+    /// Checks `data`, throwing the first problem found.
+    static func check(_ data: Data, options: XMLParsingOptions) throws(XMLParsingError) -> Report {
         guard data.count <= options.maximumDocumentSize else {
             throw .tooLarge(limit: options.maximumDocumentSize)
         }
-        let result: Result<Int, XMLParsingError> = data.withUnsafeBytes { buffer in
+        let result: Result<Report, XMLParsingError> = data.withUnsafeBytes { buffer in
             var scanner = Scanner(bytes: buffer)
             do throws(XMLParsingError) {
                 return .success(try scanner.scan())
@@ -46,10 +55,11 @@ private struct Scanner {
         self.bytes = bytes
     }
 
-    mutating func scan() throws(XMLParsingError) -> Int {
+    mutating func scan() throws(XMLParsingError) -> XMLPreflight.Report {
         let start = try checkEncoding()
         var state = State.content
         var sawContent = false
+        var sawStartTag = false
         var index = start
         while index < bytes.count {
             let byte = bytes[index]
@@ -95,6 +105,9 @@ private struct Scanner {
                         index += 2
                         continue
                     }
+                    if index + 1 < bytes.count, Self.canStartName(bytes[index + 1]) {
+                        sawStartTag = true
+                    }
                 } else if byte == UInt8(ascii: "&") {
                     index = try checkReference(at: index)
                     continue
@@ -121,7 +134,7 @@ private struct Scanner {
             index += 1
         }
         guard sawContent else { throw .empty }
-        return start
+        return XMLPreflight.Report(byteOrderMarkLength: start, hasStartTag: sawStartTag)
     }
 
     // MARK: Encoding
@@ -270,6 +283,17 @@ private struct Scanner {
         switch scalar {
         case 0x09, 0x0A, 0x0D, 0x20...0xD7FF, 0xE000...0xFFFD, 0x1_0000...0x10_FFFF: true
         default: false
+        }
+    }
+
+    /// Whether `byte` can begin an element name (any non-ASCII byte might).
+    private static func canStartName(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "_"), UInt8(ascii: ":"), 0x80...:
+            true
+        default:
+            false
         }
     }
 

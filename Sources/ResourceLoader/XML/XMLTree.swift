@@ -33,9 +33,9 @@ public struct XMLTree: Sendable {
     ///   - options: The limits to apply. Default: ``XMLParsingOptions/init(maximumDepth:maximumDocumentSize:)``'s defaults.
     /// - Throws: ``XMLParsingError`` describing why the document was refused.
     public init(data: Data, options: XMLParsingOptions = XMLParsingOptions()) throws(XMLParsingError) {
-        let byteOrderMarkLength = try XMLPreflight.check(data, options: options)
-        let body = byteOrderMarkLength == 0 ? data : Data(data.dropFirst(byteOrderMarkLength))
-        storage = try XMLTreeBuilder.build(from: body, options: options)
+        let report = try XMLPreflight.check(data, options: options)
+        let body = report.byteOrderMarkLength == 0 ? data : Data(data.dropFirst(report.byteOrderMarkLength))
+        storage = try XMLTreeBuilder.build(from: body, hasStartTag: report.hasStartTag, options: options)
     }
 
     /// Parses a document given as text.

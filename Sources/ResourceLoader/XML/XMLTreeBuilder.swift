@@ -16,6 +16,8 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     private static let xmlNamespace = "http://www.w3.org/XML/1998/namespace"
 
     private let options: XMLParsingOptions
+    /// Whether the bytes hold a start tag at all, as ``XMLPreflight`` found.
+    private let hasStartTag: Bool
     private var nodes: [XMLTree.Node] = []
     /// Indices of the elements started and not yet ended, outermost first.
     private var open: [Int] = []
@@ -30,23 +32,28 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     /// Names and URIs seen so far, so that repeated ones share storage.
     private var interned: Set<String> = []
 
-    private init(options: XMLParsingOptions) {
+    private init(options: XMLParsingOptions, hasStartTag: Bool) {
         self.options = options
+        self.hasStartTag = hasStartTag
     }
 
     /// Parses `data` (already checked by ``XMLPreflight``) into tree storage.
-    static func build(from data: Data, options: XMLParsingOptions) throws(XMLParsingError) -> XMLTree.Storage {
+    ///
+    /// libxml2 reports nothing at all for some short truncated documents (`<a>`), so a document
+    /// that has a start tag but produced no element is reported as truncated, and one without
+    /// any start tag as having no root.
+    static func build(from data: Data, hasStartTag: Bool, options: XMLParsingOptions) throws(XMLParsingError) -> XMLTree.Storage {
         let parser = XMLParser(stream: InputStream(data: data))
         parser.shouldProcessNamespaces = true
         parser.shouldReportNamespacePrefixes = true
         parser.shouldResolveExternalEntities = false
-        let builder = XMLTreeBuilder(options: options)
+        let builder = XMLTreeBuilder(options: options, hasStartTag: hasStartTag)
         parser.delegate = builder
         let succeeded = parser.parse()
         parser.delegate = nil
         if let error = builder.error { throw error }
         guard succeeded else { throw .malformed(line: parser.lineNumber, column: parser.columnNumber) }
-        guard !builder.nodes.isEmpty else { throw .noRoot }
+        guard !builder.nodes.isEmpty else { throw hasStartTag ? .truncated : .noRoot }
         guard builder.open.isEmpty, builder.rootClosed else { throw .truncated }
         return XMLTree.Storage(nodes: builder.nodes)
     }
@@ -146,7 +153,13 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
         let line = parser.lineNumber
         let column = parser.columnNumber
-        fail(parser, rootClosed ? .contentAfterRoot(line: line, column: column) : .malformed(line: line, column: column))
+        if rootClosed {
+            fail(parser, .contentAfterRoot(line: line, column: column))
+        } else if nodes.isEmpty && !hasStartTag {
+            fail(parser, .noRoot)
+        } else {
+            fail(parser, .malformed(line: line, column: column))
+        }
     }
 
     func parser(_ parser: XMLParser, validationErrorOccurred validationError: any Error) {
