@@ -35,9 +35,8 @@ import FoundationNetworking
 /// `200`, the model step does, so successful responses are parsed once. A non-SOAP error page
 /// stays ``ResourceError/httpStatus(_:)``.
 public protocol SOAPResourceType: NetworkResourceType, XMLDecodableResourceType {
-    /// The type a successful fetch produces. Restated here so that Swift infers it from
-    /// the witnesses.
-    associatedtype Model
+    // `Model` is deliberately not restated here: no requirement of this protocol mentions it, and
+    // restating it stops Swift inferring it from `model(from root:)` in conforming types.
 
     /// The SOAP version. Default: ``SOAPVersion/v1_1``.
     var soapVersion: SOAPVersion { get }
