@@ -1,0 +1,74 @@
+/// Why a document could not be turned into an ``XMLTree``.
+///
+/// Every way a document can be refused has its own case, so callers can tell a hostile or
+/// oversized document from a merely broken one. Resources report these errors as
+/// ``ResourceError/parsing(_:)``, with the `XMLParsingError` as the failure's
+/// ``ResourceError/ParsingFailure/underlying`` error.
+///
+/// Lines and columns count from 1; columns count bytes.
+public enum XMLParsingError: Error, Sendable, Hashable {
+    /// The document has no bytes, or only whitespace.
+    case empty
+    /// The document is larger than ``XMLParsingOptions/maximumDocumentSize`` (`limit` bytes).
+    case tooLarge(limit: Int)
+    /// Elements are nested deeper than ``XMLParsingOptions/maximumDepth`` (`limit` levels).
+    case tooDeep(limit: Int)
+    /// The document is, or declares, an encoding other than UTF-8 (the name is as declared, or
+    /// `"UTF-16"` / `"UTF-32"` when recognised from the first bytes).
+    case unsupportedEncoding(String)
+    /// The bytes at this position are not valid UTF-8.
+    case invalidUTF8(line: Int, column: Int)
+    /// A character (or character reference) at this position is not allowed in XML 1.0, such
+    /// as NUL or another control character.
+    case invalidCharacter(line: Int, column: Int)
+    /// The document has a document type declaration (`<!DOCTYPE …>`).
+    ///
+    /// DTDs are refused outright: SOAP forbids them, and refusing them rules out external entity
+    /// (XXE) and entity-expansion ("billion laughs") attacks.
+    case doctypeNotAllowed
+    /// The document refers to an entity other than the five XML predefines (`&lt;`, `&gt;`,
+    /// `&amp;`, `&apos;`, `&quot;`) or a character reference. Such a reference would otherwise be
+    /// dropped silently, together with the text around it.
+    case undeclaredEntity(name: String, line: Int, column: Int)
+    /// The document is not well-formed XML; the parser noticed it at this position.
+    case malformed(line: Int, column: Int)
+    /// Something other than whitespace, comments or processing instructions follows the root
+    /// element, such as a second root element.
+    case contentAfterRoot(line: Int, column: Int)
+    /// The document has no element at all.
+    case noRoot
+    /// The document ends before its root element is closed.
+    case truncated
+}
+
+extension XMLParsingError: CustomStringConvertible {
+    /// A one-line description that never quotes the document's text, except an entity's name.
+    public var description: String {
+        switch self {
+        case .empty:
+            "The XML document is empty"
+        case .tooLarge(let limit):
+            "The XML document is larger than the limit of \(limit) bytes"
+        case .tooDeep(let limit):
+            "The XML document nests elements deeper than the limit of \(limit) levels"
+        case .unsupportedEncoding(let name):
+            "The XML document's encoding \(name.debugDescription) is not supported; only UTF-8 is"
+        case .invalidUTF8(let line, let column):
+            "The XML document is not valid UTF-8 at line \(line), column \(column)"
+        case .invalidCharacter(let line, let column):
+            "The XML document has a character XML 1.0 does not allow at line \(line), column \(column)"
+        case .doctypeNotAllowed:
+            "The XML document has a document type declaration (DOCTYPE), which is not allowed"
+        case .undeclaredEntity(let name, let line, let column):
+            "The XML document refers to the undeclared entity \(name.debugDescription) at line \(line), column \(column)"
+        case .malformed(let line, let column):
+            "The XML document is not well-formed at line \(line), column \(column)"
+        case .contentAfterRoot(let line, let column):
+            "The XML document has content after its root element at line \(line), column \(column)"
+        case .noRoot:
+            "The XML document has no root element"
+        case .truncated:
+            "The XML document ends before its root element is closed"
+        }
+    }
+}

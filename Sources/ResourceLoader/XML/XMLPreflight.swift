@@ -1,0 +1,334 @@
+import Foundation
+
+/// Checks a document's bytes before they reach `XMLParser`.
+///
+/// `XMLParser` (libxml2) must never see some inputs: invalid UTF-8 in a name crashes the process
+/// on Linux, a DTD opens the door to external entities and entity expansion, and references to
+/// undeclared entities drop text without always reporting an error. One pass over the bytes
+/// refuses all of these with a typed error:
+///
+/// - the document must be UTF-8 (with or without a byte order mark); a UTF-16 or UTF-32 document,
+///   or one that declares another encoding, is refused rather than transcoded;
+/// - every character must be valid UTF-8 and allowed by XML 1.0;
+/// - `<!DOCTYPE` outside comments, CDATA sections and processing instructions is refused;
+/// - every `&` outside those must start one of the five predefined entity references or a
+///   character reference to a character XML 1.0 allows.
+///
+/// Nothing here is recursive and no memory is allocated per byte.
+enum XMLPreflight {
+    /// What the check learnt about a document it accepted.
+    struct Report {
+        /// How many leading bytes (a UTF-8 byte order mark) to skip.
+        var byteOrderMarkLength: Int
+        /// Whether an element's start tag begins somewhere (outside comments, CDATA and
+        /// processing instructions): tells a truncated document from one with no root.
+        var hasStartTag: Bool
+    }
+
+    /// Checks `data`, throwing the first problem found.
+    static func check(_ data: Data, options: XMLParsingOptions) throws(XMLParsingError) -> Report {
+        guard data.count <= options.maximumDocumentSize else {
+            throw .tooLarge(limit: options.maximumDocumentSize)
+        }
+        let result: Result<Report, XMLParsingError> = data.withUnsafeBytes { buffer in
+            var scanner = Scanner(bytes: buffer)
+            do throws(XMLParsingError) {
+                return .success(try scanner.scan())
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+}
+
+private struct Scanner {
+    private enum State {
+        case content, comment, cdata, processingInstruction
+    }
+
+    let bytes: UnsafeRawBufferPointer
+    private var line = 1
+    private var lineStart = 0
+
+    init(bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+    }
+
+    mutating func scan() throws(XMLParsingError) -> XMLPreflight.Report {
+        let start = try checkEncoding()
+        var state = State.content
+        var sawContent = false
+        var sawStartTag = false
+        var index = start
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte >= 0x80 {
+                let (scalar, length) = try decodeScalar(at: index)
+                guard Self.isXMLCharacter(scalar) else { throw invalidCharacter(at: index) }
+                sawContent = true
+                index += length
+                continue
+            }
+            switch byte {
+            case 0x0A:
+                line += 1
+                lineStart = index + 1
+                index += 1
+                continue
+            case 0x09, 0x0D, 0x20:
+                index += 1
+                continue
+            case ..<0x20:
+                throw invalidCharacter(at: index)
+            default:
+                sawContent = true
+            }
+            switch state {
+            case .content:
+                if byte == UInt8(ascii: "<") {
+                    if matches("<!--", at: index) {
+                        state = .comment
+                        index += 4
+                        continue
+                    }
+                    if matches("<![CDATA[", at: index) {
+                        state = .cdata
+                        index += 9
+                        continue
+                    }
+                    if matches("<!DOCTYPE", at: index) {
+                        throw .doctypeNotAllowed
+                    }
+                    if matches("<?", at: index) {
+                        state = .processingInstruction
+                        index += 2
+                        continue
+                    }
+                    if index + 1 < bytes.count, Self.canStartName(bytes[index + 1]) {
+                        sawStartTag = true
+                    }
+                } else if byte == UInt8(ascii: "&") {
+                    index = try checkReference(at: index)
+                    continue
+                }
+            case .comment:
+                if matches("-->", at: index) {
+                    state = .content
+                    index += 3
+                    continue
+                }
+            case .cdata:
+                if matches("]]>", at: index) {
+                    state = .content
+                    index += 3
+                    continue
+                }
+            case .processingInstruction:
+                if matches("?>", at: index) {
+                    state = .content
+                    index += 2
+                    continue
+                }
+            }
+            index += 1
+        }
+        guard sawContent else { throw .empty }
+        return XMLPreflight.Report(byteOrderMarkLength: start, hasStartTag: sawStartTag)
+    }
+
+    // MARK: Encoding
+
+    /// Refuses UTF-16 and UTF-32 documents and declared encodings other than UTF-8; returns the
+    /// length of a UTF-8 byte order mark, if there is one.
+    private func checkEncoding() throws(XMLParsingError) -> Int {
+        if bytes.count >= 2 {
+            if bytes[0] == 0 && bytes[1] == 0 { throw .unsupportedEncoding("UTF-32") }
+            if bytes[0] == 0 || bytes[1] == 0 { throw .unsupportedEncoding("UTF-16") }
+            if (bytes[0] == 0xFE && bytes[1] == 0xFF) || (bytes[0] == 0xFF && bytes[1] == 0xFE) {
+                throw .unsupportedEncoding("UTF-16")
+            }
+        }
+        let hasByteOrderMark = bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
+        let start = hasByteOrderMark ? 3 : 0
+        if let name = declaredEncoding(from: start) {
+            let lowercased = name.lowercased()
+            guard lowercased == "utf-8" || lowercased == "utf8" else {
+                throw .unsupportedEncoding(name)
+            }
+        }
+        return start
+    }
+
+    /// The `encoding` pseudo-attribute of the XML declaration starting at `start`, if any.
+    private func declaredEncoding(from start: Int) -> String? {
+        guard matches("<?xml", at: start), start + 5 < bytes.count,
+            Self.isWhitespace(bytes[start + 5])
+        else { return nil }
+        // The declaration is short; a bound keeps this cheap on hostile input.
+        let end = min(bytes.count, start + 512)
+        var index = start + 5
+        while index < end, !matches("?>", at: index) {
+            if matches("encoding", at: index) {
+                index += 8
+                while index < end, Self.isWhitespace(bytes[index]) { index += 1 }
+                guard index < end, bytes[index] == UInt8(ascii: "=") else { return nil }
+                index += 1
+                while index < end, Self.isWhitespace(bytes[index]) { index += 1 }
+                guard index < end, bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'") else {
+                    return nil
+                }
+                let quote = bytes[index]
+                let valueStart = index + 1
+                var valueEnd = valueStart
+                while valueEnd < end, bytes[valueEnd] != quote { valueEnd += 1 }
+                return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self)
+            }
+            index += 1
+        }
+        return nil
+    }
+
+    // MARK: References
+
+    /// Checks the reference starting with the `&` at `start`; returns the index after its `;`.
+    private func checkReference(at start: Int) throws(XMLParsingError) -> Int {
+        var index = start + 1
+        if index < bytes.count, bytes[index] == UInt8(ascii: "#") {
+            index += 1
+            var radix: UInt32 = 10
+            if index < bytes.count, bytes[index] == UInt8(ascii: "x") {
+                radix = 16
+                index += 1
+            }
+            var value: UInt32 = 0
+            var digits = 0
+            while index < bytes.count, let digit = Self.digit(bytes[index], radix: radix) {
+                value = min(value * radix + digit, 0x11_0000)
+                digits += 1
+                index += 1
+            }
+            guard digits > 0, index < bytes.count, bytes[index] == UInt8(ascii: ";") else {
+                throw malformed(at: start)
+            }
+            guard Self.isXMLCharacter(value) else { throw invalidCharacter(at: start) }
+            return index + 1
+        }
+        let nameStart = index
+        while index < bytes.count, index - nameStart <= 256, !Self.endsReferenceName(bytes[index]) {
+            index += 1
+        }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ";"), index > nameStart else {
+            throw malformed(at: start)
+        }
+        let name = UnsafeRawBufferPointer(rebasing: bytes[nameStart..<index])
+        for predefined in ["lt", "gt", "amp", "apos", "quot"] where name.elementsEqual(predefined.utf8) {
+            return index + 1
+        }
+        let (line, column) = position(of: start)
+        throw .undeclaredEntity(name: String(decoding: name, as: UTF8.self), line: line, column: column)
+    }
+
+    private static func endsReferenceName(_ byte: UInt8) -> Bool {
+        isWhitespace(byte) || ";<>&\"'/=".utf8.contains(byte)
+    }
+
+    private static func digit(_ byte: UInt8, radix: UInt32) -> UInt32? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return UInt32(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f") where radix == 16:
+            return UInt32(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F") where radix == 16:
+            return UInt32(byte - UInt8(ascii: "A") + 10)
+        default:
+            return nil
+        }
+    }
+
+    // MARK: Characters
+
+    /// Decodes the multi-byte UTF-8 sequence at `start` (Unicode table 3-7: no overlong forms,
+    /// no surrogates, nothing above U+10FFFF).
+    private func decodeScalar(at start: Int) throws(XMLParsingError) -> (UInt32, Int) {
+        let lead = bytes[start]
+        let length: Int
+        var lowerBound: UInt8 = 0x80
+        var upperBound: UInt8 = 0xBF
+        switch lead {
+        case 0xC2...0xDF: length = 2
+        case 0xE0: length = 3; lowerBound = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: length = 3
+        case 0xED: length = 3; upperBound = 0x9F
+        case 0xF0: length = 4; lowerBound = 0x90
+        case 0xF1...0xF3: length = 4
+        case 0xF4: length = 4; upperBound = 0x8F
+        default: throw invalidUTF8(at: start)
+        }
+        guard start + length <= bytes.count else { throw invalidUTF8(at: start) }
+        let second = bytes[start + 1]
+        guard second >= lowerBound && second <= upperBound else { throw invalidUTF8(at: start) }
+        var scalar = UInt32(lead) & (length == 2 ? 0x1F : length == 3 ? 0x0F : 0x07)
+        scalar = scalar << 6 | UInt32(second & 0x3F)
+        for offset in 2..<length {
+            let byte = bytes[start + offset]
+            guard byte & 0xC0 == 0x80 else { throw invalidUTF8(at: start) }
+            scalar = scalar << 6 | UInt32(byte & 0x3F)
+        }
+        return (scalar, length)
+    }
+
+    /// XML 1.0's `Char` production.
+    static func isXMLCharacter(_ scalar: UInt32) -> Bool {
+        switch scalar {
+        case 0x09, 0x0A, 0x0D, 0x20...0xD7FF, 0xE000...0xFFFD, 0x1_0000...0x10_FFFF: true
+        default: false
+        }
+    }
+
+    /// Whether `byte` can begin an element name (any non-ASCII byte might).
+    private static func canStartName(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "_"), UInt8(ascii: ":"), 0x80...:
+            true
+        default:
+            false
+        }
+    }
+
+    private static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
+    }
+
+    // MARK: Helpers
+
+    private func matches(_ literal: StaticString, at index: Int) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard index + count <= bytes.count else { return false }
+        let pointer = literal.utf8Start
+        for offset in 0..<count where bytes[index + offset] != pointer[offset] {
+            return false
+        }
+        return true
+    }
+
+    private func position(of offset: Int) -> (line: Int, column: Int) {
+        (line, offset - lineStart + 1)
+    }
+
+    private func invalidUTF8(at offset: Int) -> XMLParsingError {
+        let (line, column) = position(of: offset)
+        return .invalidUTF8(line: line, column: column)
+    }
+
+    private func invalidCharacter(at offset: Int) -> XMLParsingError {
+        let (line, column) = position(of: offset)
+        return .invalidCharacter(line: line, column: column)
+    }
+
+    private func malformed(at offset: Int) -> XMLParsingError {
+        let (line, column) = position(of: offset)
+        return .malformed(line: line, column: column)
+    }
+}

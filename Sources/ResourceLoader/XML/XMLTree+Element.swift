@@ -1,0 +1,247 @@
+extension XMLTree {
+    /// One element of an ``XMLTree``: its name, attributes, text and children.
+    ///
+    /// Look-ups by name match an element's local name and, when you pass one, its namespace URI.
+    /// Prefixes never matter, so `<soap:Body>` and `<env:Body>` are both found by
+    /// `child(named: "Body")`.
+    ///
+    /// An element is a cheap view into its document. Two elements are equal when their names,
+    /// namespaces, attributes, text and children are equal, wherever they come from.
+    public struct Element: Sendable {
+        let storage: Storage
+        let index: Int
+
+        init(storage: Storage, index: Int) {
+            self.storage = storage
+            self.index = index
+        }
+
+        private var node: Node { storage.nodes[index] }
+
+        /// The local name, without any prefix: `Envelope` for `<soap:Envelope>`.
+        public var name: String { node.name }
+
+        /// The prefix the document used, if any: `soap` for `<soap:Envelope>`.
+        public var prefix: String? { node.prefix }
+
+        /// The name as written in the document: `soap:Envelope`.
+        public var qualifiedName: String { node.prefix.map { "\($0):\(node.name)" } ?? node.name }
+
+        /// The namespace URI the element is in, or `nil` when it is in no namespace.
+        public var namespaceURI: String? { node.namespaceURI }
+
+        /// The attributes, sorted by prefix then local name. Namespace declarations (`xmlns`,
+        /// `xmlns:p`) are not attributes.
+        public var attributes: [Attribute] { node.attributes }
+
+        /// The element's own character data, in document order: text and CDATA sections, with
+        /// entity and character references decoded. Text inside child elements is not included,
+        /// and whitespace is kept exactly as in the document.
+        public var text: String { node.text }
+
+        /// The element that contains this one, or `nil` for the root element.
+        public var parent: Element? { node.parent.map { Element(storage: storage, index: $0) } }
+
+        /// Whether the element has child elements.
+        public var hasChildren: Bool { node.end > index + 1 }
+
+        /// The child elements, in document order.
+        public var children: [Element] {
+            var result: [Element] = []
+            var child = index + 1
+            let end = node.end
+            while child < end {
+                result.append(Element(storage: storage, index: child))
+                child = storage.nodes[child].end
+            }
+            return result
+        }
+
+        /// Returns the value of the first attribute with this local name (and namespace, when
+        /// `namespaceURI` is not `nil`).
+        public func attribute(named name: String, namespaceURI: String? = nil) -> String? {
+            node.attributes.first { $0.matches(name: name, namespaceURI: namespaceURI) }?.value
+        }
+
+        /// Returns the first child element with this local name (and namespace, when
+        /// `namespaceURI` is not `nil`).
+        public func child(named name: String, namespaceURI: String? = nil) -> Element? {
+            var child = index + 1
+            let end = node.end
+            while child < end {
+                if storage.nodes[child].matches(name: name, namespaceURI: namespaceURI) {
+                    return Element(storage: storage, index: child)
+                }
+                child = storage.nodes[child].end
+            }
+            return nil
+        }
+
+        /// Returns every child element with this local name (and namespace, when `namespaceURI`
+        /// is not `nil`), in document order.
+        public func children(named name: String, namespaceURI: String? = nil) -> [Element] {
+            children.filter { $0.node.matches(name: name, namespaceURI: namespaceURI) }
+        }
+
+        /// Follows a path of child names from this element: `["Body", "getUserDetailsResponse"]`
+        /// is the first `getUserDetailsResponse` child of the first `Body` child. An empty path
+        /// returns this element.
+        public func element(atPath path: [String]) -> Element? {
+            var current = self
+            for name in path {
+                guard let next = current.child(named: name) else { return nil }
+                current = next
+            }
+            return current
+        }
+
+        /// Returns the first element with this local name (and namespace, when `namespaceURI` is
+        /// not `nil`) among this element's descendants, in document order.
+        public func firstDescendant(named name: String, namespaceURI: String? = nil) -> Element? {
+            for descendant in index + 1 ..< node.end
+            where storage.nodes[descendant].matches(name: name, namespaceURI: namespaceURI) {
+                return Element(storage: storage, index: descendant)
+            }
+            return nil
+        }
+
+        /// Finds the first element named `name`, this one or a descendant, and returns the text
+        /// of every element below it that has no children, keyed by local name.
+        ///
+        /// This is the quick route from a flat record to a dictionary:
+        ///
+        /// ```swift
+        /// let fields = tree.root.leafTexts(below: "userModel")
+        /// let city = fields?["city"]  // "London"
+        /// ```
+        ///
+        /// When a name occurs more than once, the first in document order wins. Returns `nil` if
+        /// there is no element named `name`.
+        public func leafTexts(below name: String, namespaceURI: String? = nil) -> [String: String]? {
+            let start: Element
+            if node.matches(name: name, namespaceURI: namespaceURI) {
+                start = self
+            } else if let found = firstDescendant(named: name, namespaceURI: namespaceURI) {
+                start = found
+            } else {
+                return nil
+            }
+            var result: [String: String] = [:]
+            let nodes = storage.nodes
+            for descendant in start.index + 1 ..< nodes[start.index].end
+            where nodes[descendant].end == descendant + 1 && result[nodes[descendant].name] == nil {
+                result[nodes[descendant].name] = nodes[descendant].text
+            }
+            return result
+        }
+    }
+
+    /// An attribute of an ``Element``.
+    public struct Attribute: Sendable, Hashable {
+        /// The local name, without any prefix: `nil` for `xsi:nil`.
+        public var name: String
+        /// The prefix the document used, if any: `xsi` for `xsi:nil`.
+        public var prefix: String?
+        /// The namespace URI of a prefixed attribute; `nil` for an unprefixed one, which is in no
+        /// namespace.
+        public var namespaceURI: String?
+        /// The value, with references decoded and whitespace normalised as XML requires.
+        public var value: String
+
+        /// Creates an attribute.
+        public init(name: String, prefix: String? = nil, namespaceURI: String? = nil, value: String) {
+            self.name = name
+            self.prefix = prefix
+            self.namespaceURI = namespaceURI
+            self.value = value
+        }
+
+        func matches(name: String, namespaceURI: String?) -> Bool {
+            self.name == name && (namespaceURI == nil || self.namespaceURI == namespaceURI)
+        }
+    }
+}
+
+extension XMLTree.Node {
+    func matches(name: String, namespaceURI: String?) -> Bool {
+        self.name == name && (namespaceURI == nil || self.namespaceURI == namespaceURI)
+    }
+
+    /// Equal name, namespace, attributes (in any order) and text; prefixes do not count.
+    func hasSameContent(as other: XMLTree.Node) -> Bool {
+        name == other.name && namespaceURI == other.namespaceURI && text == other.text
+            && attributes.count == other.attributes.count
+            && Set(attributes.map(\.identity)) == Set(other.attributes.map(\.identity))
+    }
+}
+
+extension XMLTree.Attribute {
+    fileprivate struct Identity: Hashable {
+        let name: String
+        let namespaceURI: String?
+        let value: String
+    }
+
+    fileprivate var identity: Identity { Identity(name: name, namespaceURI: namespaceURI, value: value) }
+}
+
+// MARK: - Equality
+
+extension XMLTree.Element: Hashable {
+    /// Whether two elements have the same names, namespaces, attributes, text and children,
+    /// prefixes aside. Compared without recursion, however deep the elements are.
+    public static func == (lhs: XMLTree.Element, rhs: XMLTree.Element) -> Bool {
+        if lhs.storage === rhs.storage && lhs.index == rhs.index { return true }
+        let lhsNodes = lhs.storage.nodes
+        let rhsNodes = rhs.storage.nodes
+        let count = lhsNodes[lhs.index].end - lhs.index
+        guard rhsNodes[rhs.index].end - rhs.index == count else { return false }
+        // Both subtrees are laid out in document order: equal shape means equal relative
+        // `end` offsets at every position.
+        for offset in 0..<count {
+            let left = lhsNodes[lhs.index + offset]
+            let right = rhsNodes[rhs.index + offset]
+            guard left.end - lhs.index == right.end - rhs.index, left.hasSameContent(as: right) else {
+                return false
+            }
+        }
+        return true
+    }
+
+    /// Hashes the element's name, namespace, text and number of descendants.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(namespaceURI)
+        hasher.combine(text)
+        hasher.combine(storage.nodes[index].end - index)
+    }
+}
+
+extension XMLTree.Element: CustomStringConvertible {
+    /// The qualified name and number of children, for example `<soap:Body> (1 child)`; never the
+    /// text, which may be sensitive.
+    public var description: String {
+        let count = children.count
+        return "<\(qualifiedName)> (\(count) \(count == 1 ? "child" : "children"))"
+    }
+}
+
+// MARK: - Decodable
+
+extension XMLTree.Element: Decodable {
+    /// Receives the element being decoded, when decoded by ``XMLTreeDecoder``: declare a property
+    /// of this type to keep part of a document to read by hand.
+    ///
+    /// - Throws: `DecodingError.typeMismatch` from any other decoder, or for an attribute value.
+    public init(from decoder: any Decoder) throws {
+        guard let decoder = decoder as? XMLElementDecoder else {
+            throw DecodingError.typeMismatch(XMLTree.Element.self, DecodingError.Context(
+                codingPath: decoder.codingPath,
+                debugDescription: "An XMLTree.Element can only be decoded by XMLTreeDecoder"))
+        }
+        guard let element = try decoder.singleElement() else {
+            throw DecodingError.typeMismatch(XMLTree.Element.self, decoder.context("Expected an element, found an attribute value"))
+        }
+        self = element
+    }
+}

@@ -1,0 +1,107 @@
+import Foundation
+
+/// Decodes `Decodable` values from the elements of an ``XMLTree``.
+///
+/// ```swift
+/// struct User: Decodable {
+///     let firstName: String
+///     let age: Int?
+///     let emails: [String]     // <emails>…</emails> repeated
+/// }
+/// let user = try XMLTreeDecoder().decode(User.self, from: element)
+/// ```
+///
+/// How XML maps to Swift:
+/// - **Keys** match child elements by local name, whatever their prefix. When no child element
+///   has the key's name, an attribute with that local name is used instead, so
+///   `<user id="7"><name>Fred</name></user>` decodes `id` and `name` alike.
+/// - **Values** (`String`, `Bool`, integers, floating point, `Decimal`, `URL`, `Date`) come from an
+///   element's ``XMLTree/Element/text`` or an attribute's value. Strings are taken exactly as
+///   written; other values have surrounding whitespace trimmed first. `Bool` accepts `true`,
+///   `false`, `1` and `0`, as in XML Schema.
+/// - **Arrays** under a key are the child elements repeated with that name; none makes an empty
+///   array. An array decoded directly from an element (at the top level, or nested in another
+///   array) is made of that element's children.
+/// - **Optionals** are `nil` when there is neither an element nor an attribute with the key's
+///   name, or when the element has `xsi:nil="true"`.
+/// - ``XMLTree/Element`` is itself `Decodable`: a property of that type receives the element, to
+///   read by hand.
+///
+/// Errors are `DecodingError`s whose coding path names the elements that led to the failure
+/// (array positions as indices), so ``ResourceError/ParsingFailure/codingPath`` shows where
+/// decoding stopped. Messages never quote the document's text.
+public struct XMLTreeDecoder: Sendable {
+    /// How `Date` values are read from text.
+    public enum DateDecodingStrategy: Sendable {
+        /// ISO 8601 / `xs:dateTime` with a time zone, with or without fractional seconds:
+        /// `2026-01-02T03:04:05Z`, `2026-01-02T03:04:05.250+01:00`.
+        case iso8601
+        /// A number of seconds since 1970-01-01T00:00:00Z.
+        case secondsSince1970
+        /// A number of milliseconds since 1970-01-01T00:00:00Z.
+        case millisecondsSince1970
+        /// Your own function of the (untrimmed) text. Errors it throws are reported as
+        /// `DecodingError.dataCorrupted` with the coding path.
+        case custom(@Sendable (String) throws -> Date)
+    }
+
+    /// How `Date` values are read. Default: ``DateDecodingStrategy/iso8601``.
+    public var dateDecodingStrategy: DateDecodingStrategy
+    /// Values handed to every `init(from:)` as the decoder's `userInfo`.
+    public var userInfo: [CodingUserInfoKey: any Sendable]
+
+    /// Creates a decoder.
+    public init(
+        dateDecodingStrategy: DateDecodingStrategy = .iso8601,
+        userInfo: [CodingUserInfoKey: any Sendable] = [:]
+    ) {
+        self.dateDecodingStrategy = dateDecodingStrategy
+        self.userInfo = userInfo
+    }
+
+    /// Decodes a value from an element.
+    ///
+    /// - Throws: `DecodingError` when the element does not hold a `T`.
+    public func decode<T: Decodable>(_ type: T.Type, from element: XMLTree.Element) throws -> T {
+        try decode(type, from: element, codingPath: [])
+    }
+
+    /// Parses a document and decodes a value from the element at `path` below its root.
+    ///
+    /// - Parameters:
+    ///   - path: Child names leading from the root element to the element to decode; empty for
+    ///     the root itself.
+    ///   - options: The parsing limits.
+    /// - Throws: ``XMLParsingError`` when the document is refused; `DecodingError` when the path
+    ///   leads nowhere (`keyNotFound`) or the element does not hold a `T`.
+    public func decode<T: Decodable>(
+        _ type: T.Type,
+        from data: Data,
+        atPath path: [String] = [],
+        options: XMLParsingOptions = XMLParsingOptions()
+    ) throws -> T {
+        let tree = try XMLTree(data: data, options: options)
+        return try decode(type, from: try Self.element(atPath: path, in: tree.root), codingPath: path.map(XMLCodingKey.init))
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, from element: XMLTree.Element, codingPath: [any CodingKey]) throws -> T {
+        let decoder = XMLElementDecoder(value: .element(element), codingPath: codingPath, options: self)
+        return try decoder.unbox(type)
+    }
+
+    /// Follows `path` from `root`, throwing `DecodingError.keyNotFound` at the first missing step.
+    static func element(atPath path: [String], in root: XMLTree.Element) throws -> XMLTree.Element {
+        var current = root
+        var codingPath: [any CodingKey] = []
+        for name in path {
+            guard let next = current.child(named: name) else {
+                throw DecodingError.keyNotFound(XMLCodingKey(name), DecodingError.Context(
+                    codingPath: codingPath,
+                    debugDescription: "No element named \(name.debugDescription) below <\(current.qualifiedName)>"))
+            }
+            codingPath.append(XMLCodingKey(name))
+            current = next
+        }
+        return current
+    }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import ResourceLoader
+import ResourceLoaderTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// Every ```swift block of XMLAndSOAPResources.md, verbatim: DocumentationSnippetTests checks
+// that each block appears in a file of this folder, and compiling them here keeps the article
+// honest. They sit unindented inside a namespace so that their type names cannot clash with
+// other tests' types; statements sit in functions. Keep the text identical to the article.
+enum XMLAndSOAPArticle {
+struct User: Decodable, Sendable {
+    let firstName: String
+    let lastName: String
+    let email: String
+    let phoneNumber: String
+    let faxNumber: String
+    let street1: String
+    let street2: String
+    let city: String
+    let postCode: String
+}
+
+struct GetUserDetails: SOAPResourceType {
+    typealias Model = User
+    let userID: String
+    var url: URL { URL(string: "https://example.com/services/UserService")! }
+    var operation: String { "getUserDetails" }
+    var parameters: SOAPParameters { ["userID": .text(userID)] }
+    var responsePath: [String] { ["getUserDetailsResponse", "getUserDetails", "userModel"] }
+}
+
+static func fetchUser() async {
+let service = ResourceService<GetUserDetails>()
+do {
+    let user = try await service.fetch(GetUserDetails(userID: "12345"))
+    print("Hello, \(user.firstName)")
+} catch .soapFault(let fault) {
+    print("The service refused: \(fault.code) \(fault.reason)")
+} catch {
+    print("The fetch failed: \(error)")
+}
+}
+
+struct GetUserDetailsV2: SOAPResourceType {
+    typealias Model = User
+    let userID: String
+    var url: URL { URL(string: "https://example.com/services/v2/UserService")! }
+    var soapVersion: SOAPVersion { .v1_2 }
+    var operation: String { "getUserDetails" }
+    var operationNamespace: String? { "http://example.com/users" }
+    var soapAction: String? { "http://example.com/users/getUserDetails" }
+    var parameters: SOAPParameters {
+        ["userID": .text(userID), "include": ["addresses": "true", "phones": "false"]]
+    }
+    var responsePath: [String] { ["getUserDetailsResponse", "getUserDetails", "userModel"] }
+}
+
+struct Book: Decodable, Sendable {
+    let isbn: String        // an attribute: <book isbn="…">
+    let title: String
+    let author: [String]    // repeated <author> elements
+    let published: Date?    // missing, or xsi:nil="true": nil
+}
+
+struct Catalogue: NetworkResourceType, XMLDecodableResourceType {
+    struct Root: Decodable { let book: [Book] }
+    var url: URL { URL(string: "https://example.com/catalogue.xml")! }
+    var elementPath: [String] { ["books"] }
+    var xmlDecoder: XMLTreeDecoder { XMLTreeDecoder(dateDecodingStrategy: .iso8601) }
+    func model(from root: Root) -> [Book] { root.book }
+}
+
+struct Contact: Sendable {
+    let name: String
+    let email: String
+}
+
+struct ContactCard: NetworkResourceType, XMLResourceType {
+    var url: URL { URL(string: "https://example.com/contacts/7.xml")! }
+
+    func model(from document: XMLTree) -> Contact? {
+        guard let fields = document.root.leafTexts(below: "contact"),
+              let name = fields["name"], let email = fields["email"] else { return nil }
+        return Contact(name: name, email: email)
+    }
+}
+
+static func parseYourself() throws -> (greeting: String, language: String?) {
+let tree = try XMLTree(data: Data(#"<greeting lang="en">Hello</greeting>"#.utf8))
+let greeting = tree.root.text                       // "Hello"
+let language = tree.root.attribute(named: "lang")   // "en"
+return (greeting, language)
+}
+
+struct Export: NetworkResourceType, XMLDecodableResourceType {
+    typealias Model = [Book]
+    var url: URL { URL(string: "https://example.com/export.xml")! }
+    var xmlParsingOptions: XMLParsingOptions {
+        XMLParsingOptions(maximumDepth: 64, maximumDocumentSize: 256 * 1024 * 1024)
+    }
+}
+
+static func stubbedService() -> (session: FakeURLSession, service: ResourceService<GetUserDetails>) {
+let session = FakeURLSession()
+session.stub(.url("https://example.com/services/UserService"), with: .xml("""
+    <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/">
+      <soap:Body>
+        <soap:Fault>
+          <faultcode>soap:Client</faultcode>
+          <faultstring>Unknown user</faultstring>
+        </soap:Fault>
+      </soap:Body>
+    </soap:Envelope>
+    """, statusCode: 500))
+let service = ResourceService<GetUserDetails>(session: session)
+return (session, service)
+}
+}
+
+/// The article's resources do what the article says.
+@Suite("XML and SOAP article")
+struct XMLAndSOAPArticleTests {
+    @Test func getUserDetailsDecodesTheSeedResponse() throws {
+        let user = try XMLAndSOAPArticle.GetUserDetails(userID: "12345").model(from: try Fixtures.data("getUserDetails-response"))
+        #expect(user.firstName == "Fred")
+        #expect(user.postCode == "IG1 1YT")
+    }
+
+    @Test func theStubbedServiceAnswersWithAFault() async throws {
+        let (session, service) = XMLAndSOAPArticle.stubbedService()
+        do {
+            _ = try await service.fetch(XMLAndSOAPArticle.GetUserDetails(userID: "12345"))
+            Issue.record("expected a Fault")
+        } catch .soapFault(let fault) {
+            #expect(fault.code == "soap:Client")
+            #expect(fault.reason == "Unknown user")
+        }
+        let request = try #require(session.receivedRequests.first)
+        #expect(request.httpMethod == "POST")
+        #expect(request.value(forHTTPHeaderField: "SOAPAction") == #""getUserDetails""#)
+    }
+
+    @Test func theVersion2CallSendsSOAP12WithNestedParameters() throws {
+        let request = try XMLAndSOAPArticle.GetUserDetailsV2(userID: "7").urlRequest()
+        #expect(request.value(forHTTPHeaderField: "Content-Type")
+            == #"application/soap+xml; charset=utf-8; action="http://example.com/users/getUserDetails""#)
+        let body = try #require(request.httpBody)
+        let operation = try #require(try XMLTree(data: body).root.element(atPath: ["Body", "getUserDetails"]))
+        #expect(operation.namespaceURI == "http://example.com/users")
+        #expect(operation.children.map(\.name) == ["userID", "include"])
+        #expect(operation.element(atPath: ["include", "phones"])?.text == "false")
+    }
+
+    static let books = """
+        <catalogue xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+          <books>
+            <book isbn="111"><title>One</title><author>A</author><author>B</author><published>2020-05-01T00:00:00Z</published></book>
+            <book isbn="222"><title>Two</title><published xsi:nil="true"/></book>
+          </books>
+        </catalogue>
+        """
+
+    @Test func theCatalogueDecodesBooks() throws {
+        let books = try XMLAndSOAPArticle.Catalogue().model(from: Data(Self.books.utf8))
+        #expect(books.map(\.isbn) == ["111", "222"])
+        #expect(books.map(\.author) == [["A", "B"], []])
+        #expect(books[0].published == Date(timeIntervalSince1970: 1_588_291_200))
+        #expect(books[1].published == nil)
+    }
+
+    @Test func theExportDecodesTheRootsChildren() throws {
+        let export = XMLAndSOAPArticle.Export()
+        let books = try export.model(from: Data("<books><book isbn='1'><title>T</title></book></books>".utf8))
+        #expect(books.map(\.title) == ["T"])
+        #expect(export.xmlParsingOptions.maximumDepth == 64)
+    }
+
+    @Test func theContactCardUsesLeafTexts() throws {
+        let card = XMLAndSOAPArticle.ContactCard()
+        let contact = try card.model(from: Data("<r><contact><name>Ada</name><email>ada@example.com</email></contact></r>".utf8))
+        #expect(contact.name == "Ada")
+        #expect(contact.email == "ada@example.com")
+        #expect(card.result(from: Data("<r><contact><name>Ada</name></contact></r>".utf8)).failure?.caseName == "parsing")
+    }
+
+    @Test func parsingYourself() throws {
+        let parsed = try XMLAndSOAPArticle.parseYourself()
+        #expect(parsed.greeting == "Hello")
+        #expect(parsed.language == "en")
+    }
+
+    @Test func everyBlockOfTheArticleIsInThisFile() throws {
+        // The lead's DocumentationSnippetTests checks all articles; this keeps this pair in step
+        // when the article is edited on this branch.
+        let here = URL(fileURLWithPath: #filePath)
+        let article = here.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/ResourceLoader/ResourceLoader.docc/XMLAndSOAPResources.md")
+        let text = try String(contentsOf: article, encoding: .utf8)
+        let source = try String(contentsOf: here, encoding: .utf8)
+        let blocks = text.components(separatedBy: "```swift\n").dropFirst().compactMap { $0.components(separatedBy: "```").first }
+        #expect(blocks.count == 8)
+        for block in blocks {
+            #expect(source.contains(block), "missing block: \(block.prefix(60))")
+        }
+    }
+}
