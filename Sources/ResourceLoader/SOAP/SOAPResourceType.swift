@@ -31,7 +31,7 @@ import FoundationNetworking
 /// ``responsePath`` inside the envelope's `Body`, whatever prefix the server gives the envelope.
 ///
 /// **Faults.** A response whose `Body` holds a `Fault` fails with ``ResourceError/soapFault(_:)``
-/// whatever its HTTP status: with an unacceptable status, ``validate(_:data:)`` finds it; with a
+/// whatever its HTTP status: with an unacceptable status, ``NetworkResourceType/validate(_:data:)`` finds it; with a
 /// `200`, the model step does, so successful responses are parsed once. A non-SOAP error page
 /// stays ``ResourceError/httpStatus(_:)``.
 public protocol SOAPResourceType: NetworkResourceType, XMLDecodableResourceType {

@@ -69,6 +69,8 @@ public struct XMLTreeDecoder: Sendable {
     /// Parses a document and decodes a value from the element at `path` below its root.
     ///
     /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - data: The XML document.
     ///   - path: Child names leading from the root element to the element to decode; empty for
     ///     the root itself.
     ///   - options: The parsing limits.
