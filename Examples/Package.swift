@@ -5,6 +5,7 @@ let package = Package(
     name: "Examples",
     platforms: [.macOS(.v13)],
     products: [
+        .executable(name: "user-details", targets: ["user-details"]),
         .executable(name: "cities", targets: ["cities"]),
     ],
     dependencies: [
@@ -22,12 +23,14 @@ let package = Package(
         .target(
             name: "FixtureServer",
             dependencies: [
+                "ExampleResources",
                 .product(name: "ResourceLoader", package: "ResourceLoader"),
                 .product(name: "ResourceLoaderTesting", package: "ResourceLoader"),
             ]
         ),
         // Argument parsing, printing and the three ways to load, shared by the demos.
         .target(name: "DemoSupport", dependencies: ["ExampleResources", "FixtureServer"]),
+        .executableTarget(name: "user-details", dependencies: ["DemoSupport"]),
         .executableTarget(name: "cities", dependencies: ["DemoSupport"]),
         .testTarget(
             name: "ExamplesTests",

@@ -166,7 +166,8 @@ extension ResourceError: CustomStringConvertible {
             return "Invalid request: \(reason)"
         case .transport(let code, let underlying):
             let detail = (underlying as? URLError).map { _ in "" } ?? ": \(underlying)"
-            return "Transport error (URLError code \(code.rawValue))\(detail)"
+            let summary = Self.summary(of: code).map { "\($0) " } ?? ""
+            return "Transport error: \(summary)(URLError code \(code.rawValue))\(detail)"
         case .timedOut:
             return "The request timed out"
         case .cancelled:
@@ -186,6 +187,27 @@ extension ResourceError: CustomStringConvertible {
             return text
         case .soapFault(let fault):
             return "SOAP Fault \(fault.code): \(fault.reason)"
+        }
+    }
+}
+
+extension ResourceError {
+    /// Plain words for the transport failures people meet most.
+    static func summary(of code: URLError.Code) -> String? {
+        switch code {
+        case .cannotConnectToHost: "could not connect to the server"
+        case .cannotFindHost, .dnsLookupFailed: "could not find the server"
+        case .notConnectedToInternet: "not connected to the internet"
+        case .networkConnectionLost: "the connection was lost"
+        case .badServerResponse: "the server's response was not valid HTTP"
+        case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate:
+            "a secure connection could not be made"
+        case .badURL, .unsupportedURL: "the URL is not supported"
+        case .fileDoesNotExist: "the file does not exist"
+        case .cannotOpenFile: "the file could not be read"
+        case .dataLengthExceedsMaximum: "the response is too large"
+        case .httpTooManyRedirects: "too many redirects"
+        default: nil
         }
     }
 }

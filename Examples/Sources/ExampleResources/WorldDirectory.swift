@@ -14,7 +14,11 @@ import FoundationNetworking
 /// ```swift
 /// let directory = WorldDirectory(baseURL: URL(string: "https://example.com/")!)
 /// let cities = try await directory.cities(in: "europe")
+/// let profile = try await directory.profile(for: "12345")
 /// ```
+///
+/// Each kind of request comes three ways: `async`, with a completion handler, and as a
+/// `ResourceOperation` for an `OperationQueue`.
 public struct WorldDirectory: Sendable {
     /// Where the services live.
     public struct Endpoints: Sendable {
@@ -33,6 +37,7 @@ public struct WorldDirectory: Sendable {
     /// Where the services live.
     public let endpoints: Endpoints
     private let cityService: ResourceService<Cities>
+    private let userService: ResourceService<GetUserDetails>
 
     /// Creates a directory for the services under `baseURL`.
     ///
@@ -47,7 +52,45 @@ public struct WorldDirectory: Sendable {
     ) {
         endpoints = Endpoints(baseURL: baseURL)
         cityService = ResourceService(session: session, options: options)
+        userService = ResourceService(session: session, options: options)
     }
+
+    // MARK: Users
+
+    /// The profile of the user with `userID`, shaped for display.
+    public func profile(for userID: String) async throws(ResourceError) -> UserProfile {
+        UserProfile(userID: userID, user: try await userService.fetch(userDetails(userID)))
+    }
+
+    /// The profile of the user with `userID`, delivered exactly once on `callbackQueue`.
+    @discardableResult
+    public func profile(
+        for userID: String,
+        callbackQueue: DispatchQueue = .main,
+        completion: @escaping @Sendable (Result<UserProfile, ResourceError>) -> Void
+    ) -> any Cancellable {
+        userService.fetch(userDetails(userID), callbackQueue: callbackQueue) { result in
+            completion(result.map { UserProfile(userID: userID, user: $0) })
+        }
+    }
+
+    /// An operation that loads the user with `userID` when a queue runs it; map its ``User``
+    /// with ``UserProfile/init(userID:user:)``.
+    public func userOperation(
+        for userID: String,
+        callbackQueue: DispatchQueue = .main,
+        completion: ResourceOperation<ResourceService<GetUserDetails>>.Completion? = nil
+    ) -> ResourceOperation<ResourceService<GetUserDetails>> {
+        ResourceOperation(
+            resource: userDetails(userID), service: userService, callbackQueue: callbackQueue,
+            completion: completion)
+    }
+
+    private func userDetails(_ userID: String) -> GetUserDetails {
+        GetUserDetails(url: endpoints.users, userID: userID)
+    }
+
+    // MARK: Cities
 
     /// The cities of `continent`.
     public func cities(in continent: String) async throws(ResourceError) -> [City] {

@@ -1,3 +1,4 @@
+import ExampleResources
 import Foundation
 import ResourceLoader
 import ResourceLoaderTesting
@@ -6,6 +7,7 @@ import ResourceLoaderTesting
 ///
 /// | Request | Answer |
 /// | --- | --- |
+/// | `POST /UserService`, SOAP 1.1 `getUserDetails(userID)` | The user for a known ID (see ``users``); a Fault with HTTP 500 for an unknown one, a wrong `SOAPAction` or a malformed envelope |
 /// | `GET /cities/<continent>.json` | `{"cities": [...]}` for a known continent, 404 otherwise |
 /// | `GET /cities/slow.json` | A valid answer after ``slowDelay`` |
 /// | `GET /cities/malformed.json` | A 200 whose JSON body is cut short |
@@ -22,6 +24,21 @@ public final class FixtureServer: Sendable {
         "europe": ["Lisbon", "Oslo", "Kraków", "Zürich"],
         "oceania": ["Auckland", "Sydney"],
     ]
+
+    /// The users the SOAP service knows, by ID.
+    public static let users: [String: User] = [
+        "12345": User(
+            city: "London", email: "fred.jones@example.com", faxNumber: "1234567891",
+            firstName: "Fred", lastName: "Jones", phoneNumber: "1234567891", postCode: "IG1 1YT",
+            street1: "street1", street2: "street2"),
+        "67890": User(
+            city: "Stockholm", email: "zoe@example.org", faxNumber: "",
+            firstName: "Zoë", lastName: "Ångström", phoneNumber: "+46 8 123 45 67", postCode: "114 51",
+            street1: "Strandvägen 7 & 9", street2: ""),
+    ]
+
+    /// The SOAP 1.1 envelope namespace.
+    static let soapNamespace = "http://schemas.xmlsoap.org/soap/envelope/"
 
     private let server: LoopbackHTTPServer
 
@@ -46,10 +63,66 @@ public final class FixtureServer: Sendable {
         switch (request.method, components.first) {
         case ("GET", "cities") where components.count == 2 && components[1].hasSuffix(".json"):
             return cities(String(components[1].dropLast(".json".count)))
+        case ("POST", "UserService") where components.count == 1:
+            return userService(request)
         default:
             return .status(404, headers: ["Content-Type": "text/plain"], body: Data("Not found\n".utf8))
         }
     }
+
+    // MARK: SOAP user service
+
+    /// Answers `getUserDetails` the way a SOAP 1.1 service would: checks the `SOAPAction`,
+    /// parses the envelope, and answers with the user or a Fault.
+    private static func userService(_ request: LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Response {
+        let action = request.value(forHeaderField: "SOAPAction")?.trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        guard action == "getUserDetails" else {
+            return fault(code: "soap:Client", reason: "Unsupported SOAPAction \(action.map { "'\($0)'" } ?? "(none)")")
+        }
+        guard let tree = try? XMLTree(data: request.body),
+            tree.root.name == "Envelope", tree.root.namespaceURI == soapNamespace,
+            let call = tree.root.child(named: "Body", namespaceURI: soapNamespace)?.child(named: "getUserDetails"),
+            let userID = call.child(named: "userID")?.text
+        else {
+            return fault(code: "soap:Client", reason: "The request is not a getUserDetails envelope")
+        }
+        guard let user = users[userID] else {
+            return fault(code: "soap:Client", reason: "Unknown user \(userID)")
+        }
+        let response = SOAPEnvelope(
+            version: .v1_1, operation: "getUserDetailsResponse",
+            parameters: [
+                "getUserDetails": [
+                    "userModel": [
+                        "city": .text(user.city), "email": .text(user.email), "faxNumber": .text(user.faxNumber),
+                        "firstName": .text(user.firstName), "lastName": .text(user.lastName),
+                        "phoneNumber": .text(user.phoneNumber), "postCode": .text(user.postCode),
+                        "street1": .text(user.street1), "street2": .text(user.street2),
+                    ]
+                ]
+            ])
+        return envelope(response, status: 200)
+    }
+
+    /// A SOAP 1.1 Fault with HTTP status 500, written (and escaped) by the library's envelope
+    /// writer: `<Fault xmlns="…/soap/envelope/">` is the envelope namespace's `Fault`, like
+    /// `<soap:Fault>`.
+    private static func fault(code: String, reason: String) -> LoopbackHTTPServer.Response {
+        envelope(
+            SOAPEnvelope(
+                version: .v1_1, operation: "Fault", operationNamespace: soapNamespace,
+                parameters: ["faultcode": .text(code), "faultstring": .text(reason)]),
+            status: 500)
+    }
+
+    private static func envelope(_ envelope: SOAPEnvelope, status: Int) -> LoopbackHTTPServer.Response {
+        guard let data = try? envelope.data() else {
+            return .status(500, headers: ["Content-Type": "text/plain"], body: Data("Cannot write the envelope\n".utf8))
+        }
+        return .status(status, headers: ["Content-Type": "text/xml; charset=utf-8"], body: data)
+    }
+
+    // MARK: Cities
 
     private static func cities(_ continent: String) -> LoopbackHTTPServer.Response {
         switch continent {
