@@ -11,20 +11,9 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// A namespace for the article's snippets and the small resource they load.
-struct LoadingWithOperationsSnippets {
-    struct City: Decodable, Sendable {
-        let name: String
-    }
-
-    /// `https://api.example.com/<continent>.json` → `{"cities": [{"name": …}]}`.
-    struct Cities: NetworkResourceType, JSONDecodableResourceType {
-        struct Root: Decodable { let cities: [City] }
-        let continent: String
-        var url: URL { URL(string: "https://api.example.com/\(continent).json")! }
-        func model(from root: Root) -> [City] { root.cities }
-    }
-}
+/// A namespace for the article's snippets. They load `Cities`, defined with the Getting Started
+/// snippets, as the article assumes.
+struct LoadingWithOperationsSnippets {}
 
 // MARK: - Run a resource operation
 

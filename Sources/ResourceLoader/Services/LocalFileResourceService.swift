@@ -33,9 +33,7 @@ public struct LocalFileResourceService<Resource: DataResourceType>: ResourceServ
         callbackQueue: DispatchQueue,
         completion: @escaping @Sendable (Result<Resource.Model, ResourceError>) -> Void
     ) -> any Cancellable {
-        let pending = PendingFetch<Resource.Model> { result in
-            callbackQueue.async { completion(result) }
-        }
+        let pending = PendingFetch(callbackQueue: callbackQueue, completion: completion)
         let url = fileURL(resource)
         DispatchQueue.global().async {
             guard !pending.isFinished else { return }

@@ -21,6 +21,14 @@ final class PendingFetch<Value: Sendable>: Cancellable, @unchecked Sendable {
         self.deliver = deliver
     }
 
+    /// Delivers the outcome by calling `completion` on `callbackQueue`.
+    convenience init(
+        callbackQueue: DispatchQueue,
+        completion: @escaping @Sendable (Result<Value, ResourceError>) -> Void
+    ) {
+        self.init { result in callbackQueue.async { completion(result) } }
+    }
+
     /// `true` once an outcome has been delivered.
     var isFinished: Bool { state.withLock { $0.isFinished } }
 

@@ -54,9 +54,7 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
         callbackQueue: DispatchQueue,
         completion: @escaping @Sendable (Result<Resource.Model, ResourceError>) -> Void
     ) -> any Cancellable {
-        let pending = PendingFetch<Resource.Model> { result in
-            callbackQueue.async { completion(result) }
-        }
+        let pending = PendingFetch(callbackQueue: callbackQueue, completion: completion)
         let request: URLRequest
         do {
             request = try resource.urlRequest()
