@@ -64,13 +64,27 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     }
 
     private func intern(_ string: String) -> String {
-        interned.insert(string).memberAfterInsert
+        // Up to 15 UTF-8 bytes a String is stored inline: there is no storage to share, and
+        // hashing every element name cost more than the rest of the element's bookkeeping.
+        guard string.utf8.count > 15 else { return string }
+        return interned.insert(string).memberAfterInsert
+    }
+
+    /// The prefix of `p:name`, `nil` for `name`.
+    private static func prefix(of qualifiedName: String) -> String? {
+        let utf8 = qualifiedName.utf8
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+        return String(qualifiedName[..<colon])
     }
 
     /// Splits `p:name` into `("p", "name")` and `name` into `(nil, "name")`.
+    ///
+    /// Searches the UTF-8 view: `firstIndex(of: Character)` walks grapheme clusters, and was the
+    /// single largest cost of building a tree (see Docs/Performance.md).
     private static func split(_ qualifiedName: String) -> (prefix: String?, name: String) {
-        guard let colon = qualifiedName.firstIndex(of: ":") else { return (nil, qualifiedName) }
-        return (String(qualifiedName[..<colon]), String(qualifiedName[qualifiedName.index(after: colon)...]))
+        let utf8 = qualifiedName.utf8
+        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { return (nil, qualifiedName) }
+        return (String(qualifiedName[..<colon]), String(qualifiedName[utf8.index(after: colon)...]))
     }
 
     // MARK: Elements
@@ -99,7 +113,7 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
         declaredPrefixes.append(pendingMappings.map(\.prefix))
         pendingMappings.removeAll()
 
-        let prefix = qualifiedName.flatMap { Self.split($0).prefix }
+        let prefix = qualifiedName.flatMap(Self.prefix(of:))
         var elementAttributes: [XMLTree.Attribute] = []
         elementAttributes.reserveCapacity(attributes.count)
         for (qualifiedName, value) in attributes where qualifiedName != "xmlns" && !qualifiedName.hasPrefix("xmlns:") {
@@ -113,7 +127,9 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
                 namespaceURI: attributeNamespace.map(intern), value: value))
         }
         // XMLParser reports attributes in a dictionary; sort them so a tree's order is stable.
-        elementAttributes.sort { ($0.prefix ?? "", $0.name) < ($1.prefix ?? "", $1.name) }
+        if elementAttributes.count > 1 {
+            elementAttributes.sort { ($0.prefix ?? "", $0.name) < ($1.prefix ?? "", $1.name) }
+        }
 
         let namespace = namespaceURI.flatMap { $0.isEmpty ? nil : intern($0) }
         nodes.append(XMLTree.Node(

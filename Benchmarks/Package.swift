@@ -1,0 +1,36 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+// The benchmark suite: one executable that measures ResourceLoader against the floor (raw
+// Foundation code) and against the libraries users compare it with, all in one run, and writes
+// `results/latest.json`. See `Docs/Performance.md` for the command and the results.
+let package = Package(
+    name: "Benchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        // By path, with a fixed name, so the package identity does not depend on the folder the
+        // repository was cloned into.
+        .package(name: "ResourceLoader", path: ".."),
+        .package(url: "https://github.com/drmohundro/SWXMLHash", exact: "8.1.1"),
+        .package(url: "https://github.com/CoreOffice/XMLCoder", exact: "0.18.2"),
+        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+    ],
+    targets: [
+        // Counts calls to malloc and friends, process-wide, by interposing them (glibc only;
+        // elsewhere the counters stay at zero and allocations are reported as unavailable).
+        .target(name: "MallocCounter"),
+        .executableTarget(
+            name: "resourceloader-bench",
+            dependencies: [
+                "MallocCounter",
+                .product(name: "ResourceLoader", package: "ResourceLoader"),
+                .product(name: "SWXMLHash", package: "SWXMLHash"),
+                .product(name: "XMLCoder", package: "XMLCoder"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,219 @@
+import Foundation
+import MallocCounter
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// MARK: - Clocks and counters
+
+/// Monotonic time in nanoseconds.
+@inline(__always)
+func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+/// User plus system CPU time of the whole process, in seconds.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime)
+}
+
+/// Allocation counters of the whole process (see the `MallocCounter` target).
+struct AllocationCount {
+    var allocations: UInt64
+    var bytes: UInt64
+
+    static var isAvailable: Bool { malloc_counter_available() != 0 }
+    static var current: AllocationCount {
+        AllocationCount(allocations: malloc_counter_allocations(), bytes: malloc_counter_bytes())
+    }
+}
+
+/// Reads `VmHWM` (peak resident set size) from `/proc/self/status`, in bytes; `nil` where there
+/// is no procfs.
+func peakResidentBytes() -> Int? { procStatusField("VmHWM") }
+
+/// Reads `VmRSS` (current resident set size), in bytes.
+func residentBytes() -> Int? { procStatusField("VmRSS") }
+
+private func procStatusField(_ name: String) -> Int? {
+    guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+    for line in status.split(separator: "\n") where line.hasPrefix(name + ":") {
+        let digits = line.dropFirst(name.count + 1).filter(\.isNumber)
+        return Int(digits).map { $0 * 1024 }
+    }
+    return nil
+}
+
+/// Keeps results alive so the optimiser cannot drop the work that made them.
+nonisolated(unsafe) var sink = 0
+@inline(never)
+func consume(_ value: Int) { sink &+= value }
+
+// MARK: - Statistics
+
+func median(_ values: [Double]) -> Double {
+    precondition(!values.isEmpty)
+    let sorted = values.sorted()
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+}
+
+/// The value below which `fraction` of `sorted` lies (nearest rank).
+func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
+    guard !sorted.isEmpty else { return .nan }
+    let rank = Int((fraction * Double(sorted.count)).rounded(.up)) - 1
+    return sorted[min(max(rank, 0), sorted.count - 1)]
+}
+
+// MARK: - Interleaved timing
+
+/// One thing being timed: a closure doing one unit of work and returning something to consume.
+struct Contender {
+    let name: String
+    let run: () throws -> Int
+}
+
+/// What the interleaved timer found for one contender.
+struct Timing {
+    /// Median seconds per unit of work, over the rounds.
+    var secondsPerIteration: Double
+    /// Every round's seconds per unit of work.
+    var samples: [Double]
+    /// Allocations per unit of work, from one run with the counters on.
+    var allocations: Double?
+    /// Bytes allocated per unit of work.
+    var allocatedBytes: Double?
+}
+
+/// Times contenders side by side: a warm-up run each, then `rounds` rounds in which every
+/// contender runs once (the order rotates each round), each run repeating the work enough times
+/// to last about `sampleSeconds`. Reports medians, so a burst of noise from the other engineers'
+/// builds spoils one sample, not the comparison.
+func interleave(_ contenders: [Contender], rounds: Int, sampleSeconds: Double) throws -> [String: Timing] {
+    var iterations: [String: Int] = [:]
+    var result: [String: Timing] = [:]
+    for contender in contenders {
+        // Warm-up, also measuring allocations and calibrating the repeat count.
+        let before = AllocationCount.current
+        let start = now()
+        consume(try contender.run())
+        let elapsed = Double(now() - start) / 1e9
+        let after = AllocationCount.current
+        iterations[contender.name] = max(1, Int(sampleSeconds / max(elapsed, 1e-7)))
+        result[contender.name] = Timing(
+            secondsPerIteration: .nan, samples: [],
+            allocations: AllocationCount.isAvailable ? Double(after.allocations - before.allocations) : nil,
+            allocatedBytes: AllocationCount.isAvailable ? Double(after.bytes - before.bytes) : nil)
+    }
+    for round in 0..<rounds {
+        for offset in 0..<contenders.count {
+            let contender = contenders[(offset + round) % contenders.count]
+            let count = iterations[contender.name]!
+            let start = now()
+            for _ in 0..<count { consume(try contender.run()) }
+            let seconds = Double(now() - start) / 1e9 / Double(count)
+            result[contender.name]!.samples.append(seconds)
+        }
+    }
+    for name in result.keys {
+        result[name]!.secondsPerIteration = median(result[name]!.samples)
+    }
+    return result
+}
+
+// MARK: - Child processes
+
+/// The path of this executable, to run it again as a child.
+func executablePath() -> String {
+    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+}
+
+/// Runs this executable with `arguments` and returns its standard output; throws when it exits
+/// with a non-zero status.
+func runChild(_ arguments: [String]) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executablePath())
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let output = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else {
+        throw HarnessError("child \(arguments.joined(separator: " ")) exited with status \(process.terminationStatus)")
+    }
+    return String(decoding: output, as: UTF8.self)
+}
+
+/// What a memory child reports: the peak resident size before and after the work, and whether
+/// the work produced the expected result.
+struct MemoryReport: Codable {
+    var baselinePeakBytes: Int
+    var peakBytes: Int
+    var succeeded: Bool
+    var note: String?
+}
+
+/// A failure of the harness itself (not a missed target): the command exits non-zero.
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+// MARK: - Async from synchronous code
+
+/// Runs `body` on the cooperative pool and blocks the calling (non-pool) thread until it ends.
+func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    let box = ResultBox<T>()
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        do { box.result = .success(try await body()) } catch { box.result = .failure(error) }
+        done.signal()
+    }
+    done.wait()
+    return try box.result!.get()
+}
+
+private final class ResultBox<T>: @unchecked Sendable {
+    // Written once by the task before it signals, read after the wait: the semaphore orders them.
+    var result: Result<T, any Error>?
+}
+
+/// A counter and a list of latencies shared by the threads of a load run.
+final class LoadState: @unchecked Sendable {
+    // `lock` guards every field.
+    private let lock = NSLock()
+    private var issued = 0
+    private var latencies: [Double] = []
+    private var failures = 0
+    let total: Int
+
+    init(total: Int) {
+        self.total = total
+        latencies.reserveCapacity(total)
+    }
+
+    /// Claims the next request; `false` once `total` have been claimed.
+    func claim() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        guard issued < total else { return false }
+        issued += 1
+        return true
+    }
+
+    func record(latencyNanoseconds: UInt64, ok: Bool) {
+        lock.lock()
+        latencies.append(Double(latencyNanoseconds) / 1e9)
+        if !ok { failures += 1 }
+        lock.unlock()
+    }
+
+    var snapshot: (latencies: [Double], failures: Int) {
+        lock.lock()
+        defer { lock.unlock() }
+        return (latencies, failures)
+    }
+}

@@ -1,0 +1,415 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// resourceloader-bench: the whole suite in one run (see Docs/Performance.md).
+//
+//   resourceloader-bench [--quick] [--only xml,json,http,operations] [--output PATH]
+//   resourceloader-bench --child xml|json CONTENDER COUNT     (used by the suite itself)
+//
+// Exits non-zero only when the harness itself fails; missed targets are reported in the JSON
+// summary and the printed table.
+
+func log(_ message: String) {
+    FileHandle.standardError.write(Data("[bench] \(message)\n".utf8))
+}
+
+// MARK: - Summary model
+
+/// One measured value of one contender.
+struct Measurement: Codable {
+    var group: String
+    var scenario: String
+    var contender: String
+    var secondsPerIteration: Double?
+    var megabytesPerSecond: Double?
+    var allocationsPerIteration: Double?
+    var allocatedMegabytesPerIteration: Double?
+    var peakMemoryMegabytes: Double?
+    var peakAboveInputMegabytes: Double?
+    var requestsPerSecond: Double?
+    var p50Milliseconds: Double?
+    var p99Milliseconds: Double?
+    var cpuMicrosecondsPerRequest: Double?
+    var operationsPerSecond: Double?
+    var failed: String?
+}
+
+/// One target: a ratio from this run against its bound.
+struct TargetResult: Codable {
+    var name: String
+    var ratio: Double?
+    var target: Double
+    /// `">="` when the ratio must reach the target, `"<="` when it must stay under it.
+    var comparison: String
+    var pass: Bool
+    var detail: String
+}
+
+struct Summary: Codable {
+    var generatedAt: String
+    var machine: [String: String]
+    var mode: String
+    var runSeconds: Double
+    var targets: [TargetResult]
+    var measurements: [Measurement]
+}
+
+final class Recorder {
+    var measurements: [Measurement] = []
+    var targets: [TargetResult] = []
+
+    func target(_ name: String, ratio: Double?, atLeast bound: Double, detail: String) {
+        let pass = ratio.map { $0 >= bound } ?? false
+        targets.append(TargetResult(name: name, ratio: ratio.map(round3), target: bound, comparison: ">=", pass: pass, detail: detail))
+        log("target \(name): \(ratio.map { String(format: "%.3f", $0) } ?? "n/a") (>= \(bound)) \(pass ? "PASS" : "MISS")")
+    }
+
+    func target(_ name: String, ratio: Double?, atMost bound: Double, detail: String) {
+        let pass = ratio.map { $0 <= bound } ?? false
+        targets.append(TargetResult(name: name, ratio: ratio.map(round3), target: bound, comparison: "<=", pass: pass, detail: detail))
+        log("target \(name): \(ratio.map { String(format: "%.3f", $0) } ?? "n/a") (<= \(bound)) \(pass ? "PASS" : "MISS")")
+    }
+}
+
+func round3(_ value: Double) -> Double { (value * 1000).rounded() / 1000 }
+let megabyte = 1_000_000.0
+
+// MARK: - Children (peak memory, one contender per process)
+
+func runChildMode(_ arguments: [String]) throws {
+    guard arguments.count == 3, let count = Int(arguments[2]) else { throw HarnessError("usage: --child xml|json CONTENDER COUNT") }
+    var report: MemoryReport
+    switch arguments[0] {
+    case "xml":
+        guard let contender = XMLContender.allCases.first(where: { $0.key == arguments[1] }) else { throw HarnessError("unknown contender") }
+        let data = userDetailsDocument(count: count)
+        let baseline = peakResidentBytes() ?? 0
+        do {
+            let users = try contender.parse(data)
+            report = MemoryReport(baselinePeakBytes: baseline, peakBytes: peakResidentBytes() ?? 0,
+                                  succeeded: isExpected(users, count: count),
+                                  note: isExpected(users, count: count) ? nil : "got \(users.count) users, expected \(count)")
+        } catch {
+            report = MemoryReport(baselinePeakBytes: baseline, peakBytes: peakResidentBytes() ?? 0, succeeded: false, note: "threw \(error)")
+        }
+    case "json":
+        guard let contender = JSONContender.allCases.first(where: { $0.key == arguments[1] }) else { throw HarnessError("unknown contender") }
+        let data = citiesDocument(count: count)
+        let baseline = peakResidentBytes() ?? 0
+        let cities = try contender.parse(data)
+        report = MemoryReport(baselinePeakBytes: baseline, peakBytes: peakResidentBytes() ?? 0,
+                              succeeded: isExpected(cities, count: count), note: nil)
+    default:
+        throw HarnessError("unknown child kind \(arguments[0])")
+    }
+    print(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))
+}
+
+func memoryChild(_ kind: String, _ key: String, count: Int) -> MemoryReport {
+    do {
+        let output = try runChild(["--child", kind, key, String(count)])
+        guard let line = output.split(separator: "\n").last else { throw HarnessError("no output") }
+        return try JSONDecoder().decode(MemoryReport.self, from: Data(line.utf8))
+    } catch {
+        return MemoryReport(baselinePeakBytes: 0, peakBytes: 0, succeeded: false, note: "child failed: \(error)")
+    }
+}
+
+// MARK: - XML
+
+func runXML(_ recorder: Recorder, quick: Bool) throws {
+    let sizes = quick ? [1, 1000, 10000] : [1, 1000, 10000, 100_000]
+    let largest = sizes.last!
+    var throughput: [Int: [XMLContender: Double]] = [:]
+    var peak: [XMLContender: MemoryReport] = [:]
+
+    // Peak memory and correctness for the largest document, each contender in its own process.
+    for contender in XMLContender.allCases {
+        log("xml: peak memory of \(contender.rawValue), \(largest) records (child process)")
+        peak[contender] = memoryChild("xml", contender.key, count: largest)
+    }
+
+    for size in sizes {
+        let data = userDetailsDocument(count: size)
+        log("xml: \(size) records, \(data.count) bytes")
+        var contenders: [Contender] = []
+        var failures: [XMLContender: String] = [:]
+        for contender in XMLContender.allCases {
+            if size == largest, let report = peak[contender], !report.succeeded {
+                failures[contender] = report.note ?? "failed"
+                continue
+            }
+            do {
+                let users = try contender.parse(data)
+                guard isExpected(users, count: size) else {
+                    failures[contender] = "got \(users.count) users, expected \(size)"
+                    continue
+                }
+            } catch {
+                failures[contender] = "threw \(error)"
+                continue
+            }
+            contenders.append(Contender(name: contender.rawValue) { try contender.parse(data).count })
+        }
+        let sampleSeconds = quick ? 0.05 : (size >= 100_000 ? 0.5 : 0.25)
+        let timings = try interleave(contenders, rounds: quick ? 3 : 5, sampleSeconds: sampleSeconds)
+        for contender in XMLContender.allCases {
+            var measurement = Measurement(group: "xml", scenario: "\(size) records (\(data.count) bytes)", contender: contender.rawValue)
+            if let timing = timings[contender.rawValue] {
+                let mbps = Double(data.count) / megabyte / timing.secondsPerIteration
+                throughput[size, default: [:]][contender] = mbps
+                measurement.secondsPerIteration = timing.secondsPerIteration
+                measurement.megabytesPerSecond = mbps
+                measurement.allocationsPerIteration = timing.allocations
+                measurement.allocatedMegabytesPerIteration = timing.allocatedBytes.map { $0 / megabyte }
+            } else {
+                measurement.failed = failures[contender]
+            }
+            if size == largest, let report = peak[contender], report.peakBytes > 0 {
+                measurement.peakMemoryMegabytes = Double(report.peakBytes) / megabyte
+                measurement.peakAboveInputMegabytes = Double(report.peakBytes - report.baselinePeakBytes) / megabyte
+            }
+            recorder.measurements.append(measurement)
+        }
+    }
+
+    func ratio(_ a: XMLContender, _ b: XMLContender, at size: Int) -> Double? {
+        guard let x = throughput[size]?[a], let y = throughput[size]?[b] else { return nil }
+        return x / y
+    }
+    /// The largest size at which both contenders produced the right users.
+    func largestCommon(_ a: XMLContender, _ b: XMLContender) -> Int? {
+        sizes.reversed().first { throughput[$0]?[a] != nil && throughput[$0]?[b] != nil }
+    }
+    func compare(_ name: String, _ a: XMLContender, _ b: XMLContender, atLeast bound: Double) {
+        let size = largestCommon(a, b)
+        var detail = size.map { "throughput ratio at \($0) records" } ?? "no size at which both succeeded"
+        if let size, size != largest {
+            detail += "; \(b.rawValue) does not produce the right users at \(largest) records (\(failureNote(b)))"
+        }
+        recorder.target(name, ratio: size.flatMap { ratio(a, b, at: $0) }, atLeast: bound, detail: detail)
+    }
+    func failureNote(_ contender: XMLContender) -> String { peak[contender]?.note ?? "failed" }
+
+    compare("xml.tree_vs_raw_sax", .tree, .rawSAX, atLeast: 0.8)
+    compare("xml.tree_vs_swxmlhash", .tree, .swxmlhash, atLeast: 3)
+    compare("xml.decodable_vs_raw_sax", .decodable, .rawSAX, atLeast: 0.5)
+    compare("xml.decodable_vs_xmlcoder", .decodable, .xmlcoder, atLeast: 7)
+    for contender in [XMLContender.tree, .decodable] {
+        let ours = peak[contender], sax = peak[.rawSAX]
+        let value: Double? = (ours?.succeeded == true && sax?.succeeded == true && sax!.peakBytes > 0)
+            ? Double(ours!.peakBytes) / Double(sax!.peakBytes) : nil
+        let detail = "peak RSS (VmHWM) of a child process parsing the \(largest)-record document "
+            + "(input included) vs raw SAX's; above the input: "
+            + String(format: "%.0f MB vs %.0f MB", Double((ours?.peakBytes ?? 0) - (ours?.baselinePeakBytes ?? 0)) / megabyte,
+                     Double((sax?.peakBytes ?? 0) - (sax?.baselinePeakBytes ?? 0)) / megabyte)
+        recorder.target("xml.\(contender.key)_peak_memory_vs_raw_sax", ratio: value, atMost: 2, detail: detail)
+    }
+}
+
+// MARK: - JSON
+
+func runJSON(_ recorder: Recorder, quick: Bool) throws {
+    let count = 100_000
+    let data = citiesDocument(count: count)
+    log("json: \(count) cities, \(data.count) bytes")
+    var contenders: [Contender] = []
+    for contender in JSONContender.allCases {
+        guard isExpected(try contender.parse(data), count: count) else { throw HarnessError("\(contender.rawValue) parsed wrongly") }
+        contenders.append(Contender(name: contender.rawValue) { try contender.parse(data).count })
+    }
+    let timings = try interleave(contenders, rounds: quick ? 3 : 7, sampleSeconds: quick ? 0.1 : 0.3)
+    var throughput: [JSONContender: Double] = [:]
+    for contender in JSONContender.allCases {
+        let timing = timings[contender.rawValue]!
+        let report = quick ? nil : memoryChild("json", contender.key, count: count)
+        throughput[contender] = Double(data.count) / megabyte / timing.secondsPerIteration
+        recorder.measurements.append(Measurement(
+            group: "json", scenario: "\(count) cities (\(data.count) bytes)", contender: contender.rawValue,
+            secondsPerIteration: timing.secondsPerIteration, megabytesPerSecond: throughput[contender],
+            allocationsPerIteration: timing.allocations, allocatedMegabytesPerIteration: timing.allocatedBytes.map { $0 / megabyte },
+            peakMemoryMegabytes: report.map { Double($0.peakBytes) / megabyte },
+            peakAboveInputMegabytes: report.map { Double($0.peakBytes - $0.baselinePeakBytes) / megabyte }))
+    }
+    recorder.target("json.jsonresourcetype_vs_raw_jsonserialization",
+                    ratio: throughput[.resourceSerialization]! / throughput[.rawSerialization]!, atLeast: 0.95,
+                    detail: "throughput ratio, \(count) cities")
+    recorder.target("json.decodable_vs_raw_jsondecoder",
+                    ratio: throughput[.resourceDecodable]! / throughput[.rawDecoder]!, atLeast: 0.95,
+                    detail: "throughput ratio, \(count) cities; Cities as in Examples, with its ServiceError check")
+}
+
+// MARK: - End to end
+
+func runHTTP(_ recorder: Recorder, quick: Bool) throws {
+    guard let binary = NginxServer.locateOrInstall() else {
+        log("SKIPPING the end-to-end HTTP part: nginx is not installed and could not be installed (apt-get install -y nginx)")
+        for concurrency in [1, 32, 256] {
+            for style in ["async", "completion"] {
+                recorder.targets.append(TargetResult(name: "http.\(style)_c\(concurrency)_vs_urlsession", ratio: nil, target: 0.95,
+                                                     comparison: ">=", pass: false, detail: "skipped: nginx not available"))
+            }
+        }
+        return
+    }
+    let cityCount = 50
+    let server = try NginxServer(binary: binary, files: ["europe.json": citiesDocument(count: cityCount)])
+    defer { server.stop() }
+    log("http: nginx on 127.0.0.1:\(server.port), \(citiesDocument(count: cityCount).count)-byte JSON")
+    let clients = HTTPClients(url: URL(string: "http://127.0.0.1:\(server.port)/europe.json")!, expectedCount: cityCount)
+    defer { try? clients.shutdown() }
+
+    let rounds = quick ? 1 : 3
+    for concurrency in [1, 32, 256] {
+        let total = quick ? 200 : (concurrency == 1 ? 600 : 1500)
+        var samples: [HTTPClientKind: [LoadResult]] = [:]
+        for kind in HTTPClientKind.allCases {
+            let warm = try clients.load(kind, concurrency: concurrency, total: max(concurrency * 2, 100))
+            guard warm.failures == 0 else { throw HarnessError("\(kind.rawValue) failed \(warm.failures) warm-up requests") }
+        }
+        for round in 0..<rounds {
+            let kinds = HTTPClientKind.allCases
+            for offset in 0..<kinds.count {
+                let kind = kinds[(offset + round) % kinds.count]
+                let result = try clients.load(kind, concurrency: concurrency, total: total)
+                guard result.failures == 0 else { throw HarnessError("\(kind.rawValue) failed \(result.failures) requests") }
+                samples[kind, default: []].append(result)
+            }
+        }
+        var rate: [HTTPClientKind: Double] = [:]
+        for kind in HTTPClientKind.allCases {
+            let results = samples[kind]!
+            rate[kind] = median(results.map(\.requestsPerSecond))
+            recorder.measurements.append(Measurement(
+                group: "http", scenario: "concurrency \(concurrency)", contender: kind.rawValue,
+                requestsPerSecond: rate[kind], p50Milliseconds: median(results.map(\.p50)) * 1000,
+                p99Milliseconds: median(results.map(\.p99)) * 1000,
+                cpuMicrosecondsPerRequest: median(results.map(\.cpuPerRequest)) * 1e6))
+            log(String(format: "http c%d %@: %.0f req/s", concurrency, kind.rawValue, rate[kind]!))
+        }
+        recorder.target("http.async_c\(concurrency)_vs_urlsession", ratio: rate[.ourAsync]! / rate[.handAsync]!, atLeast: 0.95,
+                        detail: "requests/s, ResourceService async vs hand-written URLSession async (median of \(rounds) rounds of \(total))")
+        recorder.target("http.completion_c\(concurrency)_vs_urlsession", ratio: rate[.ourCompletion]! / rate[.handCompletion]!, atLeast: 0.95,
+                        detail: "requests/s, ResourceService completion vs hand-written URLSession dataTask (median of \(rounds) rounds of \(total))")
+    }
+}
+
+// MARK: - Operations
+
+func runOperations(_ recorder: Recorder, quick: Bool) throws {
+    let count = quick ? 20_000 : 100_000
+    let body = citiesDocument(count: 3)
+    log("operations: \(count) operations per sample")
+    var contenders: [Contender] = []
+    for contender in OperationContender.allCases {
+        guard contender.run(count: 1000, body: body) == 1000 else { throw HarnessError("\(contender.rawValue) lost outcomes") }
+        contenders.append(Contender(name: contender.rawValue) {
+            let done = contender.run(count: count, body: body)
+            guard done == count else { throw HarnessError("\(contender.rawValue): \(done) of \(count) outcomes") }
+            return done
+        })
+    }
+    let timings = try interleave(contenders, rounds: quick ? 2 : 3, sampleSeconds: 0)
+    var rate: [OperationContender: Double] = [:]
+    for contender in OperationContender.allCases {
+        let timing = timings[contender.rawValue]!
+        rate[contender] = Double(count) / timing.secondsPerIteration
+        recorder.measurements.append(Measurement(
+            group: "operations", scenario: "\(count) operations, immediate fake session", contender: contender.rawValue,
+            secondsPerIteration: timing.secondsPerIteration,
+            allocationsPerIteration: timing.allocations.map { $0 / Double(count) },
+            operationsPerSecond: rate[contender]))
+    }
+    recorder.target("operations.resourceoperation_vs_blockoperation",
+                    ratio: rate[.resourceOperation]! / rate[.blockOperation]!, atLeast: 0.5,
+                    detail: "operations/s, \(count) operations on one OperationQueue")
+}
+
+// MARK: - Machine
+
+func machineDescription() -> [String: String] {
+    var machine: [String: String] = [:]
+    if let cpuinfo = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+       let line = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("model name") }) {
+        machine["cpu"] = line.split(separator: ":", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+    machine["cores"] = String(ProcessInfo.processInfo.activeProcessorCount)
+    machine["memoryGB"] = String(format: "%.0f", Double(ProcessInfo.processInfo.physicalMemory) / 1_073_741_824)
+    machine["os"] = ProcessInfo.processInfo.operatingSystemVersionString
+    #if compiler(>=6.3)
+    machine["swift"] = "6.3 or later"
+    #else
+    machine["swift"] = "earlier than 6.3"
+    #endif
+    machine["allocationCounting"] = AllocationCount.isAvailable ? "malloc interposer (glibc)" : "unavailable"
+    return machine
+}
+
+// MARK: - Main
+
+func printTables(_ summary: Summary) {
+    print("\n| Target | Ratio | Bound | Pass |")
+    print("|---|---:|---:|:---:|")
+    for target in summary.targets {
+        print("| \(target.name) | \(target.ratio.map { String(format: "%.2f", $0) } ?? "n/a") | \(target.comparison) \(target.target) | \(target.pass ? "yes" : "**no**") |")
+    }
+    func f(_ value: Double?, _ format: String = "%.1f") -> String { value.map { String(format: format, $0) } ?? "" }
+    print("\n| Group | Scenario | Contender | MB/s | allocs/iter | alloc MB/iter | peak MB | req/s | p50 ms | p99 ms | CPU µs/req | ops/s | note |")
+    print("|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+    for m in summary.measurements {
+        print("| \(m.group) | \(m.scenario) | \(m.contender) | \(f(m.megabytesPerSecond)) | \(f(m.allocationsPerIteration, "%.0f")) | \(f(m.allocatedMegabytesPerIteration)) | \(f(m.peakMemoryMegabytes, "%.0f")) | \(f(m.requestsPerSecond, "%.0f")) | \(f(m.p50Milliseconds, "%.2f")) | \(f(m.p99Milliseconds, "%.2f")) | \(f(m.cpuMicrosecondsPerRequest, "%.0f")) | \(f(m.operationsPerSecond, "%.0f")) | \(m.failed ?? "") |")
+    }
+}
+
+func main() -> Int32 {
+    var arguments = Array(CommandLine.arguments.dropFirst())
+    do {
+        if arguments.first == "--child" {
+            try runChildMode(Array(arguments.dropFirst()))
+            return 0
+        }
+        var quick = false
+        var groups = ["xml", "json", "http", "operations"]
+        // Benchmarks/results/latest.json, wherever the command is run from.
+        var output = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("results/latest.json").path
+        while let argument = arguments.first {
+            arguments.removeFirst()
+            switch argument {
+            case "--quick": quick = true
+            case "--only": groups = (arguments.isEmpty ? "" : arguments.removeFirst()).split(separator: ",").map(String.init)
+            case "--output": output = arguments.isEmpty ? output : arguments.removeFirst()
+            default: throw HarnessError("unknown argument \(argument)")
+            }
+        }
+        let recorder = Recorder()
+        let start = now()
+        if groups.contains("xml") { try runXML(recorder, quick: quick) }
+        if groups.contains("json") { try runJSON(recorder, quick: quick) }
+        if groups.contains("operations") { try runOperations(recorder, quick: quick) }
+        if groups.contains("http") { try runHTTP(recorder, quick: quick) }
+        let formatter = ISO8601DateFormatter()
+        let summary = Summary(
+            generatedAt: formatter.string(from: Date()), machine: machineDescription(),
+            mode: quick ? "quick" : "full", runSeconds: round3(Double(now() - start) / 1e9),
+            targets: recorder.targets, measurements: recorder.measurements)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let url = URL(fileURLWithPath: output)
+        try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try encoder.encode(summary).write(to: url)
+        printTables(summary)
+        let missed = summary.targets.filter { !$0.pass }.count
+        log(String(format: "done in %.0f s: %d of %d targets met; summary written to %@",
+                   summary.runSeconds, summary.targets.count - missed, summary.targets.count, output))
+        return 0
+    } catch {
+        log("harness error: \(error)")
+        return 1
+    }
+}
+
+exit(main())
