@@ -147,6 +147,12 @@ extension URLSessionTransport {
     ///
     /// It is separate from the transport because a session holds its delegate strongly until it
     /// is invalidated; the transport invalidates the session when it is released.
+    ///
+    /// A transfer has one outcome: whoever removes it from ``transfers`` delivers it. When a
+    /// limit stops a transfer, the outcome is delivered at once and the task is cancelled
+    /// afterwards, because on Linux a cancellation waits behind the socket events already queued
+    /// on the session's work queue (against a fast server, for a long time); callbacks for a
+    /// transfer that has been removed are ignored.
     private final class Delegate: NSObject, URLSessionDataDelegate, Sendable {
         /// One request in flight.
         struct Transfer {
@@ -155,8 +161,12 @@ extension URLSessionTransport {
             let completionHandler: @Sendable (Result<(Data, URLResponse), any Error>) -> Void
             var body = Data()
             var redirectsFollowed = 0
-            /// Set when a limit stops the transfer; reported instead of the session's error.
-            var failure: ResourceError?
+        }
+
+        /// What a callback decided about its transfer.
+        enum Verdict<Value> {
+            case proceed(Value)
+            case stop(ResourceError)
         }
 
         // `transfers` is a `Locked`: its lock guards every transfer, keyed by task identifier.
@@ -172,15 +182,29 @@ extension URLSessionTransport {
             transfers.withLock { $0[task.taskIdentifier] = transfer }
         }
 
-        /// Runs `body` on the transfer of `task` while holding the lock; `nil` if there is none.
+        /// Runs `decide` on the transfer of `task` while holding the lock.
         ///
-        /// The transfer is moved out of the dictionary meanwhile, so appending to its body does
-        /// not copy the body.
-        private func update<Result>(_ task: URLSessionTask, _ body: (inout Transfer) -> Result) -> Result? {
-            transfers.withLock { transfers in
-                guard var transfer = transfers.removeValue(forKey: task.taskIdentifier) else { return nil }
-                defer { transfers[task.taskIdentifier] = transfer }
-                return body(&transfer)
+        /// Returns `nil` if the transfer is over. On ``Verdict/stop(_:)`` the transfer is removed,
+        /// its outcome delivered and the task cancelled. The transfer is moved out of the
+        /// dictionary while `decide` runs, so appending to its body does not copy the body.
+        private func update<Value>(_ task: URLSessionTask, _ decide: (inout Transfer) -> Verdict<Value>) -> Value? {
+            let (verdict, stopped) = transfers.withLock { transfers -> (Verdict<Value>?, Transfer?) in
+                guard var transfer = transfers.removeValue(forKey: task.taskIdentifier) else { return (nil, nil) }
+                let verdict = decide(&transfer)
+                if case .stop = verdict { return (verdict, transfer) }
+                transfers[task.taskIdentifier] = transfer
+                return (verdict, nil)
+            }
+            switch verdict {
+            case .proceed(let value):
+                return value
+            case .stop(let error):
+                stopped?.completionHandler(.failure(error))
+                // `cancel()` waits for the session's work queue; do not hold up the delegate queue.
+                DispatchQueue.global().async { task.cancel() }
+                return nil
+            case nil:
+                return nil
             }
         }
 
@@ -191,22 +215,19 @@ extension URLSessionTransport {
             newRequest request: URLRequest,
             completionHandler: @escaping @Sendable (URLRequest?) -> Void
         ) {
-            let next = update(task) { transfer -> URLRequest? in
-                guard transfer.failure == nil else { return nil }
+            let next = update(task) { transfer -> Verdict<URLRequest> in
                 let decision = URLSessionTransport.redirect(
                     request, from: response.url ?? task.currentRequest?.url, originalURL: transfer.originalURL,
                     redirectsFollowed: transfer.redirectsFollowed, options: transfer.options)
                 switch decision {
                 case .follow(let next):
                     transfer.redirectsFollowed += 1
-                    return next
+                    return .proceed(next)
                 case .refuse(let refusal):
-                    transfer.failure = .redirectRefused(refusal)
-                    return nil
+                    return .stop(.redirectRefused(refusal))
                 }
-            } ?? nil
+            }
             completionHandler(next)
-            if next == nil { task.cancel() }
         }
 
         func urlSession(
@@ -215,38 +236,28 @@ extension URLSessionTransport {
             didReceive response: URLResponse,
             completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
         ) {
-            let allowed = update(dataTask) { transfer -> Bool in
-                guard transfer.failure == nil else { return false }
+            // A response over the limit has been answered already, and its task is being
+            // cancelled: on Linux, `.cancel` alone was seen to end the task only at the idle timeout.
+            let allowed: Void? = update(dataTask) { transfer -> Verdict<Void> in
                 let limit = transfer.options.maximumResponseBytes
-                guard response.expectedContentLength <= Int64(limit) else {
-                    transfer.failure = .responseTooLarge(limit: limit)
-                    return false
-                }
-                return true
+                guard response.expectedContentLength <= Int64(limit) else { return .stop(.responseTooLarge(limit: limit)) }
+                return .proceed(())
             }
-            completionHandler(allowed == true ? .allow : .cancel)
+            completionHandler(allowed != nil ? .allow : .cancel)
         }
 
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-            let crossedLimit = update(dataTask) { transfer -> Bool in
-                guard transfer.failure == nil else { return false }
+            _ = update(dataTask) { transfer -> Verdict<Void> in
                 let limit = transfer.options.maximumResponseBytes
-                guard data.count <= limit - transfer.body.count else {
-                    transfer.failure = .responseTooLarge(limit: limit)
-                    transfer.body = Data()
-                    return true
-                }
+                guard data.count <= limit - transfer.body.count else { return .stop(.responseTooLarge(limit: limit)) }
                 transfer.body.append(data)
-                return false
+                return .proceed(())
             }
-            if crossedLimit == true { dataTask.cancel() }
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
             guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-            if let failure = transfer.failure {
-                transfer.completionHandler(.failure(failure))
-            } else if let error {
+            if let error {
                 transfer.completionHandler(.failure(error))
             } else if let response = task.response {
                 transfer.completionHandler(.success((transfer.body, response)))
