@@ -13,6 +13,8 @@ import FoundationNetworking
 /// | ``invalidRequest(reason:)`` | The resource could not be turned into a valid `URLRequest`. |
 /// | ``transport(_:underlying:)`` | The transport failed: no connection, DNS, TLS, a non-HTTP response… |
 /// | ``timedOut`` | The request did not complete in time. |
+/// | ``responseTooLarge(limit:)`` | The response body was larger than ``TransferOptions/maximumResponseBytes``. |
+/// | ``redirectRefused(_:)`` | A redirect broke the redirect rules (too many, or `https` to `http`). |
 /// | ``cancelled`` | The caller cancelled the fetch. |
 /// | ``httpStatus(_:)`` | The server answered with a status code the resource does not accept. |
 /// | ``serviceLevel(_:)`` | The transport succeeded but the body reports an error (see ``DataResourceType/serviceError(in:)``). |
@@ -29,6 +31,12 @@ public enum ResourceError: Error, Sendable {
     case transport(URLError.Code, underlying: any Error)
     /// The request did not complete before its timeout or deadline.
     case timedOut
+    /// The response body is larger than `limit` bytes, the
+    /// ``TransferOptions/maximumResponseBytes`` that applied to the request.
+    case responseTooLarge(limit: Int)
+    /// A redirect was refused; the value says which rule it broke. Only ``URLSessionTransport``
+    /// enforces these rules.
+    case redirectRefused(RedirectRefusal)
     /// The fetch was cancelled by the caller.
     case cancelled
     /// The response's status code is not one the resource accepts.
@@ -46,6 +54,15 @@ public enum ResourceError: Error, Sendable {
 // MARK: - Context types
 
 extension ResourceError {
+    /// Why ``URLSessionTransport`` refused to follow a redirect.
+    public enum RedirectRefusal: Sendable, Hashable {
+        /// The request had already followed `limit` redirects, its
+        /// ``TransferOptions/maximumRedirects``.
+        case tooManyRedirects(limit: Int)
+        /// The redirect led from an `https` URL to an `http` one.
+        case insecureDowngrade
+    }
+
     /// What is known about a response whose status code was not acceptable.
     public struct HTTPStatusFailure: Sendable {
         /// The most bytes of the body that ``bodyPrefix`` keeps.
@@ -170,6 +187,12 @@ extension ResourceError: CustomStringConvertible {
             return "Transport error: \(summary)(URLError code \(code.rawValue))\(detail)"
         case .timedOut:
             return "The request timed out"
+        case .responseTooLarge(let limit):
+            return "The response body is larger than the limit of \(limit) bytes"
+        case .redirectRefused(.tooManyRedirects(let limit)):
+            return "Redirect refused: more than \(limit) redirects"
+        case .redirectRefused(.insecureDowngrade):
+            return "Redirect refused: it leads from https to http"
         case .cancelled:
             return "The request was cancelled"
         case .httpStatus(let failure):

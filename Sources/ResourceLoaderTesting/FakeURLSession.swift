@@ -82,7 +82,7 @@ public final class FakeURLSession: URLSessionType, @unchecked Sendable {
         }
         let answer = stub.response.answer(to: request)
         if stub.response.delay > .zero {
-            queue.asyncAfter(deadline: .now() + stub.response.delay.timeInterval) { task.complete(answer) }
+            task.complete(answer, after: stub.response.delay, on: queue)
         } else {
             queue.async { task.complete(answer) }
         }
@@ -109,19 +109,38 @@ public struct UnmatchedRequestError: Error, CustomStringConvertible {
 
 /// One fake transfer: answers exactly once, or `URLError(.cancelled)` when cancelled first.
 private final class FakeTask: Cancellable, @unchecked Sendable {
-    // `lock` guards `completionHandler`, which is cleared once it has been called.
+    // `lock` guards `completionHandler`, which is cleared once it has been called, and `timer`.
     private let lock = NSLock()
     private var completionHandler: (@Sendable (Result<(Data, URLResponse), any Error>) -> Void)?
+    private var timer: (any DispatchSourceTimer)?
 
     init(completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void) {
         self.completionHandler = completionHandler
+    }
+
+    /// Answers after `delay`, unless the task completes first. A timer rather than `asyncAfter`,
+    /// so that cancelling frees the answer at once instead of leaving it scheduled (a delayed
+    /// answer can outlive a test, and the process).
+    func complete(_ answer: Result<(Data, URLResponse), any Error>, after delay: Duration, on queue: DispatchQueue) {
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.setEventHandler { self.complete(answer) }
+        timer.schedule(deadline: .now() + delay.timeInterval)
+        lock.lock()
+        let isPending = completionHandler != nil
+        if isPending { self.timer = timer }
+        lock.unlock()
+        timer.resume()  // releasing a source that was never resumed traps
+        if !isPending { timer.cancel() }
     }
 
     func complete(_ answer: Result<(Data, URLResponse), any Error>) {
         lock.lock()
         let handler = completionHandler
         completionHandler = nil
+        let timer = self.timer
+        self.timer = nil
         lock.unlock()
+        timer?.cancel()
         handler?(answer)
     }
 

@@ -27,7 +27,8 @@ import Darwin
 /// Everything is bounded so a test cannot hang on it: request heads and bodies have size limits,
 /// an idle connection is closed after ``Limits/idleTimeout``, a connection serves at most
 /// ``Limits/maximumRequestsPerConnection`` requests, and ``stop()`` ends every connection,
-/// including those paused in a script.
+/// including those paused in a script. A script also ends as soon as the client closes the
+/// connection, even during a pause, so ``openConnectionCount`` shows when a client gave up.
 public final class LoopbackHTTPServer: Sendable {
     /// Bounds on what the server accepts and how long it waits.
     public struct Limits: Sendable {
@@ -74,6 +75,10 @@ public final class LoopbackHTTPServer: Sendable {
     /// How many requests the server has received so far.
     public var requestCount: Int { core.requestCount }
 
+    /// How many client connections are open now. A test can wait for it to reach zero to check
+    /// that a client really closed a connection (for example after cancelling a transfer).
+    public var openConnectionCount: Int { core.openConnectionCount }
+
     /// Stops listening and ends every connection. Waits (up to 5 seconds) for the connection
     /// threads to finish. Calling it again does nothing; releasing the server calls it too.
     public func stop() {
@@ -105,6 +110,12 @@ extension LoopbackHTTPServer {
             lock.lock()
             defer { lock.unlock() }
             return requests
+        }
+
+        var openConnectionCount: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return openSockets.count
         }
 
         func stop() {
@@ -167,7 +178,7 @@ extension LoopbackHTTPServer {
                     case .write(let bytes):
                         guard Socket.write(bytes, to: client) else { return }
                     case .pause(let duration):
-                        guard pause(for: duration) else { return }
+                        guard pause(for: duration, on: client) else { return }
                     case .close:
                         return
                     case .reset:
@@ -179,11 +190,12 @@ extension LoopbackHTTPServer {
             }
         }
 
-        /// Sleeps in short slices so that ``stop()`` is not held up; `false` if stopped meanwhile.
-        private func pause(for duration: Duration) -> Bool {
+        /// Sleeps in short slices so that ``stop()`` is not held up; `false` if stopped or if the
+        /// client closed the connection meanwhile.
+        private func pause(for duration: Duration, on client: Int32) -> Bool {
             let end = ContinuousClock.now + duration
             while ContinuousClock.now < end {
-                if stopped { return false }
+                if stopped || Socket.peerHasClosed(client) { return false }
                 Thread.sleep(forTimeInterval: min(0.01, max(0, (end - ContinuousClock.now).seconds)))
             }
             return !stopped
@@ -388,6 +400,14 @@ private enum Socket {
             }
             return true
         }
+    }
+
+    /// `true` when the peer has closed or reset the connection; never blocks or consumes bytes.
+    static func peerHasClosed(_ fd: Int32) -> Bool {
+        var byte: UInt8 = 0
+        let count = recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if count == 0 { return true }
+        return count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR
     }
 
     static func reset(_ fd: Int32) {

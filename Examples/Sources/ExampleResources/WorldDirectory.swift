@@ -43,11 +43,11 @@ public struct WorldDirectory: Sendable {
     ///
     /// - Parameters:
     ///   - baseURL: The services' base URL.
-    ///   - session: The transport. Default: `URLSession.shared`.
+    ///   - session: The transport. Default: `URLSessionTransport.shared`.
     ///   - options: Limits for every request. Default: a 30-second deadline.
     public init(
         baseURL: URL,
-        session: any URLSessionType = URLSession.shared,
+        session: any URLSessionType = URLSessionTransport.shared,
         options: TransferOptions = TransferOptions(deadline: .seconds(30))
     ) {
         endpoints = Endpoints(baseURL: baseURL)

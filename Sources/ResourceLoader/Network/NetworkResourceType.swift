@@ -42,6 +42,20 @@ public protocol NetworkResourceType: ResourceType {
     /// The status codes that count as success. Default: `200..<300`.
     var acceptableStatusCodes: Range<Int> { get }
 
+    /// The limits for this resource's requests, given the service's.
+    ///
+    /// The default returns `serviceDefaults` unchanged. Override it to adjust one limit and keep
+    /// the rest:
+    ///
+    /// ```swift
+    /// func transferOptions(_ serviceDefaults: TransferOptions) -> TransferOptions {
+    ///     var options = serviceDefaults
+    ///     options.maximumResponseBytes = 256 * 1024 * 1024
+    ///     return options
+    /// }
+    /// ```
+    func transferOptions(_ serviceDefaults: TransferOptions) -> TransferOptions
+
     /// Builds the request. The default assembles it from the properties above.
     ///
     /// - Throws: ``ResourceError/invalidRequest(reason:)`` when the request cannot be built: the
@@ -76,6 +90,11 @@ extension NetworkResourceType {
 
     /// `200..<300`.
     public var acceptableStatusCodes: Range<Int> { 200..<300 }
+
+    /// Returns `serviceDefaults` unchanged.
+    public func transferOptions(_ serviceDefaults: TransferOptions) -> TransferOptions {
+        serviceDefaults
+    }
 
     /// Assembles a `URLRequest` from ``url``, ``queryItems``, ``httpMethod``, ``headerFields``,
     /// ``body`` and ``timeoutInterval``.

@@ -170,7 +170,7 @@ public final class ResourceOperation<Service: ResourceServiceType>: Asynchronous
 
 extension ResourceOperation {
     /// Creates an operation that fetches a network resource with a default
-    /// ``ResourceService`` (the shared `URLSession`, no deadline).
+    /// ``ResourceService`` (``URLSessionTransport/shared`` and the default ``TransferOptions``).
     ///
     /// - Parameters:
     ///   - resource: What to fetch.

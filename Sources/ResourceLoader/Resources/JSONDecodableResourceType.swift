@@ -34,7 +34,10 @@ import Foundation
 /// ```
 ///
 /// Decoding errors are reported as ``ResourceError/parsing(_:)`` and keep the `DecodingError`,
-/// so ``ResourceError/ParsingFailure/codingPath`` says where decoding stopped.
+/// so ``ResourceError/ParsingFailure/codingPath`` says where decoding stopped. A body in which an
+/// object has the same key twice also fails with ``ResourceError/parsing(_:)`` (unless the
+/// decoder allows JSON5), as it does for ``JSONResourceType``: parsers disagree about which value
+/// wins, so neither is trusted.
 public protocol JSONDecodableResourceType: DataResourceType {
     /// The type a successful fetch produces. Restated here so that Swift infers it from
     /// the type ``model(from:)-(Root)`` returns.
@@ -72,6 +75,8 @@ extension JSONDecodableResourceType {
     }
 
     /// Decodes ``Root`` from `data` with ``jsonDecoder`` and maps it with ``model(from:)-(Root)``.
+    ///
+    /// A body in which an object has the same key twice fails with ``ResourceError/parsing(_:)``.
     public func model(from data: Data) throws -> Model {
         guard !data.isEmpty else { throw ResourceError.emptyResponse(statusCode: nil) }
         let root: Root
@@ -79,6 +84,10 @@ extension JSONDecodableResourceType {
             root = try jsonDecoder.decode(Root.self, from: data)
         } catch {
             throw ResourceError.parsing(.init(context: "decoding \(Root.self) from JSON", underlying: error))
+        }
+        if !jsonDecoder.allowsJSON5, let path = JSONDuplicateKeyScanner.firstDuplicateKeyPath(in: data) {
+            throw ResourceError.parsing(
+                .init(context: "decoding \(Root.self) from JSON: the key at \(path) appears twice in one object"))
         }
         return try model(from: root)
     }

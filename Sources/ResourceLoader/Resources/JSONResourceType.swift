@@ -14,8 +14,11 @@ import Foundation
 /// }
 /// ```
 ///
-/// Invalid JSON, a top-level shape the resource does not handle, or a `nil` model all fail with
-/// ``ResourceError/parsing(_:)``; an empty body fails with ``ResourceError/emptyResponse(statusCode:)``.
+/// Invalid JSON, an object with the same key twice, a top-level shape the resource does not
+/// handle, or a `nil` model all fail with ``ResourceError/parsing(_:)``; an empty body fails with
+/// ``ResourceError/emptyResponse(statusCode:)``. Numbers that do not fit a `Double` (such as
+/// `1e400`) are invalid JSON; integers beyond 64 bits arrive as `NSNumber`s that do not cast to
+/// `Int`.
 ///
 /// For `Decodable` models, ``JSONDecodableResourceType`` is usually simpler.
 public protocol JSONResourceType: DataResourceType {
@@ -41,6 +44,9 @@ extension JSONResourceType {
 
     /// Parses `data` with `JSONSerialization` and hands the top level to
     /// ``modelFrom(jsonDictionary:)`` or ``modelFrom(jsonArray:)``.
+    ///
+    /// A body in which an object has the same key twice fails with ``ResourceError/parsing(_:)``
+    /// rather than silently keeping one of the values.
     public func model(from data: Data) throws -> Model {
         guard !data.isEmpty else { throw ResourceError.emptyResponse(statusCode: nil) }
         let object: Any
@@ -48,6 +54,9 @@ extension JSONResourceType {
             object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         } catch {
             throw ResourceError.parsing(.init(context: "reading JSON", underlying: error))
+        }
+        if let path = JSONDuplicateKeyScanner.firstDuplicateKeyPath(in: data) {
+            throw ResourceError.parsing(.init(context: "reading JSON: the key at \(path) appears twice in one object"))
         }
         if let dictionary = object as? [String: Any] {
             guard let model = modelFrom(jsonDictionary: dictionary) else {

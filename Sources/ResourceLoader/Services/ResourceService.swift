@@ -13,9 +13,11 @@ import FoundationNetworking
 /// ```
 ///
 /// Every fetch goes one way through the same steps:
-/// 1. ``NetworkResourceType/urlRequest()`` builds the request;
+/// 1. ``NetworkResourceType/urlRequest()`` builds the request, and
+///    ``NetworkResourceType/transferOptions(_:)`` its limits from the service's ``options``;
 /// 2. the ``URLSessionType`` sends it, within the ``TransferOptions/deadline``;
-/// 3. the response must be an `HTTPURLResponse`;
+/// 3. the body must be within ``TransferOptions/maximumResponseBytes`` and the response must be
+///    an `HTTPURLResponse`;
 /// 4. ``NetworkResourceType/validate(_:data:)`` checks the status (and, for SOAP, Faults);
 /// 5. ``DataResourceType/serviceError(in:)`` looks for a service-level error in the body;
 /// 6. ``DataResourceType/model(from:)`` makes the model.
@@ -25,16 +27,24 @@ import FoundationNetworking
 public struct ResourceService<Resource: NetworkResourceType & DataResourceType>: ResourceServiceType {
     /// The transport requests are sent through.
     public let session: any URLSessionType
-    /// The limits applied to every transfer.
+    /// The limits applied to every transfer, unless a resource adjusts them with
+    /// ``NetworkResourceType/transferOptions(_:)``.
     public let options: TransferOptions
 
     /// Creates a service.
     ///
     /// - Parameters:
-    ///   - session: The transport. Default: `URLSession.shared`. Tests inject a
-    ///     `FakeURLSession`.
-    ///   - options: Limits for every transfer. Default: no deadline.
-    public init(session: any URLSessionType = URLSession.shared, options: TransferOptions = TransferOptions()) {
+    ///   - session: The transport. Default: ``URLSessionTransport/shared``, which enforces every
+    ///     limit as the transfer happens. Tests inject a `FakeURLSession`. With a plain
+    ///     `URLSession`, the size limit is checked only once the whole body has arrived, and
+    ///     redirects follow the platform's rules.
+    ///   - options: Limits for every transfer. Default: `TransferOptions()`, whose
+    ///     ``TransferOptions/deadline`` is 60 seconds, ``TransferOptions/maximumResponseBytes``
+    ///     32 MiB and ``TransferOptions/maximumRedirects`` 10.
+    public init(
+        session: any URLSessionType = URLSessionTransport.shared,
+        options: TransferOptions = TransferOptions()
+    ) {
         self.session = session
         self.options = options
     }
@@ -62,6 +72,7 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
             pending.finish(.failure(error))
             return pending
         }
+        let options = resource.transferOptions(self.options)
         if let deadline = options.deadline {
             pending.startDeadline(deadline)
         }
@@ -69,7 +80,7 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
             guard !pending.isFinished else { return }
             DispatchQueue.global().async {
                 guard !pending.isFinished else { return }
-                pending.finish(Self.process(answer, for: resource))
+                pending.finish(Self.process(answer, for: resource, options: options))
             }
         }
         pending.attach(transfer)
@@ -79,7 +90,8 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
     /// Steps 3 to 6 of the pipeline: from the transport's answer to the model.
     static func process(
         _ answer: Result<(Data, URLResponse), any Error>,
-        for resource: Resource
+        for resource: Resource,
+        options: TransferOptions
     ) -> Result<Resource.Model, ResourceError> {
         let data: Data
         let response: URLResponse
@@ -88,6 +100,10 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
             (data, response) = success
         case .failure(let error):
             return .failure(ResourceError(transportError: error))
+        }
+        // Transports that do not enforce the limit as bytes arrive are held to it here.
+        guard data.count <= options.maximumResponseBytes else {
+            return .failure(.responseTooLarge(limit: options.maximumResponseBytes))
         }
         guard let httpResponse = response as? HTTPURLResponse else {
             return .failure(.transport(.badServerResponse, underlying: URLError(.badServerResponse)))

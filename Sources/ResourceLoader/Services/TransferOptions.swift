@@ -1,13 +1,31 @@
 /// Limits that apply to one transfer, from sending the request to the last byte of the response.
 ///
-/// A service has default options and passes them to its transport with every request.
+/// A service has default options and passes them to its transport with every request; a resource
+/// can adjust them for its own requests with ``NetworkResourceType/transferOptions(_:)``.
 ///
 /// ```swift
 /// let service = ResourceService<Cities>(options: TransferOptions(deadline: .seconds(10)))
 /// ```
+///
+/// | Limit | Default | Enforced by |
+/// | --- | --- | --- |
+/// | ``deadline`` | 60 seconds | ``ResourceService``, for every transport |
+/// | ``maximumResponseBytes`` | 32 MiB | ``URLSessionTransport`` as bytes arrive; ``ResourceService`` after the fact for other transports |
+/// | ``maximumRedirects`` | 10 | ``URLSessionTransport`` |
+///
+/// ``URLSessionTransport`` also refuses redirects from `https` to `http` and does not forward
+/// `Authorization`, `Proxy-Authorization` or `Cookie` header fields to another origin. These
+/// rules are not options.
 public struct TransferOptions: Sendable, Hashable {
+    /// The default ``deadline``: 60 seconds.
+    public static let defaultDeadline: Duration = .seconds(60)
+    /// The default ``maximumResponseBytes``: 32 MiB.
+    public static let defaultMaximumResponseBytes = 32 * 1024 * 1024
+    /// The default ``maximumRedirects``: 10.
+    public static let defaultMaximumRedirects = 10
+
     /// The longest a whole transfer may take, or `nil` for no limit beyond the request's idle
-    /// timeout.
+    /// timeout. Default: ``defaultDeadline`` (60 seconds).
     ///
     /// Unlike `URLRequest.timeoutInterval`, which restarts whenever a byte arrives, the deadline
     /// bounds the total time: a server that trickles a byte a second cannot keep a request alive
@@ -15,8 +33,39 @@ public struct TransferOptions: Sendable, Hashable {
     /// ``ResourceError/timedOut``. ``ResourceService`` enforces it for every transport.
     public var deadline: Duration?
 
-    /// Creates options. With no arguments: no deadline.
-    public init(deadline: Duration? = nil) {
+    /// The largest response body accepted, in bytes. Default: ``defaultMaximumResponseBytes``
+    /// (32 MiB).
+    ///
+    /// A larger body fails the fetch with ``ResourceError/responseTooLarge(limit:)``.
+    /// ``URLSessionTransport`` bounds memory: a declared `Content-Length` over the limit fails
+    /// before the body is read, and a body without a declared length is cancelled as soon as it
+    /// crosses the limit. With other transports (a plain `URLSession`, for example)
+    /// ``ResourceService`` can only check the body once it has been received. Bytes are counted
+    /// after any content decoding (gzip), so a compressed body cannot expand past the limit.
+    public var maximumResponseBytes: Int
+
+    /// The most redirects one request may follow. Default: ``defaultMaximumRedirects`` (10).
+    ///
+    /// One more fails the fetch with ``ResourceError/redirectRefused(_:)`` and
+    /// ``ResourceError/RedirectRefusal/tooManyRedirects(limit:)``; `0` refuses every redirect.
+    /// Enforced by ``URLSessionTransport``. A plain `URLSession` follows its platform's own
+    /// policy; the platforms also stop chains of their own accord somewhere above 10 hops, with
+    /// ``ResourceError/transport(_:underlying:)`` and `URLError.Code.httpTooManyRedirects`.
+    public var maximumRedirects: Int
+
+    /// Creates options. With no arguments, every limit has its default.
+    ///
+    /// - Parameters:
+    ///   - deadline: The longest a whole transfer may take; `nil` for no limit.
+    ///   - maximumResponseBytes: The largest response body accepted, in bytes.
+    ///   - maximumRedirects: The most redirects one request may follow.
+    public init(
+        deadline: Duration? = TransferOptions.defaultDeadline,
+        maximumResponseBytes: Int = TransferOptions.defaultMaximumResponseBytes,
+        maximumRedirects: Int = TransferOptions.defaultMaximumRedirects
+    ) {
         self.deadline = deadline
+        self.maximumResponseBytes = maximumResponseBytes
+        self.maximumRedirects = maximumRedirects
     }
 }

@@ -6,8 +6,8 @@ import FoundationNetworking
 
 /// The transport a service sends requests through.
 ///
-/// `URLSession` conforms, and so does `FakeURLSession` from the `ResourceLoaderTesting` library,
-/// which tests inject in its place. Anything that can take a `URLRequest` and eventually answer
+/// ``URLSessionTransport`` (the default) and `URLSession` conform, and so does `FakeURLSession`
+/// from the `ResourceLoaderTesting` library, which tests inject in its place. Anything that can take a `URLRequest` and eventually answer
 /// with bytes and a response can conform: a session with a delegate, a recording proxy, a cache.
 ///
 /// Conforming types must call `completionHandler` exactly once, and must stop the work and
@@ -32,7 +32,11 @@ public protocol URLSessionType: Sendable {
 extension URLSession: URLSessionType {
     /// Sends `request` with a data task and resumes it.
     ///
-    /// The deadline in `options` is enforced by the service that calls this method.
+    /// A plain session enforces none of `options` itself: ``ResourceService`` enforces the
+    /// deadline around it and checks ``TransferOptions/maximumResponseBytes`` once the whole
+    /// body has arrived (so the body is held in memory first), and redirects follow the
+    /// platform's rules, which on Linux forward `Authorization` and `Cookie` to any origin and
+    /// allow `https` to `http`. Only ``URLSessionTransport`` bounds memory and redirects.
     public func data(
         for request: URLRequest,
         options: TransferOptions,

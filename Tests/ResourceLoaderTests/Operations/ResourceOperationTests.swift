@@ -109,8 +109,9 @@ struct ResourceOperationTests {
         let key = DispatchSpecificKey<Bool>()
         DispatchQueue.main.setSpecific(key: key, value: true)
         let operation = ResourceOperation(resource: CitiesResource())
-        #expect(operation.service.session is URLSession)
-        #expect(operation.service.options.deadline == nil)
+        #expect(operation.service.session is URLSessionTransport)
+        #expect(operation.service.options == TransferOptions())
+        #expect(operation.service.options.deadline == .seconds(60))
         #expect(operation.callbackQueue.getSpecific(key: key) == true)
     }
 

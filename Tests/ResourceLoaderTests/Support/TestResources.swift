@@ -73,6 +73,8 @@ extension ResourceError {
         case .invalidRequest: "invalidRequest"
         case .transport: "transport"
         case .timedOut: "timedOut"
+        case .responseTooLarge: "responseTooLarge"
+        case .redirectRefused: "redirectRefused"
         case .cancelled: "cancelled"
         case .httpStatus: "httpStatus"
         case .serviceLevel: "serviceLevel"

@@ -1,0 +1,167 @@
+import Foundation
+import ResourceLoader
+import ResourceLoaderTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Hostile and malformed JSON, through both JSON paths: `JSONSerialization`
+/// (``JSONResourceType``) and `JSONDecoder` (``JSONDecodableResourceType``). Every body must end
+/// in a model or a typed error, never a crash or a silently wrong model.
+@Suite("Bad JSON input")
+struct JSONBadInputTests {
+    // MARK: Depth
+
+    static let deepArrays = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
+    static let deepObjects = String(repeating: #"{"a":"#, count: 10_000) + "1" + String(repeating: "}", count: 10_000)
+
+    @Test(arguments: [deepArrays, deepObjects])
+    func tenThousandLevelsAreAParsingErrorOnBothPaths(json: String) async throws {
+        // Off the main thread, on a task's smaller stack, as a service would parse it.
+        let errors = await Task.detached {
+            [
+                Nested().result(from: Data(json.utf8)).failure,
+                NestedNames().result(from: Data(json.utf8)).failure,
+            ]
+        }.value
+        #expect(errors.map { $0?.caseName } == ["parsing", "parsing"])
+    }
+
+    @Test func tenThousandLevelsThroughTheServiceAreAParsingError() async throws {
+        let session = FakeURLSession()
+        session.stub(.any, with: .json(Self.deepObjects))
+        let error = await ResourceService<CitiesResource>(session: session).fetchError(CitiesResource())
+        #expect(error?.caseName == "parsing")
+        let names = await ResourceService<CityNamesResource>(session: session).fetchError(CityNamesResource())
+        #expect(names?.caseName == "parsing")
+    }
+
+    // MARK: Duplicate keys
+
+    @Test(arguments: [
+        (#"{"cities":[{"name":"Lisbon","name":"Oslo"}]}"#, "cities[0].name"),
+        (#"{"cities":[{"name":"Lisbon"}],"cities":[]}"#, "cities"),
+        (#"{"cities":[{"name":"Lisbon"},{"name":"Oslo","n\u0061me":"Rome"}]}"#, "cities[1].name"),
+    ])
+    func anObjectWithARepeatedKeyIsAParsingErrorOnBothPaths(json: String, path: String) throws {
+        // JSONSerialization would keep the last value and JSONDecoder the first: neither is
+        // trusted.
+        for error in [CitiesResource().result(from: Data(json.utf8)).failure,
+                      CityNamesResource().result(from: Data(json.utf8)).failure] {
+            guard case .parsing(let failure) = error else {
+                Issue.record("expected parsing, got \(String(describing: error))")
+                continue
+            }
+            #expect(failure.context.hasSuffix("the key at \(path) appears twice in one object"))
+        }
+    }
+
+    @Test(arguments: [
+        (#"{"cities":[{"name":"Lisbon"},{"name":"Oslo"}]}"#, ["Lisbon", "Oslo"]),
+        (#"{"cities":[{"name":"{\"name\":1,\"name\":2}"}]}"#, [#"{"name":1,"name":2}"#]),
+        (#"{"cities":[{"name":"a\"b","n\"ame":"x","name\\":"y"}]}"#, [#"a"b"#]),
+        (#"{"cities":[{"name":"Lisbon","Name":"Oslo"}]}"#, ["Lisbon"]),
+    ])
+    func equalKeysInDifferentObjectsOrInsideStringsAreFine(json: String, names: [String]) throws {
+        #expect(try CitiesResource().result(from: Data(json.utf8)).get().map(\.name) == names)
+        #expect(try CityNamesResource().result(from: Data(json.utf8)).get() == names)
+    }
+
+    @Test func aDecoderThatAllowsJSON5IsNotChecked() throws {
+        // JSON5 is not JSON: the scan would not understand it, so it is left to the decoder.
+        var resource = LenientCities()
+        resource.allowsJSON5 = true
+        #expect(try resource.result(from: Data(#"{"cities":[{name:"A", "name":"A"}]}"#.utf8)).get() == [City(name: "A")])
+    }
+
+    // MARK: Numbers
+
+    @Test func aNumberBeyondDoubleIsAParsingErrorOnBothPaths() {
+        let json = Data(#"{"value": 1e400}"#.utf8)
+        #expect(Reading().result(from: json).failure?.caseName == "parsing")
+        #expect(ReadingValue().result(from: json).failure?.caseName == "parsing")
+    }
+
+    @Test func anIntegerBeyondIntIsAParsingErrorOnBothPaths() throws {
+        let json = Data(#"{"count": 18446744073709551616}"#.utf8)
+        #expect(Count().result(from: json).failure?.caseName == "parsing")
+        #expect(CountValue().result(from: json).failure?.caseName == "parsing")
+        // The largest Int still fits.
+        let largest = Data(#"{"count": 9223372036854775807}"#.utf8)
+        #expect(try Count().result(from: largest).get() == Int.max)
+        #expect(try CountValue().result(from: largest).get() == Int.max)
+    }
+
+    // MARK: Null
+
+    @Test func nullForANonOptionalIsAParsingErrorWithTheCodingPath() {
+        let error = CitiesResource().result(from: Data(#"{"cities":[{"name":"Lisbon"},{"name":null}]}"#.utf8)).failure
+        guard case .parsing(let failure) = error else {
+            Issue.record("expected parsing, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.codingPath == "cities[1].name")
+        #expect(error?.description.contains("cities[1].name") == true)
+    }
+}
+
+// MARK: - Resources
+
+/// Any JSON array or object, through `JSONSerialization`.
+private struct NestedNames: JSONResourceType {
+    func modelFrom(jsonDictionary: [String: Any]) -> Int? { jsonDictionary.count }
+    func modelFrom(jsonArray: [Any]) -> Int? { jsonArray.count }
+}
+
+/// Nested arrays or objects of any depth, through `JSONDecoder`.
+private struct Nested: JSONDecodableResourceType {
+    indirect enum Model: Decodable, Sendable {
+        case array([Model])
+        case object([String: Model])
+        case number(Int)
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let array = try? container.decode([Model].self) {
+                self = .array(array)
+            } else if let object = try? container.decode([String: Model].self) {
+                self = .object(object)
+            } else {
+                self = .number(try container.decode(Int.self))
+            }
+        }
+    }
+}
+
+private struct LenientCities: JSONDecodableResourceType {
+    struct Root: Decodable { let cities: [City] }
+    var allowsJSON5 = false
+
+    var jsonDecoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.allowsJSON5 = allowsJSON5
+        return decoder
+    }
+
+    func model(from root: Root) -> [City] { root.cities }
+}
+
+private struct Reading: JSONDecodableResourceType {
+    struct Root: Decodable { let value: Double }
+    func model(from root: Root) -> Double { root.value }
+}
+
+private struct ReadingValue: JSONResourceType {
+    func modelFrom(jsonDictionary: [String: Any]) -> Double? { jsonDictionary["value"] as? Double }
+}
+
+private struct Count: JSONDecodableResourceType {
+    struct Root: Decodable { let count: Int }
+    func model(from root: Root) -> Int { root.count }
+}
+
+private struct CountValue: JSONResourceType {
+    func modelFrom(jsonDictionary: [String: Any]) -> Int? { jsonDictionary["count"] as? Int }
+}
