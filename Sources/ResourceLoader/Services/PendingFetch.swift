@@ -5,6 +5,11 @@ import Foundation
 /// The transfer's answer, ``cancel()`` and the deadline all race to ``finish(_:)``; the first
 /// one wins and the others are ignored. Whatever wins also stops the transfer and the deadline
 /// timer.
+///
+/// The outcome goes to `completion` on `callbackQueue`, or straight to `completion` on the
+/// finishing thread when there is no queue (the `async` bridge, which resumes a continuation).
+/// A caller that is already running on `callbackQueue` uses ``finishOnCallbackQueue(_:)`` to skip
+/// the extra dispatch.
 final class PendingFetch<Value: Sendable>: Cancellable, @unchecked Sendable {
     private struct State {
         var isFinished = false
@@ -14,19 +19,18 @@ final class PendingFetch<Value: Sendable>: Cancellable, @unchecked Sendable {
 
     // `state` is a `Locked`: its lock guards every field above.
     private let state = Locked(State())
-    private let deliver: @Sendable (Result<Value, ResourceError>) -> Void
+    private let callbackQueue: DispatchQueue?
+    private let completion: @Sendable (Result<Value, ResourceError>) -> Void
 
-    /// - Parameter deliver: receives the one outcome; called at most once.
-    init(deliver: @escaping @Sendable (Result<Value, ResourceError>) -> Void) {
-        self.deliver = deliver
-    }
-
-    /// Delivers the outcome by calling `completion` on `callbackQueue`.
-    convenience init(
-        callbackQueue: DispatchQueue,
+    /// - Parameters:
+    ///   - callbackQueue: Where `completion` runs; `nil` to run it on the finishing thread.
+    ///   - completion: Receives the one outcome; called at most once.
+    init(
+        callbackQueue: DispatchQueue?,
         completion: @escaping @Sendable (Result<Value, ResourceError>) -> Void
     ) {
-        self.init { result in callbackQueue.async { completion(result) } }
+        self.callbackQueue = callbackQueue
+        self.completion = completion
     }
 
     /// `true` once an outcome has been delivered.
@@ -59,6 +63,17 @@ final class PendingFetch<Value: Sendable>: Cancellable, @unchecked Sendable {
     /// Delivers `result` unless an outcome was already delivered. Returns whether it was.
     @discardableResult
     func finish(_ result: Result<Value, ResourceError>) -> Bool {
+        finish(result, onCallbackQueue: false)
+    }
+
+    /// Like ``finish(_:)``, for a caller already running on the callback queue: the completion
+    /// runs at once, on this thread.
+    @discardableResult
+    func finishOnCallbackQueue(_ result: Result<Value, ResourceError>) -> Bool {
+        finish(result, onCallbackQueue: true)
+    }
+
+    private func finish(_ result: Result<Value, ResourceError>, onCallbackQueue: Bool) -> Bool {
         let claimed = state.withLock { state -> (transfer: (any Cancellable)?, timer: DispatchWorkItem?)? in
             guard !state.isFinished else { return nil }
             state.isFinished = true
@@ -67,7 +82,11 @@ final class PendingFetch<Value: Sendable>: Cancellable, @unchecked Sendable {
         }
         guard let claimed else { return false }
         claimed.timer?.cancel()
-        deliver(result)
+        if let callbackQueue, !onCallbackQueue {
+            callbackQueue.async { [completion] in completion(result) }
+        } else {
+            completion(result)
+        }
         if case .failure = result { claimed.transfer?.cancel() }
         return true
     }

@@ -22,8 +22,9 @@ import FoundationNetworking
 /// 5. ``DataResourceType/serviceError(in:)`` looks for a service-level error in the body;
 /// 6. ``DataResourceType/model(from:)`` makes the model.
 ///
-/// Parsing runs on a global queue, never on the session's delegate queue, so large responses do
-/// not hold up other requests. Every fetch has exactly one outcome.
+/// Parsing never runs on the transport's queue, so large responses do not hold up other
+/// requests: it runs on the callback queue you pass (a global queue when that is the main queue)
+/// or, for `async` fetches, on a global queue. Every fetch has exactly one outcome.
 public struct ResourceService<Resource: NetworkResourceType & DataResourceType>: ResourceServiceType {
     /// The transport requests are sent through.
     public let session: any URLSessionType
@@ -65,12 +66,51 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
         completion: @escaping @Sendable (Result<Resource.Model, ResourceError>) -> Void
     ) -> any Cancellable {
         let pending = PendingFetch(callbackQueue: callbackQueue, completion: completion)
+        // The body is parsed on the callback queue itself, one dispatch from the transport's
+        // queue, and the completion called right there. The main queue is the exception: it is
+        // the app's, so parsing happens on a global queue and only the completion runs on main.
+        if callbackQueue.isMain {
+            start(resource, pending: pending, parsingQueue: .global(), parsesOnCallbackQueue: false)
+        } else {
+            start(resource, pending: pending, parsingQueue: callbackQueue, parsesOnCallbackQueue: true)
+        }
+        return pending
+    }
+
+    /// Fetches `resource` and returns its model.
+    ///
+    /// The body is parsed on a global queue, never on the calling task's executor or the
+    /// transport's queue. Cancelling the calling task cancels the fetch, which then throws
+    /// ``ResourceError/cancelled``.
+    public func fetch(_ resource: Resource) async throws(ResourceError) -> Resource.Model {
+        if Task.isCancelled { throw .cancelled }
+        let forwarder = CancellationForwarder()
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let pending = PendingFetch<Resource.Model>(callbackQueue: nil) { continuation.resume(returning: $0) }
+                start(resource, pending: pending, parsingQueue: .global(), parsesOnCallbackQueue: false)
+                forwarder.forward(to: pending)
+            }
+        } onCancel: {
+            forwarder.cancel()
+        }
+        return try result.get()
+    }
+
+    /// Steps 1 and 2 of the pipeline: builds the request and sends it; the answer is processed
+    /// on `parsingQueue` and finishes `pending`.
+    private func start(
+        _ resource: Resource,
+        pending: PendingFetch<Resource.Model>,
+        parsingQueue: DispatchQueue,
+        parsesOnCallbackQueue: Bool
+    ) {
         let request: URLRequest
         do {
             request = try resource.urlRequest()
         } catch {
             pending.finish(.failure(error))
-            return pending
+            return
         }
         let options = resource.transferOptions(self.options)
         if let deadline = options.deadline {
@@ -78,13 +118,17 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
         }
         let transfer = session.data(for: request, options: options) { [pending] answer in
             guard !pending.isFinished else { return }
-            DispatchQueue.global().async {
+            parsingQueue.async {
                 guard !pending.isFinished else { return }
-                pending.finish(Self.process(answer, for: resource, options: options))
+                let result = Self.process(answer, for: resource, options: options)
+                if parsesOnCallbackQueue {
+                    pending.finishOnCallbackQueue(result)
+                } else {
+                    pending.finish(result)
+                }
             }
         }
         pending.attach(transfer)
-        return pending
     }
 
     /// Steps 3 to 6 of the pipeline: from the transport's answer to the model.

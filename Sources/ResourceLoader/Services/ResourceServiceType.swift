@@ -67,6 +67,10 @@ extension DispatchQueue {
     /// Where the `async` bridge receives outcomes before resuming the task.
     static let resourceLoaderDelivery = DispatchQueue(
         label: "ResourceLoader.delivery", attributes: .concurrent)
+
+    /// Whether this is the main queue. Compared by label: on Linux, `DispatchQueue.main` is not
+    /// always the same object.
+    var isMain: Bool { label == DispatchQueue.main.label }
 }
 
 /// Passes a task's cancellation on to a fetch, even when the task is cancelled before the fetch

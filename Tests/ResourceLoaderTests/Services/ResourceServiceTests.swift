@@ -246,6 +246,42 @@ struct ResourceServiceTests {
         #expect(calls.value == 1)
     }
 
+    // MARK: where parsing runs
+
+    /// Records whether `model(from:)` ran on a queue tagged with `key`.
+    struct QueueProbe: NetworkResourceType, DataResourceType {
+        var url = URL(string: "https://api.example.com/probe")!
+        let key: DispatchSpecificKey<String>
+        func model(from data: Data) throws -> String {
+            DispatchQueue.getSpecific(key: key) ?? "untagged"
+        }
+    }
+
+    @Test func parsingRunsOnAChosenCallbackQueue() async throws {
+        session.stub(.any, with: .status(200, body: Data("x".utf8)))
+        let key = DispatchSpecificKey<String>()
+        let queue = DispatchQueue(label: "parsing", attributes: .concurrent)
+        queue.setSpecific(key: key, value: "callback queue")
+        let parsedOn = try await withCheckedContinuation { continuation in
+            ResourceService<QueueProbe>(session: session).fetch(QueueProbe(key: key), callbackQueue: queue) {
+                continuation.resume(returning: $0)
+            }
+        }.get()
+        #expect(parsedOn == "callback queue")
+    }
+
+    @Test func parsingStaysOffTheMainQueue() async throws {
+        session.stub(.any, with: .status(200, body: Data("x".utf8)))
+        let key = DispatchSpecificKey<String>()
+        DispatchQueue.main.setSpecific(key: key, value: "main")
+        let service = ResourceService<QueueProbe>(session: session)
+        let parsedViaCompletion = try await withCheckedContinuation { continuation in
+            service.fetch(QueueProbe(key: key)) { continuation.resume(returning: $0) }
+        }.get()
+        #expect(parsedViaCompletion == "untagged")
+        #expect(try await service.fetch(QueueProbe(key: key)) == "untagged")
+    }
+
     // MARK: helpers
 
     private func fetchError<Resource: NetworkResourceType & DataResourceType>(_ resource: Resource) async -> ResourceError? {
