@@ -49,9 +49,10 @@ public protocol JSONDecodableResourceType: DataResourceType {
     /// The shape of a service-level error sent in a successful response. Default: `Never`, so
     /// bodies are not checked for one.
     ///
-    /// When it is not `Never`, every body is first decoded as a `ServiceError` with
-    /// ``jsonDecoder``; if that succeeds the fetch fails with ``ResourceError/serviceLevel(_:)``.
-    /// Give it required properties that a real model never has, so that it cannot match one.
+    /// When it is not `Never`, the body is tried as a `ServiceError` before it is decoded as
+    /// ``Root`` — in the same parse, so the check costs no second pass over the bytes. If it
+    /// decodes as one, the fetch fails with ``ResourceError/serviceLevel(_:)``. Give it required
+    /// properties that a real model never has, so that it cannot match one.
     associatedtype ServiceError: Error & Decodable = Never
 
     /// The decoder used for the body. The default is a plain `JSONDecoder()`.
@@ -67,29 +68,48 @@ extension JSONDecodableResourceType {
     /// A plain `JSONDecoder`.
     public var jsonDecoder: JSONDecoder { JSONDecoder() }
 
-    /// Decodes the body as ``ServiceError`` and returns it if that succeeds; never checks when
-    /// ``ServiceError`` is `Never`.
-    public func serviceError(in data: Data) -> (any Error)? {
-        guard ServiceError.self != Never.self else { return nil }
-        return try? jsonDecoder.decode(ServiceError.self, from: data)
-    }
-
     /// Decodes ``Root`` from `data` with ``jsonDecoder`` and maps it with ``model(from:)-(Root)``.
     ///
-    /// A body in which an object has the same key twice fails with ``ResourceError/parsing(_:)``.
+    /// A body that decodes as ``ServiceError`` fails with ``ResourceError/serviceLevel(_:)``; a
+    /// body in which an object has the same key twice fails with ``ResourceError/parsing(_:)``.
     public func model(from data: Data) throws -> Model {
         guard !data.isEmpty else { throw ResourceError.emptyResponse(statusCode: nil) }
+        let decoder = jsonDecoder
         let root: Root
         do {
-            root = try jsonDecoder.decode(Root.self, from: data)
+            if ServiceError.self == Never.self {
+                root = try decoder.decode(Root.self, from: data)
+            } else {
+                switch try decoder.decode(ServiceErrorOrRoot<ServiceError, Root>.self, from: data) {
+                case .serviceError(let error): throw ResourceError.serviceLevel(error)
+                case .root(let decoded): root = decoded
+                }
+            }
+        } catch let error as ResourceError {
+            throw error
         } catch {
             throw ResourceError.parsing(.init(context: "decoding \(Root.self) from JSON", underlying: error))
         }
-        if !jsonDecoder.allowsJSON5, let path = JSONDuplicateKeyScanner.firstDuplicateKeyPath(in: data) {
+        if !decoder.allowsJSON5, let path = JSONDuplicateKeyScanner.firstDuplicateKeyPath(in: data) {
             throw ResourceError.parsing(
                 .init(context: "decoding \(Root.self) from JSON: the key at \(path) appears twice in one object"))
         }
         return try model(from: root)
+    }
+}
+
+/// A body that is either a service's in-body error or the resource's root, decoded from one
+/// parse: the error shape is tried first on the same decoder.
+private enum ServiceErrorOrRoot<ServiceError: Decodable, Root: Decodable>: Decodable {
+    case serviceError(ServiceError)
+    case root(Root)
+
+    init(from decoder: any Decoder) throws {
+        if let error = try? ServiceError(from: decoder) {
+            self = .serviceError(error)
+        } else {
+            self = .root(try Root(from: decoder))
+        }
     }
 }
 

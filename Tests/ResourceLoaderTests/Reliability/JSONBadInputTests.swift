@@ -46,15 +46,36 @@ struct JSONBadInputTests {
         (#"{"cities":[{"name":"Lisbon"},{"name":"Oslo","n\u0061me":"Rome"}]}"#, "cities[1].name"),
     ])
     func anObjectWithARepeatedKeyIsAParsingErrorOnBothPaths(json: String, path: String) throws {
+        try expectRepeatedKey(in: json, at: path)
+    }
+
+    /// Keys equal as Swift strings but not byte for byte: both parsers key dictionaries by
+    /// `String`, whose equality is canonical equivalence.
+    @Test(arguments: [
+        (#"{"cities":[{"name":"A","K":1,"\u212A":2}]}"#, "cities[0].\u{212A}"),
+        (#"{"cities":[{"name":"A","caf\u00e9":1,"cafe\u0301":2}]}"#, "cities[0].cafe\u{301}"),
+    ])
+    func canonicallyEqualKeysAreRepeatedKeys(json: String, path: String) throws {
+        try expectRepeatedKey(in: json, at: path)
+    }
+
+    @Test func aRepeatedKeyInALargeObjectIsFound() throws {
+        let fillers = (0..<40).map { #""key\#($0)":\#($0)"# }.joined(separator: ",")
+        try expectRepeatedKey(in: #"{"cities":[{"name":"A",\#(fillers),"name":"B"}]}"#, at: "cities[0].name")
+        let distinct = #"{"cities":[{"name":"A",\#(fillers)}]}"#
+        #expect(try CitiesResource().result(from: Data(distinct.utf8)).get() == [City(name: "A")])
+    }
+
+    private func expectRepeatedKey(in json: String, at path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         // JSONSerialization would keep the last value and JSONDecoder the first: neither is
         // trusted.
         for error in [CitiesResource().result(from: Data(json.utf8)).failure,
                       CityNamesResource().result(from: Data(json.utf8)).failure] {
             guard case .parsing(let failure) = error else {
-                Issue.record("expected parsing, got \(String(describing: error))")
+                Issue.record("expected parsing, got \(String(describing: error))", sourceLocation: sourceLocation)
                 continue
             }
-            #expect(failure.context.hasSuffix("the key at \(path) appears twice in one object"))
+            #expect(failure.context.hasSuffix("the key at \(path) appears twice in one object"), sourceLocation: sourceLocation)
         }
     }
 
