@@ -169,7 +169,9 @@ final class HTTPClients: @unchecked Sendable {
     // Immutable after init.
     let url: URL
     let expectedCount: Int
-    let ourSession: URLSession
+    /// What ResourceService uses by default: the delegate-backed transport that enforces the
+    /// limits, over the same ephemeral configuration as the hand-written code.
+    let ourSession: URLSessionTransport
     let handSession: URLSession
     let service: ResourceService<CityList>
     let httpClient: HTTPClient
@@ -178,14 +180,13 @@ final class HTTPClients: @unchecked Sendable {
     init(url: URL, expectedCount: Int) {
         self.url = url
         self.expectedCount = expectedCount
-        ourSession = URLSession(configuration: .ephemeral)
+        ourSession = URLSessionTransport(configuration: .ephemeral)
         handSession = URLSession(configuration: .ephemeral)
         service = ResourceService(session: ourSession)
         httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
     }
 
     func shutdown() throws {
-        ourSession.invalidateAndCancel()
         handSession.invalidateAndCancel()
         let client = httpClient
         try blocking { try await client.shutdown() }
