@@ -185,9 +185,14 @@ extension URLSessionTransport {
         /// Runs `decide` on the transfer of `task` while holding the lock.
         ///
         /// Returns `nil` if the transfer is over. On ``Verdict/stop(_:)`` the transfer is removed,
-        /// its outcome delivered and the task cancelled. The transfer is moved out of the
-        /// dictionary while `decide` runs, so appending to its body does not copy the body.
-        private func update<Value>(_ task: URLSessionTask, _ decide: (inout Transfer) -> Verdict<Value>) -> Value? {
+        /// its outcome delivered and, when `cancelsTask` is `true`, the task cancelled. The
+        /// transfer is moved out of the dictionary while `decide` runs, so appending to its body
+        /// does not copy the body.
+        private func update<Value>(
+            _ task: URLSessionTask,
+            cancelsTask: Bool = true,
+            _ decide: (inout Transfer) -> Verdict<Value>
+        ) -> Value? {
             let (verdict, stopped) = transfers.withLock { transfers -> (Verdict<Value>?, Transfer?) in
                 guard var transfer = transfers.removeValue(forKey: task.taskIdentifier) else { return (nil, nil) }
                 let verdict = decide(&transfer)
@@ -200,8 +205,10 @@ extension URLSessionTransport {
                 return value
             case .stop(let error):
                 stopped?.completionHandler(.failure(error))
-                // `cancel()` waits for the session's work queue; do not hold up the delegate queue.
-                DispatchQueue.global().async { task.cancel() }
+                if cancelsTask {
+                    // `cancel()` waits for the session's work queue; do not hold up the delegate queue.
+                    DispatchQueue.global().async { task.cancel() }
+                }
                 return nil
             case nil:
                 return nil
@@ -215,7 +222,11 @@ extension URLSessionTransport {
             newRequest request: URLRequest,
             completionHandler: @escaping @Sendable (URLRequest?) -> Void
         ) {
-            let next = update(task) { transfer -> Verdict<URLRequest> in
+            // A refused redirect is declined, not cancelled: declining ends the task by itself,
+            // and on Linux a `cancel()` that reaches the session's work queue while it waits for
+            // this decision makes FoundationNetworking trap ("Received callback for HTTP
+            // redirection, but we're not waiting for it").
+            let next = update(task, cancelsTask: false) { transfer -> Verdict<URLRequest> in
                 let decision = URLSessionTransport.redirect(
                     request, from: response.url ?? task.currentRequest?.url, originalURL: transfer.originalURL,
                     redirectsFollowed: transfer.redirectsFollowed, options: transfer.options)
