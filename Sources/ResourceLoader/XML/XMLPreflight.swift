@@ -10,7 +10,9 @@ import Foundation
 /// - the document must be UTF-8 (with or without a byte order mark); a UTF-16 or UTF-32 document,
 ///   or one that declares another encoding, is refused rather than transcoded;
 /// - every character must be valid UTF-8 and allowed by XML 1.0;
-/// - `<!DOCTYPE` outside comments, CDATA sections and processing instructions is refused;
+/// - `<!DOCTYPE`, in any case, outside comments, CDATA sections and processing instructions is
+///   refused (XML only knows the uppercase keyword, so `<!doctype` is malformed anyway; it is
+///   reported as the DTD it means);
 /// - every `&` outside those must start one of the five predefined entity references or a
 ///   character reference to a character XML 1.0 allows.
 ///
@@ -127,7 +129,7 @@ private struct Scanner {
                         index += 9
                         continue
                     }
-                    if matches("<!DOCTYPE", at: index) {
+                    if matchesDoctype(at: index) {
                         throw .doctypeNotAllowed
                     }
                     if matches("<?", at: index) {
@@ -352,6 +354,15 @@ private struct Scanner {
         guard index + count <= bytes.count else { return false }
         let pointer = literal.utf8Start
         for offset in 0..<count where bytes[index + offset] != pointer[offset] {
+            return false
+        }
+        return true
+    }
+
+    /// Whether `<!DOCTYPE`, in any mix of cases, starts at `index`.
+    private func matchesDoctype(at index: Int) -> Bool {
+        guard matches("<!", at: index), index + 9 <= bytes.count else { return false }
+        for (offset, letter) in "DOCTYPE".utf8.enumerated() where bytes[index + 2 + offset] & 0xDF != letter {
             return false
         }
         return true
