@@ -69,6 +69,7 @@ run_harness() {
     # -jobs=1 -workers=1: one fuzzing process, whose output goes to $out/logs/NAME/fuzz-0.log
     # while it runs and is copied to standard error when it ends.
     cd "$out/logs/$name"
+    LSAN_OPTIONS="suppressions=$root/Fuzz/lsan-suppressions.txt${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
     "$out/bin/$name" -max_total_time="$seconds" -jobs=1 -workers=1 -rss_limit_mb=2048 -timeout=10 \
         -print_final_stats=1 -artifact_prefix="$out/artifacts/$name/" "${dictionary[@]}" \
         "$out/corpus/$name" "$root/Fuzz/corpus/$name"
@@ -77,6 +78,7 @@ run_harness() {
 replay_harness() {
     local name=$1
     local files=("$root/Fuzz/corpus/$name"/*)
+    LSAN_OPTIONS="suppressions=$root/Fuzz/lsan-suppressions.txt${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
     "$out/bin/$name" -runs=0 -rss_limit_mb=2048 -timeout=10 "${files[@]}"
 }
 
