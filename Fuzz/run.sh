@@ -17,6 +17,9 @@
 # and commit the minimised input under Fuzz/corpus/HARNESS/ so that the replay test keeps it fixed.
 set -euo pipefail
 
+# Swift's own crash backtracer fights AddressSanitizer's; let ASan and libFuzzer report.
+export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
+
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${FUZZ_DIR:-$root/.build-fuzz}
 harnesses=(xml-tree xml-decoder soap json)
