@@ -202,12 +202,13 @@ enum FuzzEntryPoints {
         case (.failure, .success):
             problems.append("the decoder failed but the resource made an order")
         }
+        // The wrapped resource agrees with the decoder at the same path.
+        let wrapped = try? XMLTreeDecoder().decode(OrderItems.Root.self, from: data, atPath: ["order"])
         switch OrderItems().result(from: data) {
         case .success(let items):
-            // The wrapper path reads the same elements: if the root decodes as an order whose
-            // `order` child exists, nothing to compare; just walk the items.
-            _ = items.map(\.sku)
+            if wrapped?.item != items { problems.append("the wrapped resource and the decoder made different items") }
         case .failure(let error):
+            if wrapped != nil { problems.append("the decoder made items but the wrapped resource failed: \(error)") }
             if !(kind(error) == "parsing" || (data.isEmpty && kind(error) == "emptyResponse")) {
                 problems.append("the wrapped resource failed with .\(kind(error)), not .parsing")
             }
