@@ -10,9 +10,16 @@ import Foundation
 /// - the document must be UTF-8 (with or without a byte order mark); a UTF-16 or UTF-32 document,
 ///   or one that declares another encoding, is refused rather than transcoded;
 /// - every character must be valid UTF-8 and allowed by XML 1.0;
-/// - `<!DOCTYPE` outside comments, CDATA sections and processing instructions is refused;
+/// - `<!DOCTYPE`, in any case, outside comments, CDATA sections and processing instructions is
+///   refused (XML only knows the uppercase keyword, so `<!doctype` is malformed anyway; it is
+///   reported as the DTD it means);
 /// - every `&` outside those must start one of the five predefined entity references or a
 ///   character reference to a character XML 1.0 allows.
+///
+/// It also finds what must be changed before `XMLParser` sees an accepted document: a processing
+/// instruction without data (`<?target?>`) crashes FoundationXML on Linux (libxml2 hands it a
+/// null data pointer, which it reads), so ``parserInput(_:report:)`` adds a space before its `?>`,
+/// which means the same thing.
 ///
 /// Nothing here is recursive and no memory is allocated per byte.
 enum XMLPreflight {
@@ -23,6 +30,30 @@ enum XMLPreflight {
         /// Whether an element's start tag begins somewhere (outside comments, CDATA and
         /// processing instructions): tells a truncated document from one with no root.
         var hasStartTag: Bool
+        /// The offsets of the `?>` of every processing instruction that has a target and no
+        /// data, in document order.
+        var instructionsWithoutData: [Int] = []
+    }
+
+    /// The bytes to hand to `XMLParser`: `data` without its byte order mark, and with a space
+    /// before the `?>` of each processing instruction that has no data.
+    ///
+    /// The added spaces shift the columns libxml2 reports later on the same line by one each.
+    static func parserInput(_ data: Data, report: Report) -> Data {
+        let start = data.startIndex + report.byteOrderMarkLength
+        guard !report.instructionsWithoutData.isEmpty else {
+            return report.byteOrderMarkLength == 0 ? data : Data(data[start...])
+        }
+        var result = Data(capacity: data.count - report.byteOrderMarkLength + report.instructionsWithoutData.count)
+        var copied = start
+        for offset in report.instructionsWithoutData {
+            let end = data.startIndex + offset
+            result.append(data[copied..<end])
+            result.append(UInt8(ascii: " "))
+            copied = end
+        }
+        result.append(data[copied...])
+        return result
     }
 
     /// Checks `data`, throwing the first problem found.
@@ -50,6 +81,7 @@ private struct Scanner {
     let bytes: UnsafeRawBufferPointer
     private var line = 1
     private var lineStart = 0
+    private var instructionsWithoutData: [Int] = []
 
     init(bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
@@ -97,12 +129,15 @@ private struct Scanner {
                         index += 9
                         continue
                     }
-                    if matches("<!DOCTYPE", at: index) {
+                    if matchesDoctype(at: index) {
                         throw .doctypeNotAllowed
                     }
                     if matches("<?", at: index) {
                         state = .processingInstruction
                         index += 2
+                        if let end = endOfDatalessInstruction(targetStart: index) {
+                            instructionsWithoutData.append(end)
+                        }
                         continue
                     }
                     if index + 1 < bytes.count, Self.canStartName(bytes[index + 1]) {
@@ -134,7 +169,18 @@ private struct Scanner {
             index += 1
         }
         guard sawContent else { throw .empty }
-        return XMLPreflight.Report(byteOrderMarkLength: start, hasStartTag: sawStartTag)
+        return XMLPreflight.Report(
+            byteOrderMarkLength: start, hasStartTag: sawStartTag, instructionsWithoutData: instructionsWithoutData)
+    }
+
+    /// The offset of the `?>` that directly follows the target of the processing instruction
+    /// whose target starts at `targetStart`, or `nil` when the instruction has data, or no target.
+    private func endOfDatalessInstruction(targetStart: Int) -> Int? {
+        var index = targetStart
+        while index < bytes.count, !Self.isWhitespace(bytes[index]), bytes[index] != UInt8(ascii: "?") {
+            index += 1
+        }
+        return index > targetStart && matches("?>", at: index) ? index : nil
     }
 
     // MARK: Encoding
@@ -308,6 +354,15 @@ private struct Scanner {
         guard index + count <= bytes.count else { return false }
         let pointer = literal.utf8Start
         for offset in 0..<count where bytes[index + offset] != pointer[offset] {
+            return false
+        }
+        return true
+    }
+
+    /// Whether `<!DOCTYPE`, in any mix of cases, starts at `index`.
+    private func matchesDoctype(at index: Int) -> Bool {
+        guard matches("<!", at: index), index + 9 <= bytes.count else { return false }
+        for (offset, letter) in "DOCTYPE".utf8.enumerated() where bytes[index + 2 + offset] & 0xDF != letter {
             return false
         }
         return true

@@ -34,7 +34,7 @@ public struct XMLTree: Sendable {
     /// - Throws: ``XMLParsingError`` describing why the document was refused.
     public init(data: Data, options: XMLParsingOptions = XMLParsingOptions()) throws(XMLParsingError) {
         let report = try XMLPreflight.check(data, options: options)
-        let body = report.byteOrderMarkLength == 0 ? data : Data(data.dropFirst(report.byteOrderMarkLength))
+        let body = XMLPreflight.parserInput(data, report: report)
         storage = try XMLTreeBuilder.build(from: body, hasStartTag: report.hasStartTag, options: options)
     }
 

@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses and runs one of them (Linux; needs a Swift toolchain with
+# libFuzzer, which the swift.org Linux toolchains ship).
+#
+#   Fuzz/run.sh [HARNESS] [SECONDS]   build, then fuzz HARNESS for SECONDS (default: xml-tree, 600)
+#   Fuzz/run.sh build                 build every harness, run none
+#   Fuzz/run.sh replay [HARNESS]      run each committed corpus input once (default: all harnesses)
+#
+# HARNESS is one of: xml-tree, xml-decoder, soap, json.
+#
+# Each harness is the library compiled once with -sanitize=fuzzer,address, linked with
+# Fuzz/Sources/<Harness>/main.swift and the checks shared with the tests
+# (Tests/ResourceLoaderTests/Reliability/FuzzEntryPoints.swift). New inputs go to a working corpus
+# under $FUZZ_DIR (default .build-fuzz/ at the repository root), seeded read-only from
+# Fuzz/corpus/HARNESS/; crashes, leaks and timeouts are written to $FUZZ_DIR/artifacts/HARNESS/.
+# Minimise a crasher with `$FUZZ_DIR/bin/HARNESS -minimize_crash=1 -runs=10000 FILE`, fix the bug,
+# and commit the minimised input under Fuzz/corpus/HARNESS/ so that the replay test keeps it fixed.
+set -euo pipefail
+
+# Swift's own crash backtracer fights AddressSanitizer's; let ASan and libFuzzer report.
+export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+out=${FUZZ_DIR:-$root/.build-fuzz}
+harnesses=(xml-tree xml-decoder soap json)
+
+source_dir() {
+    case $1 in
+        xml-tree) echo XMLTreeFuzzer ;;
+        xml-decoder) echo XMLDecoderFuzzer ;;
+        soap) echo SOAPFuzzer ;;
+        json) echo JSONFuzzer ;;
+        *) echo "unknown harness '$1' (expected one of: ${harnesses[*]})" >&2; exit 64 ;;
+    esac
+}
+
+flags=(-parse-as-library -O -g -sanitize=fuzzer,address -swift-version 6)
+shared="$root/Tests/ResourceLoaderTests/Reliability/FuzzEntryPoints.swift"
+
+build_library() {
+    mkdir -p "$out/modules" "$out/obj"
+    local sources
+    mapfile -t sources < <(find "$root/Sources/ResourceLoader" -name '*.swift' | sort)
+    local object="$out/obj/ResourceLoader.o"
+    if [[ -f $object ]] && [[ -z $(find "$root/Sources/ResourceLoader" -name '*.swift' -newer "$object") ]]; then
+        return
+    fi
+    echo "building ResourceLoader for fuzzing" >&2
+    swiftc "${flags[@]}" -module-name ResourceLoader -wmo -emit-module \
+        -emit-module-path "$out/modules/ResourceLoader.swiftmodule" \
+        -c "${sources[@]}" -o "$object"
+}
+
+build_harness() {
+    local name=$1 dir
+    dir=$(source_dir "$name")
+    mkdir -p "$out/bin"
+    local binary="$out/bin/$name" main="$root/Fuzz/Sources/$dir/main.swift"
+    if [[ -f $binary ]] && [[ $binary -nt $out/obj/ResourceLoader.o ]] && [[ $binary -nt $main ]] && [[ $binary -nt $shared ]]; then
+        return
+    fi
+    echo "building $name" >&2
+    swiftc "${flags[@]}" -module-name "$dir" -I "$out/modules" \
+        -use-ld=lld "$main" "$shared" "$out/obj/ResourceLoader.o" -o "$binary"
+}
+
+run_harness() {
+    local name=$1 seconds=$2
+    mkdir -p "$out/corpus/$name" "$out/artifacts/$name" "$out/logs/$name"
+    local dictionary=()
+    [[ -f $root/Fuzz/dictionaries/$name.dict ]] && dictionary=(-dict="$root/Fuzz/dictionaries/$name.dict")
+    # -jobs=1 -workers=1: one fuzzing process, whose output goes to $out/logs/NAME/fuzz-0.log
+    # while it runs and is copied to standard error when it ends.
+    cd "$out/logs/$name"
+    LSAN_OPTIONS="suppressions=$root/Fuzz/lsan-suppressions.txt${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
+    "$out/bin/$name" -max_total_time="$seconds" -jobs=1 -workers=1 -rss_limit_mb=2048 -timeout=10 \
+        -print_final_stats=1 -artifact_prefix="$out/artifacts/$name/" "${dictionary[@]}" \
+        "$out/corpus/$name" "$root/Fuzz/corpus/$name"
+}
+
+replay_harness() {
+    local name=$1
+    local files=("$root/Fuzz/corpus/$name"/*)
+    LSAN_OPTIONS="suppressions=$root/Fuzz/lsan-suppressions.txt${LSAN_OPTIONS:+:$LSAN_OPTIONS}" \
+    "$out/bin/$name" -runs=0 -rss_limit_mb=2048 -timeout=10 "${files[@]}"
+}
+
+command=${1:-xml-tree}
+case $command in
+    build)
+        build_library
+        for name in "${harnesses[@]}"; do build_harness "$name"; done
+        ;;
+    replay)
+        build_library
+        for name in ${2:-${harnesses[*]}}; do build_harness "$name"; replay_harness "$name"; done
+        ;;
+    *)
+        source_dir "$command" > /dev/null
+        build_library
+        build_harness "$command"
+        run_harness "$command" "${2:-600}"
+        ;;
+esac
