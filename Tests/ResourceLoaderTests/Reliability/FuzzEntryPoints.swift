@@ -400,6 +400,8 @@ extension FuzzEntryPoints {
         case .emptyResponse: "emptyResponse"
         case .parsing: "parsing"
         case .soapFault: "soapFault"
+        case .responseTooLarge: "responseTooLarge"
+        case .redirectRefused: "redirectRefused"
         }
     }
 }
