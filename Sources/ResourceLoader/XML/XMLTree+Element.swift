@@ -19,40 +19,41 @@ extension XMLTree {
         private var node: Node { storage.nodes[index] }
 
         /// The local name, without any prefix: `Envelope` for `<soap:Envelope>`.
-        public var name: String { node.name }
+        public var name: String { storage.nodes[index].name }
 
         /// The prefix the document used, if any: `soap` for `<soap:Envelope>`.
-        public var prefix: String? { node.prefix }
+        public var prefix: String? { storage.nodes[index].prefix }
 
         /// The name as written in the document: `soap:Envelope`.
         public var qualifiedName: String { node.prefix.map { "\($0):\(node.name)" } ?? node.name }
 
         /// The namespace URI the element is in, or `nil` when it is in no namespace.
-        public var namespaceURI: String? { node.namespaceURI }
+        public var namespaceURI: String? { storage.nodes[index].namespaceURI }
 
         /// The attributes, sorted by prefix then local name. Namespace declarations (`xmlns`,
         /// `xmlns:p`) are not attributes.
-        public var attributes: [Attribute] { node.attributes }
+        public var attributes: [Attribute] { storage.nodes[index].attributes }
 
         /// The element's own character data, in document order: text and CDATA sections, with
         /// entity and character references decoded. Text inside child elements is not included,
         /// and whitespace is kept exactly as in the document.
-        public var text: String { node.text }
+        public var text: String { storage.nodes[index].text }
 
         /// The element that contains this one, or `nil` for the root element.
         public var parent: Element? { node.parent.map { Element(storage: storage, index: $0) } }
 
         /// Whether the element has child elements.
-        public var hasChildren: Bool { node.end > index + 1 }
+        public var hasChildren: Bool { storage.nodes[index].end > index + 1 }
 
         /// The child elements, in document order.
         public var children: [Element] {
             var result: [Element] = []
             var child = index + 1
-            let end = node.end
+            let nodes = storage.nodes
+            let end = nodes[index].end
             while child < end {
                 result.append(Element(storage: storage, index: child))
-                child = storage.nodes[child].end
+                child = nodes[child].end
             }
             return result
         }
@@ -60,19 +61,34 @@ extension XMLTree {
         /// Returns the value of the first attribute with this local name (and namespace, when
         /// `namespaceURI` is not `nil`).
         public func attribute(named name: String, namespaceURI: String? = nil) -> String? {
-            node.attributes.first { $0.matches(name: name, namespaceURI: namespaceURI) }?.value
+            let attributes = storage.nodes[index].attributes
+            guard !attributes.isEmpty else { return nil }
+            return attributes.first { $0.matches(name: name, namespaceURI: namespaceURI) }?.value
         }
 
         /// Returns the first child element with this local name (and namespace, when
         /// `namespaceURI` is not `nil`).
         public func child(named name: String, namespaceURI: String? = nil) -> Element? {
             var child = index + 1
-            let end = node.end
+            let nodes = storage.nodes
+            let end = nodes[index].end
             while child < end {
-                if storage.nodes[child].matches(name: name, namespaceURI: namespaceURI) {
+                if nodes[child].matches(name: name, namespaceURI: namespaceURI) {
                     return Element(storage: storage, index: child)
                 }
-                child = storage.nodes[child].end
+                child = nodes[child].end
+            }
+            return nil
+        }
+
+        /// The node index of the first child element with this local name, walking siblings.
+        func firstChildIndex(named name: String) -> Int? {
+            var child = index + 1
+            let nodes = storage.nodes
+            let end = nodes[index].end
+            while child < end {
+                if nodes[child].name == name { return child }
+                child = nodes[child].end
             }
             return nil
         }
@@ -80,7 +96,17 @@ extension XMLTree {
         /// Returns every child element with this local name (and namespace, when `namespaceURI`
         /// is not `nil`), in document order.
         public func children(named name: String, namespaceURI: String? = nil) -> [Element] {
-            children.filter { $0.node.matches(name: name, namespaceURI: namespaceURI) }
+            var result: [Element] = []
+            var child = index + 1
+            let nodes = storage.nodes
+            let end = nodes[index].end
+            while child < end {
+                if nodes[child].matches(name: name, namespaceURI: namespaceURI) {
+                    result.append(Element(storage: storage, index: child))
+                }
+                child = nodes[child].end
+            }
+            return result
         }
 
         /// Follows a path of child names from this element: `["Body", "getUserDetailsResponse"]`
