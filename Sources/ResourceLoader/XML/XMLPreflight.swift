@@ -43,9 +43,27 @@ enum XMLPreflight {
 }
 
 private struct Scanner {
-    private enum State {
+    private enum State: Int {
         case content, comment, cdata, processingInstruction
     }
+
+    /// For each state (256 entries each, in `State` order), the bytes that need no action in it:
+    /// printable ASCII and space, tab and CR, except the state's own markup characters (`<` and
+    /// `&` in content, `-` in comments, `]` in CDATA sections, `?` in processing instructions).
+    /// Line feeds, other control characters and non-ASCII bytes always need action.
+    private static let quiet: [Bool] = {
+        var table = [Bool](repeating: false, count: 4 * 256)
+        let specials: [UInt8] = [UInt8(ascii: "<"), UInt8(ascii: "-"), UInt8(ascii: "]"), UInt8(ascii: "?")]
+        for state in 0..<4 {
+            for byte in 0x20...0x7E where byte != Int(specials[state]) {
+                table[state * 256 + byte] = true
+            }
+            table[state * 256 + 0x09] = true
+            table[state * 256 + 0x0D] = true
+        }
+        table[Int(UInt8(ascii: "&"))] = false
+        return table
+    }()
 
     let bytes: UnsafeRawBufferPointer
     private var line = 1
@@ -58,83 +76,136 @@ private struct Scanner {
     mutating func scan() throws(XMLParsingError) -> XMLPreflight.Report {
         let start = try checkEncoding()
         var state = State.content
-        var sawContent = false
         var sawStartTag = false
         var index = start
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte >= 0x80 {
-                let (scalar, length) = try decodeScalar(at: index)
-                guard Self.isXMLCharacter(scalar) else { throw invalidCharacter(at: index) }
+        let count = bytes.count
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { throw .empty }
+        // The table is read through a pointer: no bounds check or lazy-global check per byte.
+        let result: Result<Void, XMLParsingError> = Self.quiet.withUnsafeBufferPointer { quiet in
+            let quiet = quiet.baseAddress!
+            do throws(XMLParsingError) {
+                while index < count {
+                    // The hot loop: skip bytes that mean nothing in this state.
+                    let table = quiet + state.rawValue &* 256
+                    while index < count, table[Int(base[index])] {
+                        index &+= 1
+                    }
+                    guard index < count else { break }
+                    // The two most frequent stops, handled here: line feeds, and in content the
+                    // `<` of an ordinary start or end tag (not `<!` or `<?`).
+                    let byte = base[index]
+                    if byte == 0x0A {
+                        line &+= 1
+                        index &+= 1
+                        lineStart = index
+                        continue
+                    }
+                    if byte == UInt8(ascii: "<"), state == .content, index &+ 1 < count {
+                        let next = base[index &+ 1]
+                        if next == UInt8(ascii: "/") {
+                            index &+= 2
+                            continue
+                        }
+                        if next != UInt8(ascii: "!"), next != UInt8(ascii: "?") {
+                            if Self.canStartName(next) { sawStartTag = true }
+                            index &+= 1
+                            continue
+                        }
+                    }
+                    try slowStep(&index, state: &state, sawStartTag: &sawStartTag)
+                }
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        try result.get()
+        // Only a document of nothing but whitespace is empty; this stops at the first other byte.
+        var sawContent = false
+        var probe = start
+        while probe < count {
+            if !Self.isWhitespace(base[probe]) {
                 sawContent = true
-                index += length
-                continue
+                break
             }
-            switch byte {
-            case 0x0A:
-                line += 1
-                lineStart = index + 1
-                index += 1
-                continue
-            case 0x09, 0x0D, 0x20:
-                index += 1
-                continue
-            case ..<0x20:
-                throw invalidCharacter(at: index)
-            default:
-                sawContent = true
-            }
-            switch state {
-            case .content:
-                if byte == UInt8(ascii: "<") {
-                    if matches("<!--", at: index) {
-                        state = .comment
-                        index += 4
-                        continue
-                    }
-                    if matches("<![CDATA[", at: index) {
-                        state = .cdata
-                        index += 9
-                        continue
-                    }
-                    if matches("<!DOCTYPE", at: index) {
-                        throw .doctypeNotAllowed
-                    }
-                    if matches("<?", at: index) {
-                        state = .processingInstruction
-                        index += 2
-                        continue
-                    }
-                    if index + 1 < bytes.count, Self.canStartName(bytes[index + 1]) {
-                        sawStartTag = true
-                    }
-                } else if byte == UInt8(ascii: "&") {
-                    index = try checkReference(at: index)
-                    continue
-                }
-            case .comment:
-                if matches("-->", at: index) {
-                    state = .content
-                    index += 3
-                    continue
-                }
-            case .cdata:
-                if matches("]]>", at: index) {
-                    state = .content
-                    index += 3
-                    continue
-                }
-            case .processingInstruction:
-                if matches("?>", at: index) {
-                    state = .content
-                    index += 2
-                    continue
-                }
-            }
-            index += 1
+            probe &+= 1
         }
         guard sawContent else { throw .empty }
         return XMLPreflight.Report(byteOrderMarkLength: start, hasStartTag: sawStartTag)
+    }
+
+    /// Handles the byte at `index`, one the hot loop stopped at, and moves past it (and past any
+    /// markup or reference it starts).
+    private mutating func slowStep(_ index: inout Int, state: inout State, sawStartTag: inout Bool) throws(XMLParsingError) {
+        let byte = bytes[index]
+        if byte >= 0x80 {
+            let (scalar, length) = try decodeScalar(at: index)
+            guard Self.isXMLCharacter(scalar) else { throw invalidCharacter(at: index) }
+            index += length
+            return
+        }
+        switch byte {
+        case 0x0A:
+            line += 1
+            lineStart = index + 1
+            index += 1
+            return
+        case 0x09, 0x0D, 0x20:
+            index += 1
+            return
+        case ..<0x20:
+            throw invalidCharacter(at: index)
+        default:
+            break
+        }
+        switch state {
+        case .content:
+            if byte == UInt8(ascii: "<") {
+                if matches("<!--", at: index) {
+                    state = .comment
+                    index += 4
+                    return
+                }
+                if matches("<![CDATA[", at: index) {
+                    state = .cdata
+                    index += 9
+                    return
+                }
+                if matches("<!DOCTYPE", at: index) {
+                    throw .doctypeNotAllowed
+                }
+                if matches("<?", at: index) {
+                    state = .processingInstruction
+                    index += 2
+                    return
+                }
+                if index + 1 < bytes.count, Self.canStartName(bytes[index + 1]) {
+                    sawStartTag = true
+                }
+            } else if byte == UInt8(ascii: "&") {
+                index = try checkReference(at: index)
+                return
+            }
+        case .comment:
+            if matches("-->", at: index) {
+                state = .content
+                index += 3
+                return
+            }
+        case .cdata:
+            if matches("]]>", at: index) {
+                state = .content
+                index += 3
+                return
+            }
+        case .processingInstruction:
+            if matches("?>", at: index) {
+                state = .content
+                index += 2
+                return
+            }
+        }
+        index += 1
     }
 
     // MARK: Encoding
