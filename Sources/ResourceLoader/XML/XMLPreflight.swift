@@ -20,9 +20,13 @@ enum XMLPreflight {
     struct Report {
         /// How many leading bytes (a UTF-8 byte order mark) to skip.
         var byteOrderMarkLength: Int
-        /// Whether an element's start tag begins somewhere (outside comments, CDATA and
-        /// processing instructions): tells a truncated document from one with no root.
-        var hasStartTag: Bool
+        /// How many element start tags begin (outside comments, CDATA and processing
+        /// instructions): tells a truncated document from one with no root, and lets the builder
+        /// size its node storage once.
+        var startTagCount: Int
+
+        /// Whether an element's start tag begins somewhere.
+        var hasStartTag: Bool { startTagCount > 0 }
     }
 
     /// Checks `data`, throwing the first problem found.
@@ -76,7 +80,7 @@ private struct Scanner {
     mutating func scan() throws(XMLParsingError) -> XMLPreflight.Report {
         let start = try checkEncoding()
         var state = State.content
-        var sawStartTag = false
+        var startTagCount = 0
         var index = start
         let count = bytes.count
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { throw .empty }
@@ -107,12 +111,12 @@ private struct Scanner {
                             continue
                         }
                         if next != UInt8(ascii: "!"), next != UInt8(ascii: "?") {
-                            if Self.canStartName(next) { sawStartTag = true }
+                            if Self.canStartName(next) { startTagCount &+= 1 }
                             index &+= 1
                             continue
                         }
                     }
-                    try slowStep(&index, state: &state, sawStartTag: &sawStartTag)
+                    try slowStep(&index, state: &state, startTagCount: &startTagCount)
                 }
                 return .success(())
             } catch {
@@ -131,12 +135,12 @@ private struct Scanner {
             probe &+= 1
         }
         guard sawContent else { throw .empty }
-        return XMLPreflight.Report(byteOrderMarkLength: start, hasStartTag: sawStartTag)
+        return XMLPreflight.Report(byteOrderMarkLength: start, startTagCount: startTagCount)
     }
 
     /// Handles the byte at `index`, one the hot loop stopped at, and moves past it (and past any
     /// markup or reference it starts).
-    private mutating func slowStep(_ index: inout Int, state: inout State, sawStartTag: inout Bool) throws(XMLParsingError) {
+    private mutating func slowStep(_ index: inout Int, state: inout State, startTagCount: inout Int) throws(XMLParsingError) {
         let byte = bytes[index]
         if byte >= 0x80 {
             let (scalar, length) = try decodeScalar(at: index)
@@ -180,7 +184,7 @@ private struct Scanner {
                     return
                 }
                 if index + 1 < bytes.count, Self.canStartName(bytes[index + 1]) {
-                    sawStartTag = true
+                    startTagCount += 1
                 }
             } else if byte == UInt8(ascii: "&") {
                 index = try checkReference(at: index)

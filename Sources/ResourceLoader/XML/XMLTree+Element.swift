@@ -47,10 +47,18 @@ extension XMLTree {
 
         /// The child elements, in document order.
         public var children: [Element] {
-            var result: [Element] = []
-            var child = index + 1
             let nodes = storage.nodes
             let end = nodes[index].end
+            var count = 0
+            var child = index + 1
+            while child < end {
+                count += 1
+                child = nodes[child].end
+            }
+            // Counted first: one allocation instead of a growing array's four or five.
+            var result: [Element] = []
+            result.reserveCapacity(count)
+            child = index + 1
             while child < end {
                 result.append(Element(storage: storage, index: child))
                 child = nodes[child].end

@@ -35,7 +35,7 @@ public struct XMLTree: Sendable {
     public init(data: Data, options: XMLParsingOptions = XMLParsingOptions()) throws(XMLParsingError) {
         let report = try XMLPreflight.check(data, options: options)
         let body = report.byteOrderMarkLength == 0 ? data : Data(data.dropFirst(report.byteOrderMarkLength))
-        storage = try XMLTreeBuilder.build(from: body, hasStartTag: report.hasStartTag, options: options)
+        storage = try XMLTreeBuilder.build(from: body, startTagCount: report.startTagCount, options: options)
     }
 
     /// Parses a document given as text.

@@ -36,7 +36,7 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
         var bindingMark: Int
     }
 
-    // Exclusivity: the builder is created, driven and read inside `build(from:hasStartTag:options:)`
+    // Exclusivity: the builder is created, driven and read inside `build(from:startTagCount:options:)`
     // only. `XMLParser` calls the delegate synchronously on the thread running `parse()` and never
     // re-entrantly, and no callback holds an access across another, so no two accesses to these
     // fields can overlap. The dynamic checks (six per element) were 7% of building a tree.
@@ -64,12 +64,19 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     /// libxml2 reports nothing at all for some short truncated documents (`<a>`), so a document
     /// that has a start tag but produced no element is reported as truncated, and one without
     /// any start tag as having no root.
-    static func build(from data: Data, hasStartTag: Bool, options: XMLParsingOptions) throws(XMLParsingError) -> XMLTree.Storage {
+    ///
+    /// `startTagCount` (from ``XMLPreflight``) sizes the node storage once, instead of growing it
+    /// by copies; it is capped by the document's size so that a hostile run of `<a<a<a` cannot
+    /// reserve more than a few times the input's size (and the reservation is only touched as
+    /// elements arrive).
+    static func build(from data: Data, startTagCount: Int, options: XMLParsingOptions) throws(XMLParsingError) -> XMLTree.Storage {
+        let hasStartTag = startTagCount > 0
         let parser = XMLParser(stream: InputStream(data: data))
         parser.shouldProcessNamespaces = false
         parser.shouldReportNamespacePrefixes = false
         parser.shouldResolveExternalEntities = false
         let builder = XMLTreeBuilder(options: options, hasStartTag: hasStartTag)
+        builder.nodes.reserveCapacity(min(startTagCount, data.count / 16 + 16))
         parser.delegate = builder
         let succeeded = parser.parse()
         parser.delegate = nil
