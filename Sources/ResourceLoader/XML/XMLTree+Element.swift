@@ -22,13 +22,13 @@ extension XMLTree {
         public var name: String { storage.nodes[index].name }
 
         /// The prefix the document used, if any: `soap` for `<soap:Envelope>`.
-        public var prefix: String? { storage.nodes[index].prefix }
+        public var prefix: String? { storage.scopes[storage.nodes[index].scope].prefix }
 
         /// The name as written in the document: `soap:Envelope`.
-        public var qualifiedName: String { node.prefix.map { "\($0):\(node.name)" } ?? node.name }
+        public var qualifiedName: String { prefix.map { "\($0):\(name)" } ?? name }
 
         /// The namespace URI the element is in, or `nil` when it is in no namespace.
-        public var namespaceURI: String? { storage.nodes[index].namespaceURI }
+        public var namespaceURI: String? { storage.namespaceURI(of: index) }
 
         /// The attributes, sorted by prefix then local name. Namespace declarations (`xmlns`,
         /// `xmlns:p`) are not attributes.
@@ -40,7 +40,10 @@ extension XMLTree {
         public var text: String { storage.nodes[index].text }
 
         /// The element that contains this one, or `nil` for the root element.
-        public var parent: Element? { node.parent.map { Element(storage: storage, index: $0) } }
+        public var parent: Element? {
+            let parent = storage.nodes[index].parent
+            return parent < 0 ? nil : Element(storage: storage, index: parent)
+        }
 
         /// Whether the element has child elements.
         public var hasChildren: Bool { storage.nodes[index].end > index + 1 }
@@ -81,7 +84,7 @@ extension XMLTree {
             let nodes = storage.nodes
             let end = nodes[index].end
             while child < end {
-                if nodes[child].matches(name: name, namespaceURI: namespaceURI) {
+                if storage.node(child, matches: name, namespaceURI: namespaceURI) {
                     return Element(storage: storage, index: child)
                 }
                 child = nodes[child].end
@@ -109,7 +112,7 @@ extension XMLTree {
             let nodes = storage.nodes
             let end = nodes[index].end
             while child < end {
-                if nodes[child].matches(name: name, namespaceURI: namespaceURI) {
+                if storage.node(child, matches: name, namespaceURI: namespaceURI) {
                     result.append(Element(storage: storage, index: child))
                 }
                 child = nodes[child].end
@@ -133,7 +136,7 @@ extension XMLTree {
         /// not `nil`) among this element's descendants, in document order.
         public func firstDescendant(named name: String, namespaceURI: String? = nil) -> Element? {
             for descendant in index + 1 ..< node.end
-            where storage.nodes[descendant].matches(name: name, namespaceURI: namespaceURI) {
+            where storage.node(descendant, matches: name, namespaceURI: namespaceURI) {
                 return Element(storage: storage, index: descendant)
             }
             return nil
@@ -153,7 +156,7 @@ extension XMLTree {
         /// there is no element named `name`.
         public func leafTexts(below name: String, namespaceURI: String? = nil) -> [String: String]? {
             let start: Element
-            if node.matches(name: name, namespaceURI: namespaceURI) {
+            if storage.node(index, matches: name, namespaceURI: namespaceURI) {
                 start = self
             } else if let found = firstDescendant(named: name, namespaceURI: namespaceURI) {
                 start = found
@@ -196,16 +199,15 @@ extension XMLTree {
     }
 }
 
-extension XMLTree.Node {
-    func matches(name: String, namespaceURI: String?) -> Bool {
-        self.name == name && (namespaceURI == nil || self.namespaceURI == namespaceURI)
-    }
-
+extension XMLTree.Storage {
     /// Equal name, namespace, attributes (in any order) and text; prefixes do not count.
-    func hasSameContent(as other: XMLTree.Node) -> Bool {
-        name == other.name && namespaceURI == other.namespaceURI && text == other.text
-            && attributes.count == other.attributes.count
-            && Set(attributes.map(\.identity)) == Set(other.attributes.map(\.identity))
+    func node(_ index: Int, hasSameContentAs otherIndex: Int, in otherStorage: XMLTree.Storage) -> Bool {
+        let node = nodes[index]
+        let other = otherStorage.nodes[otherIndex]
+        return node.name == other.name && namespaceURI(of: index) == otherStorage.namespaceURI(of: otherIndex)
+            && node.text == other.text
+            && node.attributes.count == other.attributes.count
+            && Set(node.attributes.map(\.identity)) == Set(other.attributes.map(\.identity))
     }
 }
 
@@ -235,7 +237,9 @@ extension XMLTree.Element: Hashable {
         for offset in 0..<count {
             let left = lhsNodes[lhs.index + offset]
             let right = rhsNodes[rhs.index + offset]
-            guard left.end - lhs.index == right.end - rhs.index, left.hasSameContent(as: right) else {
+            guard left.end - lhs.index == right.end - rhs.index,
+                lhs.storage.node(lhs.index + offset, hasSameContentAs: rhs.index + offset, in: rhs.storage)
+            else {
                 return false
             }
         }

@@ -27,6 +27,8 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     private struct Binding {
         var prefix: String
         var uri: String
+        /// The index in `scopes` of elements using this binding, once one has.
+        var scope = -1
     }
 
     /// An element started and not yet ended.
@@ -51,6 +53,10 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     @exclusivity(unchecked) private var error: XMLParsingError?
     /// The namespace bindings in scope, innermost last.
     @exclusivity(unchecked) private var bindings: [Binding] = []
+    /// The prefix/namespace pairs elements use; 0 is neither.
+    @exclusivity(unchecked) private var scopes: [XMLTree.Scope] = [XMLTree.Scope(prefix: nil, namespaceURI: nil)]
+    /// The scope of the `xml` prefix, once used.
+    @exclusivity(unchecked) private var xmlScope = -1
     /// Long names seen so far, so that repeated ones share storage.
     @exclusivity(unchecked) private var interned: Set<String> = []
 
@@ -84,7 +90,7 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
         guard succeeded else { throw .malformed(line: parser.lineNumber, column: parser.columnNumber) }
         guard !builder.nodes.isEmpty else { throw hasStartTag ? .truncated : .noRoot }
         guard builder.open.isEmpty, builder.rootClosed else { throw .truncated }
-        return XMLTree.Storage(nodes: builder.nodes)
+        return XMLTree.Storage(nodes: builder.nodes, scopes: builder.scopes)
     }
 
     private func fail(_ parser: XMLParser, _ error: XMLParsingError) {
@@ -126,19 +132,51 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
         return (String(qualifiedName[..<colonIndex]), String(qualifiedName[utf8.index(after: colonIndex)...]))
     }
 
-    /// The URI bound to `prefix` (`""`: the default namespace), innermost binding first; `nil`
-    /// when none is, or when the binding undeclares the default namespace.
-    private func resolve(_ prefix: String) -> String? {
+    /// The index in `bindings` of the innermost binding of `prefix` (`""`: the default namespace).
+    private func binding(of prefix: String) -> Int? {
         var index = bindings.count
         while index > 0 {
             index -= 1
-            if bindings[index].prefix == prefix {
-                let uri = bindings[index].uri
-                return uri.isEmpty ? nil : uri
-            }
+            if bindings[index].prefix == prefix { return index }
+        }
+        return nil
+    }
+
+    /// The URI bound to an attribute's `prefix`; `nil` when none is.
+    private func resolve(_ prefix: String) -> String? {
+        if let index = binding(of: prefix) {
+            let uri = bindings[index].uri
+            return uri.isEmpty ? nil : uri
         }
         // Always bound, never declared; libxml2 has already refused any other unbound prefix.
         return prefix == "xml" ? Self.xmlNamespace : nil
+    }
+
+    /// The scope of an element written with `prefix`.
+    private func scope(of prefix: String?) -> Int {
+        guard let index = binding(of: prefix ?? "") else {
+            guard let prefix else { return 0 }
+            if prefix == "xml" {
+                if xmlScope < 0 {
+                    xmlScope = scopes.count
+                    scopes.append(XMLTree.Scope(prefix: "xml", namespaceURI: Self.xmlNamespace))
+                }
+                return xmlScope
+            }
+            // Unbound: libxml2 has already reported it, so the build is failing anyway.
+            scopes.append(XMLTree.Scope(prefix: prefix, namespaceURI: nil))
+            return scopes.count - 1
+        }
+        if bindings[index].scope < 0 {
+            let uri = bindings[index].uri
+            if prefix == nil && uri.isEmpty {
+                bindings[index].scope = 0
+            } else {
+                bindings[index].scope = scopes.count
+                scopes.append(XMLTree.Scope(prefix: prefix.map(intern), namespaceURI: uri.isEmpty ? nil : uri))
+            }
+        }
+        return bindings[index].scope
     }
 
     // MARK: Elements
@@ -189,10 +227,9 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
         }
 
         let (prefix, name) = Self.split(elementName)
-        let namespace = resolve(prefix ?? "")
         nodes.append(XMLTree.Node(
-            name: intern(name), prefix: prefix.map(intern), namespaceURI: namespace,
-            attributes: elementAttributes, text: "", parent: open.last?.index, end: -1))
+            name: intern(name), text: "", attributes: elementAttributes, parent: open.last?.index ?? -1, end: -1,
+            scope: scope(of: prefix)))
         open.append(OpenElement(index: nodes.count - 1, bindingMark: bindingMark))
     }
 
