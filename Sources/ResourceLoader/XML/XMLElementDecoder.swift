@@ -148,11 +148,11 @@ final class XMLElementDecoder: Decoder {
             if case .attribute(let value) = value { return value }
             return ""
         }
-        let node = element.storage.nodes[element.index]
-        if Self.isNil(node) {
+        let nodes = element.storage.nodes
+        if !nodes[element.index].attributes.isEmpty, Self.isNil(nodes[element.index]) {
             throw DecodingError.valueNotFound(type, context("Expected \(type), found xsi:nil"))
         }
-        return node.text
+        return nodes[element.index].text
     }
 
     func scalar<T: XMLScalar>(_ type: T.Type) throws -> T {
@@ -277,12 +277,13 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let name = key.stringValue
         let text: String
         if let child = element.firstChildIndex(named: name) {
-            let node = element.storage.nodes[child]
-            if XMLElementDecoder.isNil(node) {
+            // Field by field: copying the whole node would retain and release all of it.
+            let nodes = element.storage.nodes
+            if !nodes[child].attributes.isEmpty, XMLElementDecoder.isNil(nodes[child]) {
                 throw DecodingError.valueNotFound(type, DecodingError.Context(
                     codingPath: path(key), debugDescription: "Expected \(type), found xsi:nil"))
             }
-            text = node.text
+            text = nodes[child].text
         } else if let attribute = element.attribute(named: name) {
             text = attribute
         } else {
