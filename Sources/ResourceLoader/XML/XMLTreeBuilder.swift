@@ -251,7 +251,13 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {
         guard error == nil, let element = open.last else { return }
-        nodes[element.index].text.append(string)
+        // Most elements get their text in one piece: adopt Foundation's string (a retain) rather
+        // than copy it into a new buffer. Later pieces append to the element's one buffer.
+        if nodes[element.index].text.isEmpty {
+            nodes[element.index].text = string
+        } else {
+            nodes[element.index].text.append(string)
+        }
     }
 
     func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
