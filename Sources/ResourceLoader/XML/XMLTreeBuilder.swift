@@ -55,6 +55,8 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     @exclusivity(unchecked) private var bindings: [Binding] = []
     /// The prefix/namespace pairs elements use; 0 is neither.
     @exclusivity(unchecked) private var scopes: [XMLTree.Scope] = [XMLTree.Scope(prefix: nil, namespaceURI: nil)]
+    /// Whether the element being started uses a prefix nothing binds.
+    @exclusivity(unchecked) private var sawUnboundPrefix = false
     /// The scope of the `xml` prefix, once used.
     @exclusivity(unchecked) private var xmlScope = -1
     /// Long names seen so far, so that repeated ones share storage.
@@ -142,14 +144,16 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
         return nil
     }
 
-    /// The URI bound to an attribute's `prefix`; `nil` when none is.
+    /// The URI bound to an attribute's `prefix`; `nil`, and `sawUnboundPrefix` set, when none is.
     private func resolve(_ prefix: String) -> String? {
         if let index = binding(of: prefix) {
             let uri = bindings[index].uri
             return uri.isEmpty ? nil : uri
         }
-        // Always bound, never declared; libxml2 has already refused any other unbound prefix.
-        return prefix == "xml" ? Self.xmlNamespace : nil
+        // Always bound, never declared.
+        if prefix == "xml" { return Self.xmlNamespace }
+        sawUnboundPrefix = true
+        return nil
     }
 
     /// The scope of an element written with `prefix`.
@@ -163,9 +167,8 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
                 }
                 return xmlScope
             }
-            // Unbound: libxml2 has already reported it, so the build is failing anyway.
-            scopes.append(XMLTree.Scope(prefix: prefix, namespaceURI: nil))
-            return scopes.count - 1
+            sawUnboundPrefix = true
+            return 0
         }
         if bindings[index].scope < 0 {
             let uri = bindings[index].uri
@@ -227,9 +230,16 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
         }
 
         let (prefix, name) = Self.split(elementName)
+        let scope = scope(of: prefix)
+        // libxml2 reports an unbound prefix itself, before this callback (so this never fires on
+        // Linux, where the hardening tests pin the error down); refusing here too keeps the
+        // guarantee on a Foundation that did not.
+        if sawUnboundPrefix {
+            return fail(parser, .malformed(line: parser.lineNumber, column: parser.columnNumber))
+        }
         nodes.append(XMLTree.Node(
             name: intern(name), text: "", attributes: elementAttributes, parent: open.last?.index ?? -1, end: -1,
-            scope: scope(of: prefix)))
+            scope: scope))
         open.append(OpenElement(index: nodes.count - 1, bindingMark: bindingMark))
     }
 
