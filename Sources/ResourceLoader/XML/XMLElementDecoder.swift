@@ -1,28 +1,69 @@
 import Foundation
 
-/// The `Decoder` behind ``XMLTreeDecoder``: one per value being decoded.
+/// The `Decoder` behind ``XMLTreeDecoder``: one per value decoded through the generic path
+/// (nested types and array items); scalars under a key are read by the keyed container directly.
+///
+/// Hot-path economy (see Docs/Performance.md): the coding path is not stored but rebuilt from the
+/// chain of parents only when asked for (errors, or a type reading `codingPath`); matches are
+/// node indices found by walking siblings, never arrays; and an unkeyed container reuses one
+/// decoder for its items while no one else holds it.
 final class XMLElementDecoder: Decoder {
     /// What a decoder reads from.
     enum Value {
         /// One element: the top level, or an item of an array. As an array, its children.
         case element(XMLTree.Element)
-        /// The child elements that matched a key (possibly none). As an array, all of them;
-        /// as anything else, the first.
-        case matches([XMLTree.Element], key: any CodingKey)
+        /// The children of `parent` named `key` (possibly none), the first at node index `first`.
+        /// As an array, all of them; as anything else, the first.
+        case matches(parent: XMLTree.Element, key: any CodingKey, first: Int?)
         /// An attribute's value, matched by a key.
         case attribute(String)
     }
 
+    /// How this decoder's coding path extends its parent's.
+    enum Step {
+        /// The top level: the path is given.
+        case root([any CodingKey])
+        /// A key of the parent's keyed container.
+        case key(any CodingKey)
+        /// A position in the parent's unkeyed container.
+        case index(Int)
+    }
+
     static let schemaInstanceNamespace = "http://www.w3.org/2001/XMLSchema-instance"
 
-    let value: Value
-    let codingPath: [any CodingKey]
+    // Mutable only so that an unkeyed container can reuse a decoder nobody else holds.
+    fileprivate(set) var value: Value
+    private let parent: XMLElementDecoder?
+    fileprivate(set) var step: Step
     let options: XMLTreeDecoder
 
-    init(value: Value, codingPath: [any CodingKey], options: XMLTreeDecoder) {
+    init(value: Value, parent: XMLElementDecoder?, step: Step, options: XMLTreeDecoder) {
         self.value = value
-        self.codingPath = codingPath
+        self.parent = parent
+        self.step = step
         self.options = options
+    }
+
+    convenience init(value: Value, codingPath: [any CodingKey], options: XMLTreeDecoder) {
+        self.init(value: value, parent: nil, step: .root(codingPath), options: options)
+    }
+
+    /// Built on demand from the chain of parents.
+    var codingPath: [any CodingKey] {
+        var steps: [any CodingKey] = []
+        var decoder: XMLElementDecoder? = self
+        while let current = decoder {
+            switch current.step {
+            case .root(let path):
+                return path + steps.reversed()
+            case .key(let key):
+                steps.append(key)
+            case .index(let index):
+                steps.append(XMLCodingKey(index: index))
+            }
+            decoder = current.parent
+        }
+        return steps.reversed()
     }
 
     var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
@@ -37,9 +78,12 @@ final class XMLElementDecoder: Decoder {
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         switch value {
         case .element(let element):
-            return UnkeyedContainer(items: element.children, decoder: self)
-        case .matches(let elements, _):
-            return UnkeyedContainer(items: elements, decoder: self)
+            return UnkeyedContainer(
+                storage: element.storage, first: element.index + 1, end: element.storage.nodes[element.index].end,
+                name: nil, decoder: self)
+        case .matches(let parent, let key, let first):
+            let end = parent.storage.nodes[parent.index].end
+            return UnkeyedContainer(storage: parent.storage, first: first ?? end, end: end, name: key.stringValue, decoder: self)
         case .attribute:
             throw DecodingError.typeMismatch([Any].self, context("Expected elements, found an attribute value"))
         }
@@ -61,13 +105,13 @@ final class XMLElementDecoder: Decoder {
         switch value {
         case .element(let element):
             return element
-        case .matches(let elements, let key):
-            guard let first = elements.first else {
+        case .matches(let parent, let key, let first):
+            guard let first else {
                 throw DecodingError.keyNotFound(key, DecodingError.Context(
                     codingPath: codingPath.dropLast(),
                     debugDescription: "No element or attribute named \(key.stringValue.debugDescription)"))
             }
-            return first
+            return XMLTree.Element(storage: parent.storage, index: first)
         case .attribute:
             return nil
         }
@@ -77,16 +121,23 @@ final class XMLElementDecoder: Decoder {
     var isNil: Bool {
         switch value {
         case .element(let element):
-            return Self.isNil(element)
-        case .matches(let elements, _):
-            return elements.first.map(Self.isNil) ?? true
+            return Self.isNil(element.storage.nodes[element.index])
+        case .matches(let parent, _, let first):
+            return first.map { Self.isNil(parent.storage.nodes[$0]) } ?? true
         case .attribute:
             return false
         }
     }
 
     static func isNil(_ element: XMLTree.Element) -> Bool {
-        guard let marker = element.attribute(named: "nil", namespaceURI: schemaInstanceNamespace) else { return false }
+        isNil(element.storage.nodes[element.index])
+    }
+
+    @inline(__always)
+    static func isNil(_ node: XMLTree.Node) -> Bool {
+        guard !node.attributes.isEmpty,
+            let marker = node.attributes.first(where: { $0.matches(name: "nil", namespaceURI: schemaInstanceNamespace) })?.value
+        else { return false }
         let trimmed = trimmingXMLWhitespace(marker)
         return trimmed == "true" || trimmed == "1"
     }
@@ -97,10 +148,11 @@ final class XMLElementDecoder: Decoder {
             if case .attribute(let value) = value { return value }
             return ""
         }
-        if Self.isNil(element) {
+        let nodes = element.storage.nodes
+        if !nodes[element.index].attributes.isEmpty, Self.isNil(nodes[element.index]) {
             throw DecodingError.valueNotFound(type, context("Expected \(type), found xsi:nil"))
         }
-        return element.text
+        return nodes[element.index].text
     }
 
     func scalar<T: XMLScalar>(_ type: T.Type) throws -> T {
@@ -200,38 +252,77 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func contains(_ key: Key) -> Bool {
-        element.child(named: key.stringValue) != nil || element.attribute(named: key.stringValue) != nil
+        let name = key.stringValue
+        return element.firstChildIndex(named: name) != nil || element.attribute(named: name) != nil
     }
+
+    /// The path of a value under `key`, for errors only.
+    private func path(_ key: Key) -> [any CodingKey] { codingPath + [key] }
 
     private func decoder(for key: Key) -> XMLElementDecoder {
-        let path = codingPath + [key]
-        let matches = element.children(named: key.stringValue)
-        if matches.isEmpty, let attribute = element.attribute(named: key.stringValue) {
-            return XMLElementDecoder(value: .attribute(attribute), codingPath: path, options: decoder.options)
+        let name = key.stringValue
+        let first = element.firstChildIndex(named: name)
+        if first == nil, let attribute = element.attribute(named: name) {
+            return XMLElementDecoder(value: .attribute(attribute), parent: decoder, step: .key(key), options: decoder.options)
         }
-        return XMLElementDecoder(value: .matches(matches, key: key), codingPath: path, options: decoder.options)
+        return XMLElementDecoder(
+            value: .matches(parent: element, key: key, first: first), parent: decoder, step: .key(key),
+            options: decoder.options)
     }
 
-    func decodeNil(forKey key: Key) throws -> Bool { decoder(for: key).isNil }
+    /// Reads a scalar under `key` without a decoder of its own; the same rules and errors as
+    /// ``XMLElementDecoder/scalar(_:)`` on ``decoder(for:)``.
+    @inline(__always)
+    private func scalar<T: XMLScalar>(_ type: T.Type, forKey key: Key) throws -> T {
+        let name = key.stringValue
+        let text: String
+        if let child = element.firstChildIndex(named: name) {
+            // Field by field: copying the whole node would retain and release all of it.
+            let nodes = element.storage.nodes
+            if !nodes[child].attributes.isEmpty, XMLElementDecoder.isNil(nodes[child]) {
+                throw DecodingError.valueNotFound(type, DecodingError.Context(
+                    codingPath: path(key), debugDescription: "Expected \(type), found xsi:nil"))
+            }
+            text = nodes[child].text
+        } else if let attribute = element.attribute(named: name) {
+            text = attribute
+        } else {
+            throw DecodingError.keyNotFound(key, DecodingError.Context(
+                codingPath: codingPath, debugDescription: "No element or attribute named \(name.debugDescription)"))
+        }
+        guard let value = T(xmlText: T.trimsWhitespace ? trimmingXMLWhitespace(text) : text) else {
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: path(key), debugDescription: "The text is not a valid \(type)"))
+        }
+        return value
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        let name = key.stringValue
+        if let child = element.firstChildIndex(named: name) {
+            return XMLElementDecoder.isNil(element.storage.nodes[child])
+        }
+        return element.attribute(named: name) == nil
+    }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         try decoder(for: key).unbox(type)
     }
 
-    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoder(for: key).scalar(type) }
-    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoder(for: key).scalar(type) }
-    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoder(for: key).scalar(type) }
-    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decoder(for: key).scalar(type) }
-    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoder(for: key).scalar(type) }
-    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decoder(for: key).scalar(type) }
-    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decoder(for: key).scalar(type) }
-    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decoder(for: key).scalar(type) }
-    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decoder(for: key).scalar(type) }
-    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decoder(for: key).scalar(type) }
-    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decoder(for: key).scalar(type) }
-    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decoder(for: key).scalar(type) }
-    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decoder(for: key).scalar(type) }
-    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decoder(for: key).scalar(type) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try scalar(type, forKey: key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try scalar(type, forKey: key) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try scalar(type, forKey: key) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try scalar(type, forKey: key) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try scalar(type, forKey: key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try scalar(type, forKey: key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try scalar(type, forKey: key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try scalar(type, forKey: key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try scalar(type, forKey: key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try scalar(type, forKey: key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try scalar(type, forKey: key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try scalar(type, forKey: key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try scalar(type, forKey: key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try scalar(type, forKey: key) }
 
     func nestedContainer<NestedKey: CodingKey>(
         keyedBy type: NestedKey.Type,
@@ -253,37 +344,79 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 }
 
+/// The children of an element (all, or those with one name), walked sibling by sibling.
 private struct UnkeyedContainer: UnkeyedDecodingContainer {
-    let items: [XMLTree.Element]
+    let storage: XMLTree.Storage
+    /// The node index of the next item, `end` when there is none.
+    private var next: Int
+    private let end: Int
+    /// The local name items must have, `nil` for every child.
+    private let name: String?
     let decoder: XMLElementDecoder
     private(set) var currentIndex = 0
+    /// The last item's decoder, reused for the next item when nothing else holds it.
+    private var spare: XMLElementDecoder?
 
-    init(items: [XMLTree.Element], decoder: XMLElementDecoder) {
-        self.items = items
+    init(storage: XMLTree.Storage, first: Int, end: Int, name: String?, decoder: XMLElementDecoder) {
+        self.storage = storage
+        self.end = end
+        self.name = name
         self.decoder = decoder
+        next = first
+        skipToMatch()
+    }
+
+    /// Moves `next` to the first sibling, from `next` on, that has the name.
+    private mutating func skipToMatch() {
+        guard let name else { return }
+        while next < end, storage.nodes[next].name != name {
+            next = storage.nodes[next].end
+        }
     }
 
     var codingPath: [any CodingKey] { decoder.codingPath }
-    var count: Int? { items.count }
-    var isAtEnd: Bool { currentIndex >= items.count }
+
+    var count: Int? {
+        var count = 0
+        var index = next
+        while index < end {
+            if name == nil || storage.nodes[index].name == name { count += 1 }
+            index = storage.nodes[index].end
+        }
+        return currentIndex + count
+    }
+
+    var isAtEnd: Bool { next >= end }
+
+    private mutating func advance() {
+        next = storage.nodes[next].end
+        currentIndex += 1
+        skipToMatch()
+    }
 
     private mutating func nextDecoder<T>(for type: T.Type) throws -> XMLElementDecoder {
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(type, DecodingError.Context(
                 codingPath: codingPath + [XMLCodingKey(index: currentIndex)],
-                debugDescription: "There are only \(items.count) elements"))
+                debugDescription: "There are only \(count ?? currentIndex) elements"))
         }
-        let item = XMLElementDecoder(
-            value: .element(items[currentIndex]),
-            codingPath: codingPath + [XMLCodingKey(index: currentIndex)],
-            options: decoder.options)
-        currentIndex += 1
+        let element = XMLTree.Element(storage: storage, index: next)
+        let item: XMLElementDecoder
+        if spare != nil, isKnownUniquelyReferenced(&spare!) {
+            item = spare!
+            item.value = .element(element)
+            item.step = .index(currentIndex)
+        } else {
+            item = XMLElementDecoder(value: .element(element), parent: decoder, step: .index(currentIndex), options: decoder.options)
+            spare = item
+        }
+        advance()
         return item
     }
 
     mutating func decodeNil() throws -> Bool {
-        guard !isAtEnd, XMLElementDecoder.isNil(items[currentIndex]) else { return false }
-        currentIndex += 1
+        guard !isAtEnd, XMLElementDecoder.isNil(storage.nodes[next]) else { return false }
+        advance()
         return true
     }
 
@@ -300,7 +433,10 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func superDecoder() throws -> any Decoder {
-        try nextDecoder(for: Any.self)
+        let item = try nextDecoder(for: Any.self)
+        // Handed out: never reuse it.
+        spare = nil
+        return item
     }
 }
 

@@ -27,12 +27,17 @@ enum XMLPreflight {
     struct Report {
         /// How many leading bytes (a UTF-8 byte order mark) to skip.
         var byteOrderMarkLength: Int
-        /// Whether an element's start tag begins somewhere (outside comments, CDATA and
-        /// processing instructions): tells a truncated document from one with no root.
-        var hasStartTag: Bool
+        /// How many element start tags begin (outside comments, CDATA and processing
+        /// instructions): tells a truncated document from one with no root, and lets the builder
+        /// size its node storage once.
+        var startTagCount: Int
+
         /// The offsets of the `?>` of every processing instruction that has a target and no
         /// data, in document order.
         var instructionsWithoutData: [Int] = []
+
+        /// Whether an element's start tag begins somewhere.
+        var hasStartTag: Bool { startTagCount > 0 }
     }
 
     /// The bytes to hand to `XMLParser`: `data` without its byte order mark, and with a space
@@ -74,9 +79,27 @@ enum XMLPreflight {
 }
 
 private struct Scanner {
-    private enum State {
+    private enum State: Int {
         case content, comment, cdata, processingInstruction
     }
+
+    /// For each state (256 entries each, in `State` order), the bytes that need no action in it:
+    /// printable ASCII and space, tab and CR, except the state's own markup characters (`<` and
+    /// `&` in content, `-` in comments, `]` in CDATA sections, `?` in processing instructions).
+    /// Line feeds, other control characters and non-ASCII bytes always need action.
+    private static let quiet: [Bool] = {
+        var table = [Bool](repeating: false, count: 4 * 256)
+        let specials: [UInt8] = [UInt8(ascii: "<"), UInt8(ascii: "-"), UInt8(ascii: "]"), UInt8(ascii: "?")]
+        for state in 0..<4 {
+            for byte in 0x20...0x7E where byte != Int(specials[state]) {
+                table[state * 256 + byte] = true
+            }
+            table[state * 256 + 0x09] = true
+            table[state * 256 + 0x0D] = true
+        }
+        table[Int(UInt8(ascii: "&"))] = false
+        return table
+    }()
 
     let bytes: UnsafeRawBufferPointer
     private var line = 1
@@ -90,97 +113,140 @@ private struct Scanner {
     mutating func scan() throws(XMLParsingError) -> XMLPreflight.Report {
         let start = try checkEncoding()
         var state = State.content
-        var sawContent = false
-        var sawStartTag = false
+        var startTagCount = 0
         var index = start
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte >= 0x80 {
-                let (scalar, length) = try decodeScalar(at: index)
-                guard Self.isXMLCharacter(scalar) else { throw invalidCharacter(at: index) }
-                sawContent = true
-                index += length
-                continue
-            }
-            switch byte {
-            case 0x0A:
-                line += 1
-                lineStart = index + 1
-                index += 1
-                continue
-            case 0x09, 0x0D, 0x20:
-                index += 1
-                continue
-            case ..<0x20:
-                throw invalidCharacter(at: index)
-            default:
-                sawContent = true
-            }
-            switch state {
-            case .content:
-                if byte == UInt8(ascii: "<") {
-                    if matches("<!--", at: index) {
-                        state = .comment
-                        index += 4
+        let count = bytes.count
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { throw .empty }
+        // The table is read through a pointer: no bounds check or lazy-global check per byte.
+        let result: Result<Void, XMLParsingError> = Self.quiet.withUnsafeBufferPointer { quiet in
+            let quiet = quiet.baseAddress!
+            do throws(XMLParsingError) {
+                while index < count {
+                    // The hot loop: skip bytes that mean nothing in this state.
+                    let table = quiet + state.rawValue &* 256
+                    while index < count, table[Int(base[index])] {
+                        index &+= 1
+                    }
+                    guard index < count else { break }
+                    // The two most frequent stops, handled here: line feeds, and in content the
+                    // `<` of an ordinary start or end tag (not `<!` or `<?`).
+                    let byte = base[index]
+                    if byte == 0x0A {
+                        line &+= 1
+                        index &+= 1
+                        lineStart = index
                         continue
                     }
-                    if matches("<![CDATA[", at: index) {
-                        state = .cdata
-                        index += 9
-                        continue
-                    }
-                    if matchesDoctype(at: index) {
-                        throw .doctypeNotAllowed
-                    }
-                    if matches("<?", at: index) {
-                        state = .processingInstruction
-                        index += 2
-                        if let end = endOfDatalessInstruction(targetStart: index) {
-                            instructionsWithoutData.append(end)
+                    if byte == UInt8(ascii: "<"), state == .content, index &+ 1 < count {
+                        let next = base[index &+ 1]
+                        if next == UInt8(ascii: "/") {
+                            index &+= 2
+                            continue
                         }
-                        continue
+                        if next != UInt8(ascii: "!"), next != UInt8(ascii: "?") {
+                            if Self.canStartName(next) { startTagCount &+= 1 }
+                            index &+= 1
+                            continue
+                        }
                     }
-                    if index + 1 < bytes.count, Self.canStartName(bytes[index + 1]) {
-                        sawStartTag = true
-                    }
-                } else if byte == UInt8(ascii: "&") {
-                    index = try checkReference(at: index)
-                    continue
+                    try slowStep(&index, state: &state, startTagCount: &startTagCount)
                 }
-            case .comment:
-                if matches("-->", at: index) {
-                    state = .content
-                    index += 3
-                    continue
-                }
-            case .cdata:
-                if matches("]]>", at: index) {
-                    state = .content
-                    index += 3
-                    continue
-                }
-            case .processingInstruction:
-                if matches("?>", at: index) {
-                    state = .content
-                    index += 2
-                    continue
-                }
+                return .success(())
+            } catch {
+                return .failure(error)
             }
-            index += 1
+        }
+        try result.get()
+        // Only a document of nothing but whitespace is empty; this stops at the first other byte.
+        var sawContent = false
+        var probe = start
+        while probe < count {
+            if !Self.isWhitespace(base[probe]) {
+                sawContent = true
+                break
+            }
+            probe &+= 1
         }
         guard sawContent else { throw .empty }
         return XMLPreflight.Report(
-            byteOrderMarkLength: start, hasStartTag: sawStartTag, instructionsWithoutData: instructionsWithoutData)
+            byteOrderMarkLength: start, startTagCount: startTagCount, instructionsWithoutData: instructionsWithoutData)
     }
 
-    /// The offset of the `?>` that directly follows the target of the processing instruction
-    /// whose target starts at `targetStart`, or `nil` when the instruction has data, or no target.
-    private func endOfDatalessInstruction(targetStart: Int) -> Int? {
-        var index = targetStart
-        while index < bytes.count, !Self.isWhitespace(bytes[index]), bytes[index] != UInt8(ascii: "?") {
-            index += 1
+    /// Handles the byte at `index`, one the hot loop stopped at, and moves past it (and past any
+    /// markup or reference it starts).
+    private mutating func slowStep(_ index: inout Int, state: inout State, startTagCount: inout Int) throws(XMLParsingError) {
+        let byte = bytes[index]
+        if byte >= 0x80 {
+            let (scalar, length) = try decodeScalar(at: index)
+            guard Self.isXMLCharacter(scalar) else { throw invalidCharacter(at: index) }
+            index += length
+            return
         }
-        return index > targetStart && matches("?>", at: index) ? index : nil
+        switch byte {
+        case 0x0A:
+            line += 1
+            lineStart = index + 1
+            index += 1
+            return
+        case 0x09, 0x0D, 0x20:
+            index += 1
+            return
+        case ..<0x20:
+            throw invalidCharacter(at: index)
+        default:
+            break
+        }
+        switch state {
+        case .content:
+            if byte == UInt8(ascii: "<") {
+                if matches("<!--", at: index) {
+                    state = .comment
+                    index += 4
+                    return
+                }
+                if matches("<![CDATA[", at: index) {
+                    state = .cdata
+                    index += 9
+                    return
+                }
+                if matchesDoctype(at: index) {
+                    throw .doctypeNotAllowed
+                }
+                if matches("<?", at: index) {
+                    state = .processingInstruction
+                    index += 2
+                    if let end = endOfDatalessInstruction(targetStart: index) {
+                        instructionsWithoutData.append(end)
+                    }
+                    return
+                }
+                if index + 1 < bytes.count, Self.canStartName(bytes[index + 1]) {
+                    startTagCount += 1
+                }
+            } else if byte == UInt8(ascii: "&") {
+                index = try checkReference(at: index)
+                return
+            }
+        case .comment:
+            if matches("-->", at: index) {
+                state = .content
+                index += 3
+                return
+            }
+        case .cdata:
+            if matches("]]>", at: index) {
+                state = .content
+                index += 3
+                return
+            }
+        case .processingInstruction:
+            if matches("?>", at: index) {
+                state = .content
+                index += 2
+                return
+            }
+        }
+        index += 1
     }
 
     // MARK: Encoding
@@ -349,20 +415,30 @@ private struct Scanner {
 
     // MARK: Helpers
 
-    private func matches(_ literal: StaticString, at index: Int) -> Bool {
-        let count = literal.utf8CodeUnitCount
-        guard index + count <= bytes.count else { return false }
-        let pointer = literal.utf8Start
-        for offset in 0..<count where bytes[index + offset] != pointer[offset] {
-            return false
+    /// The offset of the `?>` that directly follows the target of the processing instruction
+    /// whose target starts at `targetStart`, or `nil` when the instruction has data, or no target.
+    private func endOfDatalessInstruction(targetStart: Int) -> Int? {
+        var index = targetStart
+        while index < bytes.count, !Self.isWhitespace(bytes[index]), bytes[index] != UInt8(ascii: "?") {
+            index += 1
         }
-        return true
+        return index > targetStart && matches("?>", at: index) ? index : nil
     }
 
     /// Whether `<!DOCTYPE`, in any mix of cases, starts at `index`.
     private func matchesDoctype(at index: Int) -> Bool {
         guard matches("<!", at: index), index + 9 <= bytes.count else { return false }
         for (offset, letter) in "DOCTYPE".utf8.enumerated() where bytes[index + 2 + offset] & 0xDF != letter {
+            return false
+        }
+        return true
+    }
+
+    private func matches(_ literal: StaticString, at index: Int) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard index + count <= bytes.count else { return false }
+        let pointer = literal.utf8Start
+        for offset in 0..<count where bytes[index + offset] != pointer[offset] {
             return false
         }
         return true

@@ -19,40 +19,52 @@ extension XMLTree {
         private var node: Node { storage.nodes[index] }
 
         /// The local name, without any prefix: `Envelope` for `<soap:Envelope>`.
-        public var name: String { node.name }
+        public var name: String { storage.nodes[index].name }
 
         /// The prefix the document used, if any: `soap` for `<soap:Envelope>`.
-        public var prefix: String? { node.prefix }
+        public var prefix: String? { storage.scopes[storage.nodes[index].scope].prefix }
 
         /// The name as written in the document: `soap:Envelope`.
-        public var qualifiedName: String { node.prefix.map { "\($0):\(node.name)" } ?? node.name }
+        public var qualifiedName: String { prefix.map { "\($0):\(name)" } ?? name }
 
         /// The namespace URI the element is in, or `nil` when it is in no namespace.
-        public var namespaceURI: String? { node.namespaceURI }
+        public var namespaceURI: String? { storage.namespaceURI(of: index) }
 
         /// The attributes, sorted by prefix then local name. Namespace declarations (`xmlns`,
         /// `xmlns:p`) are not attributes.
-        public var attributes: [Attribute] { node.attributes }
+        public var attributes: [Attribute] { storage.nodes[index].attributes }
 
         /// The element's own character data, in document order: text and CDATA sections, with
         /// entity and character references decoded. Text inside child elements is not included,
         /// and whitespace is kept exactly as in the document.
-        public var text: String { node.text }
+        public var text: String { storage.nodes[index].text }
 
         /// The element that contains this one, or `nil` for the root element.
-        public var parent: Element? { node.parent.map { Element(storage: storage, index: $0) } }
+        public var parent: Element? {
+            let parent = storage.nodes[index].parent
+            return parent < 0 ? nil : Element(storage: storage, index: parent)
+        }
 
         /// Whether the element has child elements.
-        public var hasChildren: Bool { node.end > index + 1 }
+        public var hasChildren: Bool { storage.nodes[index].end > index + 1 }
 
         /// The child elements, in document order.
         public var children: [Element] {
-            var result: [Element] = []
+            let nodes = storage.nodes
+            let end = nodes[index].end
+            var count = 0
             var child = index + 1
-            let end = node.end
+            while child < end {
+                count += 1
+                child = nodes[child].end
+            }
+            // Counted first: one allocation instead of a growing array's four or five.
+            var result: [Element] = []
+            result.reserveCapacity(count)
+            child = index + 1
             while child < end {
                 result.append(Element(storage: storage, index: child))
-                child = storage.nodes[child].end
+                child = nodes[child].end
             }
             return result
         }
@@ -60,19 +72,34 @@ extension XMLTree {
         /// Returns the value of the first attribute with this local name (and namespace, when
         /// `namespaceURI` is not `nil`).
         public func attribute(named name: String, namespaceURI: String? = nil) -> String? {
-            node.attributes.first { $0.matches(name: name, namespaceURI: namespaceURI) }?.value
+            let attributes = storage.nodes[index].attributes
+            guard !attributes.isEmpty else { return nil }
+            return attributes.first { $0.matches(name: name, namespaceURI: namespaceURI) }?.value
         }
 
         /// Returns the first child element with this local name (and namespace, when
         /// `namespaceURI` is not `nil`).
         public func child(named name: String, namespaceURI: String? = nil) -> Element? {
             var child = index + 1
-            let end = node.end
+            let nodes = storage.nodes
+            let end = nodes[index].end
             while child < end {
-                if storage.nodes[child].matches(name: name, namespaceURI: namespaceURI) {
+                if storage.node(child, matches: name, namespaceURI: namespaceURI) {
                     return Element(storage: storage, index: child)
                 }
-                child = storage.nodes[child].end
+                child = nodes[child].end
+            }
+            return nil
+        }
+
+        /// The node index of the first child element with this local name, walking siblings.
+        func firstChildIndex(named name: String) -> Int? {
+            var child = index + 1
+            let nodes = storage.nodes
+            let end = nodes[index].end
+            while child < end {
+                if nodes[child].name == name { return child }
+                child = nodes[child].end
             }
             return nil
         }
@@ -80,7 +107,17 @@ extension XMLTree {
         /// Returns every child element with this local name (and namespace, when `namespaceURI`
         /// is not `nil`), in document order.
         public func children(named name: String, namespaceURI: String? = nil) -> [Element] {
-            children.filter { $0.node.matches(name: name, namespaceURI: namespaceURI) }
+            var result: [Element] = []
+            var child = index + 1
+            let nodes = storage.nodes
+            let end = nodes[index].end
+            while child < end {
+                if storage.node(child, matches: name, namespaceURI: namespaceURI) {
+                    result.append(Element(storage: storage, index: child))
+                }
+                child = nodes[child].end
+            }
+            return result
         }
 
         /// Follows a path of child names from this element: `["Body", "getUserDetailsResponse"]`
@@ -99,7 +136,7 @@ extension XMLTree {
         /// not `nil`) among this element's descendants, in document order.
         public func firstDescendant(named name: String, namespaceURI: String? = nil) -> Element? {
             for descendant in index + 1 ..< node.end
-            where storage.nodes[descendant].matches(name: name, namespaceURI: namespaceURI) {
+            where storage.node(descendant, matches: name, namespaceURI: namespaceURI) {
                 return Element(storage: storage, index: descendant)
             }
             return nil
@@ -119,7 +156,7 @@ extension XMLTree {
         /// there is no element named `name`.
         public func leafTexts(below name: String, namespaceURI: String? = nil) -> [String: String]? {
             let start: Element
-            if node.matches(name: name, namespaceURI: namespaceURI) {
+            if storage.node(index, matches: name, namespaceURI: namespaceURI) {
                 start = self
             } else if let found = firstDescendant(named: name, namespaceURI: namespaceURI) {
                 start = found
@@ -162,16 +199,15 @@ extension XMLTree {
     }
 }
 
-extension XMLTree.Node {
-    func matches(name: String, namespaceURI: String?) -> Bool {
-        self.name == name && (namespaceURI == nil || self.namespaceURI == namespaceURI)
-    }
-
+extension XMLTree.Storage {
     /// Equal name, namespace, attributes (in any order) and text; prefixes do not count.
-    func hasSameContent(as other: XMLTree.Node) -> Bool {
-        name == other.name && namespaceURI == other.namespaceURI && text == other.text
-            && attributes.count == other.attributes.count
-            && Set(attributes.map(\.identity)) == Set(other.attributes.map(\.identity))
+    func node(_ index: Int, hasSameContentAs otherIndex: Int, in otherStorage: XMLTree.Storage) -> Bool {
+        let node = nodes[index]
+        let other = otherStorage.nodes[otherIndex]
+        return node.name == other.name && namespaceURI(of: index) == otherStorage.namespaceURI(of: otherIndex)
+            && node.text == other.text
+            && node.attributes.count == other.attributes.count
+            && Set(node.attributes.map(\.identity)) == Set(other.attributes.map(\.identity))
     }
 }
 
@@ -201,7 +237,9 @@ extension XMLTree.Element: Hashable {
         for offset in 0..<count {
             let left = lhsNodes[lhs.index + offset]
             let right = rhsNodes[rhs.index + offset]
-            guard left.end - lhs.index == right.end - rhs.index, left.hasSameContent(as: right) else {
+            guard left.end - lhs.index == right.end - rhs.index,
+                lhs.storage.node(lhs.index + offset, hasSameContentAs: rhs.index + offset, in: rhs.storage)
+            else {
                 return false
             }
         }

@@ -12,25 +12,55 @@ import FoundationXML
 /// and the result must have exactly one root element, closed. The document is read through an
 /// `InputStream`, because `XMLParser(data:)` stops at 10,000,000 bytes while still delivering
 /// callbacks.
+///
+/// **Namespaces.** libxml2 always parses with namespaces (Foundation installs its SAX2
+/// callbacks whatever the parser's settings) and reports an unbound prefix as an error before the
+/// element's callback. `shouldProcessNamespaces` and `shouldReportNamespacePrefixes` only change
+/// what Foundation's glue hands the delegate, and cost a dictionary pushed and popped per element
+/// (about 30% of the glue, see Docs/Performance.md). So both are off: the builder receives
+/// qualified names and the `xmlns` declarations as attributes, and resolves prefixes itself with
+/// a stack of bindings that grows only at elements that declare some.
 final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     private static let xmlNamespace = "http://www.w3.org/XML/1998/namespace"
+
+    /// A prefix in scope: `""` for the default namespace; `uri` is empty when undeclared.
+    private struct Binding {
+        var prefix: String
+        var uri: String
+        /// The index in `scopes` of elements using this binding, once one has.
+        var scope = -1
+    }
+
+    /// An element started and not yet ended.
+    private struct OpenElement {
+        var index: Int
+        /// `bindings.count` before the element's own declarations.
+        var bindingMark: Int
+    }
+
+    // Exclusivity: the builder is created, driven and read inside `build(from:startTagCount:options:)`
+    // only. `XMLParser` calls the delegate synchronously on the thread running `parse()` and never
+    // re-entrantly, and no callback holds an access across another, so no two accesses to these
+    // fields can overlap. The dynamic checks (six per element) were 7% of building a tree.
 
     private let options: XMLParsingOptions
     /// Whether the bytes hold a start tag at all, as ``XMLPreflight`` found.
     private let hasStartTag: Bool
-    private var nodes: [XMLTree.Node] = []
-    /// Indices of the elements started and not yet ended, outermost first.
-    private var open: [Int] = []
-    private var rootClosed = false
-    private var error: XMLParsingError?
-    /// Prefix mappings reported for the element about to start.
-    private var pendingMappings: [(prefix: String, uri: String)] = []
-    /// For each prefix in scope, its URIs, innermost last.
-    private var namespaces: [String: [String]] = [:]
-    /// For each open element, the prefixes it declared.
-    private var declaredPrefixes: [[String]] = []
-    /// Names and URIs seen so far, so that repeated ones share storage.
-    private var interned: Set<String> = []
+    @exclusivity(unchecked) private var nodes: [XMLTree.Node] = []
+    /// The elements started and not yet ended, outermost first.
+    @exclusivity(unchecked) private var open: [OpenElement] = []
+    @exclusivity(unchecked) private var rootClosed = false
+    @exclusivity(unchecked) private var error: XMLParsingError?
+    /// The namespace bindings in scope, innermost last.
+    @exclusivity(unchecked) private var bindings: [Binding] = []
+    /// The prefix/namespace pairs elements use; 0 is neither.
+    @exclusivity(unchecked) private var scopes: [XMLTree.Scope] = [XMLTree.Scope(prefix: nil, namespaceURI: nil)]
+    /// Whether the element being started uses a prefix nothing binds.
+    @exclusivity(unchecked) private var sawUnboundPrefix = false
+    /// The scope of the `xml` prefix, once used.
+    @exclusivity(unchecked) private var xmlScope = -1
+    /// Long names seen so far, so that repeated ones share storage.
+    @exclusivity(unchecked) private var interned: Set<String> = []
 
     private init(options: XMLParsingOptions, hasStartTag: Bool) {
         self.options = options
@@ -42,12 +72,19 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     /// libxml2 reports nothing at all for some short truncated documents (`<a>`), so a document
     /// that has a start tag but produced no element is reported as truncated, and one without
     /// any start tag as having no root.
-    static func build(from data: Data, hasStartTag: Bool, options: XMLParsingOptions) throws(XMLParsingError) -> XMLTree.Storage {
+    ///
+    /// `startTagCount` (from ``XMLPreflight``) sizes the node storage once, instead of growing it
+    /// by copies; it is capped by the document's size so that a hostile run of `<a<a<a` cannot
+    /// reserve more than a few times the input's size (and the reservation is only touched as
+    /// elements arrive).
+    static func build(from data: Data, startTagCount: Int, options: XMLParsingOptions) throws(XMLParsingError) -> XMLTree.Storage {
+        let hasStartTag = startTagCount > 0
         let parser = XMLParser(stream: InputStream(data: data))
-        parser.shouldProcessNamespaces = true
-        parser.shouldReportNamespacePrefixes = true
+        parser.shouldProcessNamespaces = false
+        parser.shouldReportNamespacePrefixes = false
         parser.shouldResolveExternalEntities = false
         let builder = XMLTreeBuilder(options: options, hasStartTag: hasStartTag)
+        builder.nodes.reserveCapacity(min(startTagCount, data.count / 16 + 16))
         parser.delegate = builder
         let succeeded = parser.parse()
         parser.delegate = nil
@@ -55,7 +92,7 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
         guard succeeded else { throw .malformed(line: parser.lineNumber, column: parser.columnNumber) }
         guard !builder.nodes.isEmpty else { throw hasStartTag ? .truncated : .noRoot }
         guard builder.open.isEmpty, builder.rootClosed else { throw .truncated }
-        return XMLTree.Storage(nodes: builder.nodes)
+        return XMLTree.Storage(nodes: builder.nodes, scopes: builder.scopes)
     }
 
     private func fail(_ parser: XMLParser, _ error: XMLParsingError) {
@@ -70,28 +107,82 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
         return interned.insert(string).memberAfterInsert
     }
 
-    /// The prefix of `p:name`, `nil` for `name`.
-    private static func prefix(of qualifiedName: String) -> String? {
-        let utf8 = qualifiedName.utf8
-        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { return nil }
-        return String(qualifiedName[..<colon])
+    /// The offset of the first `:` in `name`'s UTF-8, if any.
+    ///
+    /// Scans the contiguous UTF-8 directly: `firstIndex(of: Character)` walks grapheme clusters,
+    /// and even the generic `utf8.firstIndex(of:)` cost about 270 instructions per name.
+    @inline(__always)
+    private static func colonOffset(in name: String) -> Int? {
+        let found = name.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
+            var offset = 0
+            let count = bytes.count
+            while offset < count {
+                if bytes[offset] == UInt8(ascii: ":") { return offset }
+                offset &+= 1
+            }
+            return nil
+        }
+        if let found { return found }
+        return name.utf8.firstIndex(of: UInt8(ascii: ":")).map { name.utf8.distance(from: name.utf8.startIndex, to: $0) }
     }
 
     /// Splits `p:name` into `("p", "name")` and `name` into `(nil, "name")`.
-    ///
-    /// Searches the UTF-8 view: `firstIndex(of: Character)` walks grapheme clusters, and was the
-    /// single largest cost of building a tree (see Docs/Performance.md).
     private static func split(_ qualifiedName: String) -> (prefix: String?, name: String) {
+        guard let colon = colonOffset(in: qualifiedName) else { return (nil, qualifiedName) }
         let utf8 = qualifiedName.utf8
-        guard let colon = utf8.firstIndex(of: UInt8(ascii: ":")) else { return (nil, qualifiedName) }
-        return (String(qualifiedName[..<colon]), String(qualifiedName[utf8.index(after: colon)...]))
+        let colonIndex = utf8.index(utf8.startIndex, offsetBy: colon)
+        return (String(qualifiedName[..<colonIndex]), String(qualifiedName[utf8.index(after: colonIndex)...]))
+    }
+
+    /// The index in `bindings` of the innermost binding of `prefix` (`""`: the default namespace).
+    private func binding(of prefix: String) -> Int? {
+        var index = bindings.count
+        while index > 0 {
+            index -= 1
+            if bindings[index].prefix == prefix { return index }
+        }
+        return nil
+    }
+
+    /// The URI bound to an attribute's `prefix`; `nil`, and `sawUnboundPrefix` set, when none is.
+    private func resolve(_ prefix: String) -> String? {
+        if let index = binding(of: prefix) {
+            let uri = bindings[index].uri
+            return uri.isEmpty ? nil : uri
+        }
+        // Always bound, never declared.
+        if prefix == "xml" { return Self.xmlNamespace }
+        sawUnboundPrefix = true
+        return nil
+    }
+
+    /// The scope of an element written with `prefix`.
+    private func scope(of prefix: String?) -> Int {
+        guard let index = binding(of: prefix ?? "") else {
+            guard let prefix else { return 0 }
+            if prefix == "xml" {
+                if xmlScope < 0 {
+                    xmlScope = scopes.count
+                    scopes.append(XMLTree.Scope(prefix: "xml", namespaceURI: Self.xmlNamespace))
+                }
+                return xmlScope
+            }
+            sawUnboundPrefix = true
+            return 0
+        }
+        if bindings[index].scope < 0 {
+            let uri = bindings[index].uri
+            if prefix == nil && uri.isEmpty {
+                bindings[index].scope = 0
+            } else {
+                bindings[index].scope = scopes.count
+                scopes.append(XMLTree.Scope(prefix: prefix.map(intern), namespaceURI: uri.isEmpty ? nil : uri))
+            }
+        }
+        return bindings[index].scope
     }
 
     // MARK: Elements
-
-    func parser(_ parser: XMLParser, didStartMappingPrefix prefix: String, toURI namespaceURI: String) {
-        pendingMappings.append((prefix, namespaceURI))
-    }
 
     func parser(
         _ parser: XMLParser,
@@ -107,35 +198,49 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
         guard open.count < options.maximumDepth else {
             return fail(parser, .tooDeep(limit: options.maximumDepth))
         }
-        for mapping in pendingMappings {
-            namespaces[mapping.prefix, default: []].append(mapping.uri)
-        }
-        declaredPrefixes.append(pendingMappings.map(\.prefix))
-        pendingMappings.removeAll()
-
-        let prefix = qualifiedName.flatMap(Self.prefix(of:))
+        let bindingMark = bindings.count
         var elementAttributes: [XMLTree.Attribute] = []
-        elementAttributes.reserveCapacity(attributes.count)
-        for (qualifiedName, value) in attributes where qualifiedName != "xmlns" && !qualifiedName.hasPrefix("xmlns:") {
-            let (attributePrefix, name) = Self.split(qualifiedName)
-            var attributeNamespace: String?
-            if let attributePrefix {
-                attributeNamespace = attributePrefix == "xml" ? Self.xmlNamespace : namespaces[attributePrefix]?.last
+        if !attributes.isEmpty {
+            // Declarations first: they apply to the element's own name and attributes.
+            var plainCount = 0
+            for (qualifiedName, value) in attributes {
+                if qualifiedName == "xmlns" {
+                    bindings.append(Binding(prefix: "", uri: value))
+                } else if qualifiedName.hasPrefix("xmlns:") {
+                    bindings.append(Binding(prefix: String(qualifiedName.dropFirst(6)), uri: value))
+                } else {
+                    plainCount += 1
+                }
             }
-            elementAttributes.append(XMLTree.Attribute(
-                name: intern(name), prefix: attributePrefix.map(intern),
-                namespaceURI: attributeNamespace.map(intern), value: value))
-        }
-        // XMLParser reports attributes in a dictionary; sort them so a tree's order is stable.
-        if elementAttributes.count > 1 {
-            elementAttributes.sort { ($0.prefix ?? "", $0.name) < ($1.prefix ?? "", $1.name) }
+            if plainCount > 0 {
+                elementAttributes.reserveCapacity(plainCount)
+                for (qualifiedName, value) in attributes where qualifiedName != "xmlns" && !qualifiedName.hasPrefix("xmlns:") {
+                    let (attributePrefix, name) = Self.split(qualifiedName)
+                    // An unprefixed attribute is in no namespace, whatever the default namespace.
+                    let attributeNamespace = attributePrefix.flatMap { resolve($0) }
+                    elementAttributes.append(XMLTree.Attribute(
+                        name: intern(name), prefix: attributePrefix.map(intern),
+                        namespaceURI: attributeNamespace, value: value))
+                }
+                // XMLParser reports attributes in a dictionary; sort them so a tree's order is stable.
+                if elementAttributes.count > 1 {
+                    elementAttributes.sort { ($0.prefix ?? "", $0.name) < ($1.prefix ?? "", $1.name) }
+                }
+            }
         }
 
-        let namespace = namespaceURI.flatMap { $0.isEmpty ? nil : intern($0) }
+        let (prefix, name) = Self.split(elementName)
+        let scope = scope(of: prefix)
+        // libxml2 reports an unbound prefix itself, before this callback (so this never fires on
+        // Linux, where the hardening tests pin the error down); refusing here too keeps the
+        // guarantee on a Foundation that did not.
+        if sawUnboundPrefix {
+            return fail(parser, .malformed(line: parser.lineNumber, column: parser.columnNumber))
+        }
         nodes.append(XMLTree.Node(
-            name: intern(elementName), prefix: prefix.map(intern), namespaceURI: namespace,
-            attributes: elementAttributes, text: "", parent: open.last, end: -1))
-        open.append(nodes.count - 1)
+            name: intern(name), text: "", attributes: elementAttributes, parent: open.last?.index ?? -1, end: -1,
+            scope: scope))
+        open.append(OpenElement(index: nodes.count - 1, bindingMark: bindingMark))
     }
 
     func parser(
@@ -144,10 +249,10 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
         namespaceURI: String?,
         qualifiedName: String?
     ) {
-        guard error == nil, let index = open.popLast() else { return }
-        nodes[index].end = nodes.count
-        for prefix in declaredPrefixes.removeLast() {
-            namespaces[prefix]?.removeLast()
+        guard error == nil, let element = open.popLast() else { return }
+        nodes[element.index].end = nodes.count
+        if bindings.count > element.bindingMark {
+            bindings.removeSubrange(element.bindingMark...)
         }
         if open.isEmpty { rootClosed = true }
     }
@@ -155,13 +260,19 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     // MARK: Text
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {
-        guard error == nil, let index = open.last else { return }
-        nodes[index].text.append(string)
+        guard error == nil, let element = open.last else { return }
+        // Most elements get their text in one piece: adopt Foundation's string (a retain) rather
+        // than copy it into a new buffer. Later pieces append to the element's one buffer.
+        if nodes[element.index].text.isEmpty {
+            nodes[element.index].text = string
+        } else {
+            nodes[element.index].text.append(string)
+        }
     }
 
     func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-        guard error == nil, let index = open.last else { return }
-        nodes[index].text.append(String(decoding: CDATABlock, as: UTF8.self))
+        guard error == nil, let element = open.last else { return }
+        nodes[element.index].text.append(String(decoding: CDATABlock, as: UTF8.self))
     }
 
     // MARK: Errors

@@ -181,6 +181,32 @@ struct XMLTreeDecoderTests {
         #expect(throws: DecodingError.self) { try decoder.decode(Amount.self, from: try root("<a><value>12abc</value></a>")) }
     }
 
+    @Test func arrayItemsKeepTheirOwnCodingPathsEvenWhenTheyHoldTheirDecoder() throws {
+        // The decoder reuses one item decoder while nobody else holds it: an item that keeps
+        // its decoder (or a container) must not see it change under it.
+        struct Item: Decodable {
+            let name: String
+            let path: [String]
+            let kept: any Decoder
+            init(from decoder: any Decoder) throws {
+                name = try decoder.container(keyedBy: CodingKeys.self).decode(String.self, forKey: .name)
+                path = decoder.codingPath.map(\.stringValue)
+                kept = decoder
+            }
+            enum CodingKeys: String, CodingKey { case name }
+        }
+        struct Plain: Decodable { let name: String }
+        struct List: Decodable { let item: [Item]; let plain: [Plain] }
+        let list = try decoder.decode(List.self, from: try root("""
+            <l><item><name>a</name></item><plain><name>x</name></plain><item><name>b</name></item>\
+            <plain><name>y</name></plain><item><name>c</name></item></l>
+            """))
+        #expect(list.item.map(\.name) == ["a", "b", "c"])
+        #expect(list.plain.map(\.name) == ["x", "y"])
+        #expect(list.item.map(\.path) == [["item", "Index 0"], ["item", "Index 1"], ["item", "Index 2"]])
+        #expect(list.item.map { $0.kept.codingPath.map(\.stringValue) } == list.item.map(\.path))
+    }
+
     @Test func aPathThatLeadsNowhereIsKeyNotFound() throws {
         let error = #expect(throws: DecodingError.self) {
             try decoder.decode(String.self, from: Data("<a><b><c>x</c></b></a>".utf8), atPath: ["b", "missing"])
