@@ -2,9 +2,11 @@ import Foundation
 
 /// One fetch in flight: delivers exactly one outcome, whoever finishes first.
 ///
-/// The transfer's answer, ``cancel()`` and the deadline all race to ``finish(_:)``; the first
-/// one wins and the others are ignored. Whatever wins also stops the transfer and the deadline
-/// timer.
+/// The transfer's answer, ``cancel()`` and the deadline all race to finish the fetch; the first
+/// one wins and the others are ignored. Whatever wins stops the deadline timer; ``cancel()`` and
+/// the deadline also cancel the transfer. An answer from the transfer does not: the transfer is
+/// over (and on Linux, cancelling a task from inside its own delegate callbacks — a refused
+/// redirect, say — makes FoundationNetworking trap).
 ///
 /// The outcome goes to `completion` on `callbackQueue`, or straight to `completion` on the
 /// finishing thread when there is no queue (the `async` bridge, which resumes a continuation).
@@ -48,7 +50,7 @@ final class PendingFetch<Value: Sendable>: Cancellable, @unchecked Sendable {
 
     /// Fails the fetch with ``ResourceError/timedOut`` if it has not finished after `deadline`.
     func startDeadline(_ deadline: Duration) {
-        let timer = DispatchWorkItem { [weak self] in self?.finish(.failure(.timedOut)) }
+        let timer = DispatchWorkItem { [weak self] in self?.stop(with: .timedOut) }
         let armed = state.withLock { state in
             if !state.isFinished { state.timer = timer }
             return !state.isFinished
@@ -60,20 +62,25 @@ final class PendingFetch<Value: Sendable>: Cancellable, @unchecked Sendable {
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: max(0, total))), execute: timer)
     }
 
-    /// Delivers `result` unless an outcome was already delivered. Returns whether it was.
+    /// Delivers `result` unless an outcome was already delivered, leaving the transfer alone.
+    /// Returns whether it was delivered.
     @discardableResult
     func finish(_ result: Result<Value, ResourceError>) -> Bool {
-        finish(result, onCallbackQueue: false)
+        finish(result, onCallbackQueue: false, cancelsTransfer: false)
     }
 
     /// Like ``finish(_:)``, for a caller already running on the callback queue: the completion
     /// runs at once, on this thread.
     @discardableResult
     func finishOnCallbackQueue(_ result: Result<Value, ResourceError>) -> Bool {
-        finish(result, onCallbackQueue: true)
+        finish(result, onCallbackQueue: true, cancelsTransfer: false)
     }
 
-    private func finish(_ result: Result<Value, ResourceError>, onCallbackQueue: Bool) -> Bool {
+    private func finish(
+        _ result: Result<Value, ResourceError>,
+        onCallbackQueue: Bool,
+        cancelsTransfer: Bool
+    ) -> Bool {
         let claimed = state.withLock { state -> (transfer: (any Cancellable)?, timer: DispatchWorkItem?)? in
             guard !state.isFinished else { return nil }
             state.isFinished = true
@@ -87,12 +94,17 @@ final class PendingFetch<Value: Sendable>: Cancellable, @unchecked Sendable {
         } else {
             completion(result)
         }
-        if case .failure = result { claimed.transfer?.cancel() }
+        if cancelsTransfer { claimed.transfer?.cancel() }
         return true
     }
 
     /// Finishes with ``ResourceError/cancelled`` and stops the transfer.
     func cancel() {
-        finish(.failure(.cancelled))
+        stop(with: .cancelled)
+    }
+
+    /// Finishes with `error` and, if that was the outcome, cancels the transfer.
+    private func stop(with error: ResourceError) {
+        _ = finish(.failure(error), onCallbackQueue: false, cancelsTransfer: true)
     }
 }

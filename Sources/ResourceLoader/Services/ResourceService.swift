@@ -24,7 +24,8 @@ import FoundationNetworking
 ///
 /// Parsing never runs on the transport's queue, so large responses do not hold up other
 /// requests: it runs on the callback queue you pass (a global queue when that is the main queue)
-/// or, for `async` fetches, on a global queue. Every fetch has exactly one outcome.
+/// or, for `async` fetches, on the global concurrent executor. Every fetch has exactly one
+/// outcome.
 public struct ResourceService<Resource: NetworkResourceType & DataResourceType>: ResourceServiceType {
     /// The transport requests are sent through.
     public let session: any URLSessionType
@@ -69,55 +70,13 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
         // The body is parsed on the callback queue itself, one dispatch from the transport's
         // queue, and the completion called right there. The main queue is the exception: it is
         // the app's, so parsing happens on a global queue and only the completion runs on main.
-        if callbackQueue.isMain {
-            start(resource, pending: pending, parsingQueue: .global(), parsesOnCallbackQueue: false)
-        } else {
-            start(resource, pending: pending, parsingQueue: callbackQueue, parsesOnCallbackQueue: true)
-        }
-        return pending
-    }
-
-    /// Fetches `resource` and returns its model.
-    ///
-    /// The body is parsed on a global queue, never on the calling task's executor or the
-    /// transport's queue. Cancelling the calling task cancels the fetch, which then throws
-    /// ``ResourceError/cancelled``.
-    public func fetch(_ resource: Resource) async throws(ResourceError) -> Resource.Model {
-        if Task.isCancelled { throw .cancelled }
-        let forwarder = CancellationForwarder()
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let pending = PendingFetch<Resource.Model>(callbackQueue: nil) { continuation.resume(returning: $0) }
-                start(resource, pending: pending, parsingQueue: .global(), parsesOnCallbackQueue: false)
-                forwarder.forward(to: pending)
-            }
-        } onCancel: {
-            forwarder.cancel()
-        }
-        return try result.get()
-    }
-
-    /// Steps 1 and 2 of the pipeline: builds the request and sends it; the answer is processed
-    /// on `parsingQueue` and finishes `pending`.
-    private func start(
-        _ resource: Resource,
-        pending: PendingFetch<Resource.Model>,
-        parsingQueue: DispatchQueue,
-        parsesOnCallbackQueue: Bool
-    ) {
-        let request: URLRequest
-        do {
-            request = try resource.urlRequest()
-        } catch {
-            pending.finish(.failure(error))
-            return
-        }
         let options = resource.transferOptions(self.options)
-        if let deadline = options.deadline {
-            pending.startDeadline(deadline)
-        }
-        let transfer = session.data(for: request, options: options) { [pending] answer in
-            guard !pending.isFinished else { return }
+        // The body is parsed on the callback queue itself, one dispatch from the transport's
+        // queue, and the completion called right there. The main queue is the exception: it is
+        // the app's, so parsing happens on a global queue and only the completion runs on main.
+        let parsesOnCallbackQueue = !callbackQueue.isMain
+        let parsingQueue = parsesOnCallbackQueue ? callbackQueue : .global()
+        send(resource, options: options, pending: pending) { answer in
             parsingQueue.async {
                 guard !pending.isFinished else { return }
                 let result = Self.process(answer, for: resource, options: options)
@@ -127,6 +86,66 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
                     pending.finish(result)
                 }
             }
+        }
+        return pending
+    }
+
+    /// Fetches `resource` and returns its model.
+    ///
+    /// The transport's answer resumes this function directly and the body is parsed here, on
+    /// the global concurrent executor (this method is not isolated to the caller's actor), never
+    /// on the transport's queue. Cancelling the calling task cancels the fetch, which then
+    /// throws ``ResourceError/cancelled``.
+    public func fetch(_ resource: Resource) async throws(ResourceError) -> Resource.Model {
+        if Task.isCancelled { throw .cancelled }
+        let options = resource.transferOptions(self.options)
+        let forwarder = CancellationForwarder()
+        let answer = await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let pending = PendingFetch<TransferAnswer>(callbackQueue: nil) { continuation.resume(returning: $0) }
+                send(resource, options: options, pending: pending) { answer in
+                    pending.finish(answer.map(TransferAnswer.init).mapError(ResourceError.init(transportError:)))
+                }
+                forwarder.forward(to: pending)
+            }
+        } onCancel: {
+            forwarder.cancel()
+        }
+        let transfer = try answer.get()
+        return try Self.process(.success((transfer.data, transfer.response)), for: resource, options: options).get()
+    }
+
+    /// The transport's answer to one request.
+    private struct TransferAnswer: Sendable {
+        let data: Data
+        let response: URLResponse
+
+        init(_ answer: (Data, URLResponse)) {
+            (data, response) = answer
+        }
+    }
+
+    /// Steps 1 and 2 of the pipeline: builds the request, arms the deadline and sends the
+    /// request; `onAnswer` receives the transport's answer unless `pending` has already finished.
+    private func send<Value>(
+        _ resource: Resource,
+        options: TransferOptions,
+        pending: PendingFetch<Value>,
+        onAnswer: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+    ) {
+        let request: URLRequest
+        do {
+            request = try resource.urlRequest()
+        } catch {
+            pending.finish(.failure(error))
+            return
+        }
+        if let deadline = options.deadline {
+            pending.startDeadline(deadline)
+        }
+        let transfer = session.data(for: request, options: options) { [pending] answer in
+            guard !pending.isFinished else { return }
+            onAnswer(answer)
         }
         pending.attach(transfer)
     }

@@ -282,6 +282,73 @@ struct ResourceServiceTests {
         #expect(try await service.fetch(QueueProbe(key: key)) == "untagged")
     }
 
+    // MARK: who cancels the transfer
+
+    /// A transport that answers only when told to, and counts how often it was cancelled.
+    final class ManualTransport: URLSessionType, @unchecked Sendable {
+        final class Handle: Cancellable, @unchecked Sendable {
+            let cancels = Counter()
+            func cancel() { cancels.increment() }
+        }
+        // `lock` guards `handlers` and `handles`.
+        private let lock = NSLock()
+        private var handlers: [@Sendable (Result<(Data, URLResponse), any Error>) -> Void] = []
+        private var handles: [Handle] = []
+
+        var requestCount: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return handles.count
+        }
+
+        func data(
+            for request: URLRequest, options: TransferOptions,
+            completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+        ) -> any Cancellable {
+            let handle = Handle()
+            lock.lock()
+            handlers.append(completionHandler)
+            handles.append(handle)
+            lock.unlock()
+            return handle
+        }
+
+        var cancelCount: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return handles.reduce(0) { $0 + $1.cancels.value }
+        }
+
+        func answer(_ result: Result<(Data, URLResponse), any Error>) {
+            lock.lock()
+            let handler = handlers.removeFirst()
+            lock.unlock()
+            handler(result)
+        }
+    }
+
+    @Test func cancellingOrTheDeadlineCancelsTheTransferButAnAnswerDoesNot() async throws {
+        // An answer, even a failed one, means the transfer is over: cancelling it from inside
+        // the transport's callback (a refused redirect, say) makes FoundationNetworking trap.
+        let transport = ManualTransport()
+        let service = ResourceService<CitiesResource>(session: transport, options: TransferOptions(deadline: nil))
+        let failed = Task { await service.fetchError(CitiesResource()) }
+        try await waitUntil { transport.requestCount == 1 }
+        transport.answer(.failure(URLError(.cannotConnectToHost)))
+        #expect(await failed.value?.caseName == "transport")
+        #expect(transport.cancelCount == 0)
+
+        let cancelled = Task { await service.fetchError(CitiesResource()) }
+        try await waitUntil { transport.requestCount == 2 }
+        cancelled.cancel()
+        #expect(await cancelled.value?.caseName == "cancelled")
+        #expect(transport.cancelCount == 1)
+
+        let impatient = ResourceService<CitiesResource>(session: transport, options: TransferOptions(deadline: .milliseconds(20)))
+        #expect(await impatient.fetchError(CitiesResource())?.caseName == "timedOut")
+        #expect(transport.cancelCount == 2)
+    }
+
     // MARK: helpers
 
     private func fetchError<Resource: NetworkResourceType & DataResourceType>(_ resource: Resource) async -> ResourceError? {
