@@ -9,18 +9,6 @@ import Testing
 /// invalid UTF-8, 100,000-deep nesting, documents over 10 MB); this suite adds the rest.
 @Suite("XML bad input")
 struct XMLBadInputTests {
-    private func parsingError(_ data: Data, options: XMLParsingOptions = XMLParsingOptions()) -> XMLParsingError? {
-        do {
-            _ = try XMLTree(data: data, options: options)
-            return nil
-        } catch {
-            return error
-        }
-    }
-
-    private func parsingError(_ text: String, options: XMLParsingOptions = XMLParsingOptions()) -> XMLParsingError? {
-        parsingError(Data(text.utf8), options: options)
-    }
 
     // MARK: Truncated documents
 
@@ -79,10 +67,10 @@ struct XMLBadInputTests {
 
     @Test func aDocumentCutInsideAMultiByteCharacterIsInvalidUTF8() {
         let document = Data("<a>€</a>".utf8)  // "€" is E2 82 AC
-        #expect(parsingError(document.prefix(4)) == .invalidUTF8(line: 1, column: 4))
-        #expect(parsingError(document.prefix(5)) == .invalidUTF8(line: 1, column: 4))
+        #expect(treeParsingError(document.prefix(4)) == .invalidUTF8(line: 1, column: 4))
+        #expect(treeParsingError(document.prefix(5)) == .invalidUTF8(line: 1, column: 4))
         // Cut after the whole character, the document is merely unfinished.
-        #expect(["truncated", "malformed"].contains(parsingError(document.prefix(6))?.kind))
+        #expect(["truncated", "malformed"].contains(treeParsingError(document.prefix(6))?.kind))
     }
 
     // MARK: Huge text
@@ -103,7 +91,7 @@ struct XMLBadInputTests {
         let limit = 16 * 1024 * 1024
         let resource = TreeResource(xmlParsingOptions: XMLParsingOptions(maximumDocumentSize: limit))
         // WHEN it is parsed directly and through the resource, THEN both refuse it as too large
-        #expect(parsingError(document, options: XMLParsingOptions(maximumDocumentSize: limit)) == .tooLarge(limit: limit))
+        #expect(treeParsingError(document, options: XMLParsingOptions(maximumDocumentSize: limit)) == .tooLarge(limit: limit))
         let error = resource.result(from: document).failure
         #expect(error.flatMap(xmlParsingError) == .tooLarge(limit: limit))
     }
@@ -143,7 +131,7 @@ struct XMLBadInputTests {
         ("<?xml version=\"2.0\"?><a/>", "malformed"),  // an unknown version
     ])
     func malformedDocumentsAreTypedErrors(document: String, expected: String) {
-        let error = parsingError(document)
+        let error = treeParsingError(document)
         #expect(error?.kind == expected, "\(document.debugDescription) → \(String(describing: error))")
     }
 
@@ -177,7 +165,7 @@ struct XMLBadInputTests {
         "<r/><!DOCTYPE r>",  // after the root
     ])
     func everyDoctypeIsRefused(document: String) {
-        #expect(parsingError(document) == .doctypeNotAllowed)
+        #expect(treeParsingError(document) == .doctypeNotAllowed)
     }
 
     @Test func quadraticBlowupIsRefusedBeforeAnyExpansion() async {
@@ -187,7 +175,7 @@ struct XMLBadInputTests {
         let document = Data(#"<?xml version="1.0"?><!DOCTYPE r [<!ENTITY big "\#(entity)">]><r>\#(references)</r>"#.utf8)
         // WHEN it is parsed, directly and through a resource (with a generous safety net)
         let outcome = await withTimeLimit {
-            (self.parsingError(document), TreeResource().result(from: document).failure)
+            (treeParsingError(document), TreeResource().result(from: document).failure)
         }
         // THEN it is refused for its DTD
         #expect(outcome?.0 == .doctypeNotAllowed)
@@ -216,9 +204,9 @@ struct XMLBadInputTests {
     }
 
     @Test func errorsAfterAnInstructionWithoutDataAreStillTyped() {
-        #expect(parsingError("<r><?pi?><b></r>")?.kind == "malformed")
-        #expect(parsingError("<r/><?pi?><b/>")?.kind == "contentAfterRoot")
-        #expect(parsingError("<r><?pi?>")?.kind == "truncated" || parsingError("<r><?pi?>")?.kind == "malformed")
+        #expect(treeParsingError("<r><?pi?><b></r>")?.kind == "malformed")
+        #expect(treeParsingError("<r/><?pi?><b/>")?.kind == "contentAfterRoot")
+        #expect(treeParsingError("<r><?pi?>")?.kind == "truncated" || treeParsingError("<r><?pi?>")?.kind == "malformed")
     }
 
     // MARK: Helpers

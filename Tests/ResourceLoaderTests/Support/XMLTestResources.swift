@@ -60,3 +60,18 @@ extension SeedUser {
         city: "London", email: "fred.jones@example.com", faxNumber: "1234567891", firstName: "Fred",
         lastName: "Jones", phoneNumber: "1234567891", postCode: "IG1 1YT", street1: "street1", street2: "street2")
 }
+
+/// The error `XMLTree` refuses a document with, or `nil` when it parses.
+func treeParsingError(_ data: Data, options: XMLParsingOptions = XMLParsingOptions()) -> XMLParsingError? {
+    do {
+        _ = try XMLTree(data: data, options: options)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// The error `XMLTree` refuses a document given as text with, or `nil` when it parses.
+func treeParsingError(_ text: String, options: XMLParsingOptions = XMLParsingOptions()) -> XMLParsingError? {
+    treeParsingError(Data(text.utf8), options: options)
+}

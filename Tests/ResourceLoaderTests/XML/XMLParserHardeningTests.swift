@@ -6,24 +6,12 @@ import Testing
 /// or a partial tree.
 @Suite("XML parser hardening")
 struct XMLParserHardeningTests {
-    private func parsingError(_ data: Data, options: XMLParsingOptions = XMLParsingOptions()) -> XMLParsingError? {
-        do {
-            _ = try XMLTree(data: data, options: options)
-            return nil
-        } catch {
-            return error
-        }
-    }
-
-    private func parsingError(_ text: String, options: XMLParsingOptions = XMLParsingOptions()) -> XMLParsingError? {
-        parsingError(Data(text.utf8), options: options)
-    }
 
     // MARK: DTDs and entities
 
     @Test func aDoctypeIsRefused() {
-        #expect(parsingError("<!DOCTYPE r><r/>") == .doctypeNotAllowed)
-        #expect(parsingError("<?xml version=\"1.0\"?>\n<!-- hi -->\n<!DOCTYPE r [<!ELEMENT r ANY>]>\n<r/>") == .doctypeNotAllowed)
+        #expect(treeParsingError("<!DOCTYPE r><r/>") == .doctypeNotAllowed)
+        #expect(treeParsingError("<?xml version=\"1.0\"?>\n<!-- hi -->\n<!DOCTYPE r [<!ELEMENT r ANY>]>\n<r/>") == .doctypeNotAllowed)
     }
 
     @Test func anExternalEntityIsNeverRead() throws {
@@ -38,14 +26,14 @@ struct XMLParserHardeningTests {
             <r>&xxe;</r>
             """
         // WHEN it is parsed, as a tree and through a resource
-        let error = parsingError(document)
+        let error = treeParsingError(document)
         let resourceError = try #require(TreeResource().result(from: Data(document.utf8)).failure)
         // THEN it is refused for its DTD and the secret appears nowhere
         #expect(error == .doctypeNotAllowed)
         #expect(!String(describing: error).contains(secret))
         #expect(!resourceError.description.contains(secret))
         // AND without the DTD the reference is an undeclared entity, not the file's content
-        #expect(parsingError("<r>&xxe;</r>") == .undeclaredEntity(name: "xxe", line: 1, column: 4))
+        #expect(treeParsingError("<r>&xxe;</r>") == .undeclaredEntity(name: "xxe", line: 1, column: 4))
     }
 
     @Test func billionLaughsFailsFast() {
@@ -55,24 +43,24 @@ struct XMLParserHardeningTests {
             document += #"<!ENTITY lol\#(level) "\#(String(repeating: "&\(previous);", count: 10))">"#
         }
         document += "]><lolz>&lol9;</lolz>"
-        #expect(parsingError(document) == .doctypeNotAllowed)
+        #expect(treeParsingError(document) == .doctypeNotAllowed)
     }
 
     @Test func anUndeclaredEntityIsAnErrorNotDroppedText() {
-        #expect(parsingError("<a>A &xxe; B</a>") == .undeclaredEntity(name: "xxe", line: 1, column: 6))
-        #expect(parsingError("<a\n  b='&nbsp;'/>") == .undeclaredEntity(name: "nbsp", line: 2, column: 6))
+        #expect(treeParsingError("<a>A &xxe; B</a>") == .undeclaredEntity(name: "xxe", line: 1, column: 6))
+        #expect(treeParsingError("<a\n  b='&nbsp;'/>") == .undeclaredEntity(name: "nbsp", line: 2, column: 6))
     }
 
     @Test func aBareAmpersandIsMalformed() {
-        #expect(parsingError("<a>fish & chips</a>") == .malformed(line: 1, column: 9))
-        #expect(parsingError("<a>&#;</a>") == .malformed(line: 1, column: 4))
+        #expect(treeParsingError("<a>fish & chips</a>") == .malformed(line: 1, column: 9))
+        #expect(treeParsingError("<a>&#;</a>") == .malformed(line: 1, column: 4))
     }
 
     @Test func aReferenceToACharacterXMLForbidsIsRefused() {
-        #expect(parsingError("<a>&#0;</a>") == .invalidCharacter(line: 1, column: 4))
-        #expect(parsingError("<a>&#x1;</a>") == .invalidCharacter(line: 1, column: 4))
-        #expect(parsingError("<a>&#x110000;</a>") == .invalidCharacter(line: 1, column: 4))
-        #expect(parsingError("<a>&#99999999999999999999;</a>") == .invalidCharacter(line: 1, column: 4))
+        #expect(treeParsingError("<a>&#0;</a>") == .invalidCharacter(line: 1, column: 4))
+        #expect(treeParsingError("<a>&#x1;</a>") == .invalidCharacter(line: 1, column: 4))
+        #expect(treeParsingError("<a>&#x110000;</a>") == .invalidCharacter(line: 1, column: 4))
+        #expect(treeParsingError("<a>&#99999999999999999999;</a>") == .invalidCharacter(line: 1, column: 4))
     }
 
     // MARK: Malformed documents
@@ -92,11 +80,11 @@ struct XMLParserHardeningTests {
         ("<a", .truncated),
     ])
     func brokenDocumentsAreTypedErrors(document: String, expected: XMLParsingError) {
-        #expect(parsingError(document) == expected)
+        #expect(treeParsingError(document) == expected)
     }
 
     @Test func textOutsideAnyElementIsRefused() {
-        #expect(parsingError("hello") != nil)
+        #expect(treeParsingError("hello") != nil)
     }
 
     // MARK: Encodings and characters
@@ -105,7 +93,7 @@ struct XMLParserHardeningTests {
         // `<a x\xe8="d"/>`: these 11 bytes crash FoundationXML (SIGILL) when they reach XMLParser.
         let data = Data([0x3C, 0x61, 0x20, 0x78, 0xE8, 0x3D, 0x22, 0x64, 0x22, 0x2F, 0x3E])
         #expect(data.count == 11)
-        #expect(parsingError(data) == .invalidUTF8(line: 1, column: 5))
+        #expect(treeParsingError(data) == .invalidUTF8(line: 1, column: 5))
     }
 
     @Test(arguments: [
@@ -117,37 +105,37 @@ struct XMLParserHardeningTests {
         [UInt8]("<a>".utf8) + [0xE2, 0x82],  // truncated at the end
     ])
     func invalidUTF8IsRefused(bytes: [UInt8]) {
-        #expect(parsingError(Data(bytes)) == .invalidUTF8(line: 1, column: 4))
+        #expect(treeParsingError(Data(bytes)) == .invalidUTF8(line: 1, column: 4))
     }
 
     @Test func charactersXMLForbidsAreRefused() {
-        #expect(parsingError("<a>\u{1}</a>") == .invalidCharacter(line: 1, column: 4))
-        #expect(parsingError("<a>\n\u{0}</a>") == .invalidCharacter(line: 2, column: 1))
-        #expect(parsingError("<a>\u{FFFE}</a>") == .invalidCharacter(line: 1, column: 4))
-        #expect(parsingError("<a>\u{85}\u{10FFFF}</a>") == nil)
+        #expect(treeParsingError("<a>\u{1}</a>") == .invalidCharacter(line: 1, column: 4))
+        #expect(treeParsingError("<a>\n\u{0}</a>") == .invalidCharacter(line: 2, column: 1))
+        #expect(treeParsingError("<a>\u{FFFE}</a>") == .invalidCharacter(line: 1, column: 4))
+        #expect(treeParsingError("<a>\u{85}\u{10FFFF}</a>") == nil)
     }
 
     @Test func otherEncodingsAreRefused() throws {
         let utf16 = try #require("<a>x</a>".data(using: .utf16LittleEndian))
-        #expect(parsingError(utf16) == .unsupportedEncoding("UTF-16"))
-        #expect(parsingError(Data([0xFF, 0xFE]) + utf16) == .unsupportedEncoding("UTF-16"))
-        #expect(parsingError(Data([0xFE, 0xFF, 0x00, 0x3C])) == .unsupportedEncoding("UTF-16"))
-        #expect(parsingError(#"<?xml version="1.0" encoding="ISO-8859-1"?><a/>"#) == .unsupportedEncoding("ISO-8859-1"))
-        #expect(parsingError(#"<?xml version='1.0' encoding = 'utf-8' ?><a/>"#) == nil)
+        #expect(treeParsingError(utf16) == .unsupportedEncoding("UTF-16"))
+        #expect(treeParsingError(Data([0xFF, 0xFE]) + utf16) == .unsupportedEncoding("UTF-16"))
+        #expect(treeParsingError(Data([0xFE, 0xFF, 0x00, 0x3C])) == .unsupportedEncoding("UTF-16"))
+        #expect(treeParsingError(#"<?xml version="1.0" encoding="ISO-8859-1"?><a/>"#) == .unsupportedEncoding("ISO-8859-1"))
+        #expect(treeParsingError(#"<?xml version='1.0' encoding = 'utf-8' ?><a/>"#) == nil)
     }
 
     // MARK: Limits
 
     @Test func documentsOverTheSizeLimitAreRefused() {
         let options = XMLParsingOptions(maximumDocumentSize: 100)
-        #expect(parsingError("<a>" + String(repeating: "x", count: 93) + "</a>", options: options) == nil)
-        #expect(parsingError("<a>" + String(repeating: "x", count: 94) + "</a>", options: options) == .tooLarge(limit: 100))
+        #expect(treeParsingError("<a>" + String(repeating: "x", count: 93) + "</a>", options: options) == nil)
+        #expect(treeParsingError("<a>" + String(repeating: "x", count: 94) + "</a>", options: options) == .tooLarge(limit: 100))
     }
 
     @Test func documentsOverTheDepthLimitAreRefused() {
         let options = XMLParsingOptions(maximumDepth: 3)
-        #expect(parsingError("<a><b><c/></b></a>", options: options) == nil)
-        #expect(parsingError("<a><b><c><d/></c></b></a>", options: options) == .tooDeep(limit: 3))
+        #expect(treeParsingError("<a><b><c/></b></a>", options: options) == nil)
+        #expect(treeParsingError("<a><b><c><d/></c></b></a>", options: options) == .tooDeep(limit: 3))
     }
 
     @Test func theDefaultLimits() {
@@ -159,7 +147,7 @@ struct XMLParserHardeningTests {
     @Test func veryDeepDocumentsAreRefusedByDefaultWithoutOverflowingTheStack() async {
         let depth = 100_000
         let document = Data((String(repeating: "<a>", count: depth) + String(repeating: "</a>", count: depth)).utf8)
-        let error = await Task { parsingError(document) }.value
+        let error = await Task { treeParsingError(document) }.value
         #expect(error == .tooDeep(limit: XMLParsingOptions.defaultMaximumDepth))
     }
 
