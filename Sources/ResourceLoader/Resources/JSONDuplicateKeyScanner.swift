@@ -23,7 +23,8 @@ enum JSONDuplicateKeyScanner {
     /// The path of the first repeated key, such as `cities[0].name`, or `nil` if there is none.
     static func firstDuplicateKeyPath(in data: Data) -> String? {
         data.withUnsafeBytes { raw in
-            var scan = Scan(bytes: raw.bindMemory(to: UInt8.self))
+            guard let base = raw.baseAddress else { return nil }
+            var scan = Scan(base: base.assumingMemoryBound(to: UInt8.self), count: raw.count)
             return scan.firstDuplicateKeyPath()
         }
     }
@@ -35,56 +36,87 @@ enum JSONDuplicateKeyScanner {
         let isPlain: Bool
     }
 
-    /// An open object or array.
+    /// An open object or array. Plain values only, so that pushing and popping frames costs no
+    /// reference counting.
     private struct Frame {
         let isObject: Bool
-        /// Where this object's keys start in `Scan.keys`.
+        /// Where this object's keys start in `Scan.keys`; unique among open objects, because an
+        /// object inside another is the value of one of the outer object's keys.
         let keysStart: Int
         var expectsKey: Bool
         /// The index of the current element, for arrays.
         var index = 0
         /// The index in `Scan.keys` of the key whose value is being read, for objects.
-        var currentKey: Int?
-        /// Every key so far, once the object has more than `pairwiseLimit` keys.
-        var keySet: Set<String>?
+        var currentKey = -1
+        /// Whether `Scan.keySets[keysStart]` holds the object's keys (it has more than
+        /// `pairwiseLimit` of them).
+        var hasKeySet = false
+
+        init(isObject: Bool, keysStart: Int) {
+            self.isObject = isObject
+            self.keysStart = keysStart
+            self.expectsKey = isObject
+        }
     }
 
     private struct Scan {
-        let bytes: UnsafeBufferPointer<UInt8>
-        var stack: [Frame] = []
-        /// The keys of every open object, innermost last.
+        let base: UnsafePointer<UInt8>
+        let count: Int
+        /// The containers around the innermost one, outermost first; the first is the document.
+        var enclosing: [Frame] = []
+        /// The keys of every open object, innermost last: the first `keyCount` elements. Slots
+        /// past them are reused rather than removed.
         var keys: [Key] = []
+        var keyCount = 0
+        /// The keys of large objects, by `Frame.keysStart`.
+        var keySets: [Int: Set<String>] = [:]
 
-        init(bytes: UnsafeBufferPointer<UInt8>) {
-            self.bytes = bytes
+        init(base: UnsafePointer<UInt8>, count: Int) {
+            self.base = base
+            self.count = count
         }
 
+        /// The hot loop keeps the innermost container in a local: it runs on every JSON body the
+        /// library parses.
         mutating func firstDuplicateKeyPath() -> String? {
+            // The document itself acts as a one-element array around the top-level value.
+            var innermost = Frame(isObject: false, keysStart: 0)
             var position = 0
-            while position < bytes.count {
-                switch bytes[position] {
+            while position < count {
+                switch base[position] {
                 case UInt8(ascii: "{"):
-                    stack.append(Frame(isObject: true, keysStart: keys.count, expectsKey: true))
+                    enclosing.append(innermost)
+                    innermost = Frame(isObject: true, keysStart: keyCount)
                 case UInt8(ascii: "["):
-                    stack.append(Frame(isObject: false, keysStart: keys.count, expectsKey: false))
+                    enclosing.append(innermost)
+                    innermost = Frame(isObject: false, keysStart: keyCount)
                 case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    guard let frame = stack.popLast() else { return nil }
-                    keys.removeSubrange(frame.keysStart...)
+                    guard let outer = enclosing.popLast() else { return nil }
+                    if innermost.hasKeySet { keySets[innermost.keysStart] = nil }
+                    keyCount = innermost.keysStart
+                    innermost = outer
                 case UInt8(ascii: ","):
-                    guard let last = stack.indices.last else { return nil }
-                    if stack[last].isObject {
-                        stack[last].expectsKey = true
+                    if innermost.isObject {
+                        innermost.expectsKey = true
                     } else {
-                        stack[last].index += 1
+                        innermost.index += 1
                     }
                 case UInt8(ascii: "\""):
-                    guard let end = endOfString(openingQuoteAt: position) else { return nil }
-                    if let last = stack.indices.last, stack[last].isObject, stack[last].expectsKey {
-                        let key = makeKey(position + 1..<end)
-                        if isRepeated(key, inFrame: last) { return path(to: key) }
-                        keys.append(key)
-                        stack[last].currentKey = keys.count - 1
-                        stack[last].expectsKey = false
+                    guard let (end, isPlain) = endOfString(openingQuoteAt: position) else { return nil }
+                    if innermost.expectsKey {
+                        let key = Key(range: position + 1..<end, isPlain: isPlain)
+                        if keyCount > innermost.keysStart, isRepeated(key, in: &innermost) {
+                            enclosing.append(innermost)
+                            return path(to: key)
+                        }
+                        if keyCount < keys.count {
+                            keys[keyCount] = key
+                        } else {
+                            keys.append(key)
+                        }
+                        innermost.currentKey = keyCount
+                        keyCount += 1
+                        innermost.expectsKey = false
                     }
                     position = end
                 default:
@@ -95,66 +127,67 @@ enum JSONDuplicateKeyScanner {
             return nil
         }
 
-        /// The index of the quote that closes the string opened at `start`.
-        private func endOfString(openingQuoteAt start: Int) -> Int? {
+        /// The index of the quote that closes the string opened at `start`, and whether the
+        /// string is plain ASCII without escapes. (Skipping eight bytes at a time was tried: on
+        /// the short strings of typical bodies it cost more than it saved.)
+        private func endOfString(openingQuoteAt start: Int) -> (end: Int, isPlain: Bool)? {
             var position = start + 1
-            while position < bytes.count {
-                switch bytes[position] {
-                case UInt8(ascii: "\\"): position += 2
-                case UInt8(ascii: "\""): return position
-                default: position += 1
+            var isPlain = true
+            while position < count {
+                let byte = base[position]
+                if byte == UInt8(ascii: "\"") { return (position, isPlain) }
+                if byte == UInt8(ascii: "\\") {
+                    isPlain = false
+                    position += 2
+                    continue
                 }
+                if byte >= 0x80 { isPlain = false }
+                position += 1
             }
             return nil
         }
 
-        private func makeKey(_ range: Range<Int>) -> Key {
-            var isPlain = true
-            for index in range where bytes[index] >= 0x80 || bytes[index] == UInt8(ascii: "\\") {
-                isPlain = false
-                break
-            }
-            return Key(range: range, isPlain: isPlain)
-        }
-
-        /// Whether the object at `frameIndex` already has `key`; remembers it in the object's
-        /// set once the object is large.
-        private mutating func isRepeated(_ key: Key, inFrame frameIndex: Int) -> Bool {
-            let start = stack[frameIndex].keysStart
-            if stack[frameIndex].keySet == nil {
-                guard keys.count - start >= pairwiseLimit else {
-                    return keys[start...].contains { equal($0, key) }
+        /// Whether `object` already has `key`; remembers it in the object's set once the object
+        /// is large.
+        private mutating func isRepeated(_ key: Key, in object: inout Frame) -> Bool {
+            let start = object.keysStart
+            if !object.hasKeySet {
+                guard keyCount - start >= pairwiseLimit else {
+                    for index in start..<keyCount where equal(keys[index], key) { return true }
+                    return false
                 }
-                stack[frameIndex].keySet = Set(keys[start...].map(string))
+                keySets[start] = Set(keys[start..<keyCount].map(string))
+                object.hasKeySet = true
             }
-            return !stack[frameIndex].keySet!.insert(string(key)).inserted
+            return !keySets[start, default: []].insert(string(key)).inserted
         }
 
         private func equal(_ a: Key, _ b: Key) -> Bool {
             if a.isPlain, b.isPlain {
                 return a.range.count == b.range.count
-                    && memcmp(bytes.baseAddress! + a.range.lowerBound, bytes.baseAddress! + b.range.lowerBound, a.range.count) == 0
+                    && memcmp(base + a.range.lowerBound, base + b.range.lowerBound, a.range.count) == 0
             }
             return string(a) == string(b)
         }
 
         /// The key as a Swift string, escapes resolved.
         private func string(_ key: Key) -> String {
-            let inner = UnsafeBufferPointer(rebasing: bytes[key.range])
-            guard inner.contains(UInt8(ascii: "\\")) else { return String(decoding: inner, as: UTF8.self) }
-            let quoted = Data(UnsafeBufferPointer(rebasing: bytes[(key.range.lowerBound - 1)...key.range.upperBound]))
+            let inner = UnsafeBufferPointer(start: base + key.range.lowerBound, count: key.range.count)
+            guard !key.isPlain, inner.contains(UInt8(ascii: "\\")) else { return String(decoding: inner, as: UTF8.self) }
+            let quoted = Data(bytes: base + key.range.lowerBound - 1, count: key.range.count + 2)
             let fragment = try? JSONSerialization.jsonObject(with: quoted, options: [.fragmentsAllowed])
             return fragment as? String ?? String(decoding: inner, as: UTF8.self)
         }
 
-        /// A dotted path like `ParsingFailure/codingPath`'s, each key cut to 64 characters.
+        /// A dotted path like `ParsingFailure/codingPath`'s, each key cut to 64 characters. The
+        /// object holding `key` is the last of ``enclosing``.
         private func path(to key: Key) -> String {
             var text = ""
-            for frame in stack.dropLast() {
+            for frame in enclosing.dropFirst().dropLast() {
                 if !frame.isObject {
                     text += "[\(frame.index)]"
-                } else if let current = frame.currentKey {
-                    text += (text.isEmpty ? "" : ".") + shortened(string(keys[current]))
+                } else if frame.currentKey >= 0 {
+                    text += (text.isEmpty ? "" : ".") + shortened(string(keys[frame.currentKey]))
                 }
             }
             return text + (text.isEmpty ? "" : ".") + shortened(string(key))

@@ -44,6 +44,10 @@ struct JSONBadInputTests {
         (#"{"cities":[{"name":"Lisbon","name":"Oslo"}]}"#, "cities[0].name"),
         (#"{"cities":[{"name":"Lisbon"}],"cities":[]}"#, "cities"),
         (#"{"cities":[{"name":"Lisbon"},{"name":"Oslo","n\u0061me":"Rome"}]}"#, "cities[1].name"),
+        // A value ending in an escaped backslash: its closing quote is real.
+        (#"{"cities":[{"name":"a\\","name":"b"}]}"#, "cities[0].name"),
+        (#"{"cities":[{"name":"a\\\\\"\\\\","name":"b"}]}"#, "cities[0].name"),
+        (#"{"cities":[{"name":"\"","name":"b"}]}"#, "cities[0].name"),
     ])
     func anObjectWithARepeatedKeyIsAParsingErrorOnBothPaths(json: String, path: String) throws {
         try expectRepeatedKey(in: json, at: path)
@@ -84,6 +88,9 @@ struct JSONBadInputTests {
         (#"{"cities":[{"name":"{\"name\":1,\"name\":2}"}]}"#, [#"{"name":1,"name":2}"#]),
         (#"{"cities":[{"name":"a\"b","n\"ame":"x","name\\":"y"}]}"#, [#"a"b"#]),
         (#"{"cities":[{"name":"Lisbon","Name":"Oslo"}]}"#, ["Lisbon"]),
+        // Escaped quotes inside a value hide what looks like a second key.
+        (#"{"cities":[{"name":"a\\\",\"name\":\"b"}]}"#, [#"a\","name":"b"#]),
+        (#"{"cities":[{"name":"\\\"\\\""},{"name":"x"}]}"#, [#"\"\""#, "x"]),
     ])
     func equalKeysInDifferentObjectsOrInsideStringsAreFine(json: String, names: [String]) throws {
         #expect(try CitiesResource().result(from: Data(json.utf8)).get().map(\.name) == names)
