@@ -3,40 +3,60 @@ import Foundation
 /// One fetch in flight: delivers exactly one outcome, whoever finishes first.
 ///
 /// The transfer's answer, ``cancel()`` and the deadline all race to finish the fetch; the first
-/// one wins and the others are ignored. Whatever wins stops the deadline timer; ``cancel()`` and
-/// the deadline also cancel the transfer. An answer from the transfer does not: the transfer is
-/// over (and on Linux, cancelling a task from inside its own delegate callbacks — a refused
-/// redirect, say — makes FoundationNetworking trap).
+/// one wins and the others are ignored. Whatever wins takes the deadline out of ``Deadlines``;
+/// ``cancel()`` and the deadline also cancel the transfer. An answer from the transfer does not:
+/// the transfer is over (and on Linux, cancelling a task from inside its own delegate callbacks
+/// — a refused redirect, say — makes FoundationNetworking trap).
 ///
-/// The outcome goes to `completion` on `callbackQueue`, or straight to `completion` on the
+/// The outcome goes to the completion on `callbackQueue`, or straight to the completion on the
 /// finishing thread when there is no queue (the `async` bridge, which resumes a continuation).
 /// A caller that is already running on `callbackQueue` uses ``finishOnCallbackQueue(_:)`` to skip
-/// the extra dispatch.
-final class PendingFetch<Value: Sendable>: Cancellable, @unchecked Sendable {
+/// the extra dispatch. The completion can also be given after the fetch is created, with
+/// ``whenFinished(_:)``: an outcome that came first (a task cancelled before it started, say)
+/// waits for it.
+final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unchecked Sendable {
+    typealias Completion = @Sendable (Result<Value, ResourceError>) -> Void
+
     private struct State {
         var isFinished = false
         var transfer: (any Cancellable)?
-        var timer: DispatchWorkItem?
+        var hasDeadline = false
+        var completion: Completion?
+        /// An outcome that arrived before the completion was given.
+        var undelivered: Result<Value, ResourceError>?
     }
 
     // `state` is a `Locked`: its lock guards every field above.
-    private let state = Locked(State())
+    private let state: Locked<State>
     private let callbackQueue: DispatchQueue?
-    private let completion: @Sendable (Result<Value, ResourceError>) -> Void
+    /// Read and written only by ``Deadlines``, under its own lock.
+    var deadlineSlot = -1
 
     /// - Parameters:
-    ///   - callbackQueue: Where `completion` runs; `nil` to run it on the finishing thread.
-    ///   - completion: Receives the one outcome; called at most once.
-    init(
-        callbackQueue: DispatchQueue?,
-        completion: @escaping @Sendable (Result<Value, ResourceError>) -> Void
-    ) {
+    ///   - callbackQueue: Where the completion runs; `nil` to run it on the finishing thread.
+    ///   - completion: Receives the one outcome; called at most once. `nil` to give it later
+    ///     with ``whenFinished(_:)``.
+    init(callbackQueue: DispatchQueue?, completion: Completion? = nil) {
         self.callbackQueue = callbackQueue
-        self.completion = completion
+        self.state = Locked(State(completion: completion))
     }
 
-    /// `true` once an outcome has been delivered.
+    /// `true` once an outcome has been claimed.
     var isFinished: Bool { state.withLock { $0.isFinished } }
+
+    /// Gives the completion of a fetch created without one; if the outcome is already known it
+    /// is delivered at once.
+    func whenFinished(_ completion: @escaping Completion) {
+        let waiting = state.withLock { state -> Result<Value, ResourceError>? in
+            guard let undelivered = state.undelivered else {
+                state.completion = completion
+                return nil
+            }
+            state.undelivered = nil
+            return undelivered
+        }
+        if let waiting { deliver(waiting, to: completion, onCallbackQueue: false) }
+    }
 
     /// Remembers the transfer so that cancelling stops it; cancels it at once if the fetch has
     /// already finished.
@@ -50,16 +70,13 @@ final class PendingFetch<Value: Sendable>: Cancellable, @unchecked Sendable {
 
     /// Fails the fetch with ``ResourceError/timedOut`` if it has not finished after `deadline`.
     func startDeadline(_ deadline: Duration) {
-        let timer = DispatchWorkItem { [weak self] in self?.stop(with: .timedOut) }
-        let armed = state.withLock { state in
-            if !state.isFinished { state.timer = timer }
-            return !state.isFinished
+        state.withLock { state in
+            guard !state.isFinished else { return }
+            state.hasDeadline = true
+            // Under this fetch's lock, so that a finish cannot slip in before the deadline is
+            // scheduled and leave it behind. (`Deadlines` never calls back with its lock held.)
+            Deadlines.shared.schedule(self, after: deadline)
         }
-        guard armed else { return }
-        let (seconds, attoseconds) = deadline.components
-        let nanoseconds = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        let total = nanoseconds.overflow ? Int64.max : nanoseconds.partialValue &+ attoseconds / 1_000_000_000
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: max(0, total))), execute: timer)
     }
 
     /// Delivers `result` unless an outcome was already delivered, leaving the transfer alone.
@@ -81,26 +98,36 @@ final class PendingFetch<Value: Sendable>: Cancellable, @unchecked Sendable {
         onCallbackQueue: Bool,
         cancelsTransfer: Bool
     ) -> Bool {
-        let claimed = state.withLock { state -> (transfer: (any Cancellable)?, timer: DispatchWorkItem?)? in
+        let claimed = state.withLock { state -> (transfer: (any Cancellable)?, hasDeadline: Bool, completion: Completion?)? in
             guard !state.isFinished else { return nil }
             state.isFinished = true
-            defer { state.transfer = nil; state.timer = nil }
-            return (state.transfer, state.timer)
+            defer { state.transfer = nil; state.completion = nil }
+            if state.completion == nil { state.undelivered = result }
+            return (state.transfer, state.hasDeadline, state.completion)
         }
         guard let claimed else { return false }
-        claimed.timer?.cancel()
+        if claimed.hasDeadline { Deadlines.shared.cancel(self) }
+        if let completion = claimed.completion { deliver(result, to: completion, onCallbackQueue: onCallbackQueue) }
+        if cancelsTransfer { claimed.transfer?.cancel() }
+        return true
+    }
+
+    private func deliver(_ result: Result<Value, ResourceError>, to completion: @escaping Completion, onCallbackQueue: Bool) {
         if let callbackQueue, !onCallbackQueue {
-            callbackQueue.async { [completion] in completion(result) }
+            callbackQueue.async { completion(result) }
         } else {
             completion(result)
         }
-        if cancelsTransfer { claimed.transfer?.cancel() }
-        return true
     }
 
     /// Finishes with ``ResourceError/cancelled`` and stops the transfer.
     func cancel() {
         stop(with: .cancelled)
+    }
+
+    /// The deadline passed first: finishes with ``ResourceError/timedOut``.
+    func deadlinePassed() {
+        stop(with: .timedOut)
     }
 
     /// Finishes with `error` and, if that was the outcome, cancels the transfer.

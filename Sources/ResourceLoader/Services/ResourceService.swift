@@ -67,9 +67,6 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
         completion: @escaping @Sendable (Result<Resource.Model, ResourceError>) -> Void
     ) -> any Cancellable {
         let pending = PendingFetch(callbackQueue: callbackQueue, completion: completion)
-        // The body is parsed on the callback queue itself, one dispatch from the transport's
-        // queue, and the completion called right there. The main queue is the exception: it is
-        // the app's, so parsing happens on a global queue and only the completion runs on main.
         let options = resource.transferOptions(self.options)
         // The body is parsed on the callback queue itself, one dispatch from the transport's
         // queue, and the completion called right there. The main queue is the exception: it is
@@ -99,30 +96,21 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
     public func fetch(_ resource: Resource) async throws(ResourceError) -> Resource.Model {
         if Task.isCancelled { throw .cancelled }
         let options = resource.transferOptions(self.options)
-        let forwarder = CancellationForwarder()
+        // Created before the continuation so that a cancellation arriving first is kept until
+        // the continuation can take it.
+        let pending = PendingFetch<TransferAnswer>(callbackQueue: nil)
         let answer = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let pending = PendingFetch<TransferAnswer>(callbackQueue: nil) { continuation.resume(returning: $0) }
+                pending.whenFinished { continuation.resume(returning: $0) }
                 send(resource, options: options, pending: pending) { answer in
                     pending.finish(answer.map(TransferAnswer.init).mapError(ResourceError.init(transportError:)))
                 }
-                forwarder.forward(to: pending)
             }
         } onCancel: {
-            forwarder.cancel()
+            pending.cancel()
         }
         let transfer = try answer.get()
         return try Self.process(.success((transfer.data, transfer.response)), for: resource, options: options).get()
-    }
-
-    /// The transport's answer to one request.
-    private struct TransferAnswer: Sendable {
-        let data: Data
-        let response: URLResponse
-
-        init(_ answer: (Data, URLResponse)) {
-            (data, response) = answer
-        }
     }
 
     /// Steps 1 and 2 of the pipeline: builds the request, arms the deadline and sends the
@@ -133,6 +121,8 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
         pending: PendingFetch<Value>,
         onAnswer: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
     ) {
+        // A fetch cancelled before it started sends nothing.
+        guard !pending.isFinished else { return }
         let request: URLRequest
         do {
             request = try resource.urlRequest()
@@ -177,5 +167,17 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
             return .failure(error)
         }
         return resource.result(from: data, statusCode: httpResponse.statusCode)
+    }
+}
+
+/// A transport's answer to one request, as the `async` fetch carries it to the task. Outside
+/// ``ResourceService`` so that its type (and `PendingFetch`'s for it) is not instantiated anew
+/// for every resource type at run time.
+private struct TransferAnswer: Sendable {
+    let data: Data
+    let response: URLResponse
+
+    init(_ answer: (Data, URLResponse)) {
+        (data, response) = answer
     }
 }
