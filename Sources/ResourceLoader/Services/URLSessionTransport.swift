@@ -30,7 +30,8 @@ import FoundationNetworking
 /// ```
 ///
 /// Completion handlers run on the session's serial delegate queue: hand heavy work, such as
-/// parsing, to another queue (``ResourceService`` does).
+/// parsing, to another queue (``ResourceService`` does). That queue runs each of the session's
+/// callbacks directly on a serial dispatch queue rather than wrapping it in an operation.
 public final class URLSessionTransport: URLSessionType {
     /// A transport over an ephemeral configuration, which keeps no cache, cookies or
     /// credentials on disk. It lives as long as the process. ``ResourceService`` uses it by
@@ -51,7 +52,7 @@ public final class URLSessionTransport: URLSessionType {
     public init(configuration: URLSessionConfiguration = .ephemeral) {
         let delegate = Delegate()
         self.delegate = delegate
-        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: DelegateQueue())
     }
 
     deinit {
@@ -136,6 +137,34 @@ extension URLSessionTransport {
             self.scheme = scheme
             self.host = host
             self.port = port
+        }
+    }
+}
+
+// MARK: - Delegate queue
+
+extension URLSessionTransport {
+    /// The session's delegate queue: serial, running each callback block straight on a dispatch
+    /// queue.
+    ///
+    /// FoundationNetworking on Linux hands every delegate callback to `addOperation(_:)` as a
+    /// block, three or more per request, and a plain `OperationQueue` wraps each one in a
+    /// `BlockOperation` with its own locks, KVO notifications and bookkeeping. This queue sends
+    /// the block to its serial dispatch queue instead, in the order it arrives, which is all a
+    /// session needs of its delegate queue. `Operation` objects, which no session adds, still go
+    /// through `OperationQueue` onto the same serial dispatch queue.
+    private final class DelegateQueue: OperationQueue, @unchecked Sendable {
+        private let serialQueue = DispatchQueue(label: "ResourceLoader.URLSessionTransport.delegate")
+
+        override init() {
+            super.init()
+            name = "ResourceLoader.URLSessionTransport.delegate"
+            maxConcurrentOperationCount = 1
+            underlyingQueue = serialQueue
+        }
+
+        override func addOperation(_ block: @escaping @Sendable () -> Void) {
+            serialQueue.async(execute: block)
         }
     }
 }
