@@ -138,6 +138,7 @@ final class NginxServer {
 /// as soon as its previous fetch ends, until `total` fetches are done.
 enum HTTPClientKind: String, CaseIterable {
     case ourAsync = "ResourceService async"
+    case ourAsyncPlain = "ResourceService async, plain URLSession"
     case handAsync = "hand-written URLSession async"
     case ourCompletion = "ResourceService completion"
     case handCompletion = "hand-written URLSession completion"
@@ -146,6 +147,7 @@ enum HTTPClientKind: String, CaseIterable {
     var key: String {
         switch self {
         case .ourAsync: "resourceservice-async"
+        case .ourAsyncPlain: "resourceservice-async-plain"
         case .handAsync: "urlsession-async"
         case .ourCompletion: "resourceservice-completion"
         case .handCompletion: "urlsession-completion"
@@ -174,6 +176,7 @@ final class HTTPClients: @unchecked Sendable {
     let ourSession: URLSessionTransport
     let handSession: URLSession
     let service: ResourceService<CityList>
+    let plainService: ResourceService<CityList>
     let httpClient: HTTPClient
     let callbackQueue = DispatchQueue(label: "bench.callbacks", attributes: .concurrent)
 
@@ -183,6 +186,7 @@ final class HTTPClients: @unchecked Sendable {
         ourSession = URLSessionTransport(configuration: .ephemeral)
         handSession = URLSession(configuration: .ephemeral)
         service = ResourceService(session: ourSession)
+        plainService = ResourceService(session: handSession)
         httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
     }
 
@@ -198,7 +202,7 @@ final class HTTPClients: @unchecked Sendable {
         let cpuBefore = processCPUSeconds()
         let start = now()
         switch kind {
-        case .ourAsync, .handAsync, .asyncHTTPClient:
+        case .ourAsync, .ourAsyncPlain, .handAsync, .asyncHTTPClient:
             try blocking { [self] in
                 await withTaskGroup(of: Void.self) { group in
                     for _ in 0..<concurrency {
@@ -262,6 +266,8 @@ final class HTTPClients: @unchecked Sendable {
         switch kind {
         case .ourAsync:
             return (try? await service.fetch(CityList(url: url)))?.count == expectedCount
+        case .ourAsyncPlain:
+            return (try? await plainService.fetch(CityList(url: url)))?.count == expectedCount
         case .handAsync:
             guard let (data, response) = try? await handSession.data(for: URLRequest(url: url)),
                 let response = response as? HTTPURLResponse, (200..<300).contains(response.statusCode),

@@ -67,6 +67,14 @@ func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
     return sorted[min(max(rank, 0), sorted.count - 1)]
 }
 
+/// How much faster `a` ran than `b`, as the median over rounds of the ratio within each round:
+/// `b`'s seconds per unit of work divided by `a`'s. A round runs every contender back to back, so
+/// a slow stretch on this shared machine slows both sides of a round alike and drops out of the
+/// ratio, where a ratio of two separately taken medians would keep it.
+func pairedSpeedRatio(_ a: [Double], _ b: [Double]) -> Double {
+    median(zip(a, b).map { $1 / $0 })
+}
+
 // MARK: - Interleaved timing
 
 /// One thing being timed: a closure doing one unit of work and returning something to consume.

@@ -8,6 +8,7 @@ import FoundationNetworking
 //
 //   resourceloader-bench [--quick] [--only xml,json,http,operations] [--output PATH]
 //   resourceloader-bench --child xml|json CONTENDER COUNT     (used by the suite itself)
+//   resourceloader-bench --profile-http CONTENDER CONCURRENCY TOTAL   (one HTTP client alone, for perf)
 //
 // Exits non-zero only when the harness itself fails; missed targets are reported in the JSON
 // summary and the printed table.
@@ -124,6 +125,7 @@ func runXML(_ recorder: Recorder, quick: Bool) throws {
     let sizes = quick ? [1, 1000, 10000] : [1, 1000, 10000, 100_000]
     let largest = sizes.last!
     var throughput: [Int: [XMLContender: Double]] = [:]
+    var samples: [Int: [XMLContender: [Double]]] = [:]
     var peak: [XMLContender: MemoryReport] = [:]
 
     // Peak memory and correctness for the largest document, each contender in its own process.
@@ -161,6 +163,7 @@ func runXML(_ recorder: Recorder, quick: Bool) throws {
             if let timing = timings[contender.rawValue] {
                 let mbps = Double(data.count) / megabyte / timing.secondsPerIteration
                 throughput[size, default: [:]][contender] = mbps
+                samples[size, default: [:]][contender] = timing.samples
                 measurement.secondsPerIteration = timing.secondsPerIteration
                 measurement.megabytesPerSecond = mbps
                 measurement.allocationsPerIteration = timing.allocations
@@ -177,8 +180,8 @@ func runXML(_ recorder: Recorder, quick: Bool) throws {
     }
 
     func ratio(_ a: XMLContender, _ b: XMLContender, at size: Int) -> Double? {
-        guard let x = throughput[size]?[a], let y = throughput[size]?[b] else { return nil }
-        return x / y
+        guard let x = samples[size]?[a], let y = samples[size]?[b] else { return nil }
+        return pairedSpeedRatio(x, y)
     }
     /// The largest size at which both contenders produced the right users.
     func largestCommon(_ a: XMLContender, _ b: XMLContender) -> Int? {
@@ -186,7 +189,7 @@ func runXML(_ recorder: Recorder, quick: Bool) throws {
     }
     func compare(_ name: String, _ a: XMLContender, _ b: XMLContender, atLeast bound: Double) {
         let size = largestCommon(a, b)
-        var detail = size.map { "throughput ratio at \($0) records" } ?? "no size at which both succeeded"
+        var detail = size.map { "throughput ratio at \($0) records (median of per-round ratios)" } ?? "no size at which both succeeded"
         if let size, size != largest {
             detail += "; \(b.rawValue) does not produce the right users at \(largest) records (\(failureNote(b)))"
         }
@@ -234,12 +237,15 @@ func runJSON(_ recorder: Recorder, quick: Bool) throws {
             peakMemoryMegabytes: report.map { Double($0.peakBytes) / megabyte },
             peakAboveInputMegabytes: report.map { Double($0.peakBytes - $0.baselinePeakBytes) / megabyte }))
     }
+    func ratio(_ a: JSONContender, _ b: JSONContender) -> Double {
+        pairedSpeedRatio(timings[a.rawValue]!.samples, timings[b.rawValue]!.samples)
+    }
     recorder.target("json.jsonresourcetype_vs_raw_jsonserialization",
-                    ratio: throughput[.resourceSerialization]! / throughput[.rawSerialization]!, atLeast: 0.95,
-                    detail: "throughput ratio, \(count) cities")
+                    ratio: ratio(.resourceSerialization, .rawSerialization), atLeast: 0.95,
+                    detail: "throughput ratio, \(count) cities (median of per-round ratios)")
     recorder.target("json.decodable_vs_raw_jsondecoder",
-                    ratio: throughput[.resourceDecodable]! / throughput[.rawDecoder]!, atLeast: 0.95,
-                    detail: "throughput ratio, \(count) cities; Cities as in Examples, with its ServiceError check")
+                    ratio: ratio(.resourceDecodable, .rawDecoder), atLeast: 0.95,
+                    detail: "throughput ratio, \(count) cities (median of per-round ratios); Cities as in Examples, with its ServiceError check")
 }
 
 // MARK: - End to end
@@ -262,7 +268,7 @@ func runHTTP(_ recorder: Recorder, quick: Bool) throws {
     let clients = HTTPClients(url: URL(string: "http://127.0.0.1:\(server.port)/europe.json")!, expectedCount: cityCount)
     defer { try? clients.shutdown() }
 
-    let rounds = quick ? 1 : 3
+    let rounds = quick ? 1 : 5
     for concurrency in [1, 32, 256] {
         let total = quick ? 200 : (concurrency == 1 ? 600 : 1500)
         var samples: [HTTPClientKind: [LoadResult]] = [:]
@@ -290,11 +296,43 @@ func runHTTP(_ recorder: Recorder, quick: Bool) throws {
                 cpuMicrosecondsPerRequest: median(results.map(\.cpuPerRequest)) * 1e6))
             log(String(format: "http c%d %@: %.0f req/s", concurrency, kind.rawValue, rate[kind]!))
         }
-        recorder.target("http.async_c\(concurrency)_vs_urlsession", ratio: rate[.ourAsync]! / rate[.handAsync]!, atLeast: 0.95,
-                        detail: "requests/s, ResourceService async vs hand-written URLSession async (median of \(rounds) rounds of \(total))")
-        recorder.target("http.completion_c\(concurrency)_vs_urlsession", ratio: rate[.ourCompletion]! / rate[.handCompletion]!, atLeast: 0.95,
-                        detail: "requests/s, ResourceService completion vs hand-written URLSession dataTask (median of \(rounds) rounds of \(total))")
+        // Seconds per request in each round, for the paired ratio.
+        func perRequest(_ kind: HTTPClientKind) -> [Double] { samples[kind]!.map { 1 / $0.requestsPerSecond } }
+        recorder.target("http.async_c\(concurrency)_vs_urlsession", ratio: pairedSpeedRatio(perRequest(.ourAsync), perRequest(.handAsync)),
+                        atLeast: 0.95,
+                        detail: "requests/s, ResourceService async vs hand-written URLSession async (median of per-round ratios, \(rounds) rounds of \(total))")
+        recorder.target("http.completion_c\(concurrency)_vs_urlsession",
+                        ratio: pairedSpeedRatio(perRequest(.ourCompletion), perRequest(.handCompletion)), atLeast: 0.95,
+                        detail: "requests/s, ResourceService completion vs hand-written URLSession dataTask (median of per-round ratios, \(rounds) rounds of \(total))")
     }
+}
+
+/// Runs one HTTP client alone, so that a profiler sees only its work:
+/// `--profile-http CONTENDER CONCURRENCY TOTAL [URL]`, CONTENDER being a key such as
+/// `resourceservice-async`. Without a URL it starts nginx itself; pass the URL of a 50-city document
+/// served elsewhere when running under valgrind, which cannot start child processes here.
+func runHTTPProfile(_ arguments: [String]) throws {
+    guard (3...4).contains(arguments.count), let kind = HTTPClientKind.allCases.first(where: { $0.key == arguments[0] }),
+        let concurrency = Int(arguments[1]), let total = Int(arguments[2])
+    else {
+        throw HarnessError("usage: --profile-http \(HTTPClientKind.allCases.map(\.key).joined(separator: "|")) CONCURRENCY TOTAL [URL]")
+    }
+    var server: NginxServer?
+    defer { server?.stop() }
+    let url: URL
+    if arguments.count == 4, let given = URL(string: arguments[3]) {
+        url = given
+    } else {
+        guard let binary = NginxServer.locateOrInstall() else { throw HarnessError("nginx is not installed") }
+        let started = try NginxServer(binary: binary, files: ["europe.json": citiesDocument(count: 50)])
+        server = started
+        url = URL(string: "http://127.0.0.1:\(started.port)/europe.json")!
+    }
+    let clients = HTTPClients(url: url, expectedCount: 50)
+    defer { try? clients.shutdown() }
+    let result = try clients.load(kind, concurrency: concurrency, total: total)
+    log(String(format: "%@ c%d: %.0f req/s, %.0f µs CPU/request, %d failures", kind.rawValue, concurrency,
+               result.requestsPerSecond, result.cpuPerRequest * 1e6, result.failures))
 }
 
 // MARK: - Operations
@@ -312,7 +350,7 @@ func runOperations(_ recorder: Recorder, quick: Bool) throws {
             return done
         })
     }
-    let timings = try interleave(contenders, rounds: quick ? 2 : 3, sampleSeconds: 0)
+    let timings = try interleave(contenders, rounds: quick ? 2 : 5, sampleSeconds: 0)
     var rate: [OperationContender: Double] = [:]
     for contender in OperationContender.allCases {
         let timing = timings[contender.rawValue]!
@@ -324,8 +362,9 @@ func runOperations(_ recorder: Recorder, quick: Bool) throws {
             operationsPerSecond: rate[contender]))
     }
     recorder.target("operations.resourceoperation_vs_blockoperation",
-                    ratio: rate[.resourceOperation]! / rate[.blockOperation]!, atLeast: 0.5,
-                    detail: "operations/s, \(count) operations on one OperationQueue")
+                    ratio: pairedSpeedRatio(timings[OperationContender.resourceOperation.rawValue]!.samples,
+                                            timings[OperationContender.blockOperation.rawValue]!.samples),
+                    atLeast: 0.5, detail: "operations/s, \(count) operations on one OperationQueue (median of per-round ratios)")
 }
 
 // MARK: - Machine
@@ -367,6 +406,10 @@ func printTables(_ summary: Summary) {
 func main() -> Int32 {
     var arguments = Array(CommandLine.arguments.dropFirst())
     do {
+        if arguments.first == "--profile-http" {
+            try runHTTPProfile(Array(arguments.dropFirst()))
+            return 0
+        }
         if arguments.first == "--child" {
             try runChildMode(Array(arguments.dropFirst()))
             return 0
