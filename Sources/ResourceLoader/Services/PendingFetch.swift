@@ -126,8 +126,12 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
     }
 
     /// The deadline passed first: finishes with ``ResourceError/timedOut``.
+    ///
+    /// Off the deadlines' serial queue, because cancelling the transfer can wait for the
+    /// session's own queue, and other fetches whose deadlines passed at the same moment must not
+    /// wait behind it.
     func deadlinePassed() {
-        stop(with: .timedOut)
+        DispatchQueue.global().async { self.stop(with: .timedOut) }
     }
 
     /// Finishes with `error` and, if that was the outcome, cancels the transfer.
