@@ -6,6 +6,7 @@
 
 #if defined(__linux__) && defined(__GLIBC__)
 #include <errno.h>
+#include <malloc.h>
 
 extern void *__libc_malloc(size_t);
 extern void *__libc_calloc(size_t, size_t);
@@ -60,9 +61,11 @@ int posix_memalign(void **out, size_t alignment, size_t size) {
 uint64_t malloc_counter_allocations(void) { return __atomic_load_n(&allocations, __ATOMIC_RELAXED); }
 uint64_t malloc_counter_bytes(void) { return __atomic_load_n(&bytes, __ATOMIC_RELAXED); }
 int malloc_counter_available(void) { return 1; }
+void malloc_counter_trim(void) { malloc_trim(0); }
 
 #else
 uint64_t malloc_counter_allocations(void) { return 0; }
 uint64_t malloc_counter_bytes(void) { return 0; }
 int malloc_counter_available(void) { return 0; }
+void malloc_counter_trim(void) {}
 #endif

@@ -77,6 +77,14 @@ func pairedSpeedRatio(_ a: [Double], _ b: [Double]) -> Double {
 
 // MARK: - Interleaved timing
 
+/// Hands the memory freed by the previous sample back to the system, so that every sample starts
+/// from the same heap whichever contender ran before it. Without it the JSONSerialization
+/// contenders (300 MB of small allocations per parse) ran up to twice as fast or slow depending on
+/// their neighbours in the rotation.
+func settleHeap() {
+    malloc_counter_trim()
+}
+
 /// One thing being timed: a closure doing one unit of work and returning something to consume.
 struct Contender {
     let name: String
@@ -119,6 +127,7 @@ func interleave(_ contenders: [Contender], rounds: Int, sampleSeconds: Double) t
         for offset in 0..<contenders.count {
             let contender = contenders[(offset + round) % contenders.count]
             let count = iterations[contender.name]!
+            settleHeap()
             let start = now()
             for _ in 0..<count { consume(try contender.run()) }
             let seconds = Double(now() - start) / 1e9 / Double(count)
