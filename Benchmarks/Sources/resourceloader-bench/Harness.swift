@@ -77,10 +77,10 @@ func pairedSpeedRatio(_ a: [Double], _ b: [Double]) -> Double {
 
 // MARK: - Interleaved timing
 
-/// Hands the memory freed by the previous sample back to the system, so that every sample starts
-/// from the same heap whichever contender ran before it. Without it the JSONSerialization
-/// contenders (300 MB of small allocations per parse) ran up to twice as fast or slow depending on
-/// their neighbours in the rotation.
+/// Hands the memory freed by the previous sample back to the system. Each sample then runs its
+/// contender once untimed, so it is timed on its own warm heap whichever contender ran before it.
+/// Without this the JSONSerialization contenders (300 MB of small allocations per parse) ran at
+/// 5.6 to 13 MB/s depending on their neighbours in the rotation.
 func settleHeap() {
     malloc_counter_trim()
 }
@@ -105,7 +105,7 @@ struct Timing {
 
 /// Times contenders side by side: a warm-up run each, then `rounds` rounds in which every
 /// contender runs once (the order rotates each round), each run repeating the work enough times
-/// to last about `sampleSeconds`. Reports medians, so a burst of noise from the other engineers'
+/// to last about `sampleSeconds` after one untimed run on a trimmed heap (see ``settleHeap()``). Reports medians, so a burst of noise from the other engineers'
 /// builds spoils one sample, not the comparison.
 func interleave(_ contenders: [Contender], rounds: Int, sampleSeconds: Double) throws -> [String: Timing] {
     var iterations: [String: Int] = [:]
@@ -127,7 +127,9 @@ func interleave(_ contenders: [Contender], rounds: Int, sampleSeconds: Double) t
         for offset in 0..<contenders.count {
             let contender = contenders[(offset + round) % contenders.count]
             let count = iterations[contender.name]!
+            // Each sample starts from the contender's own warm heap, not its neighbour's.
             settleHeap()
+            consume(try contender.run())
             let start = now()
             for _ in 0..<count { consume(try contender.run()) }
             let seconds = Double(now() - start) / 1e9 / Double(count)

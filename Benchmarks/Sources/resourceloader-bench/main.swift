@@ -224,7 +224,7 @@ func runJSON(_ recorder: Recorder, quick: Bool) throws {
         guard isExpected(try contender.parse(data), count: count) else { throw HarnessError("\(contender.rawValue) parsed wrongly") }
         contenders.append(Contender(name: contender.rawValue) { try contender.parse(data).count })
     }
-    let timings = try interleave(contenders, rounds: quick ? 3 : 7, sampleSeconds: quick ? 0.1 : 0.3)
+    let timings = try interleave(contenders, rounds: quick ? 3 : 11, sampleSeconds: quick ? 0.1 : 0.3)
     var throughput: [JSONContender: Double] = [:]
     for contender in JSONContender.allCases {
         let timing = timings[contender.rawValue]!
@@ -268,7 +268,7 @@ func runHTTP(_ recorder: Recorder, quick: Bool) throws {
     let clients = HTTPClients(url: URL(string: "http://127.0.0.1:\(server.port)/europe.json")!, expectedCount: cityCount)
     defer { try? clients.shutdown() }
 
-    let rounds = quick ? 1 : 5
+    let rounds = quick ? 1 : 7
     for concurrency in [1, 32, 256] {
         let total = quick ? 200 : (concurrency == 1 ? 600 : 1500)
         var samples: [HTTPClientKind: [LoadResult]] = [:]
@@ -350,7 +350,7 @@ func runOperations(_ recorder: Recorder, quick: Bool) throws {
             return done
         })
     }
-    let timings = try interleave(contenders, rounds: quick ? 2 : 5, sampleSeconds: 0)
+    let timings = try interleave(contenders, rounds: quick ? 2 : 7, sampleSeconds: 0)
     var rate: [OperationContender: Double] = [:]
     for contender in OperationContender.allCases {
         let timing = timings[contender.rawValue]!
