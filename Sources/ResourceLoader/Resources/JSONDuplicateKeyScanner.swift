@@ -20,6 +20,38 @@ enum JSONDuplicateKeyScanner {
     /// Objects with at most this many keys are checked pair by pair; larger ones with a set.
     static let pairwiseLimit = 16
 
+    /// What each byte means to the scan, looked up instead of compared case by case: the low
+    /// three bits outside strings (``Outside``), bit 3 inside them (a quote, a backslash or a
+    /// non-ASCII byte). Built once and never written again, so sharing it is safe; lives as long
+    /// as the process.
+    nonisolated(unsafe) private static let byteTable: UnsafePointer<UInt8> = {
+        let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+        table.initialize(repeating: 0, count: 256)
+        table[Int(UInt8(ascii: "{"))] = Outside.openObject
+        table[Int(UInt8(ascii: "["))] = Outside.openArray
+        table[Int(UInt8(ascii: "}"))] = Outside.close
+        table[Int(UInt8(ascii: "]"))] = Outside.close
+        table[Int(UInt8(ascii: ","))] = Outside.comma
+        table[Int(UInt8(ascii: "\""))] = Outside.quote | insideStringStop
+        table[Int(UInt8(ascii: "\\"))] = insideStringStop
+        for byte in 0x80...0xFF { table[byte] = insideStringStop }
+        return UnsafePointer(table)
+    }()
+
+    /// The classes of bytes outside strings; 0 is anything the scan skips (whitespace, `:`,
+    /// numbers, `true`, `false`, `null`).
+    private enum Outside {
+        static var openObject: UInt8 { 1 }
+        static var openArray: UInt8 { 2 }
+        static var close: UInt8 { 3 }
+        static var comma: UInt8 { 4 }
+        static var quote: UInt8 { 5 }
+        static var mask: UInt8 { 0b111 }
+    }
+
+    /// Set for the bytes a string scan must stop at.
+    private static var insideStringStop: UInt8 { 0b1000 }
+
     /// The path of the first repeated key, such as `cities[0].name`, or `nil` if there is none.
     static func firstDuplicateKeyPath(in data: Data) -> String? {
         data.withUnsafeBytes { raw in
@@ -62,6 +94,7 @@ enum JSONDuplicateKeyScanner {
     private struct Scan {
         let base: UnsafePointer<UInt8>
         let count: Int
+        let table = JSONDuplicateKeyScanner.byteTable
         /// The containers around the innermost one, outermost first; the first is the document.
         var enclosing: [Frame] = []
         /// The keys of every open object, innermost last: the first `keyCount` elements. Slots
@@ -83,25 +116,25 @@ enum JSONDuplicateKeyScanner {
             var innermost = Frame(isObject: false, keysStart: 0)
             var position = 0
             while position < count {
-                switch base[position] {
-                case UInt8(ascii: "{"):
+                switch table[Int(base[position])] & Outside.mask {
+                case Outside.openObject:
                     enclosing.append(innermost)
                     innermost = Frame(isObject: true, keysStart: keyCount)
-                case UInt8(ascii: "["):
+                case Outside.openArray:
                     enclosing.append(innermost)
                     innermost = Frame(isObject: false, keysStart: keyCount)
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                case Outside.close:
                     guard let outer = enclosing.popLast() else { return nil }
                     if innermost.hasKeySet { keySets[innermost.keysStart] = nil }
                     keyCount = innermost.keysStart
                     innermost = outer
-                case UInt8(ascii: ","):
+                case Outside.comma:
                     if innermost.isObject {
                         innermost.expectsKey = true
                     } else {
                         innermost.index += 1
                     }
-                case UInt8(ascii: "\""):
+                case Outside.quote:
                     guard let (end, isPlain) = endOfString(openingQuoteAt: position) else { return nil }
                     if innermost.expectsKey {
                         let key = Key(range: position + 1..<end, isPlain: isPlain)
@@ -120,7 +153,7 @@ enum JSONDuplicateKeyScanner {
                     }
                     position = end
                 default:
-                    break  // whitespace, ':', numbers, true, false, null
+                    break  // whitespace, ':', numbers, true, false, null (`Outside` 0)
                 }
                 position += 1
             }
@@ -135,6 +168,10 @@ enum JSONDuplicateKeyScanner {
             var isPlain = true
             while position < count {
                 let byte = base[position]
+                if table[Int(byte)] & JSONDuplicateKeyScanner.insideStringStop == 0 {
+                    position += 1
+                    continue
+                }
                 if byte == UInt8(ascii: "\"") { return (position, isPlain) }
                 if byte == UInt8(ascii: "\\") {
                     isPlain = false
