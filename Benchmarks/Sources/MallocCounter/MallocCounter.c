@@ -61,11 +61,14 @@ int posix_memalign(void **out, size_t alignment, size_t size) {
 uint64_t malloc_counter_allocations(void) { return __atomic_load_n(&allocations, __ATOMIC_RELAXED); }
 uint64_t malloc_counter_bytes(void) { return __atomic_load_n(&bytes, __ATOMIC_RELAXED); }
 int malloc_counter_available(void) { return 1; }
-void malloc_counter_trim(void) { malloc_trim(0); }
+void malloc_counter_keep_memory(void) {
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    mallopt(M_MMAP_THRESHOLD, 1 << 30);
+}
 
 #else
 uint64_t malloc_counter_allocations(void) { return 0; }
 uint64_t malloc_counter_bytes(void) { return 0; }
 int malloc_counter_available(void) { return 0; }
-void malloc_counter_trim(void) {}
+void malloc_counter_keep_memory(void) {}
 #endif

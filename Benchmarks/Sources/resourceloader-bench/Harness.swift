@@ -75,15 +75,15 @@ func pairedSpeedRatio(_ a: [Double], _ b: [Double]) -> Double {
     median(zip(a, b).map { $1 / $0 })
 }
 
+/// The lowest and highest of the per-round ratios behind ``pairedSpeedRatio(_:_:)``, for the
+/// report: how far one round can stray.
+func pairedSpread(_ a: [Double], _ b: [Double]) -> String {
+    let ratios = zip(a, b).map { $1 / $0 }
+    return String(format: "per-round %.2f–%.2f", ratios.min() ?? Double.nan, ratios.max() ?? Double.nan)
+}
+
 // MARK: - Interleaved timing
 
-/// Hands the memory freed by the previous sample back to the system. Each sample then runs its
-/// contender once untimed, so it is timed on its own warm heap whichever contender ran before it.
-/// Without this the JSONSerialization contenders (300 MB of small allocations per parse) ran at
-/// 5.6 to 13 MB/s depending on their neighbours in the rotation.
-func settleHeap() {
-    malloc_counter_trim()
-}
 
 /// One thing being timed: a closure doing one unit of work and returning something to consume.
 struct Contender {
@@ -103,11 +103,17 @@ struct Timing {
     var allocatedBytes: Double?
 }
 
-/// Times contenders side by side: a warm-up run each, then `rounds` rounds in which every
-/// contender runs once (the order rotates each round), each run repeating the work enough times
-/// to last about `sampleSeconds` after one untimed run on a trimmed heap (see ``settleHeap()``). Reports medians, so a burst of noise from the other engineers'
-/// builds spoils one sample, not the comparison.
-func interleave(_ contenders: [Contender], rounds: Int, sampleSeconds: Double) throws -> [String: Timing] {
+/// Times contenders side by side: a warm-up run each, then `rounds` rounds. In a round every
+/// contender takes one sample, repeating the work enough times to last about `sampleSeconds`,
+/// and the samples are cut into `slicesPerSample` slices run in turn (the order rotates each
+/// round). Reports medians, so a burst of noise from the other engineers' builds spoils one
+/// sample, not the comparison, and targets compare the rounds pairwise
+/// (``pairedSpeedRatio(_:_:)``).
+///
+/// The process keeps the memory it frees (`malloc_counter_keep_memory()`, called at start-up),
+/// so timed runs take no page faults: with glibc's defaults, the JSONSerialization contenders
+/// (300 MB of small allocations per parse) ran at 5.6 to 13 MB/s depending on their neighbours.
+func interleave(_ contenders: [Contender], rounds: Int, sampleSeconds: Double, slicesPerSample: Int = 8) throws -> [String: Timing] {
     var iterations: [String: Int] = [:]
     var result: [String: Timing] = [:]
     for contender in contenders {
@@ -124,16 +130,25 @@ func interleave(_ contenders: [Contender], rounds: Int, sampleSeconds: Double) t
             allocatedBytes: AllocationCount.isAvailable ? Double(after.bytes - before.bytes) : nil)
     }
     for round in 0..<rounds {
-        for offset in 0..<contenders.count {
-            let contender = contenders[(offset + round) % contenders.count]
-            let count = iterations[contender.name]!
-            // Each sample starts from the contender's own warm heap, not its neighbour's.
-            settleHeap()
-            consume(try contender.run())
-            let start = now()
-            for _ in 0..<count { consume(try contender.run()) }
-            let seconds = Double(now() - start) / 1e9 / Double(count)
-            result[contender.name]!.samples.append(seconds)
+        let order = (0..<contenders.count).map { contenders[($0 + round) % contenders.count] }
+        var done: [String: Int] = [:]
+        var elapsed: [String: UInt64] = [:]
+        // Each contender's sample is cut into slices run in turn with the other contenders',
+        // so that a slow stretch of this shared machine falls on every contender of the round
+        // alike rather than on whichever ran during it.
+        for slice in 1...slicesPerSample {
+            for contender in order {
+                let runs = iterations[contender.name]! * slice / slicesPerSample - done[contender.name, default: 0]
+                guard runs > 0 else { continue }
+                let start = now()
+                for _ in 0..<runs { consume(try contender.run()) }
+                elapsed[contender.name, default: 0] += now() - start
+                done[contender.name, default: 0] += runs
+            }
+        }
+        for contender in order {
+            let runs = Double(done[contender.name]!)
+            result[contender.name]!.samples.append(Double(elapsed[contender.name]!) / 1e9 / runs)
         }
     }
     for name in result.keys {

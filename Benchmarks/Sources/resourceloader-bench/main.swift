@@ -1,4 +1,5 @@
 import Foundation
+import MallocCounter
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -65,7 +66,7 @@ final class Recorder {
     func target(_ name: String, ratio: Double?, atLeast bound: Double, detail: String) {
         let pass = ratio.map { $0 >= bound } ?? false
         targets.append(TargetResult(name: name, ratio: ratio.map(round3), target: bound, comparison: ">=", pass: pass, detail: detail))
-        log("target \(name): \(ratio.map { String(format: "%.3f", $0) } ?? "n/a") (>= \(bound)) \(pass ? "PASS" : "MISS")")
+        log("target \(name): \(ratio.map { String(format: "%.3f", $0) } ?? "n/a") (>= \(bound)) \(pass ? "PASS" : "MISS") — \(detail)")
     }
 
     func target(_ name: String, ratio: Double?, atMost bound: Double, detail: String) {
@@ -183,13 +184,18 @@ func runXML(_ recorder: Recorder, quick: Bool) throws {
         guard let x = samples[size]?[a], let y = samples[size]?[b] else { return nil }
         return pairedSpeedRatio(x, y)
     }
+    func spread(_ a: XMLContender, _ b: XMLContender, at size: Int) -> String {
+        guard let x = samples[size]?[a], let y = samples[size]?[b] else { return "" }
+        return pairedSpread(x, y)
+    }
     /// The largest size at which both contenders produced the right users.
     func largestCommon(_ a: XMLContender, _ b: XMLContender) -> Int? {
         sizes.reversed().first { throughput[$0]?[a] != nil && throughput[$0]?[b] != nil }
     }
     func compare(_ name: String, _ a: XMLContender, _ b: XMLContender, atLeast bound: Double) {
         let size = largestCommon(a, b)
-        var detail = size.map { "throughput ratio at \($0) records (median of per-round ratios)" } ?? "no size at which both succeeded"
+        var detail = size.map { "throughput ratio at \($0) records (median of per-round ratios; \(spread(a, b, at: $0)))" }
+            ?? "no size at which both succeeded"
         if let size, size != largest {
             detail += "; \(b.rawValue) does not produce the right users at \(largest) records (\(failureNote(b)))"
         }
@@ -240,12 +246,15 @@ func runJSON(_ recorder: Recorder, quick: Bool) throws {
     func ratio(_ a: JSONContender, _ b: JSONContender) -> Double {
         pairedSpeedRatio(timings[a.rawValue]!.samples, timings[b.rawValue]!.samples)
     }
+    func spread(_ a: JSONContender, _ b: JSONContender) -> String {
+        pairedSpread(timings[a.rawValue]!.samples, timings[b.rawValue]!.samples)
+    }
     recorder.target("json.jsonresourcetype_vs_raw_jsonserialization",
                     ratio: ratio(.resourceSerialization, .rawSerialization), atLeast: 0.95,
-                    detail: "throughput ratio, \(count) cities (median of per-round ratios)")
+                    detail: "throughput ratio, \(count) cities (median of per-round ratios; \(spread(.resourceSerialization, .rawSerialization)))")
     recorder.target("json.decodable_vs_raw_jsondecoder",
                     ratio: ratio(.resourceDecodable, .rawDecoder), atLeast: 0.95,
-                    detail: "throughput ratio, \(count) cities (median of per-round ratios); Cities as in Examples, with its ServiceError check")
+                    detail: "throughput ratio, \(count) cities (median of per-round ratios; \(spread(.resourceDecodable, .rawDecoder))); Cities as in Examples, with its ServiceError check")
 }
 
 // MARK: - End to end
@@ -300,10 +309,10 @@ func runHTTP(_ recorder: Recorder, quick: Bool) throws {
         func perRequest(_ kind: HTTPClientKind) -> [Double] { samples[kind]!.map { 1 / $0.requestsPerSecond } }
         recorder.target("http.async_c\(concurrency)_vs_urlsession", ratio: pairedSpeedRatio(perRequest(.ourAsync), perRequest(.handAsync)),
                         atLeast: 0.95,
-                        detail: "requests/s, ResourceService async vs hand-written URLSession async (median of per-round ratios, \(rounds) rounds of \(total))")
+                        detail: "requests/s, ResourceService async vs hand-written URLSession async (median of per-round ratios, \(rounds) rounds of \(total); \(pairedSpread(perRequest(.ourAsync), perRequest(.handAsync))))")
         recorder.target("http.completion_c\(concurrency)_vs_urlsession",
                         ratio: pairedSpeedRatio(perRequest(.ourCompletion), perRequest(.handCompletion)), atLeast: 0.95,
-                        detail: "requests/s, ResourceService completion vs hand-written URLSession dataTask (median of per-round ratios, \(rounds) rounds of \(total))")
+                        detail: "requests/s, ResourceService completion vs hand-written URLSession dataTask (median of per-round ratios, \(rounds) rounds of \(total); \(pairedSpread(perRequest(.ourCompletion), perRequest(.handCompletion))))")
     }
 }
 
@@ -364,7 +373,9 @@ func runOperations(_ recorder: Recorder, quick: Bool) throws {
     recorder.target("operations.resourceoperation_vs_blockoperation",
                     ratio: pairedSpeedRatio(timings[OperationContender.resourceOperation.rawValue]!.samples,
                                             timings[OperationContender.blockOperation.rawValue]!.samples),
-                    atLeast: 0.5, detail: "operations/s, \(count) operations on one OperationQueue (median of per-round ratios)")
+                    atLeast: 0.5, detail: "operations/s, \(count) operations on one OperationQueue (median of per-round ratios; "
+                        + pairedSpread(timings[OperationContender.resourceOperation.rawValue]!.samples,
+                                       timings[OperationContender.blockOperation.rawValue]!.samples) + ")")
 }
 
 // MARK: - Machine
@@ -414,6 +425,8 @@ func main() -> Int32 {
             try runChildMode(Array(arguments.dropFirst()))
             return 0
         }
+        // Timing runs only: the children that measure peak memory keep glibc's defaults.
+        malloc_counter_keep_memory()
         var quick = false
         var groups = ["xml", "json", "http", "operations"]
         // Benchmarks/results/latest.json, wherever the command is run from.

@@ -9,7 +9,8 @@ uint64_t malloc_counter_allocations(void);
 uint64_t malloc_counter_bytes(void);
 /// 1 when the counters are live (glibc), 0 when allocations are not counted on this platform.
 int malloc_counter_available(void);
-/// Returns the heap's free memory to the system (glibc's malloc_trim); does nothing elsewhere.
-void malloc_counter_trim(void);
+/// Keeps freed memory in the process (glibc's mallopt: no trimming, no mmap for large blocks), so
+/// that after a warm-up run the timed runs take no page faults; does nothing elsewhere.
+void malloc_counter_keep_memory(void);
 
 #endif
