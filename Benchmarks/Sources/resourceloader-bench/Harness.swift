@@ -84,6 +84,22 @@ func pairedSpread(_ a: [Double], _ b: [Double]) -> String {
 
 // MARK: - Interleaved timing
 
+/// A seeded generator (SplitMix64) for the order in which contenders run: the same sequence of
+/// orders in every run of the suite. A fixed rotation would keep each contender behind the same
+/// neighbour every time, and a neighbour's leftovers (a heap full of freed blocks, a busy event
+/// loop winding down) then favour or handicap the same contender in every round.
+struct Shuffler: RandomNumberGenerator {
+    private var state: UInt64 = 0x5EED_0F_BE_4C_4D_41
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
 
 /// One thing being timed: a closure doing one unit of work and returning something to consume.
 struct Contender {
@@ -105,8 +121,8 @@ struct Timing {
 
 /// Times contenders side by side: a warm-up run each, then `rounds` rounds. In a round every
 /// contender takes one sample, repeating the work enough times to last about `sampleSeconds`,
-/// and the samples are cut into `slicesPerSample` slices run in turn (the order rotates each
-/// round). Reports medians, so a burst of noise from the other engineers' builds spoils one
+/// and the samples are cut into `slicesPerSample` slices run in turn, in a shuffled order
+/// (``Shuffler``). Reports medians, so a burst of noise from the other engineers' builds spoils one
 /// sample, not the comparison, and targets compare the rounds pairwise
 /// (``pairedSpeedRatio(_:_:)``).
 ///
@@ -129,15 +145,15 @@ func interleave(_ contenders: [Contender], rounds: Int, sampleSeconds: Double, s
             allocations: AllocationCount.isAvailable ? Double(after.allocations - before.allocations) : nil,
             allocatedBytes: AllocationCount.isAvailable ? Double(after.bytes - before.bytes) : nil)
     }
-    for round in 0..<rounds {
-        let order = (0..<contenders.count).map { contenders[($0 + round) % contenders.count] }
+    var shuffler = Shuffler()
+    for _ in 0..<rounds {
         var done: [String: Int] = [:]
         var elapsed: [String: UInt64] = [:]
         // Each contender's sample is cut into slices run in turn with the other contenders',
         // so that a slow stretch of this shared machine falls on every contender of the round
         // alike rather than on whichever ran during it.
         for slice in 1...slicesPerSample {
-            for contender in order {
+            for contender in contenders.shuffled(using: &shuffler) {
                 let runs = iterations[contender.name]! * slice / slicesPerSample - done[contender.name, default: 0]
                 guard runs > 0 else { continue }
                 let start = now()
@@ -146,7 +162,7 @@ func interleave(_ contenders: [Contender], rounds: Int, sampleSeconds: Double, s
                 done[contender.name, default: 0] += runs
             }
         }
-        for contender in order {
+        for contender in contenders {
             let runs = Double(done[contender.name]!)
             result[contender.name]!.samples.append(Double(elapsed[contender.name]!) / 1e9 / runs)
         }

@@ -278,6 +278,7 @@ func runHTTP(_ recorder: Recorder, quick: Bool) throws {
     defer { try? clients.shutdown() }
 
     let rounds = quick ? 1 : 7
+    var shuffler = Shuffler()
     for concurrency in [1, 32, 256] {
         let total = quick ? 200 : (concurrency == 1 ? 600 : 1500)
         var samples: [HTTPClientKind: [LoadResult]] = [:]
@@ -285,10 +286,8 @@ func runHTTP(_ recorder: Recorder, quick: Bool) throws {
             let warm = try clients.load(kind, concurrency: concurrency, total: max(concurrency * 2, 100))
             guard warm.failures == 0 else { throw HarnessError("\(kind.rawValue) failed \(warm.failures) warm-up requests") }
         }
-        for round in 0..<rounds {
-            let kinds = HTTPClientKind.allCases
-            for offset in 0..<kinds.count {
-                let kind = kinds[(offset + round) % kinds.count]
+        for _ in 0..<rounds {
+            for kind in HTTPClientKind.allCases.shuffled(using: &shuffler) {
                 let result = try clients.load(kind, concurrency: concurrency, total: total)
                 guard result.failures == 0 else { throw HarnessError("\(kind.rawValue) failed \(result.failures) requests") }
                 samples[kind, default: []].append(result)
