@@ -165,6 +165,19 @@ struct LoadResult {
     var failures: Int
 }
 
+extension LoadResult {
+    /// Several runs of the same size as one: requests per second over their total time, CPU
+    /// per request averaged, the median of their medians and the worst of their 99th
+    /// percentiles.
+    init(combining parts: [LoadResult]) {
+        let seconds = parts.reduce(0) { $0 + 1 / $1.requestsPerSecond }
+        self.init(
+            requestsPerSecond: Double(parts.count) / seconds, p50: median(parts.map(\.p50)),
+            p99: parts.map(\.p99).max() ?? .nan, cpuPerRequest: parts.reduce(0) { $0 + $1.cpuPerRequest } / Double(parts.count),
+            failures: parts.reduce(0) { $0 + $1.failures })
+    }
+}
+
 /// The clients of one run, each created once and reused (warm connections), sharing one
 /// URLSession configuration: `.ephemeral`.
 final class HTTPClients: @unchecked Sendable {

@@ -280,18 +280,25 @@ func runHTTP(_ recorder: Recorder, quick: Bool) throws {
     let rounds = quick ? 1 : 7
     var shuffler = Shuffler()
     for concurrency in [1, 32, 256] {
-        let total = quick ? 200 : (concurrency == 1 ? 600 : 1500)
+        let total = quick ? 200 : (concurrency == 1 ? 900 : 1500)
+        // A round's sample of each client is cut into slices run in turn, as in `interleave`,
+        // unless the slices would be too short to reach a steady state (at concurrency 256).
+        let slices = quick ? 1 : max(1, min(3, total / (concurrency * 8)))
         var samples: [HTTPClientKind: [LoadResult]] = [:]
         for kind in HTTPClientKind.allCases {
             let warm = try clients.load(kind, concurrency: concurrency, total: max(concurrency * 2, 100))
             guard warm.failures == 0 else { throw HarnessError("\(kind.rawValue) failed \(warm.failures) warm-up requests") }
         }
         for _ in 0..<rounds {
-            for kind in HTTPClientKind.allCases.shuffled(using: &shuffler) {
-                let result = try clients.load(kind, concurrency: concurrency, total: total)
-                guard result.failures == 0 else { throw HarnessError("\(kind.rawValue) failed \(result.failures) requests") }
-                samples[kind, default: []].append(result)
+            var parts: [HTTPClientKind: [LoadResult]] = [:]
+            for _ in 0..<slices {
+                for kind in HTTPClientKind.allCases.shuffled(using: &shuffler) {
+                    let result = try clients.load(kind, concurrency: concurrency, total: total / slices)
+                    guard result.failures == 0 else { throw HarnessError("\(kind.rawValue) failed \(result.failures) requests") }
+                    parts[kind, default: []].append(result)
+                }
             }
+            for (kind, results) in parts { samples[kind, default: []].append(LoadResult(combining: results)) }
         }
         var rate: [HTTPClientKind: Double] = [:]
         for kind in HTTPClientKind.allCases {
@@ -308,10 +315,10 @@ func runHTTP(_ recorder: Recorder, quick: Bool) throws {
         func perRequest(_ kind: HTTPClientKind) -> [Double] { samples[kind]!.map { 1 / $0.requestsPerSecond } }
         recorder.target("http.async_c\(concurrency)_vs_urlsession", ratio: pairedSpeedRatio(perRequest(.ourAsync), perRequest(.handAsync)),
                         atLeast: 0.95,
-                        detail: "requests/s, ResourceService async vs hand-written URLSession async (median of per-round ratios, \(rounds) rounds of \(total); \(pairedSpread(perRequest(.ourAsync), perRequest(.handAsync))))")
+                        detail: "requests/s, ResourceService async vs hand-written URLSession async (median of per-round ratios, \(rounds) rounds of \(total) in \(slices) slices; \(pairedSpread(perRequest(.ourAsync), perRequest(.handAsync))))")
         recorder.target("http.completion_c\(concurrency)_vs_urlsession",
                         ratio: pairedSpeedRatio(perRequest(.ourCompletion), perRequest(.handCompletion)), atLeast: 0.95,
-                        detail: "requests/s, ResourceService completion vs hand-written URLSession dataTask (median of per-round ratios, \(rounds) rounds of \(total); \(pairedSpread(perRequest(.ourCompletion), perRequest(.handCompletion))))")
+                        detail: "requests/s, ResourceService completion vs hand-written URLSession dataTask (median of per-round ratios, \(rounds) rounds of \(total) in \(slices) slices; \(pairedSpread(perRequest(.ourCompletion), perRequest(.handCompletion))))")
     }
 }
 
