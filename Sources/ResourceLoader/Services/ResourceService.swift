@@ -133,10 +133,14 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
         if let deadline = options.deadline {
             pending.startDeadline(deadline)
         }
-        let transfer = session.data(for: request, options: options) { [pending] answer in
+        let handler: @Sendable (Result<(Data, URLResponse), any Error>) -> Void = { [pending] answer in
             guard !pending.isFinished else { return }
             onAnswer(answer)
         }
+        // `onAnswer` only hands the answer on (to the callback queue, or to the waiting task),
+        // so the default transport may call it where the transfer ends, without a thread hop.
+        let transfer = (session as? URLSessionTransport)?.dataAnsweringInline(for: request, options: options, completionHandler: handler)
+            ?? session.data(for: request, options: options, completionHandler: handler)
         pending.attach(transfer)
     }
 

@@ -29,9 +29,8 @@ import FoundationNetworking
 /// let service = ResourceService<Cities>(session: URLSessionTransport.shared)
 /// ```
 ///
-/// Completion handlers run on the session's serial delegate queue: hand heavy work, such as
-/// parsing, to another queue (``ResourceService`` does). That queue runs each of the session's
-/// callbacks directly on a serial dispatch queue rather than wrapping it in an operation.
+/// Completion handlers run on the transport's serial callback queue: hand heavy work, such as
+/// parsing, to another queue (``ResourceService`` does).
 public final class URLSessionTransport: URLSessionType {
     /// A transport over an ephemeral configuration, which keeps no cache, cookies or
     /// credentials on disk. It lives as long as the process. ``ResourceService`` uses it by
@@ -40,6 +39,8 @@ public final class URLSessionTransport: URLSessionType {
 
     private let session: URLSession
     private let delegate: Delegate
+    /// Where the completion handlers of ``data(for:options:completionHandler:)`` run.
+    private let callbackQueue: DispatchQueue
 
     /// Creates a transport with its own session.
     ///
@@ -50,9 +51,11 @@ public final class URLSessionTransport: URLSessionType {
     /// When the transport is released, requests in flight run to completion and the session is
     /// then invalidated.
     public init(configuration: URLSessionConfiguration = .ephemeral) {
-        let delegate = Delegate()
+        let queue = DelegateQueue()
+        let delegate = Delegate(answeringChallengesOn: queue.serialQueue)
         self.delegate = delegate
-        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: DelegateQueue())
+        self.callbackQueue = queue.serialQueue
+        self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
     }
 
     deinit {
@@ -61,11 +64,35 @@ public final class URLSessionTransport: URLSessionType {
 
     /// Sends `request` with a data task that enforces `options`' size and redirect limits.
     ///
-    /// Calls `completionHandler` exactly once, on the session's delegate queue, with the body
-    /// and response or the error: ``ResourceError/responseTooLarge(limit:)``,
+    /// Calls `completionHandler` exactly once, on the transport's serial callback queue, with
+    /// the body and response or the error: ``ResourceError/responseTooLarge(limit:)``,
     /// ``ResourceError/redirectRefused(_:)``, or the session's `URLError`.
     public func data(
         for request: URLRequest,
+        options: TransferOptions,
+        completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+    ) -> any Cancellable {
+        guard DelegateQueue.runsCallbacksInline else {
+            return start(request, options: options, completionHandler: completionHandler)
+        }
+        let queue = callbackQueue
+        return start(request, options: options) { answer in queue.async { completionHandler(answer) } }
+    }
+
+    /// Like ``data(for:options:completionHandler:)``, but `completionHandler` runs wherever the
+    /// session finishes the transfer — on Linux, FoundationNetworking's own work queue, as its
+    /// `URLSession.data(for:)` does. For ``ResourceService`` only, whose handler just hands the
+    /// answer on: it must not block, nor call back into the session synchronously.
+    func dataAnsweringInline(
+        for request: URLRequest,
+        options: TransferOptions,
+        completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+    ) -> any Cancellable {
+        start(request, options: options, completionHandler: completionHandler)
+    }
+
+    private func start(
+        _ request: URLRequest,
         options: TransferOptions,
         completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
     ) -> any Cancellable {
@@ -144,17 +171,30 @@ extension URLSessionTransport {
 // MARK: - Delegate queue
 
 extension URLSessionTransport {
-    /// The session's delegate queue: serial, running each callback block straight on a dispatch
-    /// queue.
+    /// The session's delegate queue.
     ///
-    /// FoundationNetworking on Linux hands every delegate callback to `addOperation(_:)` as a
-    /// block, three or more per request, and a plain `OperationQueue` wraps each one in a
-    /// `BlockOperation` with its own locks, KVO notifications and bookkeeping. This queue sends
-    /// the block to its serial dispatch queue instead, in the order it arrives, which is all a
-    /// session needs of its delegate queue. `Operation` objects, which no session adds, still go
-    /// through `OperationQueue` onto the same serial dispatch queue.
-    private final class DelegateQueue: OperationQueue, @unchecked Sendable {
-        private let serialQueue = DispatchQueue(label: "ResourceLoader.URLSessionTransport.delegate")
+    /// FoundationNetworking hands every delegate callback to `addOperation(_:)` as a block, three
+    /// or more per request, and a plain `OperationQueue` wraps each one in a `BlockOperation`
+    /// with its own locks, KVO notifications and bookkeeping; then a thread hop. On Linux this
+    /// queue runs each block at once, on FoundationNetworking's work queue that adds it, in the
+    /// order it arrives — what `URLSession.data(for:)` does for its own completion. That is safe
+    /// because every callback the session can send reaches ``Delegate``, whose methods only
+    /// update its own state under a lock and never block: the authentication challenge, whose
+    /// handler FoundationNetworking may answer by suspending or cancelling the task
+    /// synchronously, is answered from ``serialQueue``, as are the completion handlers of
+    /// ``URLSessionTransport/data(for:options:completionHandler:)``. On Apple platforms, whose
+    /// `URLSession` is a different implementation, blocks run on ``serialQueue``.
+    /// `Operation` objects, which no session adds, go through `OperationQueue` onto
+    /// ``serialQueue``.
+    final class DelegateQueue: OperationQueue, @unchecked Sendable {
+        #if canImport(FoundationNetworking)
+        static let runsCallbacksInline = true
+        #else
+        static let runsCallbacksInline = false
+        #endif
+
+        /// Where callbacks that must not run on the session's work queue go.
+        let serialQueue = DispatchQueue(label: "ResourceLoader.URLSessionTransport.callbacks")
 
         override init() {
             super.init()
@@ -164,7 +204,11 @@ extension URLSessionTransport {
         }
 
         override func addOperation(_ block: @escaping @Sendable () -> Void) {
-            serialQueue.async(execute: block)
+            if Self.runsCallbacksInline {
+                block()
+            } else {
+                serialQueue.async(execute: block)
+            }
         }
     }
 }
@@ -200,6 +244,13 @@ extension URLSessionTransport {
 
         // `transfers` is a `Locked`: its lock guards every transfer, keyed by task identifier.
         private let transfers = Locked<[Int: Transfer]>([:])
+        private let challengeQueue: DispatchQueue
+
+        /// - Parameter challengeQueue: Where authentication challenges are answered: never on the
+        ///   session's work queue (see ``DelegateQueue``).
+        init(answeringChallengesOn challengeQueue: DispatchQueue) {
+            self.challengeQueue = challengeQueue
+        }
 
         func register(
             _ task: URLSessionTask,
@@ -293,6 +344,38 @@ extension URLSessionTransport {
                 transfer.body.append(data)
                 return .proceed(())
             }
+        }
+
+        func urlSession(
+            _ session: URLSession,
+            didReceive challenge: URLAuthenticationChallenge,
+            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        ) {
+            challengeQueue.async { completionHandler(.performDefaultHandling, nil) }
+        }
+
+        func urlSession(
+            _ session: URLSession,
+            task: URLSessionTask,
+            didReceive challenge: URLAuthenticationChallenge,
+            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        ) {
+            #if canImport(FoundationNetworking)
+            // A 401 or 407 with a `WWW-Authenticate` challenge, the whole body already received.
+            // Left to its default, FoundationNetworking neither retries nor finishes the task
+            // when it has no credential to offer, so the fetch would wait for its deadline. The
+            // transport offers none: the response itself is the answer, and the task is ended.
+            if let response = challenge.failureResponse as? HTTPURLResponse, [401, 407].contains(response.statusCode),
+                let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) })
+            {
+                transfer.completionHandler(.success((transfer.body, response)))
+                challengeQueue.async { completionHandler(.cancelAuthenticationChallenge, nil) }
+                return
+            }
+            #endif
+            // FoundationNetworking may answer this by suspending, resuming or cancelling the
+            // task, each a `sync` onto the work queue this callback may be running on.
+            challengeQueue.async { completionHandler(.performDefaultHandling, nil) }
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {

@@ -361,6 +361,33 @@ struct FaultInjectionTests {
         #expect(names?.caseName == "parsing")
     }
 
+    @Test(arguments: Transport.allCases)
+    func anAuthenticationChallengeIsTheStatusItCameWith(transport: Transport) async throws {
+        // GIVEN a 401 carrying a challenge, and no credentials to offer
+        let server = try LoopbackHTTPServer { _ in
+            .status(401, headers: ["WWW-Authenticate": #"Basic realm="cities""#], body: Data(#"{"error":"sign in"}"#.utf8))
+        }
+        defer { server.stop() }
+        var probe = Probe(url: server.baseURL)
+        probe.adjust = { $0.deadline = .seconds(2) }
+        let outcome = try await singleOutcome(probe, session: transport.session)
+        #if canImport(FoundationNetworking)
+        if transport == .plainURLSession {
+            // Linux's URLSession, with no credential to try, neither retries nor finishes the
+            // task: only the deadline ends it.
+            #expect(outcome.error?.caseName == "timedOut")
+            return
+        }
+        #endif
+        // THEN URLSessionTransport answers with the 401 and its body, at once
+        guard case .httpStatus(let failure) = outcome.error else {
+            Issue.record("expected httpStatus, got \(String(describing: outcome.error))")
+            return
+        }
+        #expect(failure.statusCode == 401)
+        #expect(String(decoding: failure.bodyPrefix, as: UTF8.self) == #"{"error":"sign in"}"#)
+    }
+
     // MARK: Helpers
 
     /// Fetches `resource` through the completion API, waits for the outcome (at most a minute),
