@@ -6,59 +6,77 @@ import Foundation
 /// so the same body could mean two different things depending on how a resource reads it. The
 /// JSON resource types refuse such bodies instead, with a parsing error naming the key's path.
 ///
-/// The scan is iterative (no recursion, however deep the text) and runs after a parser has
-/// accepted the text. It never traps: on anything it does not understand it stops and reports
-/// no duplicate. Keys are equal when they are equal as Swift strings, as both parsers compare
-/// them — after unescaping, and up to canonical equivalence (`"K"` and `"\u212A"`, KELVIN SIGN,
-/// are the same key).
+/// The scan runs after a parser has accepted the text. It follows the JSON grammar (a value, then
+/// a comma or closing brackets, then the next key or value), so each kind of byte is met at its
+/// own branch and the branches are as predictable as the text is regular. It is iterative (no
+/// recursion, however deep the text) and never traps: on anything it does not understand it
+/// stops and reports no duplicate. Keys are equal when they are equal as Swift strings, as both
+/// parsers compare them — after unescaping, and up to canonical equivalence (`"K"` and
+/// `"\u212A"`, KELVIN SIGN, are the same key). UTF-16 and UTF-32 texts, which both parsers also
+/// accept, are scanned as UTF-8.
 ///
-/// It runs on every JSON body, so the common case allocates nothing: key ranges live in one
-/// reused array, plain ASCII keys are compared byte for byte, and only keys with escapes or
-/// non-ASCII bytes are turned into strings. Objects with more than ``pairwiseLimit`` keys are
-/// checked with a hash set, so no object makes the scan quadratic.
+/// It runs on every JSON body, so the common case allocates little: open containers and key
+/// ranges live on two stacks of plain values, plain ASCII keys are compared byte for byte, and
+/// only keys with escapes or non-ASCII bytes are turned into strings. Objects with more than
+/// ``pairwiseLimit`` keys are checked with a hash set, so no object makes the scan quadratic.
 enum JSONDuplicateKeyScanner {
     /// Objects with at most this many keys are checked pair by pair; larger ones with a set.
     static let pairwiseLimit = 16
 
-    /// What each byte means to the scan, looked up instead of compared case by case: the low
-    /// three bits outside strings (``Outside``), bit 3 inside them (a quote, a backslash or a
-    /// non-ASCII byte). Built once and never written again, so sharing it is safe; lives as long
+    /// What each byte means to the scan, looked up instead of compared case by case
+    /// (``ByteClass``). Built once and never written again, so sharing it is safe; lives as long
     /// as the process.
     nonisolated(unsafe) private static let byteTable: UnsafePointer<UInt8> = {
         let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
         table.initialize(repeating: 0, count: 256)
-        table[Int(UInt8(ascii: "{"))] = Outside.openObject
-        table[Int(UInt8(ascii: "["))] = Outside.openArray
-        table[Int(UInt8(ascii: "}"))] = Outside.close
-        table[Int(UInt8(ascii: "]"))] = Outside.close
-        table[Int(UInt8(ascii: ","))] = Outside.comma
-        table[Int(UInt8(ascii: "\""))] = Outside.quote | insideStringStop
-        table[Int(UInt8(ascii: "\\"))] = insideStringStop
-        for byte in 0x80...0xFF { table[byte] = insideStringStop }
+        for byte in [0x20, 0x09, 0x0A, 0x0D] { table[byte] = ByteClass.whitespace | ByteClass.endsScalar }
+        for byte in ",}]".utf8 { table[Int(byte)] = ByteClass.endsScalar }
+        for byte in #""\"#.utf8 { table[Int(byte)] = ByteClass.stopsString }
+        for byte in 0x80...0xFF { table[byte] = ByteClass.stopsString }
         return UnsafePointer(table)
     }()
 
-    /// The classes of bytes outside strings; 0 is anything the scan skips (whitespace, `:`,
-    /// numbers, `true`, `false`, `null`).
-    private enum Outside {
-        static var openObject: UInt8 { 1 }
-        static var openArray: UInt8 { 2 }
-        static var close: UInt8 { 3 }
-        static var comma: UInt8 { 4 }
-        static var quote: UInt8 { 5 }
-        static var mask: UInt8 { 0b111 }
+    /// Bits of ``byteTable``.
+    private enum ByteClass {
+        /// Space, tab, line feed, carriage return.
+        static var whitespace: UInt8 { 0b001 }
+        /// Whitespace, `,`, `}` and `]`: what ends a number, `true`, `false` or `null`.
+        static var endsScalar: UInt8 { 0b010 }
+        /// What a string scan stops at: a quote, a backslash or a non-ASCII byte.
+        static var stopsString: UInt8 { 0b100 }
     }
-
-    /// Set for the bytes a string scan must stop at.
-    private static var insideStringStop: UInt8 { 0b1000 }
 
     /// The path of the first repeated key, such as `cities[0].name`, or `nil` if there is none.
     static func firstDuplicateKeyPath(in data: Data) -> String? {
-        data.withUnsafeBytes { raw in
+        if let utf8 = utf8Transcoding(data) { return firstDuplicateKeyPath(in: utf8) }
+        return data.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return nil }
             var scan = Scan(base: base.assumingMemoryBound(to: UInt8.self), count: raw.count)
+            defer { scan.deallocate() }
             return scan.firstDuplicateKeyPath()
         }
+    }
+
+    /// The text as UTF-8 if it is UTF-16 or UTF-32, told by a byte order mark or by where the
+    /// zero bytes fall among its first four (a JSON text starts with an ASCII character);
+    /// otherwise `nil`.
+    private static func utf8Transcoding(_ data: Data) -> Data? {
+        guard data.count >= 2 else { return nil }
+        func byte(_ offset: Int) -> UInt8 { offset < data.count ? data[data.startIndex + offset] : 0xAA }
+        // Nearly every body is UTF-8, which has no zero bytes and no FE or FF bytes at all.
+        if byte(0) != 0, byte(1) != 0, byte(0) < 0xFE { return nil }
+        let encoding: String.Encoding
+        switch (byte(0), byte(1), byte(2), byte(3)) {
+        case (0, 0, 0xFE, 0xFF), (0xFF, 0xFE, 0, 0): encoding = .utf32
+        case (0xFE, 0xFF, _, _), (0xFF, 0xFE, _, _): encoding = .utf16
+        case (0, 0, 0, _): encoding = .utf32BigEndian
+        case (_, 0, 0, 0): encoding = .utf32LittleEndian
+        case (0, _, _, _): encoding = .utf16BigEndian
+        case (_, 0, _, _): encoding = .utf16LittleEndian
+        default: return nil
+        }
+        guard let text = String(data: data, encoding: encoding) else { return nil }
+        return Data(text.utf8)
     }
 
     /// A key: the bytes between its quotes.
@@ -68,17 +86,15 @@ enum JSONDuplicateKeyScanner {
         let isPlain: Bool
     }
 
-    /// An open object or array. Plain values only, so that pushing and popping frames costs no
-    /// reference counting.
+    /// An open object or array.
     private struct Frame {
         let isObject: Bool
-        /// Where this object's keys start in `Scan.keys`; unique among open objects, because an
+        /// Where this object's keys start on `Scan.keys`; unique among open objects, because an
         /// object inside another is the value of one of the outer object's keys.
         let keysStart: Int
-        var expectsKey: Bool
         /// The index of the current element, for arrays.
         var index = 0
-        /// The index in `Scan.keys` of the key whose value is being read, for objects.
+        /// The index on `Scan.keys` of the key whose value is being read, for objects.
         var currentKey = -1
         /// Whether `Scan.keySets[keysStart]` holds the object's keys (it has more than
         /// `pairwiseLimit` of them).
@@ -87,8 +103,17 @@ enum JSONDuplicateKeyScanner {
         init(isObject: Bool, keysStart: Int) {
             self.isObject = isObject
             self.keysStart = keysStart
-            self.expectsKey = isObject
         }
+    }
+
+    /// What reading a key and its colon found.
+    private enum KeyStep {
+        /// The key's value starts at this position (after the colon).
+        case value(at: Int)
+        /// The object already has this key.
+        case repeated(Key)
+        /// Something other than a key and a colon.
+        case notUnderstood
     }
 
     private struct Scan {
@@ -96,11 +121,9 @@ enum JSONDuplicateKeyScanner {
         let count: Int
         let table = JSONDuplicateKeyScanner.byteTable
         /// The containers around the innermost one, outermost first; the first is the document.
-        var enclosing: [Frame] = []
-        /// The keys of every open object, innermost last: the first `keyCount` elements. Slots
-        /// past them are reused rather than removed.
-        var keys: [Key] = []
-        var keyCount = 0
+        var enclosing = Stack<Frame>()
+        /// The keys of every open object, innermost last.
+        var keys = Stack<Key>()
         /// The keys of large objects, by `Frame.keysStart`.
         var keySets: [Int: Set<String>] = [:]
 
@@ -109,66 +132,122 @@ enum JSONDuplicateKeyScanner {
             self.count = count
         }
 
+        func deallocate() {
+            enclosing.deallocate()
+            keys.deallocate()
+        }
+
         /// The hot loop keeps the innermost container in a local: it runs on every JSON body the
         /// library parses.
         mutating func firstDuplicateKeyPath() -> String? {
             // The document itself acts as a one-element array around the top-level value.
             var innermost = Frame(isObject: false, keysStart: 0)
             var position = 0
-            while position < count {
-                switch table[Int(base[position])] & Outside.mask {
-                case Outside.openObject:
+            if count >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF { position = 3 }  // a UTF-8 byte order mark
+            while true {
+                // A value starts here.
+                position = skippingWhitespace(from: position)
+                guard position < count else { return nil }
+                switch base[position] {
+                case UInt8(ascii: "\""):
+                    guard let (end, _) = endOfString(openingQuoteAt: position) else { return nil }
+                    position = end + 1
+                case UInt8(ascii: "{"):
                     enclosing.append(innermost)
-                    innermost = Frame(isObject: true, keysStart: keyCount)
-                case Outside.openArray:
-                    enclosing.append(innermost)
-                    innermost = Frame(isObject: false, keysStart: keyCount)
-                case Outside.close:
-                    guard let outer = enclosing.popLast() else { return nil }
-                    if innermost.hasKeySet { keySets[innermost.keysStart] = nil }
-                    keyCount = innermost.keysStart
-                    innermost = outer
-                case Outside.comma:
-                    if innermost.isObject {
-                        innermost.expectsKey = true
-                    } else {
-                        innermost.index += 1
-                    }
-                case Outside.quote:
-                    guard let (end, isPlain) = endOfString(openingQuoteAt: position) else { return nil }
-                    if innermost.expectsKey {
-                        let key = Key(range: position + 1..<end, isPlain: isPlain)
-                        if keyCount > innermost.keysStart, isRepeated(key, in: &innermost) {
+                    innermost = Frame(isObject: true, keysStart: keys.count)
+                    position = skippingWhitespace(from: position + 1)
+                    if position < count, base[position] != UInt8(ascii: "}") {
+                        switch readKey(at: position, in: &innermost) {
+                        case .value(let start):
+                            position = start
+                            continue
+                        case .repeated(let key):
                             enclosing.append(innermost)
                             return path(to: key)
+                        case .notUnderstood:
+                            return nil
                         }
-                        if keyCount < keys.count {
-                            keys[keyCount] = key
-                        } else {
-                            keys.append(key)
-                        }
-                        innermost.currentKey = keyCount
-                        keyCount += 1
-                        innermost.expectsKey = false
                     }
-                    position = end
+                case UInt8(ascii: "["):
+                    enclosing.append(innermost)
+                    innermost = Frame(isObject: false, keysStart: keys.count)
+                    position = skippingWhitespace(from: position + 1)
+                    if position < count, base[position] != UInt8(ascii: "]") { continue }
                 default:
-                    break  // whitespace, ':', numbers, true, false, null (`Outside` 0)
+                    // A number, `true`, `false` or `null`.
+                    while position < count, table[Int(base[position])] & ByteClass.endsScalar == 0 { position += 1 }
                 }
+                // After a value: any closing brackets, then a comma and the next value, or the end.
+                closing: while true {
+                    position = skippingWhitespace(from: position)
+                    guard position < count else { return nil }
+                    let byte = base[position]
+                    if byte == UInt8(ascii: ",") {
+                        guard innermost.isObject else {
+                            innermost.index += 1
+                            position += 1
+                            break closing
+                        }
+                        switch readKey(at: position + 1, in: &innermost) {
+                        case .value(let start):
+                            position = start
+                            break closing
+                        case .repeated(let key):
+                            enclosing.append(innermost)
+                            return path(to: key)
+                        case .notUnderstood:
+                            return nil
+                        }
+                    }
+                    guard byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]"), let outer = enclosing.popLast() else {
+                        return nil
+                    }
+                    if innermost.hasKeySet { keySets[innermost.keysStart] = nil }
+                    keys.removeLast(keys.count - innermost.keysStart)
+                    innermost = outer
+                    position += 1
+                }
+            }
+        }
+
+        @inline(__always)
+        private func skippingWhitespace(from start: Int) -> Int {
+            var position = start
+            // Every whitespace byte is at most 0x20: most bytes are ruled out by one comparison.
+            while position < count, base[position] <= 0x20, table[Int(base[position])] & ByteClass.whitespace != 0 {
                 position += 1
             }
-            return nil
+            return position
+        }
+
+        /// Reads the key at `start` (after any whitespace) and the colon after it, and checks the
+        /// key against the object's others.
+        @inline(__always)
+        private mutating func readKey(at start: Int, in object: inout Frame) -> KeyStep {
+            let position = skippingWhitespace(from: start)
+            guard position < count, base[position] == UInt8(ascii: "\""),
+                let (end, isPlain) = endOfString(openingQuoteAt: position)
+            else { return .notUnderstood }
+            let key = Key(range: position + 1..<end, isPlain: isPlain)
+            if keys.count > object.keysStart, isRepeated(key, in: &object) { return .repeated(key) }
+            object.currentKey = keys.count
+            keys.append(key)
+            let colon = skippingWhitespace(from: end + 1)
+            guard colon < count, base[colon] == UInt8(ascii: ":") else { return .notUnderstood }
+            return .value(at: colon + 1)
         }
 
         /// The index of the quote that closes the string opened at `start`, and whether the
-        /// string is plain ASCII without escapes. (Skipping eight bytes at a time was tried: on
-        /// the short strings of typical bodies it cost more than it saved.)
+        /// string is plain ASCII without escapes. (Skipping eight or four bytes per step was
+        /// tried, and so was finding quotes 64 bytes at a time with SIMD: on the short strings
+        /// of typical bodies each cost more than it saved.)
+        @inline(__always)
         private func endOfString(openingQuoteAt start: Int) -> (end: Int, isPlain: Bool)? {
             var position = start + 1
             var isPlain = true
             while position < count {
                 let byte = base[position]
-                if table[Int(byte)] & JSONDuplicateKeyScanner.insideStringStop == 0 {
+                if table[Int(byte)] & ByteClass.stopsString == 0 {
                     position += 1
                     continue
                 }
@@ -178,7 +257,7 @@ enum JSONDuplicateKeyScanner {
                     position += 2
                     continue
                 }
-                if byte >= 0x80 { isPlain = false }
+                isPlain = false  // non-ASCII
                 position += 1
             }
             return nil
@@ -189,11 +268,11 @@ enum JSONDuplicateKeyScanner {
         private mutating func isRepeated(_ key: Key, in object: inout Frame) -> Bool {
             let start = object.keysStart
             if !object.hasKeySet {
-                guard keyCount - start >= pairwiseLimit else {
-                    for index in start..<keyCount where equal(keys[index], key) { return true }
+                guard keys.count - start >= pairwiseLimit else {
+                    for index in start..<keys.count where equal(keys[index], key) { return true }
                     return false
                 }
-                keySets[start] = Set(keys[start..<keyCount].map(string))
+                keySets[start] = Set((start..<keys.count).map { string(keys[$0]) })
                 object.hasKeySet = true
             }
             return !keySets[start, default: []].insert(string(key)).inserted
@@ -220,7 +299,8 @@ enum JSONDuplicateKeyScanner {
         /// object holding `key` is the last of ``enclosing``.
         private func path(to key: Key) -> String {
             var text = ""
-            for frame in enclosing.dropFirst().dropLast() {
+            for index in 1..<max(1, enclosing.count - 1) {
+                let frame = enclosing[index]
                 if !frame.isObject {
                     text += "[\(frame.index)]"
                 } else if frame.currentKey >= 0 {
@@ -232,6 +312,53 @@ enum JSONDuplicateKeyScanner {
 
         private func shortened(_ key: String) -> String {
             key.count <= 64 ? key : key.prefix(64) + "…"
+        }
+    }
+
+    /// A stack of plain values in memory of its own, freed by ``deallocate()``. Pushing and popping
+    /// cost no reference counting or uniqueness checks: with arrays the scan took half as long
+    /// again.
+    private struct Stack<Element> {
+        private var elements: UnsafeMutablePointer<Element>
+        private var capacity = 16
+        private(set) var count = 0
+
+        init() {
+            elements = .allocate(capacity: capacity)
+        }
+
+        func deallocate() {
+            elements.deallocate()
+        }
+
+        subscript(index: Int) -> Element {
+            assert(index >= 0 && index < count)
+            return elements[index]
+        }
+
+        @inline(__always)
+        mutating func append(_ element: Element) {
+            if count == capacity {
+                let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+                larger.moveInitialize(from: elements, count: count)
+                elements.deallocate()
+                elements = larger
+                capacity *= 2
+            }
+            (elements + count).initialize(to: element)
+            count += 1
+        }
+
+        @inline(__always)
+        mutating func popLast() -> Element? {
+            guard count > 0 else { return nil }
+            count -= 1
+            return elements[count]
+        }
+
+        mutating func removeLast(_ k: Int) {
+            assert(k >= 0 && k <= count)
+            count -= k
         }
     }
 }

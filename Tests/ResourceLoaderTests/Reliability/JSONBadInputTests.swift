@@ -70,11 +70,23 @@ struct JSONBadInputTests {
         #expect(try CitiesResource().result(from: Data(distinct.utf8)).get() == [City(name: "A")])
     }
 
+    /// Both parsers also read UTF-16 and a UTF-8 byte order mark; so does the scan.
+    @Test func aRepeatedKeyInUTF16OrAfterAByteOrderMarkIsFound() throws {
+        let json = #"{"cities":[{"name":"Lisbon"},{"name":"Oslo","name":"Rome"}]}"#
+        for encoding in [String.Encoding.utf16LittleEndian, .utf16BigEndian, .utf16] {
+            try expectRepeatedKey(in: try #require(json.data(using: encoding)), at: "cities[1].name")
+        }
+        try expectRepeatedKey(in: Data([0xEF, 0xBB, 0xBF]) + Data(json.utf8), at: "cities[1].name")
+    }
+
     private func expectRepeatedKey(in json: String, at path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        try expectRepeatedKey(in: Data(json.utf8), at: path, sourceLocation: sourceLocation)
+    }
+
+    private func expectRepeatedKey(in body: Data, at path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         // JSONSerialization would keep the last value and JSONDecoder the first: neither is
         // trusted.
-        for error in [CitiesResource().result(from: Data(json.utf8)).failure,
-                      CityNamesResource().result(from: Data(json.utf8)).failure] {
+        for error in [CitiesResource().result(from: body).failure, CityNamesResource().result(from: body).failure] {
             guard case .parsing(let failure) = error else {
                 Issue.record("expected parsing, got \(String(describing: error))", sourceLocation: sourceLocation)
                 continue

@@ -263,8 +263,8 @@ extension XMLParsingError {
 }
 
 /// A small, fast, seeded generator (SplitMix64), so that "random" cut points are the same on
-/// every run.
-private struct SplitMix64: RandomNumberGenerator {
+/// every run. Shared by the bad-input tests.
+struct SplitMix64: RandomNumberGenerator {
     private var state: UInt64
 
     init(seed: UInt64) {
