@@ -143,7 +143,8 @@ enum JSONDuplicateKeyScanner {
             // The document itself acts as a one-element array around the top-level value.
             var innermost = Frame(isObject: false, keysStart: 0)
             var position = 0
-            if count >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF { position = 3 }  // a UTF-8 byte order mark
+            // A UTF-8 byte order mark, which both parsers skip.
+            if count >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF { position = 3 }
             while true {
                 // A value starts here.
                 position = skippingWhitespace(from: position)
