@@ -102,7 +102,10 @@ extension NetworkResourceType {
     /// The body's content type is sent as `Content-Type` unless ``headerFields`` sets one.
     public func urlRequest() throws(ResourceError) -> URLRequest {
         var request = URLRequest(url: try Self.url(url, appending: queryItems))
-        request.httpMethod = httpMethod.rawValue
+        // GET is the request's default, and Foundation's setter costs a few thousand instructions.
+        if httpMethod != .get {
+            request.httpMethod = httpMethod.rawValue
+        }
         if let timeoutInterval {
             request.timeoutInterval = timeoutInterval
         }
