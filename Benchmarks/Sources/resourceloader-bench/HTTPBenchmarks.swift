@@ -144,6 +144,9 @@ enum HTTPClientKind: String, CaseIterable {
     case handCompletion = "hand-written URLSession completion"
     case asyncHTTPClient = "AsyncHTTPClient"
 
+    /// Every client once, each target's two side by side: the groups a run's rounds are made of.
+    static let pairedGroups: [[HTTPClientKind]] = [[.ourAsync, .handAsync], [.ourCompletion, .handCompletion], [.ourAsyncPlain], [.asyncHTTPClient]]
+
     var key: String {
         switch self {
         case .ourAsync: "resourceservice-async"

@@ -299,14 +299,21 @@ func runHTTP(_ recorder: Recorder, quick: Bool) throws {
             let warm = try clients.load(kind, concurrency: concurrency, total: max(concurrency * 2, 100))
             guard warm.failures == 0 else { throw HarnessError("\(kind.rawValue) failed \(warm.failures) warm-up requests") }
         }
+        var turn = 0
         for _ in 0..<rounds {
             var parts: [HTTPClientKind: [LoadResult]] = [:]
             for _ in 0..<slices {
-                for kind in HTTPClientKind.allCases.shuffled(using: &shuffler) {
-                    let result = try clients.load(kind, concurrency: concurrency, total: total / slices)
-                    guard result.failures == 0 else { throw HarnessError("\(kind.rawValue) failed \(result.failures) requests") }
-                    parts[kind, default: []].append(result)
+                // The two clients a target compares run back to back, in turn first and second,
+                // so that a slow stretch of this machine falls on both and neither always follows
+                // the same neighbour; the groups run in a shuffled order.
+                for group in HTTPClientKind.pairedGroups.shuffled(using: &shuffler) {
+                    for kind in turn % 2 == 0 ? group : group.reversed() {
+                        let result = try clients.load(kind, concurrency: concurrency, total: total / slices)
+                        guard result.failures == 0 else { throw HarnessError("\(kind.rawValue) failed \(result.failures) requests") }
+                        parts[kind, default: []].append(result)
+                    }
                 }
+                turn += 1
             }
             for (kind, results) in parts { samples[kind, default: []].append(LoadResult(combining: results)) }
         }
