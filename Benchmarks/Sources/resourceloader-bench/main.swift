@@ -288,8 +288,9 @@ func runHTTP(_ recorder: Recorder, quick: Bool) throws {
     var shuffler = Shuffler()
     for concurrency in [1, 32, 256] {
         // One round's ratio strays by up to ±15% at concurrency 32 and 256 on this machine, so
-        // those medians take 15 rounds; concurrency 1 is steadier and its rounds the longest.
-        let rounds = quick ? 1 : (concurrency == 1 ? 9 : 15)
+        // those medians take 16 rounds; concurrency 1 is steadier and its rounds the longest.
+        // Even counts, so that every pair of turns below is complete.
+        let rounds = quick ? 1 : (concurrency == 1 ? 10 : 16)
         let total = quick ? 200 : (concurrency == 1 ? 900 : 1500)
         // A round's sample of each client is cut into slices run in turn, as in `interleave`,
         // unless the slices would be too short to reach a steady state (at concurrency 256).
@@ -300,13 +301,16 @@ func runHTTP(_ recorder: Recorder, quick: Bool) throws {
             guard warm.failures == 0 else { throw HarnessError("\(kind.rawValue) failed \(warm.failures) warm-up requests") }
         }
         var turn = 0
+        var groups = HTTPClientKind.pairedGroups
         for _ in 0..<rounds {
             var parts: [HTTPClientKind: [LoadResult]] = [:]
             for _ in 0..<slices {
-                // The two clients a target compares run back to back, in turn first and second,
-                // so that a slow stretch of this machine falls on both and neither always follows
-                // the same neighbour; the groups run in a shuffled order.
-                for group in HTTPClientKind.pairedGroups.shuffled(using: &shuffler) {
+                // The two clients a target compares run back to back, so that a slow stretch of
+                // this machine falls on both. The groups run in a shuffled order that is kept for
+                // two turns, and each pair runs the other way round in the second: each client
+                // of a pair then follows the same neighbour equally often.
+                if turn % 2 == 0 { groups.shuffle(using: &shuffler) }
+                for group in groups {
                     for kind in turn % 2 == 0 ? group : group.reversed() {
                         let result = try clients.load(kind, concurrency: concurrency, total: total / slices)
                         guard result.failures == 0 else { throw HarnessError("\(kind.rawValue) failed \(result.failures) requests") }
