@@ -8,9 +8,10 @@
 #
 # HARNESS is one of: xml-tree, xml-decoder, soap, json.
 #
-# Each harness is the library compiled once with -sanitize=fuzzer,address, linked with
-# Fuzz/Sources/<Harness>/main.swift and the checks shared with the tests
-# (Tests/ResourceLoaderTests/Reliability/FuzzEntryPoints.swift). New inputs go to a working corpus
+# Each harness is the library compiled once with -sanitize=fuzzer,address, linked with the one
+# entry point Fuzz/Sources/Fuzzer/main.swift and the checks shared with the tests
+# (Tests/ResourceLoaderTests/Reliability/FuzzEntryPoints.swift), as $FUZZ_DIR/bin/HARNESS: the
+# binary's file name picks the checks. New inputs go to a working corpus
 # under $FUZZ_DIR (default .build-fuzz/ at the repository root), seeded read-only from
 # Fuzz/corpus/HARNESS/; crashes, leaks and timeouts are written to $FUZZ_DIR/artifacts/HARNESS/.
 # Minimise a crasher with `$FUZZ_DIR/bin/HARNESS -minimize_crash=1 -runs=10000 FILE`, fix the bug,
@@ -24,18 +25,17 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 out=${FUZZ_DIR:-$root/.build-fuzz}
 harnesses=(xml-tree xml-decoder soap json)
 
-source_dir() {
-    case $1 in
-        xml-tree) echo XMLTreeFuzzer ;;
-        xml-decoder) echo XMLDecoderFuzzer ;;
-        soap) echo SOAPFuzzer ;;
-        json) echo JSONFuzzer ;;
-        *) echo "unknown harness '$1' (expected one of: ${harnesses[*]})" >&2; exit 64 ;;
-    esac
+check_harness() {
+    if [[ " ${harnesses[*]} " != *" $1 "* ]]; then
+        echo "unknown harness '$1' (expected one of: ${harnesses[*]})" >&2
+        exit 64
+    fi
 }
 
 flags=(-parse-as-library -O -g -sanitize=fuzzer,address -swift-version 6)
 shared="$root/Tests/ResourceLoaderTests/Reliability/FuzzEntryPoints.swift"
+# One entry point for every harness: the binary's file name picks the harness.
+main="$root/Fuzz/Sources/Fuzzer/main.swift"
 
 build_library() {
     mkdir -p "$out/modules" "$out/obj"
@@ -52,15 +52,15 @@ build_library() {
 }
 
 build_harness() {
-    local name=$1 dir
-    dir=$(source_dir "$name")
+    local name=$1
+    check_harness "$name"
     mkdir -p "$out/bin"
-    local binary="$out/bin/$name" main="$root/Fuzz/Sources/$dir/main.swift"
+    local binary="$out/bin/$name"
     if [[ -f $binary ]] && [[ $binary -nt $out/obj/ResourceLoader.o ]] && [[ $binary -nt $main ]] && [[ $binary -nt $shared ]]; then
         return
     fi
     echo "building $name" >&2
-    swiftc "${flags[@]}" -module-name "$dir" -I "$out/modules" \
+    swiftc "${flags[@]}" -module-name Fuzzer -I "$out/modules" \
         -use-ld=lld "$main" "$shared" "$out/obj/ResourceLoader.o" -o "$binary"
 }
 
@@ -96,7 +96,7 @@ case $command in
         for name in ${2:-${harnesses[*]}}; do build_harness "$name"; replay_harness "$name"; done
         ;;
     *)
-        source_dir "$command" > /dev/null
+        check_harness "$command"
         build_library
         build_harness "$command"
         run_harness "$command" "${2:-600}"
