@@ -4,9 +4,10 @@ import Foundation
 ///
 /// The transfer's answer, ``cancel()`` and the deadline all race to finish the fetch; the first
 /// one wins and the others are ignored. Whatever wins takes the deadline out of ``Deadlines``;
-/// ``cancel()`` and the deadline also cancel the transfer. An answer from the transfer does not:
-/// the transfer is over (and on Linux, cancelling a task from inside its own delegate callbacks
-/// — a refused redirect, say — makes FoundationNetworking trap).
+/// ``cancel()`` and the deadline also cancel the transfer, before the outcome is delivered (one
+/// that stops a transfer still being started waits for ``attach(_:)``). An answer from the
+/// transfer does not: the transfer is over (and on Linux, cancelling a task from inside its own
+/// delegate callbacks — a refused redirect, say — makes FoundationNetworking trap).
 ///
 /// The outcome goes to the completion on `callbackQueue`, or straight to the completion on the
 /// finishing thread when there is no queue (the `async` bridge, which resumes a continuation).
@@ -20,9 +21,12 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
     private struct State {
         var isFinished = false
         var transfer: (any Cancellable)?
+        /// Between ``beginTransfer()`` and ``attach(_:)``: the transfer exists but is not here.
+        var isAttaching = false
         var hasDeadline = false
         var completion: Completion?
-        /// An outcome that arrived before the completion was given.
+        /// An outcome that arrived before the completion was given, or that waits for the
+        /// transfer it stopped to be attached and cancelled.
         var undelivered: Result<Value, ResourceError>?
     }
 
@@ -48,7 +52,7 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
     /// is delivered at once.
     func whenFinished(_ completion: @escaping Completion) {
         let waiting = state.withLock { state -> Result<Value, ResourceError>? in
-            guard let undelivered = state.undelivered else {
+            guard let undelivered = state.undelivered, !state.isAttaching else {
                 state.completion = completion
                 return nil
             }
@@ -58,14 +62,29 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
         if let waiting { deliver(waiting, to: completion, onCallbackQueue: false) }
     }
 
+    /// Announces that the transfer is being started: until ``attach(_:)`` gives it, an outcome
+    /// that must cancel it waits rather than being delivered first.
+    func beginTransfer() {
+        state.withLock { $0.isAttaching = !$0.isFinished }
+    }
+
     /// Remembers the transfer so that cancelling stops it; cancels it at once if the fetch has
-    /// already finished.
+    /// already finished, and then delivers an outcome that waited for it.
     func attach(_ transfer: any Cancellable) {
-        let finished = state.withLock { state in
-            if !state.isFinished { state.transfer = transfer }
-            return state.isFinished
+        let (finished, waiting) = state.withLock { state -> (Bool, (Result<Value, ResourceError>, Completion)?) in
+            state.isAttaching = false
+            guard state.isFinished else {
+                state.transfer = transfer
+                return (false, nil)
+            }
+            guard let undelivered = state.undelivered, let completion = state.completion else { return (true, nil) }
+            state.undelivered = nil
+            state.completion = nil
+            return (true, (undelivered, completion))
         }
-        if finished { transfer.cancel() }
+        guard finished else { return }
+        transfer.cancel()
+        if let (result, completion) = waiting { deliver(result, to: completion, onCallbackQueue: false) }
     }
 
     /// Fails the fetch with ``ResourceError/timedOut`` if it has not finished after `deadline`.
@@ -101,14 +120,23 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
         let claimed = state.withLock { state -> (transfer: (any Cancellable)?, hasDeadline: Bool, completion: Completion?)? in
             guard !state.isFinished else { return nil }
             state.isFinished = true
-            defer { state.transfer = nil; state.completion = nil }
-            if state.completion == nil { state.undelivered = result }
-            return (state.transfer, state.hasDeadline, state.completion)
+            let transfer = state.transfer
+            state.transfer = nil
+            // No completion yet, or a transfer to cancel that is not attached yet: keep the
+            // outcome for ``whenFinished(_:)`` or ``attach(_:)``.
+            guard let completion = state.completion, !(cancelsTransfer && state.isAttaching) else {
+                state.undelivered = result
+                return (transfer, state.hasDeadline, nil)
+            }
+            state.completion = nil
+            return (transfer, state.hasDeadline, completion)
         }
         guard let claimed else { return false }
         if claimed.hasDeadline { Deadlines.shared.cancel(self) }
-        if let completion = claimed.completion { deliver(result, to: completion, onCallbackQueue: onCallbackQueue) }
+        // The transfer is told to stop before the outcome goes out, so whoever receives
+        // `.cancelled` or `.timedOut` can count on it (the `async` bridge resumes at once).
         if cancelsTransfer { claimed.transfer?.cancel() }
+        if let completion = claimed.completion { deliver(result, to: completion, onCallbackQueue: onCallbackQueue) }
         return true
     }
 

@@ -139,6 +139,7 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
         }
         // `onAnswer` only hands the answer on (to the callback queue, or to the waiting task),
         // so the default transport may call it where the transfer ends, without a thread hop.
+        pending.beginTransfer()
         let transfer = (session as? URLSessionTransport)?.dataAnsweringInline(for: request, options: options, completionHandler: handler)
             ?? session.data(for: request, options: options, completionHandler: handler)
         pending.attach(transfer)

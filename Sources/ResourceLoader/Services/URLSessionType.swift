@@ -17,6 +17,10 @@ import FoundationNetworking
 public protocol URLSessionType: Sendable {
     /// Starts sending `request` and returns a handle that cancels it.
     ///
+    /// Returns without waiting for the answer. A cancellation or deadline that arrives while
+    /// this method runs is delivered to the service's caller once it has returned and its
+    /// handle has been cancelled.
+    ///
     /// - Parameters:
     ///   - request: The request to send.
     ///   - options: Per-request limits. A transport enforces the ones it can observe; the ones it
