@@ -235,7 +235,7 @@ func runJSON(_ recorder: Recorder, quick: Bool) throws {
     var timings: [String: Timing] = [:]
     for pair in [[JSONContender.rawSerialization, .resourceSerialization], [.rawDecoder, .resourceDecodable]] {
         let names = Set(pair.map(\.rawValue))
-        let pairTimings = try interleave(contenders.filter { names.contains($0.name) }, rounds: quick ? 3 : 31,
+        let pairTimings = try interleave(contenders.filter { names.contains($0.name) }, rounds: quick ? 3 : 81,
                                          sampleSeconds: quick ? 0.1 : 0.3)
         timings.merge(pairTimings) { first, _ in first }
     }
@@ -288,9 +288,9 @@ func runHTTP(_ recorder: Recorder, quick: Bool) throws {
     var shuffler = Shuffler()
     for concurrency in [1, 32, 256] {
         // One round's ratio strays by up to ±15% at concurrency 32 and 256 on this machine, so
-        // those medians take 16 rounds; concurrency 1 is steadier and its rounds the longest.
+        // those medians take 22 rounds; concurrency 1 is steadier and its rounds the longest.
         // Even counts, so that every pair of turns below is complete.
-        let rounds = quick ? 1 : (concurrency == 1 ? 10 : 16)
+        let rounds = quick ? 1 : (concurrency == 1 ? 14 : 22)
         let total = quick ? 200 : (concurrency == 1 ? 900 : 1500)
         // A round's sample of each client is cut into slices run in turn, as in `interleave`,
         // unless the slices would be too short to reach a steady state (at concurrency 256).
