@@ -67,19 +67,16 @@ func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
     return sorted[min(max(rank, 0), sorted.count - 1)]
 }
 
-/// How much faster `a` ran than `b`, as the median over rounds of the ratio within each round:
-/// `b`'s seconds per unit of work divided by `a`'s. A round runs every contender back to back, so
-/// a slow stretch on this shared machine slows both sides of a round alike and drops out of the
-/// ratio, where a ratio of two separately taken medians would keep it.
-func pairedSpeedRatio(_ a: [Double], _ b: [Double]) -> Double {
-    median(zip(a, b).map { $1 / $0 })
-}
-
-/// The lowest and highest of the per-round ratios behind ``pairedSpeedRatio(_:_:)``, for the
-/// report: how far one round can stray.
-func pairedSpread(_ a: [Double], _ b: [Double]) -> String {
+/// How much faster `a` ran than `b`, given each one's seconds per unit of work in every round.
+///
+/// `ratio` is the median over rounds of the ratio within each round, `b`'s time divided by `a`'s.
+/// A round runs every contender back to back, so a slow stretch on this shared machine slows
+/// both sides of a round alike and drops out of the ratio, where a ratio of two separately taken
+/// medians would keep it. `spread` gives the lowest and highest round, for the report: how far
+/// one round can stray.
+func pairedSpeedRatio(_ a: [Double], _ b: [Double]) -> (ratio: Double, spread: String) {
     let ratios = zip(a, b).map { $1 / $0 }
-    return String(format: "per-round %.2f–%.2f", ratios.min() ?? Double.nan, ratios.max() ?? Double.nan)
+    return (median(ratios), String(format: "per-round %.2f–%.2f", ratios.min() ?? Double.nan, ratios.max() ?? Double.nan))
 }
 
 // MARK: - Interleaved timing
@@ -99,7 +96,6 @@ struct Shuffler: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
-
 
 /// One thing being timed: a closure doing one unit of work and returning something to consume.
 struct Contender {

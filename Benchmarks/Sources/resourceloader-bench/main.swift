@@ -9,7 +9,7 @@ import FoundationNetworking
 //
 //   resourceloader-bench [--quick] [--only xml,json,http,operations] [--output PATH]
 //   resourceloader-bench --child xml|json CONTENDER COUNT     (used by the suite itself)
-//   resourceloader-bench --profile-http CONTENDER CONCURRENCY TOTAL   (one HTTP client alone, for perf)
+//   resourceloader-bench --profile-http CONTENDER CONCURRENCY TOTAL [URL]   (one HTTP client alone, for perf)
 //
 // Exits non-zero only when the harness itself fails; missed targets are reported in the JSON
 // summary and the printed table.
@@ -180,13 +180,9 @@ func runXML(_ recorder: Recorder, quick: Bool) throws {
         }
     }
 
-    func ratio(_ a: XMLContender, _ b: XMLContender, at size: Int) -> Double? {
+    func paired(_ a: XMLContender, _ b: XMLContender, at size: Int) -> (ratio: Double, spread: String)? {
         guard let x = samples[size]?[a], let y = samples[size]?[b] else { return nil }
         return pairedSpeedRatio(x, y)
-    }
-    func spread(_ a: XMLContender, _ b: XMLContender, at size: Int) -> String {
-        guard let x = samples[size]?[a], let y = samples[size]?[b] else { return "" }
-        return pairedSpread(x, y)
     }
     /// The largest size at which both contenders produced the right users.
     func largestCommon(_ a: XMLContender, _ b: XMLContender) -> Int? {
@@ -194,12 +190,13 @@ func runXML(_ recorder: Recorder, quick: Bool) throws {
     }
     func compare(_ name: String, _ a: XMLContender, _ b: XMLContender, atLeast bound: Double) {
         let size = largestCommon(a, b)
-        var detail = size.map { "throughput ratio at \($0) records (median of per-round ratios; \(spread(a, b, at: $0)))" }
+        let measured = size.flatMap { paired(a, b, at: $0) }
+        var detail = size.map { "throughput ratio at \($0) records (median of per-round ratios; \(measured?.spread ?? ""))" }
             ?? "no size at which both succeeded"
         if let size, size != largest {
             detail += "; \(b.rawValue) does not produce the right users at \(largest) records (\(failureNote(b)))"
         }
-        recorder.target(name, ratio: size.flatMap { ratio(a, b, at: $0) }, atLeast: bound, detail: detail)
+        recorder.target(name, ratio: measured?.ratio, atLeast: bound, detail: detail)
     }
     func failureNote(_ contender: XMLContender) -> String { peak[contender]?.note ?? "failed" }
 
@@ -251,18 +248,15 @@ func runJSON(_ recorder: Recorder, quick: Bool) throws {
             peakMemoryMegabytes: report.map { Double($0.peakBytes) / megabyte },
             peakAboveInputMegabytes: report.map { Double($0.peakBytes - $0.baselinePeakBytes) / megabyte }))
     }
-    func ratio(_ a: JSONContender, _ b: JSONContender) -> Double {
+    func paired(_ a: JSONContender, _ b: JSONContender) -> (ratio: Double, spread: String) {
         pairedSpeedRatio(timings[a.rawValue]!.samples, timings[b.rawValue]!.samples)
     }
-    func spread(_ a: JSONContender, _ b: JSONContender) -> String {
-        pairedSpread(timings[a.rawValue]!.samples, timings[b.rawValue]!.samples)
-    }
-    recorder.target("json.jsonresourcetype_vs_raw_jsonserialization",
-                    ratio: ratio(.resourceSerialization, .rawSerialization), atLeast: 0.95,
-                    detail: "throughput ratio, \(count) cities (median of per-round ratios; \(spread(.resourceSerialization, .rawSerialization)))")
-    recorder.target("json.decodable_vs_raw_jsondecoder",
-                    ratio: ratio(.resourceDecodable, .rawDecoder), atLeast: 0.95,
-                    detail: "throughput ratio, \(count) cities (median of per-round ratios; \(spread(.resourceDecodable, .rawDecoder))); Cities as in Examples, with its ServiceError check")
+    let serialization = paired(.resourceSerialization, .rawSerialization)
+    recorder.target("json.jsonresourcetype_vs_raw_jsonserialization", ratio: serialization.ratio, atLeast: 0.95,
+                    detail: "throughput ratio, \(count) cities (median of per-round ratios; \(serialization.spread))")
+    let decodable = paired(.resourceDecodable, .rawDecoder)
+    recorder.target("json.decodable_vs_raw_jsondecoder", ratio: decodable.ratio, atLeast: 0.95,
+                    detail: "throughput ratio, \(count) cities (median of per-round ratios; \(decodable.spread)); Cities as in Examples, with its ServiceError check")
 }
 
 // MARK: - End to end
@@ -334,12 +328,12 @@ func runHTTP(_ recorder: Recorder, quick: Bool) throws {
         }
         // Seconds per request in each round, for the paired ratio.
         func perRequest(_ kind: HTTPClientKind) -> [Double] { samples[kind]!.map { 1 / $0.requestsPerSecond } }
-        recorder.target("http.async_c\(concurrency)_vs_urlsession", ratio: pairedSpeedRatio(perRequest(.ourAsync), perRequest(.handAsync)),
-                        atLeast: 0.95,
-                        detail: "requests/s, ResourceService async vs hand-written URLSession async (median of per-round ratios, \(rounds) rounds of \(total) in \(slices) slices; \(pairedSpread(perRequest(.ourAsync), perRequest(.handAsync))))")
-        recorder.target("http.completion_c\(concurrency)_vs_urlsession",
-                        ratio: pairedSpeedRatio(perRequest(.ourCompletion), perRequest(.handCompletion)), atLeast: 0.95,
-                        detail: "requests/s, ResourceService completion vs hand-written URLSession dataTask (median of per-round ratios, \(rounds) rounds of \(total) in \(slices) slices; \(pairedSpread(perRequest(.ourCompletion), perRequest(.handCompletion))))")
+        let async = pairedSpeedRatio(perRequest(.ourAsync), perRequest(.handAsync))
+        recorder.target("http.async_c\(concurrency)_vs_urlsession", ratio: async.ratio, atLeast: 0.95,
+                        detail: "requests/s, ResourceService async vs hand-written URLSession async (median of per-round ratios, \(rounds) rounds of \(total) in \(slices) slices; \(async.spread))")
+        let completion = pairedSpeedRatio(perRequest(.ourCompletion), perRequest(.handCompletion))
+        recorder.target("http.completion_c\(concurrency)_vs_urlsession", ratio: completion.ratio, atLeast: 0.95,
+                        detail: "requests/s, ResourceService completion vs hand-written URLSession dataTask (median of per-round ratios, \(rounds) rounds of \(total) in \(slices) slices; \(completion.spread))")
     }
 }
 
@@ -397,12 +391,10 @@ func runOperations(_ recorder: Recorder, quick: Bool) throws {
             allocationsPerIteration: timing.allocations.map { $0 / Double(count) },
             operationsPerSecond: rate[contender]))
     }
-    recorder.target("operations.resourceoperation_vs_blockoperation",
-                    ratio: pairedSpeedRatio(timings[OperationContender.resourceOperation.rawValue]!.samples,
-                                            timings[OperationContender.blockOperation.rawValue]!.samples),
-                    atLeast: 0.5, detail: "operations/s, \(count) operations on one OperationQueue (median of per-round ratios; "
-                        + pairedSpread(timings[OperationContender.resourceOperation.rawValue]!.samples,
-                                       timings[OperationContender.blockOperation.rawValue]!.samples) + ")")
+    let operations = pairedSpeedRatio(timings[OperationContender.resourceOperation.rawValue]!.samples,
+                                      timings[OperationContender.blockOperation.rawValue]!.samples)
+    recorder.target("operations.resourceoperation_vs_blockoperation", ratio: operations.ratio, atLeast: 0.5,
+                    detail: "operations/s, \(count) operations on one OperationQueue (median of per-round ratios; \(operations.spread))")
 }
 
 // MARK: - Machine
