@@ -90,14 +90,4 @@ struct DeadlinesTests {
         }
         #expect(released == nil)
     }
-
-    @Test func anOutcomeBeforeTheCompletionWaitsForIt() {
-        let pending = PendingFetch<Int>(callbackQueue: nil)
-        pending.cancel()
-        let received = Locked<[Result<Int, ResourceError>]>([])
-        pending.whenFinished { result in received.withLock { $0.append(result) } }
-        pending.finish(.success(1))
-        #expect(received.withLock { $0.count } == 1)
-        #expect(received.withLock { $0.first?.failure?.caseName } == "cancelled")
-    }
 }

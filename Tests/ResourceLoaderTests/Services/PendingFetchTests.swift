@@ -80,11 +80,13 @@ struct PendingFetchTests {
         #expect(seen.first?.cancelsSeen == 1)
     }
 
-    @Test func aFetchCancelledBeforeItsCompletionIsGivenDeliversToIt() {
-        let deliveries = Locked<[Result<Int, ResourceError>]>([])
-        let fetch = PendingFetch<Int>(callbackQueue: nil)
-        fetch.cancel()
-        fetch.whenFinished { result in deliveries.withLock { $0.append(result) } }
-        #expect(deliveries.withLock { $0.map { $0.failure?.caseName } } == ["cancelled"])
+    @Test func anOutcomeBeforeTheCompletionWaitsForIt() {
+        let pending = PendingFetch<Int>(callbackQueue: nil)
+        pending.cancel()
+        let received = Locked<[Result<Int, ResourceError>]>([])
+        pending.whenFinished { result in received.withLock { $0.append(result) } }
+        pending.finish(.success(1))
+        #expect(received.withLock { $0.count } == 1)
+        #expect(received.withLock { $0.first?.failure?.caseName } == "cancelled")
     }
 }
