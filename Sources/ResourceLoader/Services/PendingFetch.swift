@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// One fetch in flight: delivers exactly one outcome, whoever finishes first.
 ///
 /// The transfer's answer, ``cancel()`` and the deadline all race to finish the fetch; the first
@@ -60,6 +64,31 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
             return undelivered
         }
         if let waiting { deliver(waiting, to: completion, onCallbackQueue: false) }
+    }
+
+    /// Arms the deadline and sends `request` through `session`, unless the fetch has already
+    /// finished (it was cancelled before it started); `onAnswer` receives the transport's answer
+    /// unless the fetch has finished by then.
+    func send(
+        _ request: URLRequest,
+        through session: any URLSessionType,
+        options: TransferOptions,
+        onAnswer: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+    ) {
+        guard !isFinished else { return }
+        if let deadline = options.deadline {
+            startDeadline(deadline)
+        }
+        let handler: @Sendable (Result<(Data, URLResponse), any Error>) -> Void = { [self] answer in
+            guard !isFinished else { return }
+            onAnswer(answer)
+        }
+        // `onAnswer` only hands the answer on (to the callback queue, or to the waiting task),
+        // so the default transport may call it where the transfer ends, without a thread hop.
+        beginTransfer()
+        let transfer = (session as? URLSessionTransport)?.dataAnsweringInline(for: request, options: options, completionHandler: handler)
+            ?? session.data(for: request, options: options, completionHandler: handler)
+        attach(transfer)
     }
 
     /// Announces that the transfer is being started: until ``attach(_:)`` gives it, an outcome

@@ -67,13 +67,20 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
         completion: @escaping @Sendable (Result<Resource.Model, ResourceError>) -> Void
     ) -> any Cancellable {
         let pending = PendingFetch(callbackQueue: callbackQueue, completion: completion)
+        let request: URLRequest
+        do {
+            request = try resource.urlRequest()
+        } catch {
+            pending.finish(.failure(error))
+            return pending
+        }
         let options = resource.transferOptions(self.options)
         // The body is parsed on the callback queue itself, one dispatch from the transport's
         // queue, and the completion called right there. The main queue is the exception: it is
         // the app's, so parsing happens on a global queue and only the completion runs on main.
         let parsesOnCallbackQueue = !callbackQueue.isMain
         let parsingQueue = parsesOnCallbackQueue ? callbackQueue : .global()
-        send(resource, options: options, pending: pending) { answer in
+        pending.send(request, through: session, options: options) { answer in
             parsingQueue.async {
                 guard !pending.isFinished else { return }
                 let result = Self.process(answer, for: resource, options: options)
@@ -95,54 +102,10 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
     /// throws ``ResourceError/cancelled``.
     public func fetch(_ resource: Resource) async throws(ResourceError) -> Resource.Model {
         if Task.isCancelled { throw .cancelled }
+        let request = try resource.urlRequest()
         let options = resource.transferOptions(self.options)
-        // Created before the continuation so that a cancellation arriving first is kept until
-        // the continuation can take it.
-        let pending = PendingFetch<TransferAnswer>(callbackQueue: nil)
-        let answer = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                pending.whenFinished { continuation.resume(returning: $0) }
-                send(resource, options: options, pending: pending) { answer in
-                    pending.finish(answer.map(TransferAnswer.init).mapError(ResourceError.init(transportError:)))
-                }
-            }
-        } onCancel: {
-            pending.cancel()
-        }
-        let transfer = try answer.get()
-        return try Self.process(.success((transfer.data, transfer.response)), for: resource, options: options).get()
-    }
-
-    /// Steps 1 and 2 of the pipeline: builds the request, arms the deadline and sends the
-    /// request; `onAnswer` receives the transport's answer unless `pending` has already finished.
-    private func send<Value>(
-        _ resource: Resource,
-        options: TransferOptions,
-        pending: PendingFetch<Value>,
-        onAnswer: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
-    ) {
-        // A fetch cancelled before it started sends nothing.
-        guard !pending.isFinished else { return }
-        let request: URLRequest
-        do {
-            request = try resource.urlRequest()
-        } catch {
-            pending.finish(.failure(error))
-            return
-        }
-        if let deadline = options.deadline {
-            pending.startDeadline(deadline)
-        }
-        let handler: @Sendable (Result<(Data, URLResponse), any Error>) -> Void = { [pending] answer in
-            guard !pending.isFinished else { return }
-            onAnswer(answer)
-        }
-        // `onAnswer` only hands the answer on (to the callback queue, or to the waiting task),
-        // so the default transport may call it where the transfer ends, without a thread hop.
-        pending.beginTransfer()
-        let transfer = (session as? URLSessionTransport)?.dataAnsweringInline(for: request, options: options, completionHandler: handler)
-            ?? session.data(for: request, options: options, completionHandler: handler)
-        pending.attach(transfer)
+        let answer = try await TransferAnswer.awaiting(request, through: session, options: options)
+        return try Self.process(.success((answer.data, answer.response)), for: resource, options: options).get()
     }
 
     /// Steps 3 to 6 of the pipeline: from the transport's answer to the model.
@@ -175,14 +138,41 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
     }
 }
 
-/// A transport's answer to one request, as the `async` fetch carries it to the task. Outside
-/// ``ResourceService`` so that its type (and `PendingFetch`'s for it) is not instantiated anew
-/// for every resource type at run time.
+/// A transport's answer to one request, as the `async` fetch carries it to the task.
+///
+/// Not generic, and outside ``ResourceService``, so that the transfer below (and
+/// `PendingFetch`'s for it) is compiled for this one type: its metadata is not looked up at run
+/// time on every fetch, as it would be inside a generic context.
 private struct TransferAnswer: Sendable {
     let data: Data
     let response: URLResponse
 
     init(_ answer: (Data, URLResponse)) {
         (data, response) = answer
+    }
+
+    /// Step 2 of the pipeline for `async` fetches: sends `request` and waits for the answer, the
+    /// deadline or the task's cancellation, whichever comes first.
+    static func awaiting(
+        _ request: URLRequest,
+        through session: any URLSessionType,
+        options: TransferOptions
+    ) async throws(ResourceError) -> TransferAnswer {
+        // Created before the continuation so that a cancellation arriving first is kept until
+        // the continuation can take it. The continuation is resumed from the completion alone,
+        // which `PendingFetch` calls exactly once (its tests hold it to that), so it need not be
+        // a checked one: that would cost an allocation and an atomic exchange on every fetch.
+        let pending = PendingFetch<TransferAnswer>(callbackQueue: nil)
+        let answer = await withTaskCancellationHandler {
+            await withUnsafeContinuation { continuation in
+                pending.whenFinished { continuation.resume(returning: $0) }
+                pending.send(request, through: session, options: options) { answer in
+                    pending.finish(answer.map(TransferAnswer.init).mapError(ResourceError.init(transportError:)))
+                }
+            }
+        } onCancel: {
+            pending.cancel()
+        }
+        return try answer.get()
     }
 }
