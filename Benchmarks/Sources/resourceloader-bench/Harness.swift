@@ -79,6 +79,23 @@ func pairedSpeedRatio(_ a: [Double], _ b: [Double]) -> (ratio: Double, spread: S
     return (median(ratios), String(format: "per-round %.2f–%.2f", ratios.min() ?? Double.nan, ratios.max() ?? Double.nan))
 }
 
+/// The speed of `a` relative to `b` from turns run in alternating order: `a[i]` and `b[i]` are
+/// the times of one turn, `a` first in even turns and `b` first in odd ones.
+///
+/// Whichever of two back-to-back clients runs second can be a few percent faster or slower (the
+/// first leaves warm caches, or a busy event loop winding down), so each pair of turns, one in
+/// either order, gives one ratio, the geometric mean of its two: the order's effect cancels
+/// within the pair. `ratio` is the median of those. A median over single turns would not cancel
+/// it: when the two orders' ratios sit a few percent apart, the median can land anywhere between
+/// them.
+func balancedSpeedRatio(_ a: [Double], _ b: [Double]) -> (ratio: Double, spread: String) {
+    precondition(a.count == b.count && a.count % 2 == 0 && !a.isEmpty)
+    let ratios = stride(from: 0, to: a.count, by: 2).map { turn in
+        ((b[turn] / a[turn]) * (b[turn + 1] / a[turn + 1])).squareRoot()
+    }
+    return (median(ratios), String(format: "per pair %.2f–%.2f", ratios.min() ?? Double.nan, ratios.max() ?? Double.nan))
+}
+
 // MARK: - Interleaved timing
 
 /// A seeded generator (SplitMix64) for the order in which contenders run: the same sequence of

@@ -281,15 +281,17 @@ func runHTTP(_ recorder: Recorder, quick: Bool) throws {
 
     var shuffler = Shuffler()
     for concurrency in [1, 32, 256] {
-        // One round's ratio strays by up to ±15% at concurrency 32 and 256 on this machine, so
-        // those medians take 22 rounds; concurrency 1 is steadier and its rounds the longest.
-        // Even counts, so that every pair of turns below is complete.
-        let rounds = quick ? 1 : (concurrency == 1 ? 14 : 22)
+        // One turn's ratio strays by ±10% (one standard deviation) at concurrency 32 and 256 on
+        // this machine, so those take 32 rounds; concurrency 1 is steadier and its rounds the
+        // longest. Rounds times slices is even, so that every pair of turns below is complete.
+        let rounds = quick ? 2 : (concurrency == 1 ? 18 : 32)
         let total = quick ? 200 : (concurrency == 1 ? 900 : 1500)
         // A round's sample of each client is cut into slices run in turn, as in `interleave`,
         // unless the slices would be too short to reach a steady state (at concurrency 256).
         let slices = quick ? 1 : max(1, min(3, total / (concurrency * 8)))
         var samples: [HTTPClientKind: [LoadResult]] = [:]
+        // Each turn's seconds per request of the clients the targets compare, for the ratios.
+        var turns: [HTTPClientKind: [Double]] = [:]
         for kind in HTTPClientKind.allCases {
             let warm = try clients.load(kind, concurrency: concurrency, total: max(concurrency * 2, 100))
             guard warm.failures == 0 else { throw HarnessError("\(kind.rawValue) failed \(warm.failures) warm-up requests") }
@@ -309,6 +311,7 @@ func runHTTP(_ recorder: Recorder, quick: Bool) throws {
                         let result = try clients.load(kind, concurrency: concurrency, total: total / slices)
                         guard result.failures == 0 else { throw HarnessError("\(kind.rawValue) failed \(result.failures) requests") }
                         parts[kind, default: []].append(result)
+                        turns[kind, default: []].append(1 / result.requestsPerSecond)
                     }
                 }
                 turn += 1
@@ -326,14 +329,13 @@ func runHTTP(_ recorder: Recorder, quick: Bool) throws {
                 cpuMicrosecondsPerRequest: median(results.map(\.cpuPerRequest)) * 1e6))
             log(String(format: "http c%d %@: %.0f req/s", concurrency, kind.rawValue, rate[kind]!))
         }
-        // Seconds per request in each round, for the paired ratio.
-        func perRequest(_ kind: HTTPClientKind) -> [Double] { samples[kind]!.map { 1 / $0.requestsPerSecond } }
-        let async = pairedSpeedRatio(perRequest(.ourAsync), perRequest(.handAsync))
+        let method = "median over pairs of turns, each ratio the geometric mean of one turn in either order; \(rounds) rounds of \(total) in \(slices) slices"
+        let async = balancedSpeedRatio(turns[.ourAsync]!, turns[.handAsync]!)
         recorder.target("http.async_c\(concurrency)_vs_urlsession", ratio: async.ratio, atLeast: 0.95,
-                        detail: "requests/s, ResourceService async vs hand-written URLSession async (median of per-round ratios, \(rounds) rounds of \(total) in \(slices) slices; \(async.spread))")
-        let completion = pairedSpeedRatio(perRequest(.ourCompletion), perRequest(.handCompletion))
+                        detail: "requests/s, ResourceService async vs hand-written URLSession async (\(method); \(async.spread))")
+        let completion = balancedSpeedRatio(turns[.ourCompletion]!, turns[.handCompletion]!)
         recorder.target("http.completion_c\(concurrency)_vs_urlsession", ratio: completion.ratio, atLeast: 0.95,
-                        detail: "requests/s, ResourceService completion vs hand-written URLSession dataTask (median of per-round ratios, \(rounds) rounds of \(total) in \(slices) slices; \(completion.spread))")
+                        detail: "requests/s, ResourceService completion vs hand-written URLSession dataTask (\(method); \(completion.spread))")
     }
 }
 
