@@ -90,8 +90,10 @@ func pairedSpeedRatio(_ a: [Double], _ b: [Double]) -> (ratio: Double, spread: S
 /// them.
 func balancedSpeedRatio(_ a: [Double], _ b: [Double]) -> (ratio: Double, spread: String) {
     precondition(a.count == b.count && a.count % 2 == 0 && !a.isEmpty)
-    let ratios = stride(from: 0, to: a.count, by: 2).map { turn in
-        ((b[turn] / a[turn]) * (b[turn + 1] / a[turn + 1])).squareRoot()
+    let ratios = stride(from: 0, to: a.count, by: 2).map { turn -> Double in
+        let first: Double = b[turn] / a[turn]
+        let second: Double = b[turn + 1] / a[turn + 1]
+        return (first * second).squareRoot()
     }
     return (median(ratios), String(format: "per pair %.2f–%.2f", ratios.min() ?? Double.nan, ratios.max() ?? Double.nan))
 }
