@@ -82,10 +82,10 @@ func pairedSpeedRatio(_ a: [Double], _ b: [Double]) -> (ratio: Double, spread: S
 /// The speed of `a` relative to `b` from turns run in alternating order: `a[i]` and `b[i]` are
 /// the times of one turn, `a` first in even turns and `b` first in odd ones.
 ///
-/// Whichever of two back-to-back clients runs second can be a few percent faster or slower (the
-/// first leaves warm caches, or a busy event loop winding down), so each pair of turns, one in
-/// either order, gives one ratio, the geometric mean of its two: the order's effect cancels
-/// within the pair. `ratio` is the median of those. A median over single turns would not cancel
+/// Whichever of two back-to-back clients runs second can come out a few percent faster or slower
+/// (one run's log put the async pair at 1.008 in one order and 0.951 in the other, at concurrency
+/// 32; the cause is not known), so each pair of turns, one in either order, gives one ratio, the
+/// geometric mean of its two: the order's effect cancels within the pair. `ratio` is the median of those. A median over single turns would not cancel
 /// it: when the two orders' ratios sit a few percent apart, the median can land anywhere between
 /// them.
 func balancedSpeedRatio(_ a: [Double], _ b: [Double]) -> (ratio: Double, spread: String) {
