@@ -200,8 +200,13 @@ struct ResourceOperationTests {
         }
         for operation in operations { queue.addOperation(operation) }
         await withTimeLimit { try? await waitUntil { session.receivedRequests.count == 1 } }
-        // WHEN the queue cancels everything
+        // WHEN the queue cancels everything. (`cancelAllOperations()` cancels one operation after
+        // the other: once the first has finished, the queue may start the second before its
+        // turn to be cancelled comes, and it then rightly sends its request. Suspended, the
+        // queue starts nothing until every operation is cancelled.)
+        queue.isSuspended = true
         queue.cancelAllOperations()
+        queue.isSuspended = false
         // THEN all finish, only the first ever sent a request, and no completion ran
         await withTimeLimit { try? await waitUntil { operations.allSatisfy { $0.isFinished } } }
         await drain(callbackQueue)
