@@ -116,6 +116,11 @@ public final class ResourceOperation<Service: ResourceServiceType>: Asynchronous
             return !state.isCancelled
         }
         guard mayFetch else {
+            // `cancel()` changes the state first and sets `isCancelled` after (`super.cancel()`).
+            // Between the two, finishing here would make that `super.cancel()` a no-op (an
+            // operation that has finished cannot be cancelled), leaving a cancelled result with
+            // `isCancelled` false. So the flag is set here too, before finishing.
+            super.cancel()
             finish()
             return
         }

@@ -125,6 +125,7 @@ struct ResourceOperationStressTests {
         // THEN each finished with exactly one terminal outcome: either its completion ran once
         // with the model, or it was cancelled and its completion never ran
         var wrong: [Int] = []
+        var details: [String] = []
         for (index, operation) in operations.enumerated() {
             let calls = log.calls(at: index)
             let delivered = calls == 1 && (try? log.result(at: index)?.get()) == [City(name: "Lisbon")]
@@ -133,9 +134,10 @@ struct ResourceOperationStressTests {
             // (`isCancelled` stays false when cancel() comes after the operation finished.)
             if !(operation.isFinished && delivered != cancelled && (!cancelled || operation.isCancelled)) {
                 wrong.append(index)
+                details.append("#\(index): finished \(operation.isFinished), cancelled \(operation.isCancelled), \(calls) calls with \(String(describing: log.result(at: index))), result \(String(describing: operation.result))")
             }
         }
-        #expect(wrong.isEmpty, "\(wrong.count) operations went wrong, first: \(wrong.prefix(5))")
+        #expect(wrong.isEmpty, "\(wrong.count) operations went wrong: \(details.prefix(5).joined(separator: "; "))")
         // Cancelling on the callback queue is never followed by the completion.
         #expect(log.lateCompletions.isEmpty)
     }
