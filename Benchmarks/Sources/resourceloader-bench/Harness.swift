@@ -75,8 +75,7 @@ func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
 /// medians would keep it. `spread` gives the lowest and highest round, for the report: how far
 /// one round can stray.
 func pairedSpeedRatio(_ a: [Double], _ b: [Double]) -> (ratio: Double, spread: String) {
-    let ratios = zip(a, b).map { $1 / $0 }
-    return (median(ratios), String(format: "per-round %.2f–%.2f", ratios.min() ?? Double.nan, ratios.max() ?? Double.nan))
+    summarize(zip(a, b).map { $1 / $0 }, labelled: "per-round")
 }
 
 /// The speed of `a` relative to `b` from turns run in alternating order: `a[i]` and `b[i]` are
@@ -85,9 +84,9 @@ func pairedSpeedRatio(_ a: [Double], _ b: [Double]) -> (ratio: Double, spread: S
 /// Whichever of two back-to-back clients runs second can come out a few percent faster or slower
 /// (one run's log put the async pair at 1.008 in one order and 0.951 in the other, at concurrency
 /// 32; the cause is not known), so each pair of turns, one in either order, gives one ratio, the
-/// geometric mean of its two: the order's effect cancels within the pair. `ratio` is the median of those. A median over single turns would not cancel
-/// it: when the two orders' ratios sit a few percent apart, the median can land anywhere between
-/// them.
+/// geometric mean of its two: the order's effect cancels within the pair. `ratio` is the median
+/// of those. A median over single turns would not cancel it: when the two orders' ratios sit a
+/// few percent apart, the median can land anywhere between them.
 func balancedSpeedRatio(_ a: [Double], _ b: [Double]) -> (ratio: Double, spread: String) {
     precondition(a.count == b.count && a.count % 2 == 0 && !a.isEmpty)
     let ratios = stride(from: 0, to: a.count, by: 2).map { turn -> Double in
@@ -95,7 +94,12 @@ func balancedSpeedRatio(_ a: [Double], _ b: [Double]) -> (ratio: Double, spread:
         let second: Double = b[turn + 1] / a[turn + 1]
         return (first * second).squareRoot()
     }
-    return (median(ratios), String(format: "per pair %.2f–%.2f", ratios.min() ?? Double.nan, ratios.max() ?? Double.nan))
+    return summarize(ratios, labelled: "per pair")
+}
+
+/// The median of `ratios`, and their lowest and highest for the report ("per-round 0.91–1.08").
+private func summarize(_ ratios: [Double], labelled label: String) -> (ratio: Double, spread: String) {
+    (median(ratios), label + String(format: " %.2f–%.2f", ratios.min() ?? Double.nan, ratios.max() ?? Double.nan))
 }
 
 // MARK: - Interleaved timing
