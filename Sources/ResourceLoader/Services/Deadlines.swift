@@ -102,7 +102,12 @@ final class Deadlines: @unchecked Sendable {
     /// Calls `target.deadlinePassed()` once `duration` has passed, unless ``cancel(_:)`` is
     /// called first.
     func schedule(_ target: any DeadlineExpiring, after duration: Duration) {
-        let deadline = Self.uptime(after: duration)
+        schedule(target, atUptime: Self.uptime(after: duration))
+    }
+
+    /// Calls `target.deadlinePassed()` once the system's uptime reaches `deadline` (in
+    /// nanoseconds, as `DispatchTime.uptimeNanoseconds`), unless ``cancel(_:)`` is called first.
+    func schedule(_ target: any DeadlineExpiring, atUptime deadline: UInt64) {
         state.withLock { state in
             state.insert(Entry(deadline: deadline, target: target))
             // Programmed under the lock, so that a concurrent handler cannot program a later time

@@ -46,8 +46,12 @@ struct DeadlinesTests {
         let log = Locked<[Int]>([])
         // Durations out of order, so that cancelling takes entries out of the heap's middle.
         let targets = (0..<64).map { Target($0, log: log) }
+        // From one starting time: scheduling 64 of them can take longer than the 1 ms between
+        // two durations (under the address sanitizer on a busy machine it did), and durations
+        // counted from each call's own "now" would then not be in the order checked below.
+        let start = DispatchTime.now().uptimeNanoseconds
         for target in targets {
-            deadlines.schedule(target, after: .milliseconds(50 + (target.name * 37) % 200))
+            deadlines.schedule(target, atUptime: start + UInt64(50 + (target.name * 37) % 200) * 1_000_000)
         }
         let cancelled = Set(targets.filter { $0.name % 3 == 0 }.map(\.name))
         for target in targets where cancelled.contains(target.name) {
