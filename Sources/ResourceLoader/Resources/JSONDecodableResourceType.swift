@@ -37,7 +37,13 @@ import Foundation
 /// so ``ResourceError/ParsingFailure/codingPath`` says where decoding stopped. A body in which an
 /// object has the same key twice also fails with ``ResourceError/parsing(_:)`` (unless the
 /// decoder allows JSON5), as it does for ``JSONResourceType``: parsers disagree about which value
-/// wins, so neither is trusted.
+/// wins, so neither is trusted. Its underlying error is
+/// ``JSONParsingError/duplicateKey(path:offset:)``.
+///
+/// Before the decoder sees the body, its values and containers are counted against
+/// ``jsonParsingOptions``; a body with more fails with ``ResourceError/parsing(_:)`` whose
+/// underlying error is a ``JSONParsingError``, and nothing is decoded. This bounds the memory
+/// decoding takes (see ``JSONParsingOptions``).
 public protocol JSONDecodableResourceType: DataResourceType {
     /// The type a successful fetch produces. Restated here so that Swift infers it from
     /// the type ``model(from:)-(Root)`` returns.
@@ -58,6 +64,9 @@ public protocol JSONDecodableResourceType: DataResourceType {
     /// The decoder used for the body. The default is a plain `JSONDecoder()`.
     var jsonDecoder: JSONDecoder { get }
 
+    /// The limits a body must keep to be decoded. Default: ``JSONParsingOptions``' defaults.
+    var jsonParsingOptions: JSONParsingOptions { get }
+
     /// Maps the decoded root to the model. The identity when `Root == Model`.
     func model(from root: Root) throws -> Model
 }
@@ -68,15 +77,23 @@ extension JSONDecodableResourceType {
     /// A plain `JSONDecoder`.
     public var jsonDecoder: JSONDecoder { JSONDecoder() }
 
+    /// The default limits.
+    public var jsonParsingOptions: JSONParsingOptions { JSONParsingOptions() }
+
     /// Decodes ``Root`` from `data` with ``jsonDecoder`` and maps it with ``model(from:)-(Root)``.
     ///
-    /// A body that decodes as ``ServiceError`` fails with ``ResourceError/serviceLevel(_:)``; a
-    /// body in which an object has the same key twice fails with ``ResourceError/parsing(_:)``.
+    /// A body that decodes as ``ServiceError`` fails with ``ResourceError/serviceLevel(_:)``.
+    /// Before decoding, one pass over the bytes counts the body's values and containers against
+    /// ``jsonParsingOptions`` and (unless the decoder allows JSON5) looks for objects with the
+    /// same key twice; a body past a limit or with a repeated key fails with
+    /// ``ResourceError/parsing(_:)`` whose underlying error is the ``JSONParsingError``, and is
+    /// never decoded.
     public func model(from data: Data) throws -> Model {
         guard !data.isEmpty else { throw ResourceError.emptyResponse(statusCode: nil) }
         let decoder = jsonDecoder
         let root: Root
         do {
+            try JSONDuplicateKeyScanner.check(data, options: jsonParsingOptions, checksDuplicateKeys: !decoder.allowsJSON5)
             if ServiceError.self == Never.self {
                 root = try decoder.decode(Root.self, from: data)
             } else {
@@ -89,10 +106,6 @@ extension JSONDecodableResourceType {
             throw error
         } catch {
             throw ResourceError.parsing(.init(context: "decoding \(Root.self) from JSON", underlying: error))
-        }
-        if !decoder.allowsJSON5, let path = JSONDuplicateKeyScanner.firstDuplicateKeyPath(in: data) {
-            throw ResourceError.parsing(
-                .init(context: "decoding \(Root.self) from JSON: the key at \(path) appears twice in one object"))
         }
         return try model(from: root)
     }

@@ -1,16 +1,22 @@
 import Foundation
 
-/// Finds an object that has the same key twice in a JSON text.
+/// Checks a JSON text before a parser sees it: counts its values and containers against
+/// ``JSONParsingOptions``, and finds an object that has the same key twice.
 ///
 /// `JSONSerialization` keeps the last of two equal keys and `JSONDecoder` (on Linux) the first,
 /// so the same body could mean two different things depending on how a resource reads it. The
-/// JSON resource types refuse such bodies instead, with a parsing error naming the key's path.
+/// JSON resource types refuse such bodies instead, with ``JSONParsingError/duplicateKey(path:offset:)``.
+/// And both parsers build the whole document in memory, at a cost per value, so the resource
+/// types refuse a body with more values or containers than their options allow, before parsing.
 ///
-/// The scan runs after a parser has accepted the text. It follows the JSON grammar (a value, then
+/// The scan runs before the parser, so it must bound what any parser could build from the text,
+/// valid or not. It follows the JSON grammar (a value, then
 /// a comma or closing brackets, then the next key or value), so each kind of byte is met at its
 /// own branch and the branches are as predictable as the text is regular. It is iterative (no
-/// recursion, however deep the text) and never traps: on anything it does not understand it
-/// stops and reports no duplicate. Keys are equal when they are equal as Swift strings, as both
+/// recursion, however deep the text) and never traps. On anything it does not understand (a
+/// broken text, or JSON5) it stops looking for duplicates and bounds the values that may follow
+/// by counting the commas and opening brackets left, strings and comments included: a parser
+/// cannot build more values than that. Keys are equal when they are equal as Swift strings, as both
 /// parsers compare them — after unescaping, and up to canonical equivalence (`"K"` and
 /// `"\u212A"`, KELVIN SIGN, are the same key). UTF-16 and UTF-32 texts, which both parsers also
 /// accept, are scanned as UTF-8.
@@ -46,14 +52,49 @@ enum JSONDuplicateKeyScanner {
         static var stopsString: UInt8 { 0b100 }
     }
 
+    /// Throws if `data` holds more values or containers than `options` allow or, when
+    /// `checksDuplicateKeys`, an object with the same key twice; whichever the scan meets first.
+    static func check(_ data: Data, options: JSONParsingOptions, checksDuplicateKeys: Bool) throws(JSONParsingError) {
+        let outcome = scan(data, options: options, checksDuplicateKeys: checksDuplicateKeys)
+        switch outcome {
+        case .end, .notUnderstood: return
+        case .repeated(let path, let offset): throw .duplicateKey(path: path, offset: offset)
+        case .tooManyValues: throw .tooManyValues(limit: options.maximumValueCount)
+        case .tooManyContainers: throw .tooManyContainers(limit: options.maximumContainerCount)
+        }
+    }
+
     /// The path of the first repeated key, such as `cities[0].name`, or `nil` if there is none.
     static func firstDuplicateKeyPath(in data: Data) -> String? {
-        if let utf8 = utf8Transcoding(data) { return firstDuplicateKeyPath(in: utf8) }
+        let unlimited = JSONParsingOptions(maximumValueCount: .max, maximumContainerCount: .max)
+        if case .repeated(let path, _) = scan(data, options: unlimited, checksDuplicateKeys: true) { return path }
+        return nil
+    }
+
+    /// What a scan found.
+    enum Outcome: Equatable {
+        /// The text ended.
+        case end
+        /// The scan stopped understanding the text; the values and containers it could still
+        /// hold are within the limits.
+        case notUnderstood
+        /// An object has a key twice.
+        case repeated(path: String, offset: Int)
+        /// There are more values than the limit.
+        case tooManyValues
+        /// There are more objects and arrays than the limit.
+        case tooManyContainers
+    }
+
+    static func scan(_ data: Data, options: JSONParsingOptions, checksDuplicateKeys: Bool) -> Outcome {
+        if let utf8 = utf8Transcoding(data) { return scan(utf8, options: options, checksDuplicateKeys: checksDuplicateKeys) }
         return data.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return nil }
-            var scan = Scan(base: base.assumingMemoryBound(to: UInt8.self), count: raw.count)
+            guard let base = raw.baseAddress else { return .end }
+            var scan = Scan(
+                base: base.assumingMemoryBound(to: UInt8.self), count: raw.count, options: options,
+                checksDuplicateKeys: checksDuplicateKeys)
             defer { scan.deallocate() }
-            return scan.firstDuplicateKeyPath()
+            return scan.run()
         }
     }
 
@@ -126,10 +167,17 @@ enum JSONDuplicateKeyScanner {
         var keys = Stack<Key>()
         /// The keys of large objects, by `Frame.keysStart`.
         var keySets: [Int: Set<String>] = [:]
+        let maximumValueCount: Int
+        let maximumContainerCount: Int
+        /// Whether keys are remembered and compared (not for JSON5, which the scan does not read).
+        let checksDuplicateKeys: Bool
 
-        init(base: UnsafePointer<UInt8>, count: Int) {
+        init(base: UnsafePointer<UInt8>, count: Int, options: JSONParsingOptions, checksDuplicateKeys: Bool) {
             self.base = base
             self.count = count
+            self.maximumValueCount = options.maximumValueCount
+            self.maximumContainerCount = options.maximumContainerCount
+            self.checksDuplicateKeys = checksDuplicateKeys
         }
 
         func deallocate() {
@@ -137,23 +185,30 @@ enum JSONDuplicateKeyScanner {
             keys.deallocate()
         }
 
-        /// The hot loop keeps the innermost container in a local: it runs on every JSON body the
-        /// library parses.
-        mutating func firstDuplicateKeyPath() -> String? {
+        /// The hot loop keeps the innermost container and the counts in locals: it runs on every
+        /// JSON body the library parses.
+        mutating func run() -> Outcome {
             // The document itself acts as a one-element array around the top-level value.
             var innermost = Frame(isObject: false, keysStart: 0)
             var position = 0
+            var values = 0
+            var containers = 0
             // A UTF-8 byte order mark, which both parsers skip.
             if count >= 3, base[0] == 0xEF, base[1] == 0xBB, base[2] == 0xBF { position = 3 }
             while true {
                 // A value starts here.
                 position = skippingWhitespace(from: position)
-                guard position < count else { return nil }
+                guard position < count else { return .end }
+                values += 1
+                if values > maximumValueCount { return .tooManyValues }
                 switch base[position] {
                 case UInt8(ascii: "\""):
-                    guard let (end, _) = endOfString(openingQuoteAt: position) else { return nil }
+                    // An unclosed string runs to the end of the text: no value follows it.
+                    guard let (end, _) = endOfString(openingQuoteAt: position) else { return .end }
                     position = end + 1
                 case UInt8(ascii: "{"):
+                    containers += 1
+                    if containers > maximumContainerCount { return .tooManyContainers }
                     enclosing.append(innermost)
                     innermost = Frame(isObject: true, keysStart: keys.count)
                     position = skippingWhitespace(from: position + 1)
@@ -164,12 +219,14 @@ enum JSONDuplicateKeyScanner {
                             continue
                         case .repeated(let key):
                             enclosing.append(innermost)
-                            return path(to: key)
+                            return .repeated(path: path(to: key), offset: key.range.lowerBound - 1)
                         case .notUnderstood:
-                            return nil
+                            return bound(from: position, values: values, containers: containers)
                         }
                     }
                 case UInt8(ascii: "["):
+                    containers += 1
+                    if containers > maximumContainerCount { return .tooManyContainers }
                     enclosing.append(innermost)
                     innermost = Frame(isObject: false, keysStart: keys.count)
                     position = skippingWhitespace(from: position + 1)
@@ -181,7 +238,7 @@ enum JSONDuplicateKeyScanner {
                 // After a value: any closing brackets, then a comma and the next value, or the end.
                 closing: while true {
                     position = skippingWhitespace(from: position)
-                    guard position < count else { return nil }
+                    guard position < count else { return .end }
                     let byte = base[position]
                     if byte == UInt8(ascii: ",") {
                         guard innermost.isObject else {
@@ -195,13 +252,13 @@ enum JSONDuplicateKeyScanner {
                             break closing
                         case .repeated(let key):
                             enclosing.append(innermost)
-                            return path(to: key)
+                            return .repeated(path: path(to: key), offset: key.range.lowerBound - 1)
                         case .notUnderstood:
-                            return nil
+                            return bound(from: position, values: values, containers: containers)
                         }
                     }
                     guard byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]"), let outer = enclosing.popLast() else {
-                        return nil
+                        return bound(from: position, values: values, containers: containers)
                     }
                     if innermost.hasKeySet { keySets[innermost.keysStart] = nil }
                     keys.removeLast(keys.count - innermost.keysStart)
@@ -209,6 +266,28 @@ enum JSONDuplicateKeyScanner {
                     position += 1
                 }
             }
+        }
+
+        /// The outcome when the scan stops understanding the text at `start`, having counted
+        /// `values` and `containers` before it. Whatever a parser still reads from there, each
+        /// further value is the one at `start`, or follows a comma, or is the first in an object or
+        /// array whose opening bracket is also there; so commas and opening brackets, counted
+        /// wherever they stand, bound the rest.
+        private func bound(from start: Int, values: Int, containers: Int) -> Outcome {
+            var values = values + 1
+            var containers = containers
+            for position in start..<count {
+                switch base[position] {
+                case UInt8(ascii: ","): values += 1
+                case UInt8(ascii: "["), UInt8(ascii: "{"):
+                    containers += 1
+                    values += 2
+                default: continue
+                }
+            }
+            if values > maximumValueCount { return .tooManyValues }
+            if containers > maximumContainerCount { return .tooManyContainers }
+            return .notUnderstood
         }
 
         @inline(__always)
@@ -229,10 +308,12 @@ enum JSONDuplicateKeyScanner {
             guard position < count, base[position] == UInt8(ascii: "\""),
                 let (end, isPlain) = endOfString(openingQuoteAt: position)
             else { return .notUnderstood }
-            let key = Key(range: position + 1..<end, isPlain: isPlain)
-            if keys.count > object.keysStart, isRepeated(key, in: &object) { return .repeated(key) }
-            object.currentKey = keys.count
-            keys.append(key)
+            if checksDuplicateKeys {
+                let key = Key(range: position + 1..<end, isPlain: isPlain)
+                if keys.count > object.keysStart, isRepeated(key, in: &object) { return .repeated(key) }
+                object.currentKey = keys.count
+                keys.append(key)
+            }
             let colon = skippingWhitespace(from: end + 1)
             guard colon < count, base[colon] == UInt8(ascii: ":") else { return .notUnderstood }
             return .value(at: colon + 1)

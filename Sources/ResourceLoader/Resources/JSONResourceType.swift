@@ -16,7 +16,11 @@ import Foundation
 ///
 /// Invalid JSON, an object with the same key twice, a top-level shape the resource does not
 /// handle, or a `nil` model all fail with ``ResourceError/parsing(_:)``; an empty body fails with
-/// ``ResourceError/emptyResponse(statusCode:)``. Numbers that do not fit a `Double` (such as
+/// ``ResourceError/emptyResponse(statusCode:)``. Before `JSONSerialization` sees the body, its
+/// values and containers are counted against ``jsonParsingOptions``: a body with more fails with
+/// ``ResourceError/parsing(_:)`` whose underlying error is a ``JSONParsingError``, and nothing of
+/// it is built. This bounds the memory parsing takes, which on Linux is about 3 KB per object
+/// (see ``JSONParsingOptions``). Numbers that do not fit a `Double` (such as
 /// `1e400`) are invalid JSON; integers beyond 64 bits arrive as `NSNumber`s that do not cast to
 /// `Int`.
 ///
@@ -25,6 +29,9 @@ public protocol JSONResourceType: DataResourceType {
     /// The type a successful fetch produces. Restated here so that Swift infers it from
     /// the type the `modelFrom` functions return.
     associatedtype Model
+
+    /// The limits a body must keep to be parsed. Default: ``JSONParsingOptions``' defaults.
+    var jsonParsingOptions: JSONParsingOptions { get }
 
     /// Builds the model from a top-level JSON object, or returns `nil` if it cannot.
     func modelFrom(jsonDictionary: [String: Any]) -> Model?
@@ -36,6 +43,9 @@ public protocol JSONResourceType: DataResourceType {
 // MARK: - Default implementations
 
 extension JSONResourceType {
+    /// The default limits.
+    public var jsonParsingOptions: JSONParsingOptions { JSONParsingOptions() }
+
     /// Returns `nil`: this resource does not handle a top-level object.
     public func modelFrom(jsonDictionary: [String: Any]) -> Model? { nil }
 
@@ -45,18 +55,19 @@ extension JSONResourceType {
     /// Parses `data` with `JSONSerialization` and hands the top level to
     /// ``modelFrom(jsonDictionary:)`` or ``modelFrom(jsonArray:)``.
     ///
-    /// A body in which an object has the same key twice fails with ``ResourceError/parsing(_:)``
-    /// rather than silently keeping one of the values.
+    /// Before that, one pass over the bytes counts the body's values and containers against
+    /// ``jsonParsingOptions`` and looks for objects with the same key twice. A body past a limit,
+    /// or with a repeated key (rather than silently keeping one of the values), fails with
+    /// ``ResourceError/parsing(_:)`` whose underlying error is the ``JSONParsingError``, and is
+    /// never parsed.
     public func model(from data: Data) throws -> Model {
         guard !data.isEmpty else { throw ResourceError.emptyResponse(statusCode: nil) }
         let object: Any
         do {
+            try JSONDuplicateKeyScanner.check(data, options: jsonParsingOptions, checksDuplicateKeys: true)
             object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
         } catch {
             throw ResourceError.parsing(.init(context: "reading JSON", underlying: error))
-        }
-        if let path = JSONDuplicateKeyScanner.firstDuplicateKeyPath(in: data) {
-            throw ResourceError.parsing(.init(context: "reading JSON: the key at \(path) appears twice in one object"))
         }
         if let dictionary = object as? [String: Any] {
             guard let model = modelFrom(jsonDictionary: dictionary) else {

@@ -87,11 +87,31 @@ struct JSONBadInputTests {
         // JSONSerialization would keep the last value and JSONDecoder the first: neither is
         // trusted.
         for error in [CitiesResource().result(from: body).failure, CityNamesResource().result(from: body).failure] {
-            guard case .parsing(let failure) = error else {
-                Issue.record("expected parsing, got \(String(describing: error))", sourceLocation: sourceLocation)
+            guard case .parsing(let failure) = error, case .duplicateKey(let found, _) = failure.underlying as? JSONParsingError else {
+                Issue.record("expected a duplicateKey parsing error, got \(String(describing: error))", sourceLocation: sourceLocation)
                 continue
             }
-            #expect(failure.context.hasSuffix("the key at \(path) appears twice in one object"), sourceLocation: sourceLocation)
+            #expect(found == path, sourceLocation: sourceLocation)
+        }
+    }
+
+    /// The error says where, as a byte offset, and keeps the path for code; its description
+    /// shows neither the key nor anything else from the body.
+    @Test func aRepeatedKeysErrorHasItsPathAndOffsetButItsDescriptionQuotesNoKey() throws {
+        let json = #"{"cities":[{"name":"Lisbon","secret-key":1,"secret-key":2}]}"#
+        let offset = try #require(json.utf8.ranges(of: #""secret-key""#.utf8).last?.lowerBound)
+        for error in [CitiesResource().result(from: Data(json.utf8)).failure, CityNamesResource().result(from: Data(json.utf8)).failure] {
+            guard case .parsing(let failure) = error else {
+                Issue.record("expected parsing, got \(String(describing: error))")
+                continue
+            }
+            let expected = JSONParsingError.duplicateKey(path: "cities[0].secret-key", offset: json.utf8.distance(from: json.utf8.startIndex, to: offset))
+            #expect(failure.underlying as? JSONParsingError == expected)
+            let texts = [String(describing: error), String(reflecting: error), error?.localizedDescription ?? "", "\(expected)"]
+            for text in texts {
+                #expect(text.contains("byte offset \(json.utf8.distance(from: json.utf8.startIndex, to: offset))"), "\(text)")
+                #expect(!text.contains("secret") && !text.contains("cities") && !text.contains("Lisbon"), "\(text)")
+            }
         }
     }
 
@@ -114,6 +134,92 @@ struct JSONBadInputTests {
         var resource = LenientCities()
         resource.allowsJSON5 = true
         #expect(try resource.result(from: Data(#"{"cities":[{name:"A", "name":"A"}]}"#.utf8)).get() == [City(name: "A")])
+    }
+
+    // MARK: Memory
+
+    /// 1,000,001 values: under the default limit's worth of bytes (2 MB), but each would be built
+    /// by the parser. With a test limit of 1,000 the body is refused before parsing: no model.
+    static let millionZeros = "[" + String(repeating: "0,", count: 1_000_000) + "0]"
+
+    @Test func aBodyWithMoreValuesThanTheLimitIsRefusedBeforeParsingOnBothPaths() {
+        let built = Counter()
+        let limits = JSONParsingOptions(maximumValueCount: 1_000)
+        let errors = [
+            CountedArray(options: limits, built: built).result(from: Data(Self.millionZeros.utf8)).failure,
+            CountedDecodableArray(options: limits, built: built).result(from: Data(Self.millionZeros.utf8)).failure,
+        ]
+        for error in errors {
+            guard case .parsing(let failure) = error else {
+                Issue.record("expected parsing, got \(String(describing: error))")
+                continue
+            }
+            #expect(failure.underlying as? JSONParsingError == .tooManyValues(limit: 1_000))
+            #expect(error?.description.contains("limit of 1000 values") == true)
+        }
+        #expect(built.value == 0)
+    }
+
+    @Test func aBodyWithExactlyTheLimitsPassesAndOneMoreIsRefused() throws {
+        // 1 array + 999 numbers = 1,000 values; 1 + 99 arrays = 100 containers.
+        let values = "[" + Array(repeating: "0", count: 999).joined(separator: ",") + "]"
+        let containers = "[" + Array(repeating: "[]", count: 99).joined(separator: ",") + "]"
+        let built = Counter()
+        let limits = JSONParsingOptions(maximumValueCount: 1_000, maximumContainerCount: 100)
+        let serialization = CountedArray(options: limits, built: built)
+        let decodable = CountedDecodableArray(options: limits, built: built)
+        #expect(try serialization.result(from: Data(values.utf8)).get() == 999)
+        #expect(try decodable.result(from: Data(values.utf8)).get() == 999)
+        #expect(try serialization.result(from: Data(containers.utf8)).get() == 99)
+        #expect(try decodable.result(from: Data(containers.utf8)).get() == 99)
+        #expect(built.value == 4)
+
+        let oneValueMore = Data(values.replacingOccurrences(of: "[0,", with: "[0,0,").utf8)
+        let oneContainerMore = Data(containers.replacingOccurrences(of: "[[],", with: "[[],[],").utf8)
+        for error in [serialization.result(from: oneValueMore).failure, decodable.result(from: oneValueMore).failure] {
+            #expect(error?.parsingUnderlying == .tooManyValues(limit: 1_000))
+        }
+        for error in [serialization.result(from: oneContainerMore).failure, decodable.result(from: oneContainerMore).failure] {
+            #expect(error?.parsingUnderlying == .tooManyContainers(limit: 100))
+        }
+        #expect(built.value == 4)
+    }
+
+    /// The defaults apply without a resource saying anything: 1,000,001 numbers (2 MB) or 125,001
+    /// empty arrays (375 KB) would cost `JSONSerialization` about 75 MB and 10 MB, but the
+    /// ten-fold of either, well under the response size limit, would cost ten times that.
+    @Test func theDefaultLimitsApplyOnBothPaths() {
+        let arrays = "[" + Array(repeating: "[]", count: 125_000).joined(separator: ",") + "]"
+        let cases: [(String, JSONParsingError)] = [
+            (Self.millionZeros, .tooManyValues(limit: JSONParsingOptions.defaultMaximumValueCount)),
+            (arrays, .tooManyContainers(limit: JSONParsingOptions.defaultMaximumContainerCount)),
+        ]
+        for (json, expected) in cases {
+            #expect(NestedNames().result(from: Data(json.utf8)).failure?.parsingUnderlying == expected)
+            #expect(Nested().result(from: Data(json.utf8)).failure?.parsingUnderlying == expected)
+        }
+    }
+
+    /// Past what the scan understands (here JSON5, which such a decoder reads), commas and opening
+    /// brackets bound the values left, so the limit still holds.
+    @Test func aJSON5BodyForADecoderThatAllowsItIsCountedToo() throws {
+        // 1 + 1 + 601 × 2 = 1,204 values.
+        let tail = String(repeating: "{name: 'B'}, ", count: 600)
+        let body = Data("{cities: [// a comment\n\(tail) {name: 'A'}]}".utf8)
+        var resource = LenientCities()
+        resource.allowsJSON5 = true
+        resource.options = JSONParsingOptions(maximumValueCount: 1_000)
+        #expect(resource.result(from: body).failure?.parsingUnderlying == .tooManyValues(limit: 1_000))
+        resource.options = JSONParsingOptions(maximumValueCount: 10_000)
+        #expect(try resource.result(from: body).get().count == 601)
+    }
+
+    @Test func aBodyPastTheLimitThroughTheServiceIsAParsingError() async throws {
+        let session = FakeURLSession()
+        session.stub(.any, with: .json(Self.millionZeros))
+        let error = await ResourceService<CountedArray>(session: session)
+            .fetchError(CountedArray(options: JSONParsingOptions(maximumValueCount: 10), built: Counter()))
+        #expect(error?.parsingUnderlying == .tooManyValues(limit: 10))
     }
 
     // MARK: Numbers
@@ -149,6 +255,61 @@ struct JSONBadInputTests {
 
 // MARK: - Resources
 
+extension ResourceError {
+    /// The ``JSONParsingError`` of a parsing failure, if it has one.
+    fileprivate var parsingUnderlying: JSONParsingError? {
+        guard case .parsing(let failure) = self else { return nil }
+        return failure.underlying as? JSONParsingError
+    }
+}
+
+/// Any top-level array, through `JSONSerialization`, counting the models it builds.
+private struct CountedArray: NetworkResourceType, JSONResourceType {
+    let options: JSONParsingOptions
+    let built: Counter
+    var url: URL { URL(string: "https://api.example.com/numbers")! }
+    var jsonParsingOptions: JSONParsingOptions { options }
+
+    func modelFrom(jsonArray: [Any]) -> Int? {
+        built.increment()
+        return jsonArray.count
+    }
+}
+
+/// Any top-level array, through `JSONDecoder`, counting the roots it decodes.
+private struct CountedDecodableArray: JSONDecodableResourceType {
+    struct Root: Decodable {
+        let count: Int
+        init(from decoder: any Decoder) throws {
+            (decoder.userInfo[CountedDecodableArray.builtKey] as? Counter)?.increment()
+            var container = try decoder.unkeyedContainer()
+            var count = 0
+            while !container.isAtEnd {
+                _ = try container.decode(Skipped.self)
+                count += 1
+            }
+            self.count = count
+        }
+    }
+
+    struct Skipped: Decodable {
+        init(from decoder: any Decoder) throws {}
+    }
+
+    static let builtKey = CodingUserInfoKey(rawValue: "built")!
+    let options: JSONParsingOptions
+    let built: Counter
+    var jsonParsingOptions: JSONParsingOptions { options }
+
+    var jsonDecoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.userInfo[Self.builtKey] = built
+        return decoder
+    }
+
+    func model(from root: Root) -> Int { root.count }
+}
+
 /// Any JSON array or object, through `JSONSerialization`.
 private struct NestedNames: JSONResourceType {
     func modelFrom(jsonDictionary: [String: Any]) -> Int? { jsonDictionary.count }
@@ -178,6 +339,8 @@ private struct Nested: JSONDecodableResourceType {
 private struct LenientCities: JSONDecodableResourceType {
     struct Root: Decodable { let cities: [City] }
     var allowsJSON5 = false
+    var options = JSONParsingOptions()
+    var jsonParsingOptions: JSONParsingOptions { options }
 
     var jsonDecoder: JSONDecoder {
         let decoder = JSONDecoder()

@@ -37,6 +37,75 @@ struct JSONDuplicateKeyScannerTests {
         }
     }
 
+    /// On valid texts the counts are exact: a limit equal to the count passes, one less fails.
+    @Test func countsWhatTheParsedValueHolds() {
+        var texts = RandomJSONTexts(generator: SplitMix64(seed: 0xC0_0A7))
+        var checked = 0
+        for _ in 0..<2_000 {
+            let data = Data(texts.value(depth: 0).utf8)
+            // A repeated key would make the parsed value smaller than the text.
+            guard PlainDuplicateKeyReading.firstDuplicateKeyPath(in: data) == nil,
+                let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            else { continue }
+            let (values, containers) = Self.counts(in: object)
+            func scan(_ values: Int, _ containers: Int) -> JSONDuplicateKeyScanner.Outcome {
+                JSONDuplicateKeyScanner.scan(
+                    data, options: JSONParsingOptions(maximumValueCount: values, maximumContainerCount: containers),
+                    checksDuplicateKeys: true)
+            }
+            #expect(scan(values, containers) == .end)
+            #expect(scan(values - 1, containers) == .tooManyValues)
+            if containers > 0 { #expect(scan(values, containers - 1) == .tooManyContainers) }
+            checked += 1
+        }
+        #expect(checked > 1_000)
+    }
+
+    /// Where the scan stops understanding a text, what is left is bounded by its commas and
+    /// opening brackets, strings included: never less than a parser could find there.
+    @Test(arguments: [
+        // Stops at 3, with 3 values counted; then 3 itself, 2 commas and 2 for a bracket.
+        ("[1, 2 3, 4, [5]]", 3 + 1 + 2 + 2, 2),
+        // Stops at the unquoted key, with 1 value counted; the string's comma and bracket count too.
+        (#"{a: [1, 2], "b,[": 3}"#, 1 + 1 + 3 + 2 * 2, 3),
+        ("[1, 2] x", 3 + 1, 1),
+    ])
+    func whatTheScanDoesNotUnderstandIsBoundedByItsCommasAndBrackets(text: String, values: Int, containers: Int) {
+        let data = Data(text.utf8)
+        func scan(_ values: Int, _ containers: Int, duplicates: Bool) -> JSONDuplicateKeyScanner.Outcome {
+            JSONDuplicateKeyScanner.scan(
+                data, options: JSONParsingOptions(maximumValueCount: values, maximumContainerCount: containers),
+                checksDuplicateKeys: duplicates)
+        }
+        for duplicates in [true, false] {
+            #expect(scan(values, containers, duplicates: duplicates) == .notUnderstood)
+            #expect(scan(values - 1, containers, duplicates: duplicates) == .tooManyValues)
+            #expect(scan(values, containers - 1, duplicates: duplicates) == .tooManyContainers)
+        }
+    }
+
+    @Test func theRepeatedKeysOffsetIsItsOpeningQuote() {
+        let text = #"{"a":[{"b":1,"b":2}]}"#
+        let outcome = JSONDuplicateKeyScanner.scan(
+            Data(text.utf8), options: JSONParsingOptions(), checksDuplicateKeys: true)
+        #expect(outcome == .repeated(path: "a[0].b", offset: 13))
+        #expect(JSONDuplicateKeyScanner.scan(Data(text.utf8), options: JSONParsingOptions(), checksDuplicateKeys: false) == .end)
+    }
+
+    /// Values (every object, array and scalar) and containers (objects and arrays) in a parsed
+    /// value.
+    private static func counts(in object: Any) -> (values: Int, containers: Int) {
+        let children: [Any]
+        if let array = object as? [Any] {
+            children = array
+        } else if let dictionary = object as? [String: Any] {
+            children = Array(dictionary.values)
+        } else {
+            return (1, 0)
+        }
+        return children.map { counts(in: $0) }.reduce((1, 1)) { ($0.0 + $1.0, $0.1 + $1.1) }
+    }
+
     @Test func aUTF8ByteOrderMarkIsSkipped() {
         let text = Data([0xEF, 0xBB, 0xBF]) + Data(#"{"a":{"b":1,"b":2}}"#.utf8)
         #expect(JSONDuplicateKeyScanner.firstDuplicateKeyPath(in: text) == "a.b")
