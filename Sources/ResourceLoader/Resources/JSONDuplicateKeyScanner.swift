@@ -86,15 +86,18 @@ enum JSONDuplicateKeyScanner {
         case tooManyContainers
     }
 
+    /// Scans `data`. Without `checksDuplicateKeys` (for JSON5, which the scan does not read), a
+    /// repeated key is not reported: the whole text is then bounded as if not understood, which
+    /// keeps the hot loop free of the choice.
     static func scan(_ data: Data, options: JSONParsingOptions, checksDuplicateKeys: Bool) -> Outcome {
         if let utf8 = utf8Transcoding(data) { return scan(utf8, options: options, checksDuplicateKeys: checksDuplicateKeys) }
         return data.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return .end }
-            var scan = Scan(
-                base: base.assumingMemoryBound(to: UInt8.self), count: raw.count, options: options,
-                checksDuplicateKeys: checksDuplicateKeys)
+            var scan = Scan(base: base.assumingMemoryBound(to: UInt8.self), count: raw.count, options: options)
             defer { scan.deallocate() }
-            return scan.run()
+            let outcome = scan.run()
+            if !checksDuplicateKeys, case .repeated = outcome { return scan.bound(from: 0, values: 0, containers: 0) }
+            return outcome
         }
     }
 
@@ -169,15 +172,12 @@ enum JSONDuplicateKeyScanner {
         var keySets: [Int: Set<String>] = [:]
         let maximumValueCount: Int
         let maximumContainerCount: Int
-        /// Whether keys are remembered and compared (not for JSON5, which the scan does not read).
-        let checksDuplicateKeys: Bool
 
-        init(base: UnsafePointer<UInt8>, count: Int, options: JSONParsingOptions, checksDuplicateKeys: Bool) {
+        init(base: UnsafePointer<UInt8>, count: Int, options: JSONParsingOptions) {
             self.base = base
             self.count = count
             self.maximumValueCount = options.maximumValueCount
             self.maximumContainerCount = options.maximumContainerCount
-            self.checksDuplicateKeys = checksDuplicateKeys
         }
 
         func deallocate() {
@@ -186,7 +186,9 @@ enum JSONDuplicateKeyScanner {
         }
 
         /// The hot loop keeps the innermost container and the counts in locals: it runs on every
-        /// JSON body the library parses.
+        /// JSON body the library parses. Values are compared with their limit only where a
+        /// container opens and at the end, not at every scalar: the scan itself keeps nothing per
+        /// scalar, so reading past the limit to the next container costs it no memory.
         mutating func run() -> Outcome {
             // The document itself acts as a one-element array around the top-level value.
             var innermost = Frame(isObject: false, keysStart: 0)
@@ -198,17 +200,19 @@ enum JSONDuplicateKeyScanner {
             while true {
                 // A value starts here.
                 position = skippingWhitespace(from: position)
-                guard position < count else { return .end }
+                guard position < count else { return values > maximumValueCount ? .tooManyValues : .end }
                 values += 1
-                if values > maximumValueCount { return .tooManyValues }
                 switch base[position] {
                 case UInt8(ascii: "\""):
                     // An unclosed string runs to the end of the text: no value follows it.
-                    guard let (end, _) = endOfString(openingQuoteAt: position) else { return .end }
+                    guard let (end, _) = endOfString(openingQuoteAt: position) else {
+                        return values > maximumValueCount ? .tooManyValues : .end
+                    }
                     position = end + 1
                 case UInt8(ascii: "{"):
                     containers += 1
                     if containers > maximumContainerCount { return .tooManyContainers }
+                    if values > maximumValueCount { return .tooManyValues }
                     enclosing.append(innermost)
                     innermost = Frame(isObject: true, keysStart: keys.count)
                     position = skippingWhitespace(from: position + 1)
@@ -227,6 +231,7 @@ enum JSONDuplicateKeyScanner {
                 case UInt8(ascii: "["):
                     containers += 1
                     if containers > maximumContainerCount { return .tooManyContainers }
+                    if values > maximumValueCount { return .tooManyValues }
                     enclosing.append(innermost)
                     innermost = Frame(isObject: false, keysStart: keys.count)
                     position = skippingWhitespace(from: position + 1)
@@ -238,7 +243,7 @@ enum JSONDuplicateKeyScanner {
                 // After a value: any closing brackets, then a comma and the next value, or the end.
                 closing: while true {
                     position = skippingWhitespace(from: position)
-                    guard position < count else { return .end }
+                    guard position < count else { return values > maximumValueCount ? .tooManyValues : .end }
                     let byte = base[position]
                     if byte == UInt8(ascii: ",") {
                         guard innermost.isObject else {
@@ -273,7 +278,7 @@ enum JSONDuplicateKeyScanner {
         /// further value is the one at `start`, or follows a comma, or is the first in an object or
         /// array whose opening bracket is also there; so commas and opening brackets, counted
         /// wherever they stand, bound the rest.
-        private func bound(from start: Int, values: Int, containers: Int) -> Outcome {
+        func bound(from start: Int, values: Int, containers: Int) -> Outcome {
             var values = values + 1
             var containers = containers
             for position in start..<count {
@@ -308,12 +313,10 @@ enum JSONDuplicateKeyScanner {
             guard position < count, base[position] == UInt8(ascii: "\""),
                 let (end, isPlain) = endOfString(openingQuoteAt: position)
             else { return .notUnderstood }
-            if checksDuplicateKeys {
-                let key = Key(range: position + 1..<end, isPlain: isPlain)
-                if keys.count > object.keysStart, isRepeated(key, in: &object) { return .repeated(key) }
-                object.currentKey = keys.count
-                keys.append(key)
-            }
+            let key = Key(range: position + 1..<end, isPlain: isPlain)
+            if keys.count > object.keysStart, isRepeated(key, in: &object) { return .repeated(key) }
+            object.currentKey = keys.count
+            keys.append(key)
             let colon = skippingWhitespace(from: end + 1)
             guard colon < count, base[colon] == UInt8(ascii: ":") else { return .notUnderstood }
             return .value(at: colon + 1)

@@ -89,7 +89,17 @@ struct JSONDuplicateKeyScannerTests {
         let outcome = JSONDuplicateKeyScanner.scan(
             Data(text.utf8), options: JSONParsingOptions(), checksDuplicateKeys: true)
         #expect(outcome == .repeated(path: "a[0].b", offset: 13))
-        #expect(JSONDuplicateKeyScanner.scan(Data(text.utf8), options: JSONParsingOptions(), checksDuplicateKeys: false) == .end)
+    }
+
+    /// Without the duplicate check (JSON5), a repeated key ends the exact count, so the whole
+    /// text is bounded by its commas and brackets instead: 1 + 1 comma + 2 × 3 brackets.
+    @Test func withoutTheDuplicateCheckARepeatedKeyLeavesTheWholeTextBounded() {
+        let text = Data(#"{"a":[{"b":1,"b":2}]}"#.utf8)
+        func scan(_ values: Int) -> JSONDuplicateKeyScanner.Outcome {
+            JSONDuplicateKeyScanner.scan(text, options: JSONParsingOptions(maximumValueCount: values), checksDuplicateKeys: false)
+        }
+        #expect(scan(8) == .notUnderstood)
+        #expect(scan(7) == .tooManyValues)
     }
 
     /// Values (every object, array and scalar) and containers (objects and arrays) in a parsed
