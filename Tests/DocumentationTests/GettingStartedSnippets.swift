@@ -22,6 +22,14 @@ struct Cities: NetworkResourceType, JSONDecodableResourceType {
     func model(from root: Root) -> [City] { root.cities }
 }
 
+struct Archive: NetworkResourceType, JSONDecodableResourceType {
+    typealias Model = [City]
+    var url: URL { URL(string: "https://api.example.com/archive.json")! }
+    var jsonParsingOptions: JSONParsingOptions {
+        JSONParsingOptions(maximumValueCount: 4_000_000, maximumContainerCount: 1_000_000)
+    }
+}
+
 enum GettingStartedSnippets {
     static func fetching() async throws {
         let service = ResourceService<Cities>()
