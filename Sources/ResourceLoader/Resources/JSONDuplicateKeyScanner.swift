@@ -156,6 +156,9 @@ enum JSONDuplicateKeyScanner {
         case value(at: Int)
         /// The object already has this key.
         case repeated(Key)
+        /// The object has more keys than there may be values: the scan would otherwise keep
+        /// them all.
+        case tooManyValues
         /// Something other than a key and a colon.
         case notUnderstood
     }
@@ -226,6 +229,8 @@ enum JSONDuplicateKeyScanner {
                             return .repeated(path: path(to: key), offset: key.range.lowerBound - 1)
                         case .notUnderstood:
                             return bound(from: position, values: values, containers: containers)
+                        case .tooManyValues:
+                            return .tooManyValues
                         }
                     }
                 case UInt8(ascii: "["):
@@ -260,6 +265,8 @@ enum JSONDuplicateKeyScanner {
                             return .repeated(path: path(to: key), offset: key.range.lowerBound - 1)
                         case .notUnderstood:
                             return bound(from: position, values: values, containers: containers)
+                        case .tooManyValues:
+                            return .tooManyValues
                         }
                     }
                     guard byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]"), let outer = enclosing.popLast() else {
@@ -314,7 +321,13 @@ enum JSONDuplicateKeyScanner {
                 let (end, isPlain) = endOfString(openingQuoteAt: position)
             else { return .notUnderstood }
             let key = Key(range: position + 1..<end, isPlain: isPlain)
-            if keys.count > object.keysStart, isRepeated(key, in: &object) { return .repeated(key) }
+            if keys.count > object.keysStart {
+                switch check(key, in: &object) {
+                case .new: break
+                case .repeated: return .repeated(key)
+                case .tooMany: return .tooManyValues
+                }
+            }
             object.currentKey = keys.count
             keys.append(key)
             let colon = skippingWhitespace(from: end + 1)
@@ -348,19 +361,31 @@ enum JSONDuplicateKeyScanner {
             return nil
         }
 
+        /// What checking a key against its object's others found.
+        private enum KeyCheck {
+            case new
+            case repeated
+            /// The open objects hold more keys than the body may hold values. Values are counted
+            /// against their limit only where containers open, but a large object's keys are
+            /// kept (on the stack and in its set) as the scan reads them: this keeps that
+            /// memory within the limit too.
+            case tooMany
+        }
+
         /// Whether `object` already has `key`; remembers it in the object's set once the object
         /// is large.
-        private mutating func isRepeated(_ key: Key, in object: inout Frame) -> Bool {
+        private mutating func check(_ key: Key, in object: inout Frame) -> KeyCheck {
             let start = object.keysStart
             if !object.hasKeySet {
                 guard keys.count - start >= pairwiseLimit else {
-                    for index in start..<keys.count where equal(keys[index], key) { return true }
-                    return false
+                    for index in start..<keys.count where equal(keys[index], key) { return .repeated }
+                    return .new
                 }
                 keySets[start] = Set((start..<keys.count).map { string(keys[$0]) })
                 object.hasKeySet = true
             }
-            return !keySets[start, default: []].insert(string(key)).inserted
+            if keys.count >= maximumValueCount { return .tooMany }
+            return keySets[start, default: []].insert(string(key)).inserted ? .new : .repeated
         }
 
         private func equal(_ a: Key, _ b: Key) -> Bool {

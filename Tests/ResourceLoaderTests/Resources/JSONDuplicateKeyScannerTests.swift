@@ -91,6 +91,18 @@ struct JSONDuplicateKeyScannerTests {
         #expect(outcome == .repeated(path: "a[0].b", offset: 13))
     }
 
+    /// The scan keeps a large object's keys as it reads them, so it stops keeping them at the
+    /// value limit, rather than at the object's end: a key repeated after that is not reached.
+    @Test func aLargeObjectsKeysAreKeptOnlyUpToTheValueLimit() {
+        let members = (0..<2_000).map { #""k\#($0)":0"# }.joined(separator: ",")
+        let text = Data(#"{\#(members),"k0":1}"#.utf8)
+        func scan(_ values: Int) -> JSONDuplicateKeyScanner.Outcome {
+            JSONDuplicateKeyScanner.scan(text, options: JSONParsingOptions(maximumValueCount: values), checksDuplicateKeys: true)
+        }
+        #expect(scan(1_000) == .tooManyValues)
+        #expect(scan(2_002) == .repeated(path: "k0", offset: text.count - 7))
+    }
+
     /// Without the duplicate check (JSON5), a repeated key ends the exact count, so the whole
     /// text is bounded by its commas and brackets instead: 1 + 1 comma + 2 × 3 brackets.
     @Test func withoutTheDuplicateCheckARepeatedKeyLeavesTheWholeTextBounded() {
