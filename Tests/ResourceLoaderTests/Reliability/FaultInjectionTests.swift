@@ -355,6 +355,9 @@ struct FaultInjectionTests {
         // THEN the redirect is refused, and nothing else is requested
         #expect(outcome.error?.redirectRefusal == .unsupportedScheme)
         #expect(paths.values == ["/start"])
+        // AND the description does not quote the server's location
+        let description = outcome.error.map { "\($0)" } ?? ""
+        #expect(!description.contains(location) && !description.contains("passwd") && !description.contains("alert"))
     }
 
     #if canImport(FoundationNetworking)
