@@ -254,4 +254,33 @@ struct URLSessionTransportTests {
         #expect((answer.failure as? URLError)?.code == .cannotConnectToHost)
         #expect(calls.value == 1)
     }
+
+    @Test func releasingATransportWhileItSendsABodyAgainStillAnswersOnce() async throws {
+        // GIVEN a POST answered with a 307, so that the body goes out again on a new task
+        let received = OrderRecorder()
+        let server = try LoopbackHTTPServer { request in
+            guard request.path == "/final" else { return .status(307, headers: ["Location": "/final"]) }
+            received.append(String(decoding: request.body, as: UTF8.self))
+            return .status(200, body: Data("done".utf8))
+        }
+        defer { server.stop() }
+        var request = URLRequest(url: server.baseURL.appendingPathComponent("start"))
+        request.httpMethod = "POST"
+        request.httpBody = Data("envelope".utf8)
+        let post = request
+        let calls = Counter()
+        // WHEN the transport is released as soon as the request is sent
+        let answer: Result<(Data, URLResponse), any Error> = await withCheckedContinuation { continuation in
+            var transport: URLSessionTransport? = URLSessionTransport()
+            _ = transport?.data(for: post, options: TransferOptions()) { result in
+                calls.increment()
+                continuation.resume(returning: result)
+            }
+            transport = nil
+        }
+        // THEN the transfer still moves to its new task and answers, once
+        #expect(try String(decoding: answer.get().0, as: UTF8.self) == "done")
+        #expect(received.values == ["envelope"])
+        #expect(calls.value == 1)
+    }
 }
