@@ -14,7 +14,7 @@ import FoundationNetworking
 /// | ``transport(_:underlying:)`` | The transport failed: no connection, DNS, TLS, a non-HTTP response… |
 /// | ``timedOut`` | The request did not complete in time. |
 /// | ``responseTooLarge(limit:)`` | The response body was larger than ``TransferOptions/maximumResponseBytes``. |
-/// | ``redirectRefused(_:)`` | A redirect broke the redirect rules (too many, or `https` to `http`). |
+/// | ``redirectRefused(_:)`` | A redirect broke the redirect rules (too many, `https` to `http`, not to `http` or `https`, a body that cannot be sent again). |
 /// | ``cancelled`` | The caller cancelled the fetch. |
 /// | ``httpStatus(_:)`` | The server answered with a status code the resource does not accept. |
 /// | ``serviceLevel(_:)`` | The transport succeeded but the body reports an error (see ``DataResourceType/serviceError(in:)``). |
@@ -61,6 +61,14 @@ extension ResourceError {
         case tooManyRedirects(limit: Int)
         /// The redirect led from an `https` URL to an `http` one.
         case insecureDowngrade
+        /// The redirect's `Location` is not an `http` or `https` URL with a host: `file:`,
+        /// `ftp:`, `data:` or `javascript:`, for example. (Linux's `URLSession` would request
+        /// such a location as a path on the current server.)
+        case unsupportedScheme
+        /// The redirect asks for the request body to be sent again (a `307` or `308`, or a `301`
+        /// or `302` answering a method other than `POST`), and the body is an `httpBodyStream`,
+        /// which cannot be read twice. Give the request an `httpBody` instead.
+        case unrepeatableBody
     }
 
     /// What is known about a response whose status code was not acceptable.
@@ -193,6 +201,10 @@ extension ResourceError: CustomStringConvertible {
             return "Redirect refused: more than \(limit) redirects"
         case .redirectRefused(.insecureDowngrade):
             return "Redirect refused: it leads from https to http"
+        case .redirectRefused(.unsupportedScheme):
+            return "Redirect refused: it leads to a URL that is not http or https"
+        case .redirectRefused(.unrepeatableBody):
+            return "Redirect refused: it needs the request body again, and a body stream cannot be sent twice"
         case .cancelled:
             return "The request was cancelled"
         case .httpStatus(let failure):
@@ -223,6 +235,7 @@ extension ResourceError {
         case .notConnectedToInternet: "not connected to the internet"
         case .networkConnectionLost: "the connection was lost"
         case .badServerResponse: "the server's response was not valid HTTP"
+        case .cannotDecodeContentData: "the response's content coding was not asked for or could not be decoded"
         case .secureConnectionFailed, .serverCertificateUntrusted, .serverCertificateHasBadDate:
             "a secure connection could not be made"
         case .badURL, .unsupportedURL: "the URL is not supported"

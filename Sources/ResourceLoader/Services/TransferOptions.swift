@@ -13,9 +13,13 @@
 /// | ``maximumResponseBytes`` | 32 MiB | ``URLSessionTransport`` as bytes arrive; ``ResourceService`` after the fact for other transports |
 /// | ``maximumRedirects`` | 10 | ``URLSessionTransport`` |
 ///
-/// ``URLSessionTransport`` also refuses redirects from `https` to `http` and does not forward
-/// `Authorization`, `Proxy-Authorization` or `Cookie` header fields to another origin. These
-/// rules are not options.
+/// ``URLSessionTransport`` also keeps rules that are not options: it refuses redirects from
+/// `https` to `http` and to anything but `http` and `https` URLs; sends the body again on a `307`
+/// or `308` and drops it, with the header fields that describe it, where RFC 9110 turns the
+/// request into a `GET`; does not forward the ``URLSessionTransport/credentialHeaderFields``
+/// (`Authorization`, `Proxy-Authorization`, `Cookie`) to another origin; asks for responses
+/// without content coding unless a request names its own `Accept-Encoding`, and refuses a coded
+/// response it did not ask for; and refuses conflicting `Content-Length` fields.
 public struct TransferOptions: Sendable, Hashable {
     /// The default ``deadline``: 60 seconds.
     public static let defaultDeadline: Duration = .seconds(60)
@@ -41,7 +45,9 @@ public struct TransferOptions: Sendable, Hashable {
     /// before the body is read, and a body without a declared length is cancelled as soon as it
     /// crosses the limit. With other transports (a plain `URLSession`, for example)
     /// ``ResourceService`` can only check the body once it has been received. Bytes are counted
-    /// after any content decoding (gzip), so a compressed body cannot expand past the limit.
+    /// after any content decoding, so a compressed body cannot expand past the limit.
+    /// (``URLSessionTransport`` asks for no compression unless a request sets `Accept-Encoding`
+    /// itself; a plain `URLSession` asks for gzip and decodes it.)
     public var maximumResponseBytes: Int
 
     /// The most redirects one request may follow. Default: ``defaultMaximumRedirects`` (10).

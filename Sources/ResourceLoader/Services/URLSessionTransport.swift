@@ -17,10 +17,26 @@ import FoundationNetworking
 ///   ``ResourceError/responseTooLarge(limit:)`` and memory stays bounded.
 /// - **Redirects**: after ``TransferOptions/maximumRedirects`` redirects the next one fails with
 ///   ``ResourceError/RedirectRefusal/tooManyRedirects(limit:)``; a redirect from `https` to
-///   `http` fails with ``ResourceError/RedirectRefusal/insecureDowngrade``.
+///   `http` fails with ``ResourceError/RedirectRefusal/insecureDowngrade``, and one to anything
+///   but an `http` or `https` URL (`file:`, `ftp:`, `javascript:` …) with
+///   ``ResourceError/RedirectRefusal/unsupportedScheme``.
+/// - **Methods and bodies on redirect** follow RFC 9110: `307` and `308` send the same method and
+///   body again (Linux's `URLSession` sends an empty body); `303`, and `301` or `302` answering a
+///   `POST`, continue with a `GET` without the body or the header fields that describe it. A
+///   body given as an `httpBodyStream` cannot be sent twice: a redirect that needs it fails with
+///   ``ResourceError/RedirectRefusal/unrepeatableBody``.
 /// - **Credentials**: a redirect to an origin (scheme, host and port) other than the original
-///   request's does not carry its `Authorization` and `Cookie` header fields. (Linux's
-///   `URLSession` forwards both to any origin.)
+///   request's does not carry the ``credentialHeaderFields``. (Linux's `URLSession` forwards them
+///   to any origin.)
+/// - **Compression**: the transport asks for responses without content coding
+///   (`Accept-Encoding: identity`) unless the request or the configuration names an
+///   `Accept-Encoding` of its own, because on Linux a gzip body cut short arrives as a shorter
+///   body, without an error. A response in a content coding that was not asked for fails with
+///   ``ResourceError/transport(_:underlying:)`` and `URLError.Code.cannotDecodeContentData`. Ask
+///   for `gzip` yourself and the platform decodes it: a corrupt body then fails, but one cut
+///   short is not detected there.
+/// - **Framing**: conflicting `Content-Length` header fields fail with
+///   ``ResourceError/transport(_:underlying:)`` and `URLError.Code.badServerResponse`.
 /// - **One outcome**: the completion handler is called exactly once per request.
 ///
 /// ``ResourceService`` enforces the ``TransferOptions/deadline`` around it.
@@ -47,12 +63,23 @@ public final class URLSessionTransport: URLSessionType {
     /// - Parameter configuration: The session's configuration. Default: `.ephemeral`, which
     ///   keeps nothing on disk (the `.default` configuration, for example, keeps a URL cache
     ///   under `~/.cache` on Linux). Pass a configuration with a `urlCache` to cache responses.
+    ///   The transport uses a copy: unless its `httpAdditionalHeaders` name an
+    ///   `Accept-Encoding`, the copy's say `Accept-Encoding: identity` (see the compression
+    ///   rule above).
     ///
     /// When the transport is released, requests in flight run to completion and the session is
     /// then invalidated.
     public init(configuration: URLSessionConfiguration = .ephemeral) {
+        let configuration = configuration.copy() as? URLSessionConfiguration ?? configuration
+        var headers = configuration.httpAdditionalHeaders ?? [:]
+        let acceptEncoding = headers.first { ($0.key as? String)?.lowercased() == "accept-encoding" }?.value as? String
+        if acceptEncoding == nil {
+            headers["Accept-Encoding"] = "identity"
+            configuration.httpAdditionalHeaders = headers
+        }
         let queue = DelegateQueue()
-        let delegate = Delegate(answeringChallengesOn: queue.serialQueue)
+        let delegate = Delegate(
+            answeringChallengesOn: queue.serialQueue, defaultAcceptEncoding: acceptEncoding ?? "identity")
         self.delegate = delegate
         self.callbackQueue = queue.serialQueue
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
@@ -66,7 +93,9 @@ public final class URLSessionTransport: URLSessionType {
     ///
     /// Calls `completionHandler` exactly once, on the transport's serial callback queue, with
     /// the body and response or the error: ``ResourceError/responseTooLarge(limit:)``,
-    /// ``ResourceError/redirectRefused(_:)``, or the session's `URLError`.
+    /// ``ResourceError/redirectRefused(_:)``, ``ResourceError/transport(_:underlying:)`` for a
+    /// response in a content coding not asked for or with conflicting `Content-Length` fields,
+    /// or the session's `URLError`.
     public func data(
         for request: URLRequest,
         options: TransferOptions,
@@ -97,48 +126,159 @@ public final class URLSessionTransport: URLSessionType {
         completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
     ) -> any Cancellable {
         let task = session.dataTask(with: request)
-        delegate.register(task, url: request.url, options: options, completionHandler: completionHandler)
+        // A request with a body may have to be sent again on a new task (see
+        // `Delegate.restart`): the caller then cancels through a handle that follows the
+        // transfer, and the transfer keeps the transport, and so its session, alive.
+        guard let body = request.httpBody, !body.isEmpty else {
+            delegate.register(task, request: request, options: options, completionHandler: completionHandler)
+            task.resume()
+            return task
+        }
+        let handle = TransferHandle(task)
+        delegate.register(
+            task, request: request, options: options, completionHandler: completionHandler,
+            restart: Restart(transport: self, handle: handle))
         task.resume()
-        return task
+        return handle
+    }
+}
+
+// MARK: - Transfers that move to a new task
+
+extension URLSessionTransport {
+    /// What a transfer needs to continue on a new task: the transport, whose session must stay
+    /// valid until then, and the handle its caller cancels through.
+    struct Restart {
+        let transport: URLSessionTransport
+        let handle: TransferHandle
+    }
+
+    /// The ``Cancellable`` of a transfer that may move to a new task: cancels whichever task
+    /// carries the transfer now.
+    final class TransferHandle: Cancellable {
+        // `state` is a `Locked`: its lock guards the current task and the cancelled flag.
+        private let state: Locked<(task: URLSessionTask, isCancelled: Bool)>
+
+        init(_ task: URLSessionTask) {
+            state = Locked((task, false))
+        }
+
+        var isCancelled: Bool { state.withLock { $0.isCancelled } }
+
+        func cancel() {
+            let task = state.withLock { state -> URLSessionTask? in
+                guard !state.isCancelled else { return nil }
+                state.isCancelled = true
+                return state.task
+            }
+            task?.cancel()
+        }
+
+        /// Makes `task` the one ``cancel()`` cancels; `false` if the handle was cancelled already.
+        func move(to task: URLSessionTask) -> Bool {
+            state.withLock { state in
+                state.task = task
+                return !state.isCancelled
+            }
+        }
     }
 }
 
 // MARK: - Redirect rules
 
 extension URLSessionTransport {
-    /// The header fields that are not forwarded to another origin on a redirect.
-    static let credentialHeaderFields = ["Authorization", "Cookie"]
+    /// The header fields that carry credentials. A redirect to an origin (scheme, host and port)
+    /// other than the original request's is sent without them; a redirect back to the original
+    /// origin carries them again: `Authorization`, `Proxy-Authorization` and `Cookie`.
+    ///
+    /// Every other header field goes along to any origin, including credentials in fields of
+    /// your own naming (an `X-API-Key`, say): give such a resource
+    /// ``TransferOptions/maximumRedirects`` `0` if it must not follow redirects at all.
+    public static let credentialHeaderFields = ["Authorization", "Proxy-Authorization", "Cookie"]
+
+    /// The header fields that describe a request body; a redirect that drops the body (a `303`,
+    /// or a `301` or `302` answering a `POST`) drops them too.
+    static let contentHeaderFields = [
+        "Content-Type", "Content-Length", "Content-Encoding", "Content-Language", "Content-Location",
+        "Content-Range", "Content-MD5", "Content-Digest", "Repr-Digest", "Digest", "Transfer-Encoding",
+        "Last-Modified",
+    ]
 
     /// Decides what to do with one redirect: refuse it, or follow it with the returned request.
     ///
+    /// The next request is built here, not taken from the platform (FoundationNetworking turns a
+    /// `Location` such as `file:///etc/passwd` into a path on the current origin, and drops the
+    /// body of every redirected request):
+    ///
+    /// - `301` and `302` answering a `POST`, and `303` answering anything but `HEAD`, become a
+    ///   `GET` without the body and without ``contentHeaderFields`` (RFC 9110, 15.4). Every other
+    ///   redirect (`307`, `308`, a `301` or `302` answering any other method) sends the same
+    ///   method and body again; a body stream cannot be read twice, so such a redirect of a
+    ///   request with an `httpBodyStream` is refused.
+    /// - The ``credentialHeaderFields`` go only to the original request's origin.
+    ///
     /// - Parameters:
-    ///   - request: The request the session proposes to send next.
-    ///   - currentURL: The URL that answered with the redirect.
-    ///   - originalURL: The URL of the request as first sent.
+    ///   - statusCode: The redirect's status code.
+    ///   - location: The redirect's `Location` header field, resolved against `current`'s URL.
+    ///   - current: The request that was answered with the redirect.
+    ///   - original: The request as first sent; its credential header fields are restored when a
+    ///     redirect leads back to its origin.
     ///   - redirectsFollowed: How many redirects this request has already followed.
     ///   - options: The request's limits.
-    /// - Returns: The request to send, without ``credentialHeaderFields`` if it goes to an origin
-    ///   other than `originalURL`'s; or why the redirect is refused.
+    /// - Returns: The request to send next, or why the redirect is refused.
     static func redirect(
-        _ request: URLRequest,
-        from currentURL: URL?,
-        originalURL: URL?,
+        statusCode: Int,
+        location: String?,
+        after current: URLRequest,
+        original: URLRequest,
         redirectsFollowed: Int,
         options: TransferOptions
     ) -> RedirectDecision {
         guard redirectsFollowed < options.maximumRedirects else {
             return .refuse(.tooManyRedirects(limit: options.maximumRedirects))
         }
-        if currentURL?.scheme?.lowercased() == "https", request.url?.scheme?.lowercased() != "https" {
+        let target = location.flatMap { URL(string: $0, relativeTo: current.url)?.absoluteURL }
+        let scheme = target?.scheme?.lowercased()
+        if current.url?.scheme?.lowercased() == "https", scheme != "https" {
             return .refuse(.insecureDowngrade)
         }
-        var next = request
-        if Origin(request.url) == nil || Origin(request.url) != Origin(originalURL) {
-            for name in credentialHeaderFields {
+        guard let target, scheme == "http" || scheme == "https", target.host?.isEmpty == false else {
+            return .refuse(.unsupportedScheme)
+        }
+        var next = current
+        next.url = target
+        let method = (current.httpMethod ?? "GET").uppercased()
+        let dropsBody = switch statusCode {
+        case 301, 302: method == "POST"
+        case 303: true
+        default: false
+        }
+        if dropsBody {
+            if method != "HEAD" { next.httpMethod = "GET" }
+            next.httpBody = nil
+            next.httpBodyStream = nil
+            for name in contentHeaderFields {
                 next.setValue(nil, forHTTPHeaderField: name)
             }
+        } else if current.httpBodyStream != nil {
+            return .refuse(.unrepeatableBody)
+        }
+        let sameOrigin = Origin(target).map { $0 == Origin(original.url) } ?? false
+        for name in credentialHeaderFields {
+            next.setValue(sameOrigin ? original.value(forHTTPHeaderField: name) : nil, forHTTPHeaderField: name)
         }
         return .follow(next)
+    }
+
+    /// `true` for a `Content-Length` value that is one decimal length, or a list of equal ones
+    /// (RFC 9112, 6.3). FoundationNetworking joins repeated fields into one comma-separated value.
+    static func isSingleContentLength(_ value: String) -> Bool {
+        let lengths = value.split(separator: ",", omittingEmptySubsequences: false)
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let first = lengths.first, !first.isEmpty, first.allSatisfy({ $0.isASCII && $0.isNumber }) else {
+            return false
+        }
+        return lengths.allSatisfy { $0 == first }
     }
 
     /// What to do with a redirect.
@@ -229,9 +369,13 @@ extension URLSessionTransport {
     private final class Delegate: NSObject, URLSessionDataDelegate, Sendable {
         /// One request in flight.
         struct Transfer {
-            let originalURL: URL?
+            /// The request as first sent, with the credential header fields a redirect back to
+            /// its origin restores.
+            let originalRequest: URLRequest
             let options: TransferOptions
             let completionHandler: @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+            /// Set for a request with a body, which a redirect may have to send again.
+            let restart: Restart?
             var body = Data()
             var redirectsFollowed = 0
         }
@@ -245,20 +389,27 @@ extension URLSessionTransport {
         // `transfers` is a `Locked`: its lock guards every transfer, keyed by task identifier.
         private let transfers = Locked<[Int: Transfer]>([:])
         private let challengeQueue: DispatchQueue
+        /// The `Accept-Encoding` the session sends when a request names none.
+        private let defaultAcceptEncoding: String
 
-        /// - Parameter challengeQueue: Where authentication challenges are answered: never on the
-        ///   session's work queue (see ``DelegateQueue``).
-        init(answeringChallengesOn challengeQueue: DispatchQueue) {
+        /// - Parameters:
+        ///   - challengeQueue: Where authentication challenges are answered and transfers moved
+        ///     to new tasks: never on the session's work queue (see ``DelegateQueue``).
+        ///   - defaultAcceptEncoding: The `Accept-Encoding` the session's configuration sends.
+        init(answeringChallengesOn challengeQueue: DispatchQueue, defaultAcceptEncoding: String) {
             self.challengeQueue = challengeQueue
+            self.defaultAcceptEncoding = defaultAcceptEncoding
         }
 
         func register(
             _ task: URLSessionTask,
-            url: URL?,
+            request: URLRequest,
             options: TransferOptions,
-            completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+            completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void,
+            restart: Restart? = nil
         ) {
-            let transfer = Transfer(originalURL: url, options: options, completionHandler: completionHandler)
+            let transfer = Transfer(
+                originalRequest: request, options: options, completionHandler: completionHandler, restart: restart)
             transfers.withLock { $0[task.taskIdentifier] = transfer }
         }
 
@@ -295,6 +446,18 @@ extension URLSessionTransport {
             }
         }
 
+        /// What the redirect callback does with a transfer.
+        private enum RedirectStep {
+            /// Let the session send this request.
+            case follow(URLRequest)
+            /// Decline the redirect and send this request on a new task.
+            case restart(Transfer, Restart, URLRequest)
+            /// Decline the redirect and deliver this failure.
+            case stop(Transfer, ResourceError)
+            /// The transfer is over: decline.
+            case ignore
+        }
+
         func urlSession(
             _ session: URLSession,
             task: URLSessionTask,
@@ -302,23 +465,63 @@ extension URLSessionTransport {
             newRequest request: URLRequest,
             completionHandler: @escaping @Sendable (URLRequest?) -> Void
         ) {
-            // A refused redirect is declined, not cancelled: declining ends the task by itself,
-            // and on Linux a `cancel()` that reaches the session's work queue while it waits for
-            // this decision makes FoundationNetworking trap ("Received callback for HTTP
-            // redirection, but we're not waiting for it").
-            let next = update(task, cancelsTask: false) { transfer -> Verdict<URLRequest> in
+            // The next request is built from the request that was answered, not taken from
+            // `request`: FoundationNetworking drops its body and reads a non-HTTP `Location` as
+            // a path on the current origin.
+            let location = response.value(forHTTPHeaderField: "Location")
+            let current = task.currentRequest
+            let step = transfers.withLock { transfers -> RedirectStep in
+                guard var transfer = transfers.removeValue(forKey: task.taskIdentifier) else { return .ignore }
                 let decision = URLSessionTransport.redirect(
-                    request, from: response.url ?? task.currentRequest?.url, originalURL: transfer.originalURL,
+                    statusCode: response.statusCode, location: location,
+                    after: current ?? transfer.originalRequest, original: transfer.originalRequest,
                     redirectsFollowed: transfer.redirectsFollowed, options: transfer.options)
                 switch decision {
+                case .refuse(let refusal):
+                    return .stop(transfer, .redirectRefused(refusal))
                 case .follow(let next):
                     transfer.redirectsFollowed += 1
-                    return .proceed(next)
-                case .refuse(let refusal):
-                    return .stop(.redirectRefused(refusal))
+                    // A followed redirect never carries a body on Linux: one that must is
+                    // sent on a new task.
+                    if let body = next.httpBody, !body.isEmpty {
+                        guard let restart = transfer.restart else { return .stop(transfer, .redirectRefused(.unrepeatableBody)) }
+                        return .restart(transfer, restart, next)
+                    }
+                    transfers[task.taskIdentifier] = transfer
+                    return .follow(next)
                 }
             }
-            completionHandler(next)
+            // A declined redirect ends the task by itself: its last callbacks find no transfer.
+            // It is declined, not cancelled: on Linux a `cancel()` that reaches the session's
+            // work queue while it waits for this decision makes FoundationNetworking trap
+            // ("Received callback for HTTP redirection, but we're not waiting for it").
+            switch step {
+            case .follow(let next):
+                completionHandler(next)
+            case .restart(let transfer, let restart, let next):
+                completionHandler(nil)
+                // Creating a task waits for the session's work queue, where this may be running.
+                challengeQueue.async { self.restart(transfer, on: restart, with: next, in: session) }
+            case .stop(let transfer, let error):
+                completionHandler(nil)
+                transfer.completionHandler(.failure(error))
+            case .ignore:
+                completionHandler(nil)
+            }
+        }
+
+        /// Continues `transfer` on a new task that sends `request`.
+        private func restart(_ transfer: Transfer, on restart: Restart, with request: URLRequest, in session: URLSession) {
+            guard !restart.handle.isCancelled else {
+                transfer.completionHandler(.failure(URLError(.cancelled)))
+                return
+            }
+            var transfer = transfer
+            transfer.body = Data()
+            let task = session.dataTask(with: request)
+            transfers.withLock { $0[task.taskIdentifier] = transfer }
+            task.resume()
+            if !restart.handle.move(to: task) { task.cancel() }
         }
 
         func urlSession(
@@ -327,14 +530,43 @@ extension URLSessionTransport {
             didReceive response: URLResponse,
             completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
         ) {
-            // A response over the limit has been answered already, and its task is being
+            let framingError = (response as? HTTPURLResponse).flatMap { refusal(of: $0, for: dataTask) }
+            // A response that fails here has been answered already, and its task is being
             // cancelled: on Linux, `.cancel` alone was seen to end the task only at the idle timeout.
             let allowed: Void? = update(dataTask) { transfer -> Verdict<Void> in
                 let limit = transfer.options.maximumResponseBytes
                 guard response.expectedContentLength <= Int64(limit) else { return .stop(.responseTooLarge(limit: limit)) }
+                if let framingError { return .stop(framingError) }
                 return .proceed(())
             }
             completionHandler(allowed != nil ? .allow : .cancel)
+        }
+
+        /// Why a response's head is refused, if it is: a content coding that was not asked for
+        /// (the platform would decode it, and on Linux a body cut short goes unnoticed), or
+        /// `Content-Length` fields that disagree (FoundationNetworking joins them into one
+        /// comma-separated value, and libcurl reads one of them).
+        ///
+        /// Reads at most two header fields, once per response.
+        private func refusal(of response: HTTPURLResponse, for task: URLSessionTask) -> ResourceError? {
+            if let coding = response.value(forHTTPHeaderField: "Content-Encoding"), !Self.isIdentity(coding) {
+                let accepted = task.currentRequest?.value(forHTTPHeaderField: "Accept-Encoding") ?? defaultAcceptEncoding
+                if Self.isIdentity(accepted) {
+                    return .transport(.cannotDecodeContentData, underlying: URLError(.cannotDecodeContentData))
+                }
+            }
+            if response.expectedContentLength < 0, let length = response.value(forHTTPHeaderField: "Content-Length"),
+                !URLSessionTransport.isSingleContentLength(length)
+            {
+                return .transport(.badServerResponse, underlying: URLError(.badServerResponse))
+            }
+            return nil
+        }
+
+        /// `true` for an empty coding or `identity`, in any case.
+        private static func isIdentity(_ coding: String) -> Bool {
+            let coding = coding.trimmingCharacters(in: .whitespaces)
+            return coding.isEmpty || coding.caseInsensitiveCompare("identity") == .orderedSame
         }
 
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {

@@ -273,6 +273,7 @@ struct FaultInjectionTests {
         let server = try LoopbackHTTPServer { request in
             guard request.path == "/final" else { return .status(301, headers: ["Location": "/final"]) }
             seen.append(request.value(forHeaderField: "Authorization") ?? "-")
+            seen.append(request.value(forHeaderField: "Proxy-Authorization") ?? "-")
             seen.append(request.value(forHeaderField: "Cookie") ?? "-")
             return .json(#"{"a":"final"}"#)
         }
@@ -281,7 +282,7 @@ struct FaultInjectionTests {
                                               session: transport.session)
         // THEN the resource arrives and the credentials went along
         #expect(try outcome.result.get() == ["a": "final"])
-        #expect(seen.values == ["Bearer secret-token", "session=secret-cookie"])
+        #expect(seen.values == ["Bearer secret-token", "Basic c2VjcmV0", "session=secret-cookie"])
     }
 
     @Test(arguments: Transport.allCases)
@@ -290,6 +291,7 @@ struct FaultInjectionTests {
         let seen = OrderRecorder()
         let serverB = try LoopbackHTTPServer { request in
             seen.append(request.value(forHeaderField: "Authorization") ?? "-")
+            seen.append(request.value(forHeaderField: "Proxy-Authorization") ?? "-")
             seen.append(request.value(forHeaderField: "Cookie") ?? "-")
             seen.append(request.value(forHeaderField: "X-Trace") ?? "-")
             return .json(#"{"a":"b"}"#)
@@ -303,15 +305,284 @@ struct FaultInjectionTests {
         #expect(try outcome.result.get() == ["a": "b"])
         switch transport {
         case .urlSessionTransport:
-            // THEN B sees the other header fields but neither Authorization nor Cookie
-            #expect(seen.values == ["-", "-", "t-1"])
+            // THEN B sees the other header fields but none of Authorization,
+            // Proxy-Authorization and Cookie
+            #expect(seen.values == ["-", "-", "-", "t-1"])
         case .plainURLSession:
             #if canImport(FoundationNetworking)
-            // Linux's URLSession forwards both to any origin: this pins the platform behaviour
-            // that Docs/Reliability.md describes.
-            #expect(seen.values == ["Bearer secret-token", "session=secret-cookie", "t-1"])
+            // Linux's URLSession forwards all three to any origin: this pins the platform
+            // behaviour that Docs/Reliability.md describes.
+            #expect(seen.values == ["Bearer secret-token", "Basic c2VjcmV0", "session=secret-cookie", "t-1"])
             #endif
         }
+    }
+
+    @Test(arguments: [301, 302, 303, 307, 308])
+    func noCredentialFieldReachesAnotherOriginOnAnyRedirectForm(status: Int) async throws {
+        // GIVEN a POST with a body and every credential field, redirected by A to B
+        let seen = OrderRecorder()
+        let serverB = try LoopbackHTTPServer { request in
+            for name in URLSessionTransport.credentialHeaderFields + ["X-Trace"] {
+                seen.append(request.value(forHeaderField: name) ?? "-")
+            }
+            return .json(#"{"a":"b"}"#)
+        }
+        defer { serverB.stop() }
+        let serverA = try LoopbackHTTPServer { _ in
+            .status(status, headers: ["Location": serverB.baseURL.appendingPathComponent("landed").absoluteString])
+        }
+        defer { serverA.stop() }
+        var probe = Probe(url: serverA.baseURL, credentials: true)
+        probe.httpMethod = .post
+        probe.requestBody = .data(Data("x=1".utf8), contentType: "text/plain")
+        let outcome = try await singleOutcome(probe, session: URLSessionTransport())
+        // THEN B answers, and sees none of the credential fields, whatever the redirect
+        #expect(try outcome.result.get() == ["a": "b"])
+        #expect(seen.values == Array(repeating: "-", count: URLSessionTransport.credentialHeaderFields.count) + ["t-1"])
+    }
+
+    @Test(arguments: ["file:///etc/passwd", "ftp://127.0.0.1:1/x", "javascript:alert(1)", "data:text/plain,hi"])
+    func aRedirectToANonHTTPLocationIsRefused(location: String) async throws {
+        // GIVEN a server that redirects to a location that is not an http or https URL
+        let paths = OrderRecorder()
+        let server = try LoopbackHTTPServer { request in
+            paths.append(request.path)
+            return request.path == "/start" ? .status(302, headers: ["Location": location]) : .json(#"{"a":"b"}"#)
+        }
+        defer { server.stop() }
+        let outcome = try await singleOutcome(Probe(url: server.baseURL.appendingPathComponent("start"), credentials: true),
+                                              session: URLSessionTransport())
+        // THEN the redirect is refused, and nothing else is requested
+        #expect(outcome.error?.redirectRefusal == .unsupportedScheme)
+        #expect(paths.values == ["/start"])
+        // AND the description does not quote the server's location
+        let description = outcome.error.map { "\($0)" } ?? ""
+        #expect(!description.contains(location) && !description.contains("passwd") && !description.contains("alert"))
+    }
+
+    #if canImport(FoundationNetworking)
+    @Test func linuxURLSessionRequestsAFileLocationFromTheSameServer() async throws {
+        // Pins what Docs/Reliability.md says: FoundationNetworking turns `file:///etc/passwd`
+        // into `/etc/passwd` on the server that answered, credentials included.
+        let seen = OrderRecorder()
+        let server = try LoopbackHTTPServer { request in
+            guard request.path != "/start" else { return .status(302, headers: ["Location": "file:///etc/passwd"]) }
+            seen.append(request.path)
+            seen.append(request.value(forHeaderField: "Authorization") ?? "-")
+            return .json(#"{"a":"passwd"}"#)
+        }
+        defer { server.stop() }
+        let outcome = try await singleOutcome(Probe(url: server.baseURL.appendingPathComponent("start"), credentials: true),
+                                              session: URLSession(configuration: .ephemeral))
+        #expect(try outcome.result.get() == ["a": "passwd"])
+        #expect(seen.values == ["/etc/passwd", "Bearer secret-token"])
+    }
+    #endif
+
+    @Test func aSchemeRelativeLocationIsAnotherOriginWithoutCredentials() async throws {
+        // GIVEN A redirects to `//localhost:<B's port>/landed`: http, another host
+        let seen = OrderRecorder()
+        let serverB = try LoopbackHTTPServer { request in
+            seen.append(request.path)
+            seen.append(request.value(forHeaderField: "Authorization") ?? "-")
+            return .json(#"{"a":"b"}"#)
+        }
+        defer { serverB.stop() }
+        let serverA = try LoopbackHTTPServer { _ in .status(302, headers: ["Location": "//localhost:\(serverB.port)/landed"]) }
+        defer { serverA.stop() }
+        let outcome = try await singleOutcome(Probe(url: serverA.baseURL, credentials: true), session: URLSessionTransport())
+        #expect(try outcome.result.get() == ["a": "b"])
+        #expect(seen.values == ["/landed", "-"])
+    }
+
+    // MARK: Methods and bodies on redirect
+
+    /// What `/final` received after `/start` answered a `method` request with a body with
+    /// `status`: method, content type, content length and body.
+    private func redirectedRequest(_ method: HTTPMethod, status: Int, transport: Transport) async throws -> [String] {
+        let seen = OrderRecorder()
+        let server = try LoopbackHTTPServer { request in
+            guard request.path == "/final" else { return .status(status, headers: ["Location": "/final"]) }
+            seen.append(request.method)
+            seen.append(request.value(forHeaderField: "Content-Type") ?? "-")
+            seen.append(request.value(forHeaderField: "Content-Length") ?? "-")
+            seen.append(String(decoding: request.body, as: UTF8.self))
+            return .json(#"{"a":"final"}"#)
+        }
+        defer { server.stop() }
+        var probe = Probe(url: server.baseURL.appendingPathComponent("start"))
+        probe.httpMethod = method
+        probe.requestBody = .data(Data("<Envelope/>".utf8), contentType: "text/xml")
+        let outcome = try await singleOutcome(probe, session: transport.session)
+        #expect(try outcome.result.get() == ["a": "final"])
+        return seen.values
+    }
+
+    @Test(arguments: Transport.allCases, [307, 308])
+    func a307Or308SendsTheSameMethodAndBodyAgain(transport: Transport, status: Int) async throws {
+        // GIVEN a POST of a SOAP envelope answered with a 307 or 308 (an http → https move, say)
+        let received = try await redirectedRequest(.post, status: status, transport: transport)
+        switch transport {
+        case .urlSessionTransport:
+            // THEN the envelope arrives at the new location
+            #expect(received == ["POST", "text/xml", "11", "<Envelope/>"])
+        case .plainURLSession:
+            #if canImport(FoundationNetworking)
+            // Linux's URLSession posts an empty body (and the 200 that follows looks like
+            // success): this pins what Docs/Reliability.md describes.
+            #expect(received == ["POST", "text/xml", "0", ""])
+            #endif
+        }
+    }
+
+    @Test(arguments: [301, 302, 303])
+    func aPostRedirectedWith301To303BecomesAGetWithoutItsBody(status: Int) async throws {
+        // THEN a GET, without the body or the header fields that described it
+        #expect(try await redirectedRequest(.post, status: status, transport: .urlSessionTransport) == ["GET", "-", "-", ""])
+    }
+
+    #if canImport(FoundationNetworking)
+    @Test func linuxURLSessionKeepsTheContentTypeOfADroppedBody() async throws {
+        // Pins what Docs/Reliability.md says about a plain URLSession after a 303.
+        #expect(try await redirectedRequest(.post, status: 303, transport: .plainURLSession) == ["GET", "text/xml", "-", ""])
+    }
+    #endif
+
+    @Test(arguments: [(HTTPMethod.put, 301), (HTTPMethod.put, 302), (HTTPMethod.patch, 307), (HTTPMethod.delete, 308)])
+    func otherMethodsKeepTheirBodyOn301And302(method: HTTPMethod, status: Int) async throws {
+        let received = try await redirectedRequest(method, status: status, transport: .urlSessionTransport)
+        #expect(received == [method.rawValue, "text/xml", "11", "<Envelope/>"])
+    }
+
+    @Test func cancellingARequestSentAgainAfterA307CancelsTheNewTransfer() async throws {
+        // GIVEN a POST answered with a 307, whose new location never answers
+        let server = try LoopbackHTTPServer { request in
+            request.path == "/final" ? .json("{}").delayed(by: .seconds(60)) : .status(307, headers: ["Location": "/final"])
+        }
+        defer { server.stop() }
+        var request = URLRequest(url: server.baseURL.appendingPathComponent("start"))
+        request.httpMethod = "POST"
+        request.httpBody = Data("<Envelope/>".utf8)
+        let post = request
+        let transport = URLSessionTransport()
+        let calls = Counter()
+        let answer = await withTimeLimit {
+            await withCheckedContinuation { continuation in
+                let transfer = transport.data(for: post, options: TransferOptions()) { result in
+                    calls.increment()
+                    continuation.resume(returning: result)
+                }
+                // WHEN the caller cancels once the body has been sent again
+                Task {
+                    try await waitUntil { server.requestCount == 2 }
+                    transfer.cancel()
+                }
+            }
+        }
+        // THEN the new transfer ends, cancelled, once
+        #expect((answer?.failure as? URLError)?.code == .cancelled)
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(calls.value == 1)
+    }
+
+    // MARK: Compression and framing
+
+    /// `{"a":"0 1 2 … 299"}` (1097 bytes), and the same in gzip (546 bytes).
+    static let plainBody = Data(#"{"a":""#.utf8) + Data((0..<300).map(String.init).joined(separator: " ").utf8) + Data(#""}"#.utf8)
+    static let gzipBody = Data(base64Encoded: """
+        H4sIAAAAAAACAx3T2U0EQBAD0VSsjWDsOZtsiAORO9X8ogZ263l+Pt+fr8+QFU0tbR1dPZXMDy1HnvKSt3zkKz+5lKHwO1GmspStHOUq\
+        TynNoWlN/uTUXJpb82hezadZWkPLWtHiPy6trXW0rtbTKu2hbe1oT20+0NY+2lf7aZfO0LFOdKbO0uHzHp2r83RKd+haN7pTd+luXb7O\
+        1X26pTf0rBe9qbf0tt7R49s+vVINlVVRTdVSbdVRXRUxugY5Bj0GQQZFBkkGTQZRBlUGWQZ3/9m463BdrtN1u47X9Tof/UxAp/tyR0MT\
+        0VQ0GU1HE9KUNClNS8+G4I6cpqcJaoqapKapiWqqmqxeLcYdZU1a09bENXVNXtPXBDaFvZuWOyKbyiaz6WxCm9ImtWltYvv0Brijtwlu\
+        ipvkprmJbqqb7Ka7b4+FO9Kb9ia+qW/ym/4GwAgYAr9eFXcoGAbjYCCMhKEwFgbDaLh6fr0/BohH8AgewSN4BI/gETyCR9xD5Q6P4BE8\
+        gkfwCB7BI73nHvT/ornrTfeoe9U96951DxuP4BE8Mnv63OERPIJH8AgewSN4BI/gkdVvhDs8gkfwCB7BI3gEj+ARPLL7MXGHR/AIHsEj\
+        eASP4BE8gkdOvzru8AgewSN4BI/gETyCR/DI7efJHR7BI3gEj+ARPIJH8Ageef2OucMjeASP4BE8gkfwCB7BI9UPvj6/f9/zdpxJBAAA
+        """)!
+
+    /// What a raw-body fetch through `URLSessionTransport` of a response with `headers` and
+    /// `body` ends in, and the `Accept-Encoding` the request carried.
+    private func fetchRaw(headers: [String: String], body: Data, acceptEncoding: String? = nil)
+        async throws -> (result: Result<Data, ResourceError>, acceptEncoding: String)
+    {
+        try await fetchRaw(.status(200, headers: headers, body: body), acceptEncoding: acceptEncoding)
+    }
+
+    /// What a raw-body fetch through `URLSessionTransport` of `response` ends in, and the
+    /// `Accept-Encoding` the request carried.
+    private func fetchRaw(_ response: LoopbackHTTPServer.Response, acceptEncoding: String? = nil)
+        async throws -> (result: Result<Data, ResourceError>, acceptEncoding: String)
+    {
+        let asked = OrderRecorder()
+        let server = try LoopbackHTTPServer { request in
+            asked.append(request.value(forHeaderField: "Accept-Encoding") ?? "-")
+            return response
+        }
+        defer { server.stop() }
+        var endpoint = Endpoint(server.baseURL.absoluteString)
+        if let acceptEncoding { endpoint.headerFields = ["Accept-Encoding": acceptEncoding] }
+        let resource = endpoint
+        let service = ResourceService<Endpoint>(session: URLSessionTransport())
+        let result = try #require(await withTimeLimit {
+            await withCheckedContinuation { continuation in
+                service.fetch(resource, callbackQueue: .global()) { continuation.resume(returning: $0) }
+            }
+        })
+        return (result, asked.values.first ?? "-")
+    }
+
+    @Test(arguments: [
+        ("truncated", FaultInjectionTests.gzipBody.prefix(FaultInjectionTests.gzipBody.count / 2)),
+        ("garbage", Data("this is not gzip at all".utf8)),
+        ("whole", FaultInjectionTests.gzipBody),
+    ])
+    func aGzipBodyThatWasNotAskedForIsRefused(name: String, body: Data) async throws {
+        // GIVEN a server that sends gzip (whole, cut in half with a matching Content-Length, or
+        // garbage) although the transport asked for no content coding
+        let (result, asked) = try await fetchRaw(headers: ["Content-Encoding": "gzip"], body: body)
+        // THEN the fetch fails with a typed error: never a partial or empty body
+        #expect(asked == "identity")
+        guard case .failure(.transport(let code, _)) = result else {
+            Issue.record("expected a transport error, got \(result)")
+            return
+        }
+        #expect(code == .cannotDecodeContentData)
+    }
+
+    @Test func anIdentityBodyArrivesWhole() async throws {
+        let (result, asked) = try await fetchRaw(headers: ["Content-Encoding": "identity"], body: Self.plainBody)
+        #expect(asked == "identity")
+        #expect(try result.get() == Self.plainBody)
+    }
+
+    @Test func gzipThatWasAskedForIsDecodedByThePlatform() async throws {
+        // A request that asks for gzip itself gets it, decoded; a corrupt one fails.
+        let (whole, asked) = try await fetchRaw(headers: ["Content-Encoding": "gzip"], body: Self.gzipBody, acceptEncoding: "gzip")
+        #expect(asked == "gzip")
+        #expect(try whole.get() == Self.plainBody)
+        let (garbage, _) = try await fetchRaw(
+            headers: ["Content-Encoding": "gzip"], body: Data("this is not gzip at all".utf8), acceptEncoding: "gzip")
+        #expect(garbage.failure?.caseName == "transport")
+    }
+
+    @Test(arguments: [
+        "Content-Length: 5\r\nContent-Length: 7", "Content-Length: 7\r\nContent-Length: 5",
+        "Content-Length: 5, 7",
+    ])
+    func conflictingContentLengthsAreRefused(fields: String) async throws {
+        // GIVEN two lengths for 7 bytes (FoundationNetworking joins two fields into "5, 7", and
+        // libcurl then reads 5 or 7 bytes, depending on the form)
+        let (result, _) = try await fetchRaw(.script([.write(Data("HTTP/1.1 200 OK\r\n\(fields)\r\n\r\nabcdefg".utf8)), .close]))
+        guard case .failure(.transport(let code, _)) = result else {
+            Issue.record("expected a transport error, got \(result)")
+            return
+        }
+        #expect(code == .badServerResponse)
+    }
+
+    @Test func repeatedEqualContentLengthsAreAccepted() async throws {
+        let (result, _) = try await fetchRaw(
+            .script([.write(Data("HTTP/1.1 200 OK\r\nContent-Length: 7\r\nContent-Length: 7\r\n\r\nabcdefg".utf8)), .close]))
+        #expect(try result.get() == Data("abcdefg".utf8))
     }
 
     // MARK: Unwelcome answers
@@ -435,11 +706,19 @@ struct Probe: NetworkResourceType, JSONDecodableResourceType {
     var url: URL
     var credentials = false
     var timeoutInterval: TimeInterval? = 10
+    var httpMethod: HTTPMethod = .get
+    var requestBody: RequestBody?
+    var extraHeaderFields: [String: String] = [:]
     var adjust: @Sendable (inout TransferOptions) -> Void = { _ in }
 
+    var body: RequestBody? { requestBody }
+
     var headerFields: [String: String] {
-        guard credentials else { return [:] }
-        return ["Authorization": "Bearer secret-token", "Cookie": "session=secret-cookie", "X-Trace": "t-1"]
+        guard credentials else { return extraHeaderFields }
+        return extraHeaderFields.merging([
+            "Authorization": "Bearer secret-token", "Proxy-Authorization": "Basic c2VjcmV0",
+            "Cookie": "session=secret-cookie", "X-Trace": "t-1",
+        ]) { $1 }
     }
 
     func transferOptions(_ serviceDefaults: TransferOptions) -> TransferOptions {

@@ -11,16 +11,24 @@ import FoundationNetworking
 /// cases are in `FaultInjectionTests`; these cover what loopback cannot serve, such as `https`.
 @Suite("URLSessionTransport redirect rules")
 struct URLSessionTransportTests {
+    /// The decision for a redirect from `current` to `location`, for a request first sent to
+    /// `original` (default: `current`) with credentials and a trace header; the request sent to
+    /// `current` carries the credentials only if `current` is on the original origin.
     private func decide(
-        from current: String, to next: String, original: String? = nil,
+        from current: String, to location: String, original: String? = nil, status: Int = 302,
         followed: Int = 0, options: TransferOptions = TransferOptions()
     ) -> URLSessionTransport.RedirectDecision {
-        var request = URLRequest(url: URL(string: next)!)
-        request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
-        request.setValue("session=1", forHTTPHeaderField: "Cookie")
-        request.setValue("t-1", forHTTPHeaderField: "X-Trace")
+        var first = URLRequest(url: URL(string: original ?? current)!)
+        first.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
+        first.setValue("session=1", forHTTPHeaderField: "Cookie")
+        first.setValue("t-1", forHTTPHeaderField: "X-Trace")
+        var sent = first
+        sent.url = URL(string: current)
+        if URL(string: current)?.host != first.url?.host {
+            for name in URLSessionTransport.credentialHeaderFields { sent.setValue(nil, forHTTPHeaderField: name) }
+        }
         return URLSessionTransport.redirect(
-            request, from: URL(string: current), originalURL: URL(string: original ?? current),
+            statusCode: status, location: location, after: sent, original: first,
             redirectsFollowed: followed, options: options)
     }
 
@@ -89,6 +97,143 @@ struct URLSessionTransportTests {
                                original: "https://api.example.com/a", followed: 1)) == ["Bearer secret", "session=1", "t-1"])
     }
 
+    // MARK: Credentials
+
+    @Test func theCredentialFieldsAreTheOnesTheDocumentationLists() {
+        // TransferOptions, URLSessionTransport, the README and Docs/Reliability.md name these.
+        #expect(URLSessionTransport.credentialHeaderFields == ["Authorization", "Proxy-Authorization", "Cookie"])
+    }
+
+    @Test(arguments: [301, 302, 303, 307, 308])
+    func everyCredentialFieldStaysBehindOnEveryRedirectForm(status: Int) {
+        // GIVEN a POST with a body and every credential field, redirected to another origin
+        var first = URLRequest(url: URL(string: "https://api.example.com/a")!)
+        first.httpMethod = "POST"
+        first.httpBody = Data("x".utf8)
+        for name in URLSessionTransport.credentialHeaderFields { first.setValue("secret", forHTTPHeaderField: name) }
+        for (location, sameOrigin) in [("https://other.example.com/b", false), ("/b", true)] {
+            let decision = URLSessionTransport.redirect(
+                statusCode: status, location: location, after: first, original: first,
+                redirectsFollowed: 0, options: TransferOptions())
+            guard case .follow(let next) = decision else {
+                Issue.record("expected the redirect to be followed")
+                return
+            }
+            // THEN none of them goes to the other origin, and all of them to the same one
+            for name in URLSessionTransport.credentialHeaderFields {
+                #expect(next.value(forHTTPHeaderField: name) == (sameOrigin ? "secret" : nil), "\(name) to \(location)")
+            }
+        }
+    }
+
+    // MARK: Schemes
+
+    @Test(arguments: [
+        "file:///etc/passwd", "FILE:///etc/passwd", "ftp://api.example.com/x", "javascript:alert(1)",
+        "data:text/plain,hi", "mailto:a@example.com", "http:///no-host",
+    ])
+    func aLocationThatIsNotAnHTTPURLIsRefused(location: String) {
+        #expect(decide(from: "http://api.example.com/a", to: location) == .refuse(.unsupportedScheme))
+    }
+
+    @Test func aLocationThatIsNotAURLIsRefused() {
+        #expect(decide(from: "http://api.example.com/a", to: "http://[bad") == .refuse(.unsupportedScheme))
+    }
+
+    @Test(arguments: [
+        ("http://api.example.com/a", "//cdn.example.com/x?y=1", "http://cdn.example.com/x?y=1"),
+        ("https://api.example.com/a", "//cdn.example.com/x", "https://cdn.example.com/x"),
+        ("https://api.example.com/a/b", "c", "https://api.example.com/a/c"),
+        ("https://api.example.com/a/b", "/c?d=%20", "https://api.example.com/c?d=%20"),
+    ])
+    func aRelativeLocationIsResolvedAgainstTheURLThatAnswered(current: String, location: String, resolved: String) {
+        guard case .follow(let request) = decide(from: current, to: location) else {
+            Issue.record("expected the redirect to be followed")
+            return
+        }
+        #expect(request.url?.absoluteString == resolved)
+    }
+
+    // MARK: Methods and bodies
+
+    /// The request a `method` request with a body becomes after a `status` redirect: its
+    /// method, body and content type.
+    private func redirected(_ method: String, status: Int) -> [String]? {
+        var request = URLRequest(url: URL(string: "https://api.example.com/a")!)
+        request.httpMethod = method
+        request.httpBody = Data("envelope".utf8)
+        request.setValue("text/xml", forHTTPHeaderField: "Content-Type")
+        request.setValue("en", forHTTPHeaderField: "Content-Language")
+        request.setValue("t-1", forHTTPHeaderField: "X-Trace")
+        let decision = URLSessionTransport.redirect(
+            statusCode: status, location: "/b", after: request, original: request,
+            redirectsFollowed: 0, options: TransferOptions())
+        guard case .follow(let next) = decision else { return nil }
+        return [
+            next.httpMethod ?? "-", next.httpBody.map { String(decoding: $0, as: UTF8.self) } ?? "-",
+            next.value(forHTTPHeaderField: "Content-Type") ?? "-", next.value(forHTTPHeaderField: "Content-Language") ?? "-",
+            next.value(forHTTPHeaderField: "X-Trace") ?? "-",
+        ]
+    }
+
+    @Test(arguments: [
+        // 307 and 308: the same method and body, always.
+        ("POST", 307, ["POST", "envelope", "text/xml", "en", "t-1"]),
+        ("POST", 308, ["POST", "envelope", "text/xml", "en", "t-1"]),
+        ("PUT", 307, ["PUT", "envelope", "text/xml", "en", "t-1"]),
+        ("DELETE", 308, ["DELETE", "envelope", "text/xml", "en", "t-1"]),
+        // 301 and 302: POST becomes GET (as browsers do); other methods are kept.
+        ("POST", 301, ["GET", "-", "-", "-", "t-1"]),
+        ("POST", 302, ["GET", "-", "-", "-", "t-1"]),
+        ("PUT", 301, ["PUT", "envelope", "text/xml", "en", "t-1"]),
+        ("PATCH", 302, ["PATCH", "envelope", "text/xml", "en", "t-1"]),
+        // 303: GET without the body or its header fields, except that HEAD stays HEAD.
+        ("POST", 303, ["GET", "-", "-", "-", "t-1"]),
+        ("PUT", 303, ["GET", "-", "-", "-", "t-1"]),
+        ("HEAD", 303, ["HEAD", "-", "-", "-", "t-1"]),
+    ])
+    func methodsAndBodiesFollowRFC9110(method: String, status: Int, expected: [String]) {
+        #expect(redirected(method, status: status) == expected)
+    }
+
+    @Test func aBodyStreamThatMustBeSentAgainIsRefused() {
+        var request = URLRequest(url: URL(string: "https://api.example.com/a")!)
+        request.httpMethod = "POST"
+        request.httpBodyStream = InputStream(data: Data("envelope".utf8))
+        for status in [307, 308] {
+            #expect(URLSessionTransport.redirect(
+                statusCode: status, location: "/b", after: request, original: request,
+                redirectsFollowed: 0, options: TransferOptions()) == .refuse(.unrepeatableBody))
+        }
+        // A 303 drops the body, so there is nothing to send again.
+        guard case .follow(let next) = URLSessionTransport.redirect(
+            statusCode: 303, location: "/b", after: request, original: request,
+            redirectsFollowed: 0, options: TransferOptions())
+        else {
+            Issue.record("expected the 303 to be followed")
+            return
+        }
+        #expect(next.httpMethod == "GET")
+        #expect(next.httpBodyStream == nil)
+    }
+
+    @Test func theNewRefusalsDescribeThemselvesWithoutTheLocation() {
+        let unsupported = ResourceError.redirectRefused(.unsupportedScheme)
+        let unrepeatable = ResourceError.redirectRefused(.unrepeatableBody)
+        #expect("\(unsupported)" == "Redirect refused: it leads to a URL that is not http or https")
+        #expect("\(unrepeatable)".hasPrefix("Redirect refused: it needs the request body again"))
+    }
+
+    // MARK: Framing
+
+    @Test(arguments: [("5", true), ("5, 5", true), ("5,5", true), ("0", true), ("5, 7", false), ("5,", false),
+                      ("", false), ("abc", false), ("-5", false), ("5 7", false)])
+    func onlyOneContentLengthIsAccepted(value: String, accepted: Bool) {
+        #expect(URLSessionTransport.isSingleContentLength(value) == accepted)
+    }
+
+    // MARK: The shared transport
+
     @Test func theDefaultServiceUsesTheSharedTransport() {
         let service = ResourceService<CitiesResource>()
         #expect(service.session as? URLSessionTransport === URLSessionTransport.shared)
@@ -107,6 +252,35 @@ struct URLSessionTransportTests {
             transport = nil
         }
         #expect((answer.failure as? URLError)?.code == .cannotConnectToHost)
+        #expect(calls.value == 1)
+    }
+
+    @Test func releasingATransportWhileItSendsABodyAgainStillAnswersOnce() async throws {
+        // GIVEN a POST answered with a 307, so that the body goes out again on a new task
+        let received = OrderRecorder()
+        let server = try LoopbackHTTPServer { request in
+            guard request.path == "/final" else { return .status(307, headers: ["Location": "/final"]) }
+            received.append(String(decoding: request.body, as: UTF8.self))
+            return .status(200, body: Data("done".utf8))
+        }
+        defer { server.stop() }
+        var request = URLRequest(url: server.baseURL.appendingPathComponent("start"))
+        request.httpMethod = "POST"
+        request.httpBody = Data("envelope".utf8)
+        let post = request
+        let calls = Counter()
+        // WHEN the transport is released as soon as the request is sent
+        let answer: Result<(Data, URLResponse), any Error> = await withCheckedContinuation { continuation in
+            var transport: URLSessionTransport? = URLSessionTransport()
+            _ = transport?.data(for: post, options: TransferOptions()) { result in
+                calls.increment()
+                continuation.resume(returning: result)
+            }
+            transport = nil
+        }
+        // THEN the transfer still moves to its new task and answers, once
+        #expect(try String(decoding: answer.get().0, as: UTF8.self) == "done")
+        #expect(received.values == ["envelope"])
         #expect(calls.value == 1)
     }
 }
