@@ -206,6 +206,10 @@ enum XMLTranscoder {
             guard XMLDeclaration.name(encoding, isOneOf: [named]) else { throw .unsupportedEncoding(encoding) }
         }
 
+        // U+FEFF after the byte order mark is a character where none may stand; in UTF-8 it
+        // would read as a byte order mark, and the document as empty.
+        if unitCount > 0 && unit(0) == 0xFEFF { throw .malformed(line: 1, column: 1) }
+
         // First pass: validate and measure, with positions in UTF-8 bytes.
         var length = 0
         var line = 1

@@ -208,6 +208,9 @@ struct XMLEncodingTests {
         #expect(treeParsingError(mark + head + Data([0x3D, 0xD8])) == .invalidCharacter(line: 2, column: 4))
         // An odd number of bytes
         #expect(treeParsingError(mark + head + tail + Data([0x20])) == .invalidCharacter(line: 2, column: 8))
+        // U+FEFF after the byte order mark is no second byte order mark (found by the xml-tree fuzzer)
+        #expect(treeParsingError(Data([0xFE, 0xFF, 0xFE, 0xFF])) == .malformed(line: 1, column: 1))
+        #expect(treeParsingError(Data([0xFF, 0xFE, 0xFF, 0xFE, 0x3C, 0x00, 0x61, 0x00, 0x2F, 0x00, 0x3E, 0x00])) == .malformed(line: 1, column: 1))
         // The declaration must be well-formed in UTF-16 too
         let malformed = try #require(#"<?xml version="1.0" foo="1"?><a/>"#.data(using: .utf16LittleEndian))
         #expect(treeParsingError(mark + malformed) == .malformed(line: 1, column: 21))
