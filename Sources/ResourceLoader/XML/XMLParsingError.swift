@@ -13,13 +13,22 @@ public enum XMLParsingError: Error, Sendable, Hashable {
     case tooLarge(limit: Int)
     /// Elements are nested deeper than ``XMLParsingOptions/maximumDepth`` (`limit` levels).
     case tooDeep(limit: Int)
-    /// The document is, or declares, an encoding other than UTF-8 (the name is as declared, or
-    /// `"UTF-16"` / `"UTF-32"` when recognised from the first bytes).
+    /// The document is, or declares, an encoding the parser does not read (the name is as
+    /// declared, or `"UTF-16"`, `"UTF-32"` or `"EBCDIC"` when recognised from the first bytes).
+    ///
+    /// The parser reads UTF-8 (with or without a byte order mark), US-ASCII and ISO-8859-1 (by
+    /// any of their IANA names, in any case), and UTF-16 with a byte order mark, or without one
+    /// when the XML declaration names `UTF-16LE` or `UTF-16BE`. Documents in the last three are
+    /// transcoded to UTF-8 first; ``XMLParsingOptions/maximumDocumentSize`` applies before and
+    /// after. Every other encoding (windows-1252, UTF-7, Shift_JIS, UTF-32, …), and a byte
+    /// order mark that contradicts the declaration, is refused with this error.
     case unsupportedEncoding(String)
     /// The bytes at this position are not valid UTF-8.
     case invalidUTF8(line: Int, column: Int)
     /// A character (or character reference) at this position is not allowed in XML 1.0, such
-    /// as NUL or another control character.
+    /// as NUL or another control character; or the bytes there are not a character in the
+    /// document's encoding: a byte above 0x7F in US-ASCII, a lone surrogate or an odd final byte
+    /// in UTF-16. In a transcoded document, columns count bytes of its UTF-8 form.
     case invalidCharacter(line: Int, column: Int)
     /// The document has a document type declaration (`<!DOCTYPE …>`).
     ///
@@ -31,6 +40,10 @@ public enum XMLParsingError: Error, Sendable, Hashable {
     /// dropped silently, together with the text around it.
     case undeclaredEntity(name: String, line: Int, column: Int)
     /// The document is not well-formed XML; the parser noticed it at this position.
+    ///
+    /// This includes an XML declaration that is not exactly `<?xml version="1.x"` with an
+    /// optional `encoding` and `standalone`, in that order, and `?>`, all within 4,096 characters;
+    /// and `<?xml` anywhere but at the very start of the document.
     case malformed(line: Int, column: Int)
     /// Something other than whitespace, comments or processing instructions follows the root
     /// element, such as a second root element.
@@ -52,7 +65,7 @@ extension XMLParsingError: CustomStringConvertible {
         case .tooDeep(let limit):
             "The XML document nests elements deeper than the limit of \(limit) levels"
         case .unsupportedEncoding(let name):
-            "The XML document's encoding \(name.debugDescription) is not supported; only UTF-8 is"
+            "The XML document's encoding \(name.debugDescription) is not supported"
         case .invalidUTF8(let line, let column):
             "The XML document is not valid UTF-8 at line \(line), column \(column)"
         case .invalidCharacter(let line, let column):

@@ -7,8 +7,12 @@ import Foundation
 /// undeclared entities drop text without always reporting an error. One pass over the bytes
 /// refuses all of these with a typed error:
 ///
-/// - the document must be UTF-8 (with or without a byte order mark); a UTF-16 or UTF-32 document,
-///   or one that declares another encoding, is refused rather than transcoded;
+/// - the document must be UTF-8 (with or without a byte order mark), and its XML declaration, if
+///   any, must be complete, strictly well-formed (``XMLDeclaration``) and name no encoding but
+///   UTF-8; ``XMLTranscoder`` has already turned the other encodings the parser accepts (US-ASCII,
+///   ISO-8859-1, UTF-16) into such a document, and refused the rest;
+/// - `<?xml` anywhere but at the very start (after the byte order mark) is malformed, so no later
+///   declaration can name an encoding;
 /// - every character must be valid UTF-8 and allowed by XML 1.0;
 /// - `<!DOCTYPE`, in any case, outside comments, CDATA sections and processing instructions is
 ///   refused (XML only knows the uppercase keyword, so `<!doctype` is malformed anyway; it is
@@ -105,6 +109,8 @@ private struct Scanner {
     private var line = 1
     private var lineStart = 0
     private var instructionsWithoutData: [Int] = []
+    /// The offset of the XML declaration's `<?xml`, when the document starts with one.
+    private var declarationStart = -1
 
     init(bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
@@ -213,6 +219,9 @@ private struct Scanner {
                     throw .doctypeNotAllowed
                 }
                 if matches("<?", at: index) {
+                    if index != declarationStart, isReservedInstruction(targetStart: index + 2) {
+                        throw malformed(at: index)
+                    }
                     state = .processingInstruction
                     index += 2
                     if let end = endOfDatalessInstruction(targetStart: index) {
@@ -251,9 +260,13 @@ private struct Scanner {
 
     // MARK: Encoding
 
-    /// Refuses UTF-16 and UTF-32 documents and declared encodings other than UTF-8; returns the
-    /// length of a UTF-8 byte order mark, if there is one.
-    private func checkEncoding() throws(XMLParsingError) -> Int {
+    /// Refuses UTF-16 and UTF-32 documents and declared encodings other than UTF-8 (``XMLTranscoder``
+    /// has turned the others the parser accepts into UTF-8 by now); returns the length of a UTF-8
+    /// byte order mark, if there is one.
+    ///
+    /// The XML declaration is read completely and strictly (``XMLDeclaration``), the way libxml2
+    /// reads it, so the two always agree on the encoding.
+    private mutating func checkEncoding() throws(XMLParsingError) -> Int {
         if bytes.count >= 2 {
             if bytes[0] == 0 && bytes[1] == 0 { throw .unsupportedEncoding("UTF-32") }
             if bytes[0] == 0 || bytes[1] == 0 { throw .unsupportedEncoding("UTF-16") }
@@ -263,42 +276,28 @@ private struct Scanner {
         }
         let hasByteOrderMark = bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF
         let start = hasByteOrderMark ? 3 : 0
-        if let name = declaredEncoding(from: start) {
-            let lowercased = name.lowercased()
-            guard lowercased == "utf-8" || lowercased == "utf8" else {
+        if let declaration = try XMLDeclaration.read(bytes, from: start) {
+            declarationStart = start
+            if let name = declaration.encoding, !declaration.declaresUTF8 {
                 throw .unsupportedEncoding(name)
             }
         }
         return start
     }
 
-    /// The `encoding` pseudo-attribute of the XML declaration starting at `start`, if any.
-    private func declaredEncoding(from start: Int) -> String? {
-        guard matches("<?xml", at: start), start + 5 < bytes.count,
-            Self.isWhitespace(bytes[start + 5])
-        else { return nil }
-        // The declaration is short; a bound keeps this cheap on hostile input.
-        let end = min(bytes.count, start + 512)
-        var index = start + 5
-        while index < end, !matches("?>", at: index) {
-            if matches("encoding", at: index) {
-                index += 8
-                while index < end, Self.isWhitespace(bytes[index]) { index += 1 }
-                guard index < end, bytes[index] == UInt8(ascii: "=") else { return nil }
-                index += 1
-                while index < end, Self.isWhitespace(bytes[index]) { index += 1 }
-                guard index < end, bytes[index] == UInt8(ascii: "\"") || bytes[index] == UInt8(ascii: "'") else {
-                    return nil
-                }
-                let quote = bytes[index]
-                let valueStart = index + 1
-                var valueEnd = valueStart
-                while valueEnd < end, bytes[valueEnd] != quote { valueEnd += 1 }
-                return String(decoding: UnsafeRawBufferPointer(rebasing: bytes[valueStart..<valueEnd]), as: UTF8.self)
-            }
-            index += 1
-        }
-        return nil
+    /// Whether the processing instruction whose target starts at `targetStart` is named `xml`, in
+    /// any case: XML reserves the name for the declaration, which may only open the document.
+    /// libxml2 refuses such an instruction anywhere else; refusing it here makes sure no later
+    /// `<?xml … encoding=…?>` is ever read as a declaration.
+    private func isReservedInstruction(targetStart: Int) -> Bool {
+        guard targetStart + 3 <= bytes.count,
+            bytes[targetStart] | 0x20 == UInt8(ascii: "x"),
+            bytes[targetStart + 1] | 0x20 == UInt8(ascii: "m"),
+            bytes[targetStart + 2] | 0x20 == UInt8(ascii: "l")
+        else { return false }
+        guard targetStart + 3 < bytes.count else { return true }
+        let next = bytes[targetStart + 3]
+        return Self.isWhitespace(next) || next == UInt8(ascii: "?")
     }
 
     // MARK: References

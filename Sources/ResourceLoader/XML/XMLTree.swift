@@ -10,9 +10,12 @@ import Foundation
 ///
 /// Parsing goes through Foundation's `XMLParser` (libxml2), after a pass over the bytes that
 /// refuses what libxml2 must not see. A document is refused with an ``XMLParsingError`` when it
-/// is empty, too large or too deep (see ``XMLParsingOptions``), not UTF-8, has a DOCTYPE, refers to
-/// an undeclared entity, is not well-formed, or has anything but exactly one root element. There
-/// is never a partial tree.
+/// is empty, too large or too deep (see ``XMLParsingOptions``), in an encoding other than UTF-8,
+/// US-ASCII, ISO-8859-1 or UTF-16, has a DOCTYPE, refers to an undeclared entity, is not
+/// well-formed, or has anything but exactly one root element. There is never a partial tree.
+///
+/// Documents in US-ASCII, ISO-8859-1 or UTF-16 are transcoded to UTF-8 before any other check
+/// (see ``XMLParsingError/unsupportedEncoding(_:)``); the size limit applies before and after.
 ///
 /// Names are namespace-aware: every element and attribute knows its local name and namespace URI,
 /// so look-ups work whatever prefixes the document happens to use. Text is delivered with entity
@@ -29,10 +32,12 @@ public struct XMLTree: Sendable {
     /// Parses a document.
     ///
     /// - Parameters:
-    ///   - data: The document's bytes, in UTF-8.
+    ///   - data: The document's bytes: UTF-8 (with or without a byte order mark), or US-ASCII,
+    ///     ISO-8859-1 or UTF-16 as its byte order mark or XML declaration says.
     ///   - options: The limits to apply. Default: ``XMLParsingOptions/init(maximumDepth:maximumDocumentSize:)``'s defaults.
     /// - Throws: ``XMLParsingError`` describing why the document was refused.
     public init(data: Data, options: XMLParsingOptions = XMLParsingOptions()) throws(XMLParsingError) {
+        let data = try XMLTranscoder.utf8Document(data, options: options)
         let report = try XMLPreflight.check(data, options: options)
         let body = XMLPreflight.parserInput(data, report: report)
         storage = try XMLTreeBuilder.build(from: body, startTagCount: report.startTagCount, options: options)
@@ -40,9 +45,12 @@ public struct XMLTree: Sendable {
 
     /// Parses a document given as text.
     ///
+    /// The text is decoded already, so an encoding its XML declaration names is ignored (the
+    /// declaration must still be well-formed); the size limit counts the text's UTF-8 bytes.
+    ///
     /// - Throws: ``XMLParsingError`` describing why the document was refused.
     public init(string: String, options: XMLParsingOptions = XMLParsingOptions()) throws(XMLParsingError) {
-        try self.init(data: Data(string.utf8), options: options)
+        try self.init(data: XMLTranscoder.utf8Text(string, options: options), options: options)
     }
 }
 

@@ -65,8 +65,7 @@ enum FuzzEntryPoints {
             }
         case .failure(let error):
             if error.description.isEmpty { problems.append("an XMLParsingError with an empty description") }
-            let content = data.starts(with: [0xEF, 0xBB, 0xBF]) ? data.dropFirst(3) : data[...]
-            if error == .empty, content.contains(where: { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }) {
+            if error == .empty, !isWhitespaceOnly(data) {
                 problems.append(".empty for a document with non-whitespace bytes")
             }
         }
@@ -404,4 +403,22 @@ extension FuzzEntryPoints {
         case .redirectRefused: "redirectRefused"
         }
     }
+}
+
+/// Whether `data` is nothing but XML white space after its byte order mark: UTF-8 bytes, or
+/// UTF-16 code units after a UTF-16 byte order mark (the parser transcodes those).
+private func isWhitespaceOnly(_ data: Data) -> Bool {
+    let whitespace: Set<UInt16> = [0x20, 0x09, 0x0A, 0x0D]
+    let bytes = [UInt8](data)
+    if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) {
+        let bigEndian = bytes[0] == 0xFE
+        let units = stride(from: 2, to: bytes.count - 1, by: 2).map { (offset: Int) -> UInt16 in
+            let high = UInt16(bytes[bigEndian ? offset : offset + 1])
+            let low = UInt16(bytes[bigEndian ? offset + 1 : offset])
+            return high << 8 | low
+        }
+        return bytes.count % 2 == 0 && units.allSatisfy(whitespace.contains)
+    }
+    let content = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
+    return content.allSatisfy { whitespace.contains(UInt16($0)) }
 }

@@ -127,7 +127,7 @@ struct XMLBadInputTests {
         ("<a><![CDATA[x</a>", "malformed"),  // an unterminated CDATA section
         ("<a><!-- x</a>", "malformed"),  // an unterminated comment
         (" <?xml version=\"1.0\"?><a/>", "malformed"),  // the XML declaration not first
-        ("<a/><?xml version=\"1.0\"?>", "contentAfterRoot"),  // an XML declaration after the root
+        ("<a/><?xml version=\"1.0\"?>", "malformed"),  // an XML declaration after the root
         ("<?xml version=\"2.0\"?><a/>", "malformed"),  // an unknown version
     ])
     func malformedDocumentsAreTypedErrors(document: String, expected: String) {
@@ -185,6 +185,60 @@ struct XMLBadInputTests {
     @Test func doctypeTextInsideCommentsCDATAAndInstructionsIsOnlyText() throws {
         let tree = try XMLTree(string: "<!-- <!DOCTYPE x> --><?pi <!DOCTYPE y>?><r><![CDATA[<!DOCTYPE z>]]></r>")
         #expect(tree.root.text == "<!DOCTYPE z>")
+    }
+
+    // MARK: The XML declaration
+
+    /// Documents that once passed the preflight: it read only the first 512 bytes of the XML
+    /// declaration, libxml2 read it all and decoded the rest in the encoding named past that
+    /// point. In UTF-7, `+ADw-` is `<` and `+ACY-` is `&`, so the preflight saw text where libxml2
+    /// saw a DTD that adds an `xmlns` default (moving the root into another namespace), an entity
+    /// that silently removes text, and an external entity.
+    static let smugglingDocuments: [(name: String, document: [UInt8], expected: XMLParsingError)] = {
+        let padding = String(repeating: " ", count: 600)
+        func declared(_ encoding: String, _ rest: String, padding: String = padding) -> [UInt8] {
+            Array((#"<?xml version="1.0""# + padding + #"encoding="\#(encoding)"?>"# + rest).utf8)
+        }
+        let attlist = #"+ADw-!DOCTYPE r [+ADw-!ATTLIST r xmlns CDATA "urn:evil">]><r/>"#
+        return [
+            ("UTF-7, an xmlns default", declared("UTF-7", attlist), .unsupportedEncoding("UTF-7")),
+            ("UTF-7, an entity that removes text", declared("UTF-7", #"+ADw-!DOCTYPE r [+ADw-!ENTITY e "">]><r>a+ACY-e;b</r>"#),
+             .unsupportedEncoding("UTF-7")),
+            ("UTF-7, an external entity",
+             declared("UTF-7", #"+ADw-!DOCTYPE r [+ADw-!ENTITY x SYSTEM "file:///etc/hostname">]><r>a+ACY-x;b</r>"#),
+             .unsupportedEncoding("UTF-7")),
+            ("UTF-7, padded with line breaks and tabs",
+             Array(("<?xml version=\"1.0\"" + String(repeating: "\n\t", count: 300) + "encoding='utf-7'?>" + attlist).utf8),
+             .unsupportedEncoding("utf-7")),
+            ("UTF-7, padded past the declaration's bound", declared("UTF-7", attlist, padding: String(repeating: " ", count: 5000)),
+             .malformed(line: 1, column: 4097)),
+            ("windows-1252, UTF-8 text that would be mis-decoded", declared("windows-1252", "<r>Zürich</r>"),
+             .unsupportedEncoding("windows-1252")),
+            ("windows-1252, an xmlns default", declared("windows-1252", #"<!DOCTYPE r [<!ATTLIST r xmlns CDATA "urn:evil">]><r/>"#),
+             .unsupportedEncoding("windows-1252")),
+            ("ISO-8859-1, an xmlns default", declared("ISO-8859-1", #"<!DOCTYPE r [<!ATTLIST r xmlns CDATA "urn:evil">]><r/>"#),
+             .doctypeNotAllowed),
+        ]
+    }()
+
+    @Test(arguments: smugglingDocuments.indices)
+    func aLongDeclarationCannotSmuggleAnEncodingOrADTD(index: Int) throws {
+        // GIVEN a document whose declaration names an encoding past the first 512 bytes
+        let (name, document, expected) = Self.smugglingDocuments[index]
+        // WHEN it is parsed, directly and through a resource
+        let error = treeParsingError(Data(document))
+        let resourceError = try #require(TreeResource().result(from: Data(document)).failure, "\(name)")
+        // THEN it is refused with a typed error, never a tree
+        #expect(error == expected, "\(name)")
+        #expect(xmlParsingError(resourceError) == expected, "\(name)")
+    }
+
+    @Test func aLongDeclarationNamingISO88591IsReadAsISO88591() throws {
+        // GIVEN ISO-8859-1 bytes for "Zürich" after a declaration padded past 512 bytes
+        let document = Data((#"<?xml version="1.0""# + String(repeating: " ", count: 600) + #"encoding="ISO-8859-1"?><r>Z"#).utf8)
+            + Data([0xFC]) + Data("rich</r>".utf8)
+        // WHEN it is parsed, THEN the text is what ISO-8859-1 says
+        #expect(try XMLTree(data: document).root.text == "Zürich")
     }
 
     // MARK: Processing instructions
