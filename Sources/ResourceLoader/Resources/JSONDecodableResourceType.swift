@@ -90,9 +90,9 @@ extension JSONDecodableResourceType {
         } catch {
             throw ResourceError.parsing(.init(context: "decoding \(Root.self) from JSON", underlying: error))
         }
-        if !decoder.allowsJSON5, let path = JSONDuplicateKeyScanner.firstDuplicateKeyPath(in: data) {
+        if !decoder.allowsJSON5, JSONDuplicateKeyScanner.firstDuplicateKeyPath(in: data) != nil {
             throw ResourceError.parsing(
-                .init(context: "decoding \(Root.self) from JSON: the key at \(path) appears twice in one object"))
+                .init(context: "decoding \(Root.self) from JSON: a key appears twice in one object"))
         }
         return try model(from: root)
     }

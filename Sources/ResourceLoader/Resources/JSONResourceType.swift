@@ -55,8 +55,8 @@ extension JSONResourceType {
         } catch {
             throw ResourceError.parsing(.init(context: "reading JSON", underlying: error))
         }
-        if let path = JSONDuplicateKeyScanner.firstDuplicateKeyPath(in: data) {
-            throw ResourceError.parsing(.init(context: "reading JSON: the key at \(path) appears twice in one object"))
+        if JSONDuplicateKeyScanner.firstDuplicateKeyPath(in: data) != nil {
+            throw ResourceError.parsing(.init(context: "reading JSON: a key appears twice in one object"))
         }
         if let dictionary = object as? [String: Any] {
             guard let model = modelFrom(jsonDictionary: dictionary) else {
