@@ -91,6 +91,28 @@ struct SpyneInteroperabilityTests {
     }
 }
 
+/// Keeps the resource the spyne tests call the same as the README's.
+@Suite("SOAP against spyne: the README's resource")
+struct SpyneResourceMatchesTheREADMETests {
+    @Test func theTestedResourceIsTheREADMEsExampleWithTheURLInjected() throws {
+        let testFile = URL(fileURLWithPath: #filePath)
+        let readme = testFile.appendingPathComponent("../../../../README.md").standardized
+        let readmeLines = try String(contentsOf: readme, encoding: .utf8).components(separatedBy: "\n")
+        let testLines = try String(contentsOf: testFile, encoding: .utf8).components(separatedBy: "\n")
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+        let start = try #require(readmeLines.firstIndex(of: "struct GetUserDetails: SOAPResourceType {"))
+        let end = try #require(readmeLines[start...].firstIndex(of: "}"))
+        let expected = readmeLines[start...end].map { line -> String in
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            return trimmed.hasPrefix("var url: URL") ? "let url: URL" : trimmed
+        }
+        let found = testLines.indices.contains { index in
+            index + expected.count <= testLines.count && Array(testLines[index..<index + expected.count]) == expected
+        }
+        #expect(found, "SpyneInteroperabilityTests.GetUserDetails differs from the README's GetUserDetails")
+    }
+}
+
 /// A running `spyne-user-service.py`.
 struct SpynePeer: Sendable {
     let process: Process
