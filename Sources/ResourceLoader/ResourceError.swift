@@ -22,8 +22,11 @@ import FoundationNetworking
 /// | ``parsing(_:)`` | The body could not be turned into the model. |
 /// | ``soapFault(_:)`` | A SOAP service answered with a Fault. |
 ///
-/// Descriptions never contain header values or request and response bodies, so an error can be
-/// logged without leaking credentials.
+/// Descriptions name the kind of failure and never quote what the server sent (bodies, header
+/// values, SOAP Fault text, names declared in a document, dictionary keys) nor the request's
+/// header values and body, so an error can be logged without leaking credentials or personal
+/// data. The server's text stays on the associated values; an error carried inside is quoted
+/// only when it is a ``ContentFreeDescription``.
 public enum ResourceError: Error, Sendable {
     /// The resource could not be turned into a request; `reason` says why.
     case invalidRequest(reason: String)
@@ -221,19 +224,29 @@ extension ResourceError: CustomStringConvertible {
     }
 }
 
-/// An error whose `description` never quotes server-controlled text, so that
-/// ``ResourceError/description`` may include it.
-protocol ServerTextFreeDescription: Error, CustomStringConvertible {}
+/// An error whose `description` contains nothing a server sent (no body, header value, document
+/// text or declared name), so that ``ResourceError/description`` may quote it.
+///
+/// ``ResourceError`` describes any other error it carries (a ``ResourceError/serviceLevel(_:)``
+/// error, a custom transport's error) by its type name only. Conform an error type of your own
+/// when its description is safe to log:
+///
+/// ```swift
+/// struct QuotaExceeded: Error, ContentFreeDescription {
+///     var description: String { "The daily quota is used up" }
+/// }
+/// ```
+public protocol ContentFreeDescription: Error, CustomStringConvertible {}
 
-extension ResourceError: ServerTextFreeDescription {}
+extension ResourceError: ContentFreeDescription {}
 
 extension ResourceError {
-    /// Words for an error carried inside another: its own description when it is known never to
-    /// quote server text, otherwise only its kind (a `DecodingError`'s case, an `NSError`'s
+    /// Words for an error carried inside another: its own description when it is a
+    /// ``ContentFreeDescription``, otherwise only its kind (a `DecodingError`'s case, an `NSError`'s
     /// domain and code, or any other error's type).
     static func summary(ofUnderlying error: any Error) -> String {
         switch error {
-        case let error as any ServerTextFreeDescription:
+        case let error as any ContentFreeDescription:
             return error.description
         case let error as DecodingError:
             switch error {

@@ -41,7 +41,7 @@ public enum XMLParsingError: Error, Sendable, Hashable {
     case truncated
 }
 
-extension XMLParsingError: CustomStringConvertible, ServerTextFreeDescription {
+extension XMLParsingError: ContentFreeDescription {
     /// A one-line description that never quotes the document's text: not a declared encoding's
     /// name nor an entity's name, which stay on the associated values.
     public var description: String {

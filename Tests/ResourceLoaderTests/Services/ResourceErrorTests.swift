@@ -204,6 +204,12 @@ struct ResourceErrorRedactionTests {
         let serviceLevel = await fetchError(CityNamesResource(), from: session)
         #expect(serviceLevel?.caseName == "serviceLevel")
         expectNoSecret(serviceLevel, "a service-level error")
+        // An error that promises a content-free description is quoted in full.
+        struct QuotaExceeded: Error, ContentFreeDescription {
+            var description: String { "The daily quota is used up" }
+        }
+        #expect(ResourceError.serviceLevel(QuotaExceeded()).description == "The service reported an error (The daily quota is used up)")
+        #expect(ResourceError.serviceLevel(CityNamesResource.ServiceError(message: s)).description == "The service reported an error (ServiceError)")
     }
 
     @Test func transportAndRedirectErrors() async {
