@@ -34,11 +34,14 @@ extension XMLTree {
         /// the element itself or the nearest ancestor that declares the prefix.
         ///
         /// Use it to resolve names that a document writes in text or attribute values, such as a
-        /// SOAP fault code (`soap:Client`) or an `xsi:type`. Pass `nil` for the default namespace.
-        /// The `xml` prefix is always bound. Returns `nil` when the prefix is not bound, or for the
+        /// SOAP fault code (`soap:Client`) or an `xsi:type`. Pass `nil` (or `""`) for the default
+        /// namespace. The `xml` and `xmlns` prefixes are always bound. Returns `nil` when the prefix is not bound, or for the
         /// default namespace when none is declared (or `xmlns=""` undeclares it).
         public func namespaceURI(forPrefix prefix: String?) -> String? {
+            // `""` is the default namespace too.
+            let prefix = prefix?.isEmpty == true ? nil : prefix
             if prefix == "xml" { return "http://www.w3.org/XML/1998/namespace" }
+            if prefix == "xmlns" { return "http://www.w3.org/2000/xmlns/" }
             let declarations = storage.declarations
             var current = index
             while current >= 0 {

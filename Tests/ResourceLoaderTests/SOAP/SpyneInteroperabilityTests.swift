@@ -169,6 +169,7 @@ struct SpynePeer: Sendable {
             let url = URL(string: "http://127.0.0.1:\(port)/")
         else {
             process.terminate()
+            process.waitUntilExit()
             throw StartFailure(description: "spyne-user-service.py did not start (is spyne installed? pip install spyne lxml)")
         }
         return SpynePeer(process: process, input: input.fileHandleForWriting, url: url)

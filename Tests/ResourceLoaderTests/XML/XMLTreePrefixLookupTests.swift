@@ -15,6 +15,7 @@ struct XMLTreePrefixLookupTests {
         #expect(b.namespaceURI(forPrefix: "p") == "urn:inner")
         #expect(c.namespaceURI(forPrefix: "p") == "urn:inner")
         #expect(c.namespaceURI(forPrefix: nil) == "urn:default")
+        #expect(c.namespaceURI(forPrefix: "") == "urn:default")
         #expect(d.namespaceURI(forPrefix: nil) == nil)
         #expect(d.namespaceURI(forPrefix: "p") == "urn:outer")
     }
