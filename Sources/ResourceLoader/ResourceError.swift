@@ -22,8 +22,11 @@ import FoundationNetworking
 /// | ``parsing(_:)`` | The body could not be turned into the model. |
 /// | ``soapFault(_:)`` | A SOAP service answered with a Fault. |
 ///
-/// Descriptions never contain header values or request and response bodies, so an error can be
-/// logged without leaking credentials.
+/// Descriptions name the kind of failure and never quote what the server sent (bodies, header
+/// values, SOAP Fault text, names declared in a document, dictionary keys) nor the request's
+/// header values and body, so an error can be logged without leaking credentials or personal
+/// data. The server's text stays on the associated values; an error carried inside is quoted
+/// only when it is a ``ContentFreeDescription``.
 public enum ResourceError: Error, Sendable {
     /// The resource could not be turned into a request; `reason` says why.
     case invalidRequest(reason: String)
@@ -184,13 +187,20 @@ extension ResourceError {
 }
 
 extension ResourceError: CustomStringConvertible {
-    /// A one-line description that never includes header values or bodies.
+    /// A one-line description that names the kind of failure and never quotes what the server
+    /// sent or the request carried.
+    ///
+    /// Header values, bodies, a SOAP Fault's code and reason, declared encoding and entity names,
+    /// dictionary keys from the response and the text of errors from other sources (a custom
+    /// transport, a ``serviceLevel(_:)`` error) are left out: they may hold credentials or
+    /// personal data, and descriptions end up in logs. They stay available on the associated
+    /// values for callers who want them.
     public var description: String {
         switch self {
         case .invalidRequest(let reason):
             return "Invalid request: \(reason)"
         case .transport(let code, let underlying):
-            let detail = (underlying as? URLError).map { _ in "" } ?? ": \(underlying)"
+            let detail = underlying is URLError ? "" : " (\(Self.summary(ofUnderlying: underlying)))"
             let summary = Self.summary(of: code).map { "\($0) " } ?? ""
             return "Transport error: \(summary)(URLError code \(code.rawValue))\(detail)"
         case .timedOut:
@@ -211,18 +221,102 @@ extension ResourceError: CustomStringConvertible {
             return "HTTP status \(failure.statusCode) is not acceptable"
                 + " (\(failure.bodyPrefix.count) body bytes kept)"
         case .serviceLevel(let error):
-            return "The service reported an error: \(error)"
+            return "The service reported an error (\(Self.summary(ofUnderlying: error)))"
         case .emptyResponse(let statusCode):
             return "The response body was empty"
                 + (statusCode.map { " (HTTP status \($0))" } ?? "")
         case .parsing(let failure):
             var text = "Parsing failed while \(failure.context)"
-            if let path = failure.codingPath, !path.isEmpty { text += " at \(path)" }
-            if let underlying = failure.underlying { text += ": \(underlying)" }
+            if let path = failure.redactedCodingPath, !path.isEmpty { text += " at \(path)" }
+            if let underlying = failure.underlying { text += ": \(Self.summary(ofUnderlying: underlying))" }
             return text
         case .soapFault(let fault):
-            return "SOAP Fault \(fault.code): \(fault.reason)"
+            return fault.description
         }
+    }
+}
+
+/// An error whose `description` contains nothing a server sent (no body, header value, document
+/// text or declared name), so that ``ResourceError/description`` may quote it.
+///
+/// ``ResourceError`` describes any other error it carries (a ``ResourceError/serviceLevel(_:)``
+/// error, a custom transport's error) by its type name only. Conform an error type of your own
+/// when its description is safe to log:
+///
+/// ```swift
+/// struct QuotaExceeded: Error, ContentFreeDescription {
+///     var description: String { "The daily quota is used up" }
+/// }
+/// ```
+public protocol ContentFreeDescription: Error, CustomStringConvertible {}
+
+extension ResourceError: ContentFreeDescription {}
+
+extension ResourceError {
+    /// Words for an error carried inside another: its own description when it is a
+    /// ``ContentFreeDescription``, otherwise only its kind (a `DecodingError`'s case, an `NSError`'s
+    /// domain and code, or any other error's type).
+    static func summary(ofUnderlying error: any Error) -> String {
+        switch error {
+        case let error as any ContentFreeDescription:
+            return error.description
+        case let error as DecodingError:
+            switch error {
+            case .typeMismatch(let type, _):
+                return "a value is not of the expected type \(type)"
+            case .valueNotFound(let type, _):
+                return "a value of type \(type) is missing"
+            case .keyNotFound(let key, _):
+                let name = ParsingFailure.isSafeToQuote(key) ? "\"\(key.stringValue)\"" : "a key"
+                return "\(name) is missing"
+            case .dataCorrupted:
+                return "the data is not valid"
+            @unknown default:
+                return "DecodingError"
+            }
+        default:
+            // Foundation's own errors (JSONSerialization's, for one) put document text in their
+            // user info; their domain and code do not.
+            if Swift.type(of: error) is NSError.Type {
+                let error = error as NSError
+                return "\(error.domain) error \(error.code)"
+            }
+            return String(describing: Swift.type(of: error))
+        }
+    }
+}
+
+extension ResourceError.ParsingFailure {
+    /// ``codingPath`` with every key that may come from the response replaced by `*`.
+    ///
+    /// A key is quoted only when it cannot hold response text: an index, a key the model declared
+    /// as a payload-free enum case (such as synthesised `CodingKeys`), or a name from the
+    /// resource's own element path. Dictionary keys, which the response chooses, are not.
+    var redactedCodingPath: String? {
+        guard let decodingError = underlying as? DecodingError else { return nil }
+        let path: [any CodingKey]
+        switch decodingError {
+        case .typeMismatch(_, let context), .valueNotFound(_, let context),
+            .dataCorrupted(let context):
+            path = context.codingPath
+        case .keyNotFound(let key, let context):
+            path = context.codingPath + [key]
+        @unknown default:
+            return nil
+        }
+        return path.map { key in
+            if let index = key.intValue { return "[\(index)]" }
+            return Self.isSafeToQuote(key) ? key.stringValue : "*"
+        }
+        .joined(separator: ".")
+        .replacingOccurrences(of: ".[", with: "[")
+    }
+
+    /// Whether `key` cannot hold response text: see ``redactedCodingPath``.
+    static func isSafeToQuote(_ key: any CodingKey) -> Bool {
+        if key is XMLCodingKey { return true }
+        let mirror = Mirror(reflecting: key)
+        return mirror.displayStyle == .enum && mirror.children.isEmpty
     }
 }
 

@@ -97,7 +97,10 @@ public final class FakeURLSession: URLSessionType, @unchecked Sendable {
 }
 
 /// The error a ``FakeURLSession`` answers with when no stub matches a request.
-public struct UnmatchedRequestError: Error, CustomStringConvertible {
+///
+/// Its description names the request, never a response, so a ``ResourceLoader/ResourceError``
+/// carrying it quotes it in full.
+public struct UnmatchedRequestError: Error, ContentFreeDescription {
     /// The request no stub matched.
     public let request: URLRequest
 

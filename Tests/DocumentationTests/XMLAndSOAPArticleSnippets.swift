@@ -16,21 +16,17 @@ struct User: Decodable, Sendable {
     let firstName: String
     let lastName: String
     let email: String
-    let phoneNumber: String
-    let faxNumber: String
-    let street1: String
-    let street2: String
     let city: String
-    let postCode: String
 }
 
 struct GetUserDetails: SOAPResourceType {
     typealias Model = User
     let userID: String
     var url: URL { URL(string: "https://example.com/services/UserService")! }
+    var operationNamespace: String? { "urn:example:users" }
     var operation: String { "getUserDetails" }
     var parameters: SOAPParameters { ["userID": .text(userID)] }
-    var responsePath: [String] { ["getUserDetailsResponse", "getUserDetails", "userModel"] }
+    var responsePath: [String] { ["getUserDetailsResponse", "getUserDetailsResult"] }
 }
 
 static func fetchUser() async {
@@ -38,8 +34,8 @@ let service = ResourceService<GetUserDetails>()
 do {
     let user = try await service.fetch(GetUserDetails(userID: "12345"))
     print("Hello, \(user.firstName)")
-} catch .soapFault(let fault) {
-    print("The service refused: \(fault.code) \(fault.reason)")
+} catch .soapFault(let fault) where fault.standardCode == .sender {
+    print("The service refused the request: \(fault.reason)")
 } catch {
     print("The fetch failed: \(error)")
 }
@@ -56,7 +52,7 @@ struct GetUserDetailsV2: SOAPResourceType {
     var parameters: SOAPParameters {
         ["userID": .text(userID), "include": ["addresses": "true", "phones": "false"]]
     }
-    var responsePath: [String] { ["getUserDetailsResponse", "getUserDetails", "userModel"] }
+    var responsePath: [String] { ["getUserDetailsResponse", "getUserDetailsResult"] }
 }
 
 struct Book: Decodable, Sendable {
@@ -124,14 +120,23 @@ return (session, service)
 /// The article's resources do what the article says.
 @Suite("XML and SOAP article")
 struct XMLAndSOAPArticleTests {
-    /// The seeds' getUserDetails response, shared with the library's tests.
-    static let seedResponse = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../ResourceLoaderTests/Fixtures/getUserDetails-response.xml").standardized
+    /// A document/literal response as spyne sends it, shared with the library's tests.
+    static let documentLiteralResponse = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../ResourceLoaderTests/Fixtures/getUserDetails-document-literal-response.xml").standardized
 
-    @Test func getUserDetailsDecodesTheSeedResponse() throws {
-        let user = try XMLAndSOAPArticle.GetUserDetails(userID: "12345").model(from: try Data(contentsOf: Self.seedResponse))
+    @Test func getUserDetailsDecodesADocumentLiteralResponse() throws {
+        let user = try XMLAndSOAPArticle.GetUserDetails(userID: "12345").model(from: try Data(contentsOf: Self.documentLiteralResponse))
         #expect(user.firstName == "Fred")
-        #expect(user.postCode == "IG1 1YT")
+        #expect(user.city == "London")
+    }
+
+    @Test func getUserDetailsSendsTheOperationInTheTargetNamespace() throws {
+        let request = try XMLAndSOAPArticle.GetUserDetails(userID: "12345").urlRequest()
+        let body = try #require(request.httpBody)
+        let operation = try #require(try XMLTree(data: body).root.element(atPath: ["Body", "getUserDetails"]))
+        #expect(operation.namespaceURI == "urn:example:users")
+        #expect(operation.child(named: "userID")?.namespaceURI == "urn:example:users")
+        #expect(request.value(forHTTPHeaderField: "SOAPAction") == #""getUserDetails""#)
     }
 
     @Test func theStubbedServiceAnswersWithAFault() async throws {
@@ -141,6 +146,7 @@ struct XMLAndSOAPArticleTests {
             Issue.record("expected a Fault")
         } catch .soapFault(let fault) {
             #expect(fault.code == "soap:Client")
+            #expect(fault.standardCode == .sender)
             #expect(fault.reason == "Unknown user")
         }
         let request = try #require(session.receivedRequests.first)

@@ -25,7 +25,7 @@ public enum JSONParsingError: Error, Sendable, Hashable {
     case duplicateKey(path: String, offset: Int)
 }
 
-extension JSONParsingError: CustomStringConvertible {
+extension JSONParsingError: ContentFreeDescription {
     /// A one-line description that never quotes the body, its keys included.
     public var description: String {
         switch self {

@@ -7,20 +7,26 @@ import FoundationNetworking
 /// A resource fetched from a SOAP service: an operation call whose response is decoded into the
 /// model.
 ///
-/// Say where the service is, which operation to call with which parameters, and where the model
-/// sits in the response; the envelope, the headers, the `POST` and the Fault handling come for
-/// free:
+/// Say where the service is, which operation to call in which namespace with which parameters,
+/// and where the model sits in the response; the envelope, the headers, the `POST` and the Fault
+/// handling come for free. For a document/literal service, as most WSDLs describe:
 ///
 /// ```swift
 /// struct GetUserDetails: SOAPResourceType {
 ///     typealias Model = User
 ///     let userID: String
 ///     var url: URL { URL(string: "https://example.com/services/UserService")! }
+///     var operationNamespace: String? { "urn:example:users" }
 ///     var operation: String { "getUserDetails" }
 ///     var parameters: SOAPParameters { ["userID": .text(userID)] }
-///     var responsePath: [String] { ["getUserDetailsResponse", "getUserDetails", "userModel"] }
+///     var responsePath: [String] { ["getUserDetailsResponse", "getUserDetailsResult"] }
 /// }
 /// ```
+///
+/// Read the values off the WSDL: ``operationNamespace`` is the `targetNamespace` of the schema
+/// that declares the operation's element, ``operation`` is the input message part's element,
+/// and ``responsePath`` is the output message part's element followed by the child that holds
+/// the result (see <doc:XMLAndSOAPResources>).
 ///
 /// **Requests.** The body is a ``SOAPEnvelope`` built from ``soapVersion``, ``operation``,
 /// ``operationNamespace`` and ``parameters``, with every value escaped. SOAP 1.1 requests carry
@@ -44,7 +50,9 @@ public protocol SOAPResourceType: NetworkResourceType, XMLDecodableResourceType 
     /// The name of the operation element inside the request's `Body`.
     var operation: String { get }
 
-    /// The namespace of the operation and its parameters, if the service uses one. Default: `nil`.
+    /// The namespace of the operation and its parameters: the `targetNamespace` of the WSDL schema
+    /// that declares the operation's element. Document/literal services need it, or they cannot
+    /// match the request to their schema. Default: `nil`, no namespace.
     var operationNamespace: String? { get }
 
     /// The operation's parameters, in order. Default: none.
@@ -55,7 +63,9 @@ public protocol SOAPResourceType: NetworkResourceType, XMLDecodableResourceType 
     var soapAction: String? { get }
 
     /// The names of the elements leading from the response's `Body` to the element the model is
-    /// decoded from. Default: `["\(operation)Response"]`.
+    /// decoded from: in a WSDL, the output message part's element, then the child of its type
+    /// that holds the result (`getUserDetailsResult`, `return`…). Default:
+    /// `["\(operation)Response"]`.
     var responsePath: [String] { get }
 }
 

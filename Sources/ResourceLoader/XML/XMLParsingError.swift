@@ -54,8 +54,9 @@ public enum XMLParsingError: Error, Sendable, Hashable {
     case truncated
 }
 
-extension XMLParsingError: CustomStringConvertible {
-    /// A one-line description that never quotes the document's text, except an entity's name.
+extension XMLParsingError: ContentFreeDescription {
+    /// A one-line description that never quotes the document's text: not a declared encoding's
+    /// name nor an entity's name, which stay on the associated values.
     public var description: String {
         switch self {
         case .empty:
@@ -64,16 +65,16 @@ extension XMLParsingError: CustomStringConvertible {
             "The XML document is larger than the limit of \(limit) bytes"
         case .tooDeep(let limit):
             "The XML document nests elements deeper than the limit of \(limit) levels"
-        case .unsupportedEncoding(let name):
-            "The XML document's encoding \(name.debugDescription) is not supported"
+        case .unsupportedEncoding:
+            "The XML document's encoding is not supported"
         case .invalidUTF8(let line, let column):
             "The XML document is not valid UTF-8 at line \(line), column \(column)"
         case .invalidCharacter(let line, let column):
             "The XML document has a character XML 1.0 does not allow at line \(line), column \(column)"
         case .doctypeNotAllowed:
             "The XML document has a document type declaration (DOCTYPE), which is not allowed"
-        case .undeclaredEntity(let name, let line, let column):
-            "The XML document refers to the undeclared entity \(name.debugDescription) at line \(line), column \(column)"
+        case .undeclaredEntity(_, let line, let column):
+            "The XML document refers to an undeclared entity at line \(line), column \(column)"
         case .malformed(let line, let column):
             "The XML document is not well-formed at line \(line), column \(column)"
         case .contentAfterRoot(let line, let column):

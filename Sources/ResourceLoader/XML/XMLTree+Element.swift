@@ -30,6 +30,31 @@ extension XMLTree {
         /// The namespace URI the element is in, or `nil` when it is in no namespace.
         public var namespaceURI: String? { storage.namespaceURI(of: index) }
 
+        /// The namespace URI that `prefix` is bound to where this element is: by a declaration on
+        /// the element itself or the nearest ancestor that declares the prefix.
+        ///
+        /// Use it to resolve names that a document writes in text or attribute values, such as a
+        /// SOAP fault code (`soap:Client`) or an `xsi:type`. Pass `nil` (or `""`) for the default
+        /// namespace. The `xml` and `xmlns` prefixes are always bound. Returns `nil` when the prefix is not bound, or for the
+        /// default namespace when none is declared (or `xmlns=""` undeclares it).
+        public func namespaceURI(forPrefix prefix: String?) -> String? {
+            // `""` is the default namespace too.
+            let prefix = prefix?.isEmpty == true ? nil : prefix
+            if prefix == "xml" { return "http://www.w3.org/XML/1998/namespace" }
+            if prefix == "xmlns" { return "http://www.w3.org/2000/xmlns/" }
+            let declarations = storage.declarations
+            var current = index
+            while current >= 0 {
+                if !declarations.isEmpty, let declared = declarations[current],
+                    let binding = declared.last(where: { $0.prefix == prefix })
+                {
+                    return binding.namespaceURI
+                }
+                current = storage.nodes[current].parent
+            }
+            return nil
+        }
+
         /// The attributes, sorted by prefix then local name. Namespace declarations (`xmlns`,
         /// `xmlns:p`) are not attributes.
         public var attributes: [Attribute] { storage.nodes[index].attributes }

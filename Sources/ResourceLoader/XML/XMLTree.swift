@@ -65,10 +65,15 @@ extension XMLTree {
         let nodes: [Node]
         /// Each distinct binding elements used: `scopes[0]` is no prefix, no namespace.
         let scopes: [Scope]
+        /// The namespace declarations (`xmlns`, `xmlns:p`) of the elements that have some, by node
+        /// index, in the order written; a `nil` URI undeclares the default namespace
+        /// (`xmlns=""`). Kept for resolving prefixes in text, such as a SOAP fault code.
+        let declarations: [Int: [Scope]]
 
-        init(nodes: [Node], scopes: [Scope]) {
+        init(nodes: [Node], scopes: [Scope], declarations: [Int: [Scope]] = [:]) {
             self.nodes = nodes
             self.scopes = scopes
+            self.declarations = declarations
         }
 
         /// The namespace URI of the node at `index`.

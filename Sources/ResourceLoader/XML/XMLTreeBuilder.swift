@@ -59,6 +59,8 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     @exclusivity(unchecked) private var sawUnboundPrefix = false
     /// The scope of the `xml` prefix, once used.
     @exclusivity(unchecked) private var xmlScope = -1
+    /// The namespace declarations of each element that has some, by node index.
+    @exclusivity(unchecked) private var declarations: [Int: [XMLTree.Scope]] = [:]
     /// Long names seen so far, so that repeated ones share storage.
     @exclusivity(unchecked) private var interned: Set<String> = []
 
@@ -92,7 +94,7 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
         guard succeeded else { throw .malformed(line: parser.lineNumber, column: parser.columnNumber) }
         guard !builder.nodes.isEmpty else { throw hasStartTag ? .truncated : .noRoot }
         guard builder.open.isEmpty, builder.rootClosed else { throw .truncated }
-        return XMLTree.Storage(nodes: builder.nodes, scopes: builder.scopes)
+        return XMLTree.Storage(nodes: builder.nodes, scopes: builder.scopes, declarations: builder.declarations)
     }
 
     private func fail(_ parser: XMLParser, _ error: XMLParsingError) {
@@ -241,6 +243,15 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
             name: intern(name), text: "", attributes: elementAttributes, parent: open.last?.index ?? -1, end: -1,
             scope: scope))
         open.append(OpenElement(index: nodes.count - 1, bindingMark: bindingMark))
+        if bindings.count > bindingMark { recordDeclarations(since: bindingMark) }
+    }
+
+    /// Keeps the declarations the element just started made (`bindings[mark...]`), so that
+    /// ``XMLTree/Element/namespaceURI(forPrefix:)`` can resolve prefixes written in text.
+    private func recordDeclarations(since mark: Int) {
+        declarations[nodes.count - 1] = bindings[mark...].map {
+            XMLTree.Scope(prefix: $0.prefix.isEmpty ? nil : $0.prefix, namespaceURI: $0.uri.isEmpty ? nil : $0.uri)
+        }
     }
 
     func parser(

@@ -307,6 +307,12 @@ enum FuzzEntryPoints {
             problems.append("a Fault field with untrimmed whitespace")
         }
         if let detail = fault.detail { problems += checkElements(below: detail) }
+        if fault.resolvedCode.text != fault.code || fault.resolvedSubcodes.map(\.text) != fault.subcodes {
+            problems.append("resolved fault codes that are not the codes as written")
+        }
+        if fault.standardCode != nil && fault.resolvedCode.namespaceURI.flatMap(SOAPVersion.init(envelopeNamespace:)) == nil {
+            problems.append("a standard fault code outside the SOAP namespaces")
+        }
         _ = ResourceError.soapFault(fault).description
         return problems
     }

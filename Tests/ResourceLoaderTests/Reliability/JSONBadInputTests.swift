@@ -1,5 +1,5 @@
 import Foundation
-import ResourceLoader
+@testable import ResourceLoader
 import ResourceLoaderTesting
 import Testing
 

@@ -156,6 +156,7 @@ struct SOAPResourceTypeTests {
             return
         }
         #expect(fault.code == "SOAP-ENV:Client")
+        #expect(fault.standardCode == .sender)
         #expect(fault.subcodes.isEmpty)
         #expect(fault.reason == "Unknown user 99999")
         #expect(fault.role == "https://example.com/services/UserService")
@@ -180,7 +181,8 @@ struct SOAPResourceTypeTests {
         #expect(fault.role == "http://www.w3.org/2003/05/soap-envelope/role/ultimateReceiver")
         #expect(fault.detail?.name == "Detail")
         #expect(fault.detail?.element(atPath: ["userError", "code"])?.text == "USR-404")
-        #expect(ResourceError.soapFault(fault).description == "SOAP Fault env:Sender: Unknown user 99999")
+        #expect(fault.standardCode == .sender)
+        #expect(ResourceError.soapFault(fault).description == "SOAP Fault Sender")
     }
 
     @Test func anHTMLErrorPageStaysAnHTTPStatusError() async {
