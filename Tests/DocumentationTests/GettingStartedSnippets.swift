@@ -26,7 +26,7 @@ struct Archive: NetworkResourceType, JSONDecodableResourceType {
     typealias Model = [City]
     var url: URL { URL(string: "https://api.example.com/archive.json")! }
     var jsonParsingOptions: JSONParsingOptions {
-        JSONParsingOptions(maximumValueCount: 4_000_000, maximumContainerCount: 1_000_000)
+        JSONParsingOptions(maximumValueCount: 16_000_000, maximumContainerCount: 4_000_000)
     }
 }
 

@@ -64,7 +64,8 @@ public protocol JSONDecodableResourceType: DataResourceType {
     /// The decoder used for the body. The default is a plain `JSONDecoder()`.
     var jsonDecoder: JSONDecoder { get }
 
-    /// The limits a body must keep to be decoded. Default: ``JSONParsingOptions``' defaults.
+    /// The limits a body must keep to be decoded. Default: ``JSONParsingOptions/decoding``
+    /// (4,000,000 values).
     var jsonParsingOptions: JSONParsingOptions { get }
 
     /// Maps the decoded root to the model. The identity when `Root == Model`.
@@ -77,8 +78,8 @@ extension JSONDecodableResourceType {
     /// A plain `JSONDecoder`.
     public var jsonDecoder: JSONDecoder { JSONDecoder() }
 
-    /// The default limits.
-    public var jsonParsingOptions: JSONParsingOptions { JSONParsingOptions() }
+    /// ``JSONParsingOptions/decoding``: 4,000,000 values, any of them objects or arrays.
+    public var jsonParsingOptions: JSONParsingOptions { .decoding }
 
     /// Decodes ``Root`` from `data` with ``jsonDecoder`` and maps it with ``model(from:)-(Root)``.
     ///

@@ -9,10 +9,15 @@
 /// ``JSONParsingError/tooManyValues(limit:)`` or ``JSONParsingError/tooManyContainers(limit:)``.
 /// No model, and no part of one, is built.
 ///
-/// With the defaults (1,000,000 values, of which at most 125,000 objects or arrays), parsing a
-/// body peaks at about 0.5 GB with `JSONSerialization` and under 0.1 GB with `JSONDecoder`
-/// (plus the model) on Linux, whatever the body holds; 100,000 records of a few fields each pass.
-/// Measurements and the formula are in `Docs/Reliability.md`.
+/// The two parsers cost very different amounts, so each resource protocol has its own default:
+///
+/// | Resource | Default | Peak while parsing, whatever the body holds (Linux) |
+/// | --- | --- | --- |
+/// | ``JSONResourceType`` (`JSONSerialization`) | `JSONParsingOptions()`: 1,000,000 values, at most 125,000 of them objects or arrays | about 0.5 GB |
+/// | ``JSONDecodableResourceType`` (`JSONDecoder`) | ``decoding``: 4,000,000 values, any of them objects or arrays | about 0.3 GB, plus the model |
+///
+/// 100,000 records of a few fields each pass the first; a million pass the second. Measurements
+/// and the formula are in `Docs/Reliability.md`.
 ///
 /// ```swift
 /// var jsonParsingOptions: JSONParsingOptions {
@@ -24,6 +29,15 @@ public struct JSONParsingOptions: Sendable, Hashable {
     public static let defaultMaximumValueCount = 1_000_000
     /// The default ``maximumContainerCount``: 125,000 objects and arrays.
     public static let defaultMaximumContainerCount = 125_000
+
+    /// The default limits of ``JSONDecodableResourceType``: 4,000,000 values, any of them objects
+    /// or arrays.
+    ///
+    /// `JSONDecoder` keeps a parsed value in at most about 80 bytes, an object no more than a
+    /// number, where `JSONSerialization` spends about 3 KB on every object; so the decoding path
+    /// allows four times the values and does not count containers apart. Parsing then peaks at
+    /// about 0.3 GB, plus the model the resource decodes.
+    public static let decoding = JSONParsingOptions(maximumValueCount: 4_000_000, maximumContainerCount: 4_000_000)
 
     /// The most values a body may hold: every object, array, string, number, `true`, `false` and
     /// `null`, at any depth, the top-level value included. Object keys are not values.

@@ -188,16 +188,23 @@ struct JSONBadInputTests {
     /// The defaults apply without a resource saying anything: 1,000,001 numbers (2 MB) or 125,001
     /// empty arrays (375 KB) would cost `JSONSerialization` about 75 MB and 10 MB, but the
     /// ten-fold of either, well under the response size limit, would cost ten times that.
-    @Test func theDefaultLimitsApplyOnBothPaths() {
-        let arrays = "[" + Array(repeating: "[]", count: 125_000).joined(separator: ",") + "]"
-        let cases: [(String, JSONParsingError)] = [
-            (Self.millionZeros, .tooManyValues(limit: JSONParsingOptions.defaultMaximumValueCount)),
-            (arrays, .tooManyContainers(limit: JSONParsingOptions.defaultMaximumContainerCount)),
-        ]
-        for (json, expected) in cases {
-            #expect(NestedNames().result(from: Data(json.utf8)).failure?.parsingUnderlying == expected)
-            #expect(Nested().result(from: Data(json.utf8)).failure?.parsingUnderlying == expected)
-        }
+    /// `JSONSerialization`'s path has the lower defaults; `JSONDecoder`'s allows four times the
+    /// values and any number of them containers.
+    @Test func eachPathHasItsOwnDefaultLimits() {
+        let arrays = Data(("[" + Array(repeating: "[]", count: 125_000).joined(separator: ",") + "]").utf8)
+        let serializing = JSONParsingOptions()
+        #expect(NestedNames().result(from: Data(Self.millionZeros.utf8)).failure?.parsingUnderlying
+            == .tooManyValues(limit: serializing.maximumValueCount))
+        #expect(NestedNames().result(from: arrays).failure?.parsingUnderlying
+            == .tooManyContainers(limit: serializing.maximumContainerCount))
+
+        // The same bodies reach JSONDecoder; four million and one values do not.
+        #expect((try? Unread().result(from: Data(Self.millionZeros.utf8)).get()) != nil)
+        #expect((try? Unread().result(from: arrays).get()) != nil)
+        let fourMillionZeros = Data(("[" + String(repeating: "0,", count: 3_999_999) + "0]").utf8)
+        #expect(Unread().result(from: fourMillionZeros).failure?.parsingUnderlying
+            == .tooManyValues(limit: JSONParsingOptions.decoding.maximumValueCount))
+        #expect(JSONParsingOptions.decoding.maximumValueCount == 4_000_000)
     }
 
     /// Past what the scan understands (here JSON5, which such a decoder reads), commas and opening
@@ -314,6 +321,14 @@ private struct CountedDecodableArray: JSONDecodableResourceType {
 private struct NestedNames: JSONResourceType {
     func modelFrom(jsonDictionary: [String: Any]) -> Int? { jsonDictionary.count }
     func modelFrom(jsonArray: [Any]) -> Int? { jsonArray.count }
+}
+
+/// Any JSON text, through `JSONDecoder`, into a model that reads none of it: what the decoder
+/// parses, without the cost of building a model.
+private struct Unread: JSONDecodableResourceType {
+    struct Model: Decodable, Sendable {
+        init(from decoder: any Decoder) throws {}
+    }
 }
 
 /// Nested arrays or objects of any depth, through `JSONDecoder`.
