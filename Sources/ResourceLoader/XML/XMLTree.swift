@@ -30,7 +30,7 @@ public struct XMLTree: Sendable {
     ///
     /// - Parameters:
     ///   - data: The document's bytes, in UTF-8.
-    ///   - options: The limits to apply. Default: ``XMLParsingOptions/init(maximumDepth:maximumDocumentSize:)``'s defaults.
+    ///   - options: The limits to apply. Default: ``XMLParsingOptions/init(maximumDepth:maximumDocumentSize:maximumAttributesPerElement:maximumNamespaceDeclarationsPerElement:maximumNamespaceDeclarationsInScope:)``'s defaults.
     /// - Throws: ``XMLParsingError`` describing why the document was refused.
     public init(data: Data, options: XMLParsingOptions = XMLParsingOptions()) throws(XMLParsingError) {
         let report = try XMLPreflight.check(data, options: options)

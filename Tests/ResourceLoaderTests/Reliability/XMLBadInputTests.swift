@@ -258,6 +258,11 @@ extension XMLParsingError {
         case .contentAfterRoot: "contentAfterRoot"
         case .noRoot: "noRoot"
         case .truncated: "truncated"
+        case .tagTooLong: "tagTooLong"
+        case .nameTooLong: "nameTooLong"
+        case .tooManyAttributes: "tooManyAttributes"
+        case .tooManyNamespaceDeclarations: "tooManyNamespaceDeclarations"
+        case .tooManyNamespacesInScope: "tooManyNamespacesInScope"
         }
     }
 }

@@ -1,0 +1,235 @@
+import Foundation
+import ResourceLoader
+import Testing
+
+/// Documents near libxml2's own limits, and the limits that keep parsing time linear: what
+/// parses (namespace names that are not URIs, CDATA sections, comments and processing
+/// instructions over 10,000,000 bytes) and what is refused with a typed error naming the limit
+/// (over-long tags and names, too many attributes or namespace declarations).
+@Suite("XML parser limits")
+struct XMLParserLimitsTests {
+
+    // MARK: Namespace names that are not absolute URIs
+
+    @Test(arguments: ["MyNamespace", "tempuri", "my namespace", "urn:ok but spaced", "../relative"])
+    func aDefaultNamespaceThatIsNotAnAbsoluteURIParses(namespace: String) throws {
+        // GIVEN documents putting elements in that namespace as the default and with a prefix
+        let asDefault = #"<a xmlns="\#(namespace)"><b>x</b></a>"#
+        let withPrefix = #"<p:a xmlns:p="\#(namespace)"><p:b>x</p:b></p:a>"#
+        for document in [asDefault, withPrefix] {
+            // WHEN they are parsed
+            let root = try XMLTree(string: document).root
+            // THEN the namespace is the string as written, on the root and its child
+            #expect(root.namespaceURI == namespace)
+            #expect(root.child(named: "b", namespaceURI: namespace)?.text == "x")
+        }
+    }
+
+    @Test func aSOAPEnvelopeWithARelativeOperationNamespaceRoundTrips() throws {
+        // GIVEN an envelope as our own writer makes it, for a service whose namespace is "tempuri"
+        let envelope = SOAPEnvelope(operation: "GetUser", operationNamespace: "tempuri", parameters: ["id": "7"])
+        // WHEN our parser reads it back
+        let root = try XMLTree(data: envelope.data()).root
+        // THEN the operation and its parameter are in that namespace
+        let operation = try #require(root.child(named: "Body")?.child(named: "GetUser", namespaceURI: "tempuri"))
+        #expect(operation.child(named: "id", namespaceURI: "tempuri")?.text == "7")
+    }
+
+    @Test(arguments: [
+        #"<a xmlns="x"><b></a>"#,
+        #"<a xmlns="tempuri" b="1" b="2"/>"#,
+        #"<p:a xmlns:q="tempuri"/>"#,
+        #"<a xmlns="tempuri"></b>"#,
+        #"<a xmlns="tempuri"/><b/>"#,
+    ])
+    func malformedDocumentsWithSuchNamespacesStillFail(document: String) {
+        #expect(treeParsingError(document) != nil)
+    }
+
+    // MARK: Long CDATA sections, comments and processing instructions
+
+    /// An element `<a>` holding `opener`, `length` bytes made of `pattern`, and `closer`.
+    private static func document(opener: String, pattern: String, length: Int, closer: String) -> (Data, payload: Data) {
+        let unit = Data(pattern.utf8)
+        var payload = Data(capacity: length + unit.count)
+        while payload.count < length { payload.append(unit) }
+        var document = Data("<a>\(opener)".utf8)
+        document.append(payload)
+        document.append(Data("\(closer)<b>after</b></a>".utf8))
+        return (document, payload)
+    }
+
+    @Test func aCDATASectionOverTenMegabytesParses() throws {
+        // GIVEN an 11 MB CDATA section of base64-like text with multi-byte characters, line
+        // breaks (CRLF included) and lone `]`, so that cuts fall on awkward bytes
+        let (data, payload) = Self.document(
+            opener: "<![CDATA[", pattern: "QUJD+/0=] é 東京 😀\r\nxy]]", length: 11_000_000, closer: "]]>")
+        // WHEN it is parsed
+        let root = try XMLTree(data: data).root
+        // THEN the text is all of it, and parsing went on (FoundationXML hands CDATA over with
+        // its line breaks as written, CRLF included, whatever its length)
+        #expect(root.text.utf8.count == payload.count)
+        #expect(Data(root.text.utf8) == payload)
+        #expect(root.child(named: "b")?.text == "after")
+    }
+
+    @Test(arguments: [("<!--", "-x- é\r\n", "-->"), ("<?instruction ", "?x? é\r\n", "?>")])
+    func aCommentOrInstructionOverTenMegabytesParses(opener: String, pattern: String, closer: String) throws {
+        let (data, _) = Self.document(opener: opener, pattern: pattern, length: 11_000_000, closer: closer)
+        let root = try XMLTree(data: data).root
+        #expect(root.text == "")
+        #expect(root.child(named: "b")?.text == "after")
+    }
+
+    @Test func textOverTenMegabytesParses() throws {
+        let (data, payload) = Self.document(opener: "", pattern: "text &amp; more ", length: 11_000_000, closer: "")
+        let root = try XMLTree(data: data).root
+        #expect(root.text == String(decoding: payload, as: UTF8.self).replacingOccurrences(of: "&amp;", with: "&"))
+    }
+
+    // MARK: Tags and names libxml2 cannot hold
+
+    @Test func anAttributeValueOverTheTagLimitIsATypedError() {
+        let limit = 8 * 1024 * 1024
+        let value = String(repeating: "v", count: 11_000_000)
+        #expect(treeParsingError("<a b='\(value)'/>") == .tagTooLong(limit: limit))
+        #expect(treeParsingError("<r><a b=\"\(value)\">x</a></r>") == .tagTooLong(limit: limit))
+        // AND many attributes that together pass it
+        let many = (0..<20).map { " a\($0)='\(String(repeating: "v", count: 500_000))'" }.joined()
+        #expect(treeParsingError("<a\(many)/>") == .tagTooLong(limit: limit))
+        // AND whitespace in a start or end tag, which libxml2 holds too
+        let spaces = String(repeating: " ", count: 11_000_000)
+        #expect(treeParsingError("<a\(spaces)/>") == .tagTooLong(limit: limit))
+        #expect(treeParsingError("<a></a\(spaces)>") == .tagTooLong(limit: limit))
+        // AND an unfinished one
+        #expect(treeParsingError("<a b='\(value)") == .tagTooLong(limit: limit))
+    }
+
+    @Test func anAttributeValueJustUnderTheTagLimitParses() throws {
+        let value = String(repeating: "v", count: 8 * 1024 * 1024 - 20)
+        let root = try XMLTree(string: "<a b='\(value)'/>").root
+        #expect(root.attribute(named: "b")?.utf8.count == value.utf8.count)
+    }
+
+    @Test func namesOverFiftyThousandBytesAreATypedError() throws {
+        let longest = String(repeating: "n", count: 50_000)
+        let tooLong = longest + "n"
+        // Names at the limit parse...
+        #expect(try XMLTree(string: "<\(longest)/>").root.name == longest)
+        #expect(try XMLTree(string: "<a \(longest)='1'/>").root.attribute(named: longest) == "1")
+        // ...one byte more is refused, for elements, attributes and instruction targets
+        for document in [
+            "<\(tooLong)/>", "<\(tooLong)>x</\(tooLong)>", "<\(tooLong) a='1'/>", "<\(tooLong)\n/>",
+            "<a \(tooLong)='1'/>", "<a x='1'\n \(tooLong) = '1'/>", "<a><?\(tooLong) data?></a>",
+        ] {
+            #expect(treeParsingError(document) == .nameTooLong(limit: 50_000))
+        }
+    }
+
+    // MARK: Attributes and namespace declarations
+
+    @Test func elementsOverTheAttributeLimitAreRefused() {
+        let options = XMLParsingOptions(maximumAttributesPerElement: 4)
+        let four = (0..<4).map { " a\($0)='\($0)'" }.joined()
+        // Namespace declarations are not attributes, and quoted `>`, `=` and `/>` are values
+        #expect(treeParsingError("<r xmlns='u' xmlns:p='v'\(four)><x a='>=/>\"' b=\"'>\"/></r>", options: options) == nil)
+        #expect(treeParsingError("<r\(four) a4='4'/>", options: options) == .tooManyAttributes(limit: 4))
+        #expect(treeParsingError("<r><x\(four)\n\ta4 = \"4\"></x></r>", options: options) == .tooManyAttributes(limit: 4))
+    }
+
+    @Test func elementsOverTheDeclarationLimitAreRefused() {
+        let options = XMLParsingOptions(maximumNamespaceDeclarationsPerElement: 3)
+        #expect(treeParsingError("<r xmlns='u' xmlns:a='a' xmlns:b='b'/>", options: options) == nil)
+        #expect(
+            treeParsingError("<r xmlns='u' xmlns:a='a' xmlns:b='b' xmlns:c='c'/>", options: options)
+                == .tooManyNamespaceDeclarations(limit: 3))
+        // An attribute merely named like a declaration is an attribute
+        #expect(treeParsingError("<r xmlnsa='1' xmlns:a='a' xmlns:b='b' xmlns:c='c'/>", options: options) == nil)
+    }
+
+    @Test func declarationsInScopeOverTheLimitAreRefused() {
+        let options = XMLParsingOptions(maximumNamespaceDeclarationsInScope: 4)
+        // Siblings' declarations end with them; self-closing elements' too
+        let siblings = "<r xmlns:a='a' xmlns:b='b'><x xmlns:c='c' xmlns:d='d'/><y xmlns:c='c' xmlns:d='d'></y><z xmlns:e='e'/></r>"
+        #expect(treeParsingError(siblings, options: options) == nil)
+        // Nested ones add up, redeclarations included
+        let nested = "<r xmlns='a'><x xmlns='b'><y xmlns='c'><z xmlns='d'><w xmlns='e'/></z></y></x></r>"
+        #expect(treeParsingError(nested, options: options) == .tooManyNamespacesInScope(limit: 4))
+        // Declarations inside comments, CDATA sections and values do not count
+        let hidden = "<r xmlns='a' xmlns:b='b' xmlns:c='c' xmlns:d='d' v=\"&lt;x xmlns:e='e'>\"><!-- <x xmlns:e='e'> --><![CDATA[ xmlns:e='e' ]]></r>"
+        #expect(treeParsingError(hidden, options: options) == nil)
+    }
+
+    @Test func theDefaultLimits() {
+        let options = XMLParsingOptions()
+        #expect(options.maximumAttributesPerElement == 256)
+        #expect(options.maximumNamespaceDeclarationsPerElement == 128)
+        #expect(options.maximumNamespaceDeclarationsInScope == 512)
+    }
+
+    // MARK: Hostile shapes end quickly
+
+    /// One element with `count` attributes.
+    private static func manyAttributes(_ count: Int) -> Data {
+        var text = "<a"
+        text.reserveCapacity(count * 10)
+        for index in 0..<count { text += " a\(index)=\"\"" }
+        return Data((text + "/>").utf8)
+    }
+
+    /// `declarations` prefixes declared on each of `levels` nested elements, then `elements`
+    /// elements using the outermost first prefix, the one libxml2 finds last.
+    private static func manyDeclarations(_ declarations: Int, levels: Int = 1, elements: Int) -> Data {
+        var text = ""
+        for level in 0..<levels {
+            text += "<r"
+            for index in 0..<declarations { text += " xmlns:p\(level)x\(index)=\"urn:\(index)\"" }
+            text += ">"
+        }
+        for _ in 0..<elements { text += "<p0x0:e p0x0:a=\"1\"/>" }
+        return Data((text + String(repeating: "</r>", count: levels)).utf8)
+    }
+
+    @Test func hostileDocumentsEndWithTheTypedError() async {
+        await withTimeLimit(.seconds(120)) {
+            #expect(treeParsingError(Self.manyAttributes(100_000)) == .tooManyAttributes(limit: 256))
+            #expect(treeParsingError(Self.manyDeclarations(5_000, elements: 20_000)) == .tooManyNamespaceDeclarations(limit: 128))
+            #expect(treeParsingError(Self.manyDeclarations(100, levels: 50, elements: 20_000)) == .tooManyNamespacesInScope(limit: 512))
+            // Nested declarations, a few per element
+            var nested = ""
+            for index in 0..<400 { nested += "<e xmlns:a\(index)='u' xmlns:b\(index)='v'>" }
+            for _ in 0..<400 { nested += "</e>" }
+            #expect(treeParsingError(nested) == .tooManyNamespacesInScope(limit: 512))
+        }
+    }
+
+    @Test func documentsAtTheLimitsParseInTimeLinearInTheirSize() async throws {
+        // GIVEN documents just under the limits, the worst shapes for libxml2 and the builder,
+        // and versions of them twice as long
+        let attributeLimit = XMLParsingOptions.defaultMaximumAttributesPerElement
+        @Sendable func elementsAtTheAttributeLimit(_ count: Int) -> Data {
+            var text = "<r>"
+            let attributes = (0..<attributeLimit).map { " a\($0)=''" }.joined()
+            for _ in 0..<count { text += "<e\(attributes)/>" }
+            return Data((text + "</r>").utf8)
+        }
+        let declarations = XMLParsingOptions.defaultMaximumNamespaceDeclarationsPerElement
+        let levels = XMLParsingOptions.defaultMaximumNamespaceDeclarationsInScope / declarations
+        // WHEN they are parsed
+        let outcome = await withTimeLimit(.seconds(120)) { () -> [Int]? in
+            var counts: [Int] = []
+            for data in [
+                elementsAtTheAttributeLimit(1_000), elementsAtTheAttributeLimit(2_000),
+                Self.manyDeclarations(declarations, levels: levels, elements: 50_000),
+                Self.manyDeclarations(declarations, levels: levels, elements: 100_000),
+            ] {
+                guard var element = try? XMLTree(data: data).root else { return nil }
+                while element.name == "r", let child = element.children.first, child.name == "r" { element = child }
+                counts.append(element.children.count)
+            }
+            return counts
+        }
+        // THEN they all parse, well inside a generous bound
+        #expect(outcome == [1_000, 2_000, 50_000, 100_000])
+    }
+}
