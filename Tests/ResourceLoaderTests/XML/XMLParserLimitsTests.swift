@@ -160,6 +160,33 @@ struct XMLParserLimitsTests {
         #expect(treeParsingError(hidden, options: options) == nil)
     }
 
+    @Test func prefixesResolveToTheInnermostBindingWithManyInScope() throws {
+        // GIVEN 30 nested elements, each declaring its own prefix and redeclaring `q` and the
+        // default namespace (more bindings than the builder compares one by one), and elements
+        // after the inner ones close, where the outer bindings apply again
+        var document = ""
+        for level in 0..<30 {
+            document += "<e xmlns='urn:d\(level)' xmlns:q='urn:q\(level)' xmlns:p\(level)='urn:p\(level)' q:a='\(level)'>"
+            document += "<p0:x q:b='\(level)'/>"
+        }
+        for level in (0..<30).reversed() {
+            document += "<after q:c='\(level)'/></e>"
+        }
+        // WHEN it is parsed
+        var element = try XMLTree(string: document).root
+        // THEN every name resolves to the binding in scope where it is written
+        for level in 0..<30 {
+            #expect(element.namespaceURI == "urn:d\(level)")
+            #expect(element.attribute(named: "a", namespaceURI: "urn:q\(level)") == "\(level)")
+            let x = try #require(element.child(named: "x", namespaceURI: "urn:p0"))
+            #expect(x.attribute(named: "b", namespaceURI: "urn:q\(level)") == "\(level)")
+            let after = try #require(element.child(named: "after", namespaceURI: "urn:d\(level)"))
+            #expect(after.attribute(named: "c", namespaceURI: "urn:q\(level)") == "\(level)")
+            guard level < 29 else { break }
+            element = try #require(element.child(named: "e"))
+        }
+    }
+
     @Test func theDefaultLimits() {
         let options = XMLParsingOptions()
         #expect(options.maximumAttributesPerElement == 256)
