@@ -15,8 +15,12 @@ import Foundation
 /// is never a partial tree.
 ///
 /// Names are namespace-aware: every element and attribute knows its local name and namespace URI,
-/// so look-ups work whatever prefixes the document happens to use. Text is delivered with entity
-/// and character references decoded and CDATA sections included.
+/// so look-ups work whatever prefixes the document happens to use. A namespace name is a string,
+/// compared as written: it need not be an absolute URI (`xmlns="tempuri"` is fine). Text is
+/// delivered with entity and character references decoded and CDATA sections included, whatever
+/// their length. Limits on attributes and namespace declarations (``XMLParsingOptions``), on the
+/// length of a tag (8 MiB) and of a name (50,000 bytes) keep parsing time linear in the
+/// document's size.
 ///
 /// The tree is stored flat, in document order, so building, walking, comparing and releasing it
 /// never recurse, however deep the document.

