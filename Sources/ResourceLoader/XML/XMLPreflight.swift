@@ -21,6 +21,14 @@ import Foundation
 /// null data pointer, which it reads), so ``parserInput(_:report:)`` adds a space before its `?>`,
 /// which means the same thing.
 ///
+/// It also keeps libxml2 within what it can do in time linear in the document's size, and within
+/// its fixed limits (see ``maximumTagLength``, ``maximumNameLength`` and ``Split``): it follows
+/// start tags (their attributes, quoted values that may hold `>`, `/>`), end tags and the depth,
+/// counts attributes and namespace declarations per element and the declarations in scope, and
+/// refuses a document past ``XMLParsingOptions``' limits before libxml2, whose duplicate-attribute
+/// check and prefix look-ups are quadratic, sees it. Where the document is not well-formed the
+/// scan reads on as content (checked at least as strictly) and libxml2 reports the error.
+///
 /// Nothing here is recursive and no memory is allocated per byte.
 enum XMLPreflight {
     /// What the check learnt about a document it accepted.
@@ -259,8 +267,8 @@ private struct Scanner {
                         index &+= 1
                     }
                     guard index < count else { break }
-                    // The two most frequent stops, handled here: line feeds, and in content the
-                    // `<` of an ordinary start or end tag (not `<!` or `<?`).
+                    // The most frequent stops, handled here: line feeds, in content the `<` of an
+                    // ordinary start or end tag (not `<!` or `<?`), and the `>` ending a tag.
                     let byte = base[index]
                     if byte == 0x0A {
                         if state == .tagName {
