@@ -187,6 +187,49 @@ struct XMLParserLimitsTests {
         }
     }
 
+    @Test func thePreflightCountsExactlyWhatTheDocumentHolds() throws {
+        // GIVEN 300 seeded random documents: nested elements with attributes and namespace
+        // declarations, written with every kind of whitespace around `=`, both quotes, values
+        // holding `>`, `/>`, `=`, the other quote and references, self-closing and not, with
+        // comments, CDATA sections and instructions holding fake tags, and the true counts
+        var generator = SplitMix64(seed: 0xA77_0C0DE)
+        var checked = (attributes: 0, declarations: 0, inScope: 0)
+        for _ in 0..<300 {
+            var document = RandomDocument()
+            document.element(depth: 0, using: &generator)
+            let text = document.text
+            // WHEN each is parsed with limits at the true counts, and one below each
+            // THEN it parses at them, and fails with the matching error one below
+            let exact = XMLParsingOptions(
+                maximumAttributesPerElement: document.mostAttributes,
+                maximumNamespaceDeclarationsPerElement: document.mostDeclarations,
+                maximumNamespaceDeclarationsInScope: document.mostInScope)
+            #expect(treeParsingError(text, options: exact) == nil, "\(text)")
+            if document.mostAttributes > 0 {
+                var options = exact
+                options.maximumAttributesPerElement -= 1
+                checked.attributes += 1
+                #expect(treeParsingError(text, options: options) == .tooManyAttributes(limit: options.maximumAttributesPerElement), "\(text)")
+            }
+            if document.mostDeclarations > 0 {
+                var options = exact
+                options.maximumNamespaceDeclarationsPerElement -= 1
+                checked.declarations += 1
+                #expect(
+                    treeParsingError(text, options: options) == .tooManyNamespaceDeclarations(limit: options.maximumNamespaceDeclarationsPerElement),
+                    "\(text)")
+            }
+            if document.mostInScope > document.mostDeclarations {
+                var options = exact
+                options.maximumNamespaceDeclarationsInScope -= 1
+                checked.inScope += 1
+                #expect(treeParsingError(text, options: options) == .tooManyNamespacesInScope(limit: options.maximumNamespaceDeclarationsInScope), "\(text)")
+            }
+        }
+        // AND each limit was exercised many times
+        #expect(checked.attributes > 200 && checked.declarations > 200 && checked.inScope > 50, "\(checked)")
+    }
+
     @Test func theDefaultLimits() {
         let options = XMLParsingOptions()
         #expect(options.maximumAttributesPerElement == 256)
@@ -237,5 +280,59 @@ struct XMLParserLimitsTests {
         }
         // THEN they all parse, well inside a generous bound
         #expect(outcome == [500, 1_000, 25_000, 50_000])
+    }
+}
+
+/// A random well-formed document, and the most attributes, declarations per element and
+/// declarations in scope any of its elements has.
+private struct RandomDocument {
+    var text = ""
+    var mostAttributes = 0
+    var mostDeclarations = 0
+    var mostInScope = 0
+    private var inScope = 0
+
+    private static let spaces = ["", " ", "\n", "\t", "\r\n", "  \n "]
+    private static let values = ["", "x", ">", "/>", "a=b", "'", "&lt;&amp;&#62;", "é 東京", "<!-- -->".replacingOccurrences(of: "<", with: "&lt;")]
+    private static let fillers = [
+        "<!-- <x a='1' xmlns:z='z'> -->", "<![CDATA[ <x a='1' xmlns:z='z'/> ]]>", "<?pi <x a='1'> ?>", "text &gt; more", "\n  ",
+    ]
+
+    mutating func element<G: RandomNumberGenerator>(depth: Int, using generator: inout G) {
+        let name = ["e", "item", "p:e", "é"].randomElement(using: &generator)!
+        let declarations = Int.random(in: 0...3, using: &generator)
+        let attributes = Int.random(in: 0...5, using: &generator)
+        // `p` is declared at the root, so `p:e` is always bound
+        let declared = depth == 0 ? max(declarations, 1) : declarations
+        text += "<\(name)"
+        for index in 0..<declared {
+            let prefix = depth == 0 && index == 0 ? "xmlns:p" : index == 1 ? "xmlns" : "xmlns:d\(index)"
+            text += " \(prefix)\(Self.spaces.randomElement(using: &generator)!)=\(Self.spaces.randomElement(using: &generator)!)'urn:\(index)'"
+        }
+        for index in 0..<attributes {
+            let quote = Bool.random(using: &generator) ? "\"" : "'"
+            var value = Self.values.randomElement(using: &generator)!
+            if value == quote { value = "" }
+            let attributeName = index == 0 ? "xmlnsx" : index == 1 ? "p:a" : "a\(index)"
+            let gap = Self.spaces.randomElement(using: &generator)!
+            text += "\(gap.isEmpty ? " " : gap)\(attributeName)"
+            text += "\(Self.spaces.randomElement(using: &generator)!)=\(Self.spaces.randomElement(using: &generator)!)\(quote)\(value)\(quote)"
+        }
+        text += Self.spaces.randomElement(using: &generator)!
+        mostAttributes = max(mostAttributes, attributes)
+        mostDeclarations = max(mostDeclarations, declared)
+        mostInScope = max(mostInScope, inScope + declared)
+        if depth >= 4 || Int.random(in: 0..<3, using: &generator) == 0 {
+            text += "/>"
+            return
+        }
+        text += ">"
+        inScope += declared
+        for _ in 0..<Int.random(in: 0...3, using: &generator) {
+            text += Self.fillers.randomElement(using: &generator)!
+            element(depth: depth + 1, using: &generator)
+        }
+        inScope -= declared
+        text += "</\(name)\(Self.spaces.randomElement(using: &generator)!)>"
     }
 }
