@@ -322,11 +322,14 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     ///
     /// FoundationXML reports libxml2's warnings through the same callback as its errors, as an
     /// `NSError` in `XMLParser.errorDomain` whose code is libxml2's (the level is not passed on),
-    /// and parsing carries on normally after them. These two only say that a namespace name is
-    /// not an absolute URI (99, `XML_WAR_NS_URI`: not a URI at all, such as one with a space; 100,
-    /// `XML_WAR_NS_URI_RELATIVE`: a relative reference, such as `tempuri`). XML Namespaces makes a
-    /// namespace name a string compared as such, so such documents are well-formed and are parsed.
-    private static let ignoredDiagnosticCodes: Set<Int> = [99, 100]
+    /// and parsing carries on normally after them. Two say that a namespace name is not an
+    /// absolute URI (99, `XML_WAR_NS_URI`: not a URI at all, such as one with a space; 100,
+    /// `XML_WAR_NS_URI_RELATIVE`: a relative reference, such as `tempuri`): XML Namespaces makes a
+    /// namespace name a string compared as such, so such documents are well-formed. One says that
+    /// `xml:space` has a value other than `default` or `preserve` (102, `XML_WAR_SPACE_VALUE`),
+    /// which to us is an attribute like any other. Other warnings (such as an XML version other
+    /// than 1.0, 97) still fail the parse.
+    private static let ignoredDiagnosticCodes: Set<Int> = [99, 100, 102]
 
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
         let diagnostic = parseError as NSError

@@ -35,8 +35,15 @@ struct XMLParserLimitsTests {
         #expect(operation.child(named: "id", namespaceURI: "tempuri")?.text == "7")
     }
 
+    @Test func anXMLSpaceValueLibxml2WarnsAboutIsAnAttribute() throws {
+        let root = try XMLTree(string: #"<a xml:space="keep">x</a>"#).root
+        #expect(root.attribute(named: "space", namespaceURI: "http://www.w3.org/XML/1998/namespace") == "keep")
+    }
+
     @Test(arguments: [
         #"<a xmlns="x"><b></a>"#,
+        #"<a:b:c xmlns:a="tempuri"/>"#,
+        #"<a xmlns:p=""/>"#,
         #"<a xmlns="tempuri" b="1" b="2"/>"#,
         #"<p:a xmlns:q="tempuri"/>"#,
         #"<a xmlns="tempuri"></b>"#,
