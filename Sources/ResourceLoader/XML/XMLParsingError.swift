@@ -52,6 +52,24 @@ public enum XMLParsingError: Error, Sendable, Hashable {
     case noRoot
     /// The document ends before its root element is closed.
     case truncated
+    /// A start or end tag, attributes included, is longer than `limit` bytes (8 MiB).
+    ///
+    /// libxml2 holds a tag whole and cannot hold one of about 10,000,000 bytes, so such a tag
+    /// is refused before parsing. (Long text, CDATA sections, comments and processing
+    /// instructions are not limited, apart from ``XMLParsingOptions/maximumDocumentSize``.)
+    case tagTooLong(limit: Int)
+    /// The name of an element, attribute or processing instruction is longer than `limit`
+    /// bytes (50,000, libxml2's limit).
+    case nameTooLong(limit: Int)
+    /// An element has more attributes than ``XMLParsingOptions/maximumAttributesPerElement``
+    /// (`limit`); namespace declarations are not counted.
+    case tooManyAttributes(limit: Int)
+    /// An element declares more namespaces than
+    /// ``XMLParsingOptions/maximumNamespaceDeclarationsPerElement`` (`limit`).
+    case tooManyNamespaceDeclarations(limit: Int)
+    /// More namespace declarations are in scope at an element (its own and its ancestors')
+    /// than ``XMLParsingOptions/maximumNamespaceDeclarationsInScope`` (`limit`).
+    case tooManyNamespacesInScope(limit: Int)
 }
 
 extension XMLParsingError: ContentFreeDescription {
@@ -83,6 +101,16 @@ extension XMLParsingError: ContentFreeDescription {
             "The XML document has no root element"
         case .truncated:
             "The XML document ends before its root element is closed"
+        case .tagTooLong(let limit):
+            "The XML document has a tag longer than the limit of \(limit) bytes"
+        case .nameTooLong(let limit):
+            "The XML document has a name longer than the limit of \(limit) bytes"
+        case .tooManyAttributes(let limit):
+            "The XML document has an element with more attributes than the limit of \(limit)"
+        case .tooManyNamespaceDeclarations(let limit):
+            "The XML document has an element declaring more namespaces than the limit of \(limit)"
+        case .tooManyNamespacesInScope(let limit):
+            "The XML document has more namespace declarations in scope than the limit of \(limit)"
         }
     }
 }

@@ -25,6 +25,14 @@ import Foundation
 /// null data pointer, which it reads), so ``parserInput(_:report:)`` adds a space before its `?>`,
 /// which means the same thing.
 ///
+/// It also keeps libxml2 within what it can do in time linear in the document's size, and within
+/// its fixed limits (see ``maximumTagLength``, ``maximumNameLength`` and ``Split``): it follows
+/// start tags (their attributes, quoted values that may hold `>`, `/>`), end tags and the depth,
+/// counts attributes and namespace declarations per element and the declarations in scope, and
+/// refuses a document past ``XMLParsingOptions``' limits before libxml2, whose duplicate-attribute
+/// check and prefix look-ups are quadratic, sees it. Where the document is not well-formed the
+/// scan reads on as content (checked at least as strictly) and libxml2 reports the error.
+///
 /// Nothing here is recursive and no memory is allocated per byte.
 enum XMLPreflight {
     /// What the check learnt about a document it accepted.
@@ -40,25 +48,93 @@ enum XMLPreflight {
         /// data, in document order.
         var instructionsWithoutData: [Int] = []
 
+        /// Where long comments, CDATA sections and processing instructions are cut in two, in
+        /// document order (see ``Split``).
+        var splits: [Split] = []
+
         /// Whether an element's start tag begins somewhere.
         var hasStartTag: Bool { startTagCount > 0 }
     }
 
-    /// The bytes to hand to `XMLParser`: `data` without its byte order mark, and with a space
-    /// before the `?>` of each processing instruction that has no data.
+    /// A place where the bytes handed to `XMLParser` close a comment, CDATA section or
+    /// processing instruction and open another of the same kind.
     ///
-    /// The added spaces shift the columns libxml2 reports later on the same line by one each.
+    /// libxml2 (without its "huge" option, which Foundation does not set) stops with an internal
+    /// error when one piece of markup it must see whole is longer than about 10,000,000 bytes.
+    /// A CDATA section that long (a base64 payload, say) is ordinary, so it is handed over as
+    /// consecutive sections of at most ``XMLPreflight/pieceLength`` bytes, whose text the tree
+    /// builder joins; comments and processing instructions, which the builder ignores, are cut
+    /// the same way. The cut never falls inside a UTF-8 sequence, between a CR and an LF, or
+    /// after a `-` in a comment.
+    struct Split {
+        /// What is cut.
+        enum Kind {
+            case comment, cdata, processingInstruction
+        }
+
+        /// The offset in the document of the first byte after the cut.
+        var offset: Int
+        var kind: Kind
+
+        /// The bytes inserted at the cut.
+        var separator: StaticString {
+            switch kind {
+            case .comment: "--><!--"
+            case .cdata: "]]><![CDATA["
+            case .processingInstruction: "?><?piece "
+            }
+        }
+    }
+
+    /// The longest piece of a comment, CDATA section or processing instruction handed to
+    /// `XMLParser` in one (see ``Split``): 4 MiB, well under libxml2's limit.
+    static let pieceLength = 4 * 1024 * 1024
+
+    /// The longest start or end tag accepted, attributes included: 8 MiB. libxml2 needs a tag
+    /// whole, and fails with an internal error (reported at a meaningless position) for one of
+    /// about 10,000,000 bytes; longer tags are refused with ``XMLParsingError/tagTooLong(limit:)``.
+    static let maximumTagLength = 8 * 1024 * 1024
+
+    /// The longest name (of an element, attribute or processing instruction target) accepted:
+    /// 50,000 bytes, libxml2's own limit; longer names are refused with
+    /// ``XMLParsingError/nameTooLong(limit:)``.
+    static let maximumNameLength = 50_000
+
+    /// The bytes to hand to `XMLParser`: `data` without its byte order mark, with a space
+    /// before the `?>` of each processing instruction that has no data, and with long comments,
+    /// CDATA sections and processing instructions cut into pieces (see ``Split``).
+    ///
+    /// The added bytes shift the columns libxml2 reports later on the same line.
     static func parserInput(_ data: Data, report: Report) -> Data {
         let start = data.startIndex + report.byteOrderMarkLength
-        guard !report.instructionsWithoutData.isEmpty else {
+        guard !report.instructionsWithoutData.isEmpty || !report.splits.isEmpty else {
             return report.byteOrderMarkLength == 0 ? data : Data(data[start...])
         }
-        var result = Data(capacity: data.count - report.byteOrderMarkLength + report.instructionsWithoutData.count)
+        var result = Data(capacity: data.count - report.byteOrderMarkLength + report.instructionsWithoutData.count
+            + report.splits.count * 16)
         var copied = start
-        for offset in report.instructionsWithoutData {
+        // Both lists are in document order and never share an offset: merge them.
+        var spaces = report.instructionsWithoutData[...]
+        var splits = report.splits[...]
+        while true {
+            let nextSpace = spaces.first
+            let nextSplit = splits.first
+            let offset: Int
+            let separator: StaticString
+            if let nextSpace, nextSplit.map({ nextSpace < $0.offset }) ?? true {
+                offset = nextSpace
+                separator = " "
+                spaces.removeFirst()
+            } else if let nextSplit {
+                offset = nextSplit.offset
+                separator = nextSplit.separator
+                splits.removeFirst()
+            } else {
+                break
+            }
             let end = data.startIndex + offset
             result.append(data[copied..<end])
-            result.append(UInt8(ascii: " "))
+            result.append(separator.utf8Start, count: separator.utf8CodeUnitCount)
             copied = end
         }
         result.append(data[copied...])
@@ -71,7 +147,7 @@ enum XMLPreflight {
             throw .tooLarge(limit: options.maximumDocumentSize)
         }
         let result: Result<Report, XMLParsingError> = data.withUnsafeBytes { buffer in
-            var scanner = Scanner(bytes: buffer)
+            var scanner = Scanner(bytes: buffer, options: options)
             do throws(XMLParsingError) {
                 return .success(try scanner.scan())
             } catch {
@@ -83,25 +159,59 @@ enum XMLPreflight {
 }
 
 private struct Scanner {
-    private enum State: Int {
+    private enum State: Int, CaseIterable {
         case content, comment, cdata, processingInstruction
+        /// In a start tag's element name.
+        case tagName
+        /// In a start tag, after its name and outside attribute values.
+        case tag
+        /// In an attribute value quoted with `"` or `'`.
+        case doubleQuoted, singleQuoted
+        /// In an end tag.
+        case endTag
+        /// Not a state: the row of ``Scanner/quiet`` that holds the ASCII bytes names are made
+        /// of, which the tags without attributes are skipped over with.
+        case nameCharacters
+
+        /// The bytes that need action in this state besides line feeds, other control
+        /// characters and non-ASCII bytes.
+        var specials: String {
+            switch self {
+            case .content: "<&"
+            case .comment: "-"
+            case .cdata: "]"
+            case .processingInstruction: "?"
+            // Whitespace ends the name; `<` and `&` cannot be in a tag outside a value.
+            case .tagName: " \t\r/><&"
+            case .tag: "=\"'/><&"
+            case .doubleQuoted: "\"<&"
+            case .singleQuoted: "'<&"
+            case .endTag: "><&"
+            case .nameCharacters: ""
+            }
+        }
     }
 
     /// For each state (256 entries each, in `State` order), the bytes that need no action in it:
-    /// printable ASCII and space, tab and CR, except the state's own markup characters (`<` and
-    /// `&` in content, `-` in comments, `]` in CDATA sections, `?` in processing instructions).
+    /// printable ASCII and space, tab and CR, except the state's ``State/specials``.
     /// Line feeds, other control characters and non-ASCII bytes always need action.
     private static let quiet: [Bool] = {
-        var table = [Bool](repeating: false, count: 4 * 256)
-        let specials: [UInt8] = [UInt8(ascii: "<"), UInt8(ascii: "-"), UInt8(ascii: "]"), UInt8(ascii: "?")]
-        for state in 0..<4 {
-            for byte in 0x20...0x7E where byte != Int(specials[state]) {
-                table[state * 256 + byte] = true
+        var table = [Bool](repeating: false, count: State.allCases.count * 256)
+        for state in State.allCases where state != .nameCharacters {
+            let base = state.rawValue * 256
+            for byte in 0x20...0x7E {
+                table[base + byte] = true
             }
-            table[state * 256 + 0x09] = true
-            table[state * 256 + 0x0D] = true
+            table[base + 0x09] = true
+            table[base + 0x0D] = true
+            for special in state.specials.utf8 {
+                table[base + Int(special)] = false
+            }
         }
-        table[Int(UInt8(ascii: "&"))] = false
+        let names = State.nameCharacters.rawValue * 256
+        for byte in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:".utf8 {
+            table[names + Int(byte)] = true
+        }
         return table
     }()
 
@@ -111,9 +221,38 @@ private struct Scanner {
     private var instructionsWithoutData: [Int] = []
     /// The offset of the XML declaration's `<?xml`, when the document starts with one.
     private var declarationStart = -1
+    private var splits: [XMLPreflight.Split] = []
 
-    init(bytes: UnsafeRawBufferPointer) {
+    // Tags, counted so that libxml2 never sees a document whose attributes or namespace
+    // declarations would make it quadratic (see `XMLParsingOptions`).
+
+    private let maximumAttributes: Int
+    private let maximumDeclarationsPerElement: Int
+    private let maximumDeclarationsInScope: Int
+    /// The offset of the `<` of the tag being read, or of the opener's end of the comment,
+    /// CDATA section or processing instruction being read.
+    private var tokenStart = 0
+    /// The attributes and namespace declarations of the start tag being read so far.
+    private var attributeCount = 0
+    private var declarationCount = 0
+    /// The number of elements open (as far as the tags tell, outside comments and the like).
+    private var depth = 0
+    /// The namespace declarations of the open elements.
+    private var declarationsInScope = 0
+    /// For each open element that declares namespaces, outermost first, its depth and how many
+    /// it declares.
+    private var declaringElements: [(depth: Int, count: Int)] = []
+    /// The depth of the last of `declaringElements`, or -1.
+    private var innermostDeclaringDepth = -1
+    /// Whether the processing instruction being read may be cut in pieces: not an XML
+    /// declaration.
+    private var instructionMayBeSplit = false
+
+    init(bytes: UnsafeRawBufferPointer, options: XMLParsingOptions) {
         self.bytes = bytes
+        maximumAttributes = options.maximumAttributesPerElement
+        maximumDeclarationsPerElement = options.maximumNamespaceDeclarationsPerElement
+        maximumDeclarationsInScope = options.maximumNamespaceDeclarationsInScope
     }
 
     mutating func scan() throws(XMLParsingError) -> XMLPreflight.Report {
@@ -134,10 +273,14 @@ private struct Scanner {
                         index &+= 1
                     }
                     guard index < count else { break }
-                    // The two most frequent stops, handled here: line feeds, and in content the
-                    // `<` of an ordinary start or end tag (not `<!` or `<?`).
+                    // The most frequent stops, handled here: line feeds, in content the `<` of an
+                    // ordinary start or end tag (not `<!` or `<?`), and the `>` ending a tag.
                     let byte = base[index]
                     if byte == 0x0A {
+                        if state == .tagName {
+                            try checkNameLength(index &- tokenStart &- 1)
+                            state = .tag
+                        }
                         line &+= 1
                         index &+= 1
                         lineStart = index
@@ -145,17 +288,65 @@ private struct Scanner {
                     }
                     if byte == UInt8(ascii: "<"), state == .content, index &+ 1 < count {
                         let next = base[index &+ 1]
+                        // Tags are skipped here up to the end of an ASCII name; only what
+                        // follows another kind of name, or attributes, goes through the states.
+                        let nameCharacters = quiet + State.nameCharacters.rawValue &* 256
                         if next == UInt8(ascii: "/") {
-                            index &+= 2
+                            closeElement()
+                            var end = index &+ 2
+                            while end < count, nameCharacters[Int(base[end])] { end &+= 1 }
+                            if end < count, base[end] == UInt8(ascii: ">"), end &- index < XMLPreflight.maximumTagLength {
+                                index = end &+ 1
+                                continue
+                            }
+                            tokenStart = index
+                            state = .endTag
+                            index = end
                             continue
                         }
                         if next != UInt8(ascii: "!"), next != UInt8(ascii: "?") {
-                            if Self.canStartName(next) { startTagCount &+= 1 }
+                            guard Self.canStartName(next) else {
+                                index &+= 1
+                                continue
+                            }
+                            startTagCount &+= 1
+                            tokenStart = index
+                            var end = index &+ 1
+                            while end < count, nameCharacters[Int(base[end])] { end &+= 1 }
+                            if end < count, base[end] == UInt8(ascii: ">") {
+                                try checkNameLength(end &- index &- 1)
+                                depth &+= 1
+                                index = end &+ 1
+                                continue
+                            }
+                            attributeCount = 0
+                            declarationCount = 0
+                            state = .tagName
+                            index = end
+                            continue
+                        }
+                    }
+                    if byte == UInt8(ascii: ">") {
+                        if state == .tag || state == .tagName {
+                            try endStartTag(at: index, state: state, isEmpty: false)
+                            state = .content
+                            index &+= 1
+                            continue
+                        }
+                        if state == .endTag {
+                            try checkTagLength(end: index)
+                            state = .content
                             index &+= 1
                             continue
                         }
                     }
                     try slowStep(&index, state: &state, startTagCount: &startTagCount)
+                }
+                // A tag the document does not finish is still held whole by libxml2.
+                if state == .tagName || state == .tag || state == .doubleQuoted || state == .singleQuoted
+                    || state == .endTag
+                {
+                    try checkTagLength(end: count)
                 }
                 return .success(())
             } catch {
@@ -175,7 +366,8 @@ private struct Scanner {
         }
         guard sawContent else { throw .empty }
         return XMLPreflight.Report(
-            byteOrderMarkLength: start, startTagCount: startTagCount, instructionsWithoutData: instructionsWithoutData)
+            byteOrderMarkLength: start, startTagCount: startTagCount, instructionsWithoutData: instructionsWithoutData,
+            splits: splits)
     }
 
     /// Handles the byte at `index`, one the hot loop stopped at, and moves past it (and past any
@@ -190,11 +382,20 @@ private struct Scanner {
         }
         switch byte {
         case 0x0A:
+            if state == .tagName {
+                try checkNameLength(index - tokenStart - 1)
+                state = .tag
+            }
             line += 1
             lineStart = index + 1
             index += 1
             return
         case 0x09, 0x0D, 0x20:
+            if state == .tagName {
+                // Whitespace ends the element's name.
+                try checkNameLength(index - tokenStart - 1)
+                state = .tag
+            }
             index += 1
             return
         case ..<0x20:
@@ -208,11 +409,13 @@ private struct Scanner {
                 if matches("<!--", at: index) {
                     state = .comment
                     index += 4
+                    tokenStart = index
                     return
                 }
                 if matches("<![CDATA[", at: index) {
                     state = .cdata
                     index += 9
+                    tokenStart = index
                     return
                 }
                 if matchesDoctype(at: index) {
@@ -224,13 +427,26 @@ private struct Scanner {
                     }
                     state = .processingInstruction
                     index += 2
-                    if let end = endOfDatalessInstruction(targetStart: index) {
+                    tokenStart = index
+                    instructionMayBeSplit = !matchesXMLTarget(at: index)
+                    if let end = try endOfDatalessInstruction(targetStart: index) {
                         instructionsWithoutData.append(end)
                     }
                     return
                 }
+                if index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "/") {
+                    closeElement()
+                    tokenStart = index
+                    state = .endTag
+                    index += 2
+                    return
+                }
                 if index + 1 < bytes.count, Self.canStartName(bytes[index + 1]) {
                     startTagCount += 1
+                    tokenStart = index
+                    attributeCount = 0
+                    declarationCount = 0
+                    state = .tagName
                 }
             } else if byte == UInt8(ascii: "&") {
                 index = try checkReference(at: index)
@@ -238,24 +454,170 @@ private struct Scanner {
             }
         case .comment:
             if matches("-->", at: index) {
+                split(.comment, end: index)
                 state = .content
                 index += 3
                 return
             }
         case .cdata:
             if matches("]]>", at: index) {
+                split(.cdata, end: index)
                 state = .content
                 index += 3
                 return
             }
         case .processingInstruction:
             if matches("?>", at: index) {
+                if instructionMayBeSplit { split(.processingInstruction, end: index) }
                 state = .content
                 index += 2
                 return
             }
+        case .tagName, .tag:
+            if state == .tagName, byte != UInt8(ascii: "<"), byte != UInt8(ascii: "&") {
+                // Whitespace, `/` or `>`: the element's name ends here.
+                try checkNameLength(index - tokenStart - 1)
+                state = .tag
+            }
+            switch byte {
+            case UInt8(ascii: "="):
+                try countAttribute(equalsSign: index)
+            case UInt8(ascii: "\""):
+                state = .doubleQuoted
+            case UInt8(ascii: "'"):
+                state = .singleQuoted
+            case UInt8(ascii: "/") where index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: ">"):
+                try endStartTag(at: index + 1, state: state, isEmpty: true)
+                state = .content
+                index += 2
+                return
+            case UInt8(ascii: ">"):
+                try endStartTag(at: index, state: state, isEmpty: false)
+                state = .content
+            case UInt8(ascii: "<"), UInt8(ascii: "&"):
+                // Not well-formed, and libxml2 will say so here; read on as content, which is
+                // checked at least as strictly.
+                state = .content
+                return
+            default:
+                break
+            }
+        case .doubleQuoted, .singleQuoted:
+            switch byte {
+            case UInt8(ascii: "&"):
+                index = try checkReference(at: index)
+                return
+            case UInt8(ascii: "<"):
+                // Not allowed in a value (libxml2 stops here): read on as content.
+                state = .content
+                return
+            default:
+                state = .tag
+            }
+        case .endTag:
+            if byte == UInt8(ascii: ">") {
+                try checkTagLength(end: index)
+            }
+            // `>` ends the tag; `<` or `&` are not well-formed (read on as content).
+            state = .content
+            if byte != UInt8(ascii: ">") { return }
+        case .nameCharacters:
+            // Never the scanner's state.
+            state = .content
         }
         index += 1
+    }
+
+    // MARK: Tags
+
+    /// Handles the end of the start tag whose `>` is at `end`.
+    private mutating func endStartTag(at end: Int, state: State, isEmpty: Bool) throws(XMLParsingError) {
+        if state == .tagName {
+            try checkNameLength(end - tokenStart - (isEmpty ? 2 : 1))
+        }
+        try checkTagLength(end: end)
+        guard !isEmpty else { return }
+        depth += 1
+        if declarationCount > 0 {
+            declaringElements.append((depth, declarationCount))
+            declarationsInScope += declarationCount
+            innermostDeclaringDepth = depth
+        }
+    }
+
+    /// Handles an end tag: the innermost open element closes.
+    @inline(__always)
+    private mutating func closeElement() {
+        if depth == innermostDeclaringDepth { closeDeclaringElement() }
+        if depth > 0 { depth &-= 1 }
+    }
+
+    private mutating func closeDeclaringElement() {
+        let closed = declaringElements.removeLast()
+        declarationsInScope -= closed.count
+        innermostDeclaringDepth = declaringElements.last?.depth ?? -1
+    }
+
+    /// Counts the attribute whose `=` is at `equalsSign`, and checks its name.
+    private mutating func countAttribute(equalsSign: Int) throws(XMLParsingError) {
+        // The name ends before any whitespace preceding the `=` and starts after whitespace.
+        var nameEnd = equalsSign
+        while nameEnd > tokenStart, Self.isWhitespace(bytes[nameEnd - 1]) { nameEnd -= 1 }
+        var nameStart = nameEnd
+        while nameStart > tokenStart, !Self.endsAttributeName(bytes[nameStart - 1]) { nameStart -= 1 }
+        try checkNameLength(nameEnd - nameStart)
+        let isDeclaration = nameEnd - nameStart == 5 ? matches("xmlns", at: nameStart) : matches("xmlns:", at: nameStart)
+        if isDeclaration {
+            declarationCount += 1
+            guard declarationCount <= maximumDeclarationsPerElement else {
+                throw .tooManyNamespaceDeclarations(limit: maximumDeclarationsPerElement)
+            }
+            guard declarationsInScope + declarationCount <= maximumDeclarationsInScope else {
+                throw .tooManyNamespacesInScope(limit: maximumDeclarationsInScope)
+            }
+        } else {
+            attributeCount += 1
+            guard attributeCount <= maximumAttributes else {
+                throw .tooManyAttributes(limit: maximumAttributes)
+            }
+        }
+    }
+
+    private static func endsAttributeName(_ byte: UInt8) -> Bool {
+        isWhitespace(byte) || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") || byte == UInt8(ascii: "=")
+            || byte == UInt8(ascii: "<") || byte == UInt8(ascii: "/")
+    }
+
+    private func checkTagLength(end: Int) throws(XMLParsingError) {
+        guard end - tokenStart < XMLPreflight.maximumTagLength else {
+            throw .tagTooLong(limit: XMLPreflight.maximumTagLength)
+        }
+    }
+
+    private func checkNameLength(_ length: Int) throws(XMLParsingError) {
+        guard length <= XMLPreflight.maximumNameLength else {
+            throw .nameTooLong(limit: XMLPreflight.maximumNameLength)
+        }
+    }
+
+    // MARK: Long sections
+
+    /// Notes where to cut the comment, CDATA section or processing instruction that started at
+    /// `tokenStart` and whose closing delimiter is at `end`, if it is longer than a piece.
+    private mutating func split(_ kind: XMLPreflight.Split.Kind, end: Int) {
+        var pieceStart = tokenStart
+        while end - pieceStart > XMLPreflight.pieceLength {
+            var cut = pieceStart + XMLPreflight.pieceLength
+            // Back off a UTF-8 continuation byte (at most three), the LF of a CRLF, or a byte
+            // following a `-` (a comment piece must not end in `-`; `--` never occurs in one).
+            while bytes[cut] & 0xC0 == 0x80 || (bytes[cut - 1] == 0x0D && bytes[cut] == 0x0A)
+                || (kind == .comment && bytes[cut - 1] == UInt8(ascii: "-"))
+            {
+                cut -= 1
+            }
+            splits.append(XMLPreflight.Split(offset: cut, kind: kind))
+            pieceStart = cut
+        }
     }
 
     // MARK: Encoding
@@ -416,12 +778,21 @@ private struct Scanner {
 
     /// The offset of the `?>` that directly follows the target of the processing instruction
     /// whose target starts at `targetStart`, or `nil` when the instruction has data, or no target.
-    private func endOfDatalessInstruction(targetStart: Int) -> Int? {
+    /// Refuses a target longer than a name may be.
+    private func endOfDatalessInstruction(targetStart: Int) throws(XMLParsingError) -> Int? {
         var index = targetStart
         while index < bytes.count, !Self.isWhitespace(bytes[index]), bytes[index] != UInt8(ascii: "?") {
             index += 1
         }
+        try checkNameLength(index - targetStart)
         return index > targetStart && matches("?>", at: index) ? index : nil
+    }
+
+    /// Whether an XML declaration's `xml` target, in any case, starts at `index`.
+    private func matchesXMLTarget(at index: Int) -> Bool {
+        guard index + 3 <= bytes.count else { return false }
+        return bytes[index] | 0x20 == UInt8(ascii: "x") && bytes[index + 1] | 0x20 == UInt8(ascii: "m")
+            && bytes[index + 2] | 0x20 == UInt8(ascii: "l")
     }
 
     /// Whether `<!DOCTYPE`, in any mix of cases, starts at `index`.

@@ -18,8 +18,12 @@ import Foundation
 /// (see ``XMLParsingError/unsupportedEncoding(_:)``); the size limit applies before and after.
 ///
 /// Names are namespace-aware: every element and attribute knows its local name and namespace URI,
-/// so look-ups work whatever prefixes the document happens to use. Text is delivered with entity
-/// and character references decoded and CDATA sections included.
+/// so look-ups work whatever prefixes the document happens to use. A namespace name is a string,
+/// compared as written: it need not be an absolute URI (`xmlns="tempuri"` is fine). Text is
+/// delivered with entity and character references decoded and CDATA sections included, whatever
+/// their length. Limits on attributes and namespace declarations (``XMLParsingOptions``), on the
+/// length of a tag (8 MiB) and of a name (50,000 bytes) keep parsing time linear in the
+/// document's size.
 ///
 /// The tree is stored flat, in document order, so building, walking, comparing and releasing it
 /// never recurse, however deep the document.
@@ -34,7 +38,7 @@ public struct XMLTree: Sendable {
     /// - Parameters:
     ///   - data: The document's bytes: UTF-8 (with or without a byte order mark), or US-ASCII,
     ///     ISO-8859-1 or UTF-16 as its byte order mark or XML declaration says.
-    ///   - options: The limits to apply. Default: ``XMLParsingOptions/init(maximumDepth:maximumDocumentSize:)``'s defaults.
+    ///   - options: The limits to apply. Default: ``XMLParsingOptions/init(maximumDepth:maximumDocumentSize:maximumAttributesPerElement:maximumNamespaceDeclarationsPerElement:maximumNamespaceDeclarationsInScope:)``'s defaults.
     /// - Throws: ``XMLParsingError`` describing why the document was refused.
     public init(data: Data, options: XMLParsingOptions = XMLParsingOptions()) throws(XMLParsingError) {
         let data = try XMLTranscoder.utf8Document(data, options: options)

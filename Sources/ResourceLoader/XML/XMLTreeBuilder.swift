@@ -19,7 +19,11 @@ import FoundationXML
 /// what Foundation's glue hands the delegate, and cost a dictionary pushed and popped per element
 /// (about 30% of the glue, see Docs/Performance.md). So both are off: the builder receives
 /// qualified names and the `xmlns` declarations as attributes, and resolves prefixes itself with
-/// a stack of bindings that grows only at elements that declare some.
+/// a stack of bindings that grows only at elements that declare some. Resolving a name costs the
+/// same however many bindings are in scope (a dictionary finds the innermost binding of a
+/// prefix), so hostile documents with thousands of declarations cannot make it quadratic; the
+/// limits on declarations themselves are ``XMLPreflight``'s, enforced before libxml2 (whose own
+/// look-ups are linear in the declarations in scope) sees the bytes.
 final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     private static let xmlNamespace = "http://www.w3.org/XML/1998/namespace"
 
@@ -29,6 +33,8 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
         var uri: String
         /// The index in `scopes` of elements using this binding, once one has.
         var scope = -1
+        /// The index in `bindings` of the binding of the same prefix this one hides; -1 if none.
+        var hidden: Int
     }
 
     /// An element started and not yet ended.
@@ -53,6 +59,8 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     @exclusivity(unchecked) private var error: XMLParsingError?
     /// The namespace bindings in scope, innermost last.
     @exclusivity(unchecked) private var bindings: [Binding] = []
+    /// For each prefix in `bindings`, the index of its innermost binding there.
+    @exclusivity(unchecked) private var innermost: [String: Int] = [:]
     /// The prefix/namespace pairs elements use; 0 is neither.
     @exclusivity(unchecked) private var scopes: [XMLTree.Scope] = [XMLTree.Scope(prefix: nil, namespaceURI: nil)]
     /// Whether the element being started uses a prefix nothing binds.
@@ -137,13 +145,46 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
     }
 
     /// The index in `bindings` of the innermost binding of `prefix` (`""`: the default namespace).
+    ///
+    /// Constant time: a few bindings (a typical SOAP document has one to three) are compared
+    /// directly, which is cheaper than hashing the prefix; more are looked up in `innermost`.
+    @inline(__always)
     private func binding(of prefix: String) -> Int? {
-        var index = bindings.count
-        while index > 0 {
-            index -= 1
-            if bindings[index].prefix == prefix { return index }
+        let count = bindings.count
+        guard count > Self.directSearchLimit else {
+            var index = count
+            while index > 0 {
+                index &-= 1
+                if bindings[index].prefix == prefix { return index }
+            }
+            return nil
         }
-        return nil
+        return innermost[prefix]
+    }
+
+    /// Up to this many bindings in scope, ``binding(of:)`` compares prefixes one by one.
+    private static let directSearchLimit = 8
+
+    /// Declares `prefix` (`""`: the default namespace) bound to `uri`, hiding any outer binding.
+    private func bind(_ prefix: String, to uri: String) {
+        let index = bindings.count
+        let hidden = innermost.updateValue(index, forKey: prefix) ?? -1
+        bindings.append(Binding(prefix: prefix, uri: uri, hidden: hidden))
+    }
+
+    /// Removes the bindings from `mark` on, uncovering the ones they hid.
+    private func unbind(from mark: Int) {
+        var index = bindings.count
+        while index > mark {
+            index -= 1
+            let binding = bindings[index]
+            if binding.hidden >= 0 {
+                innermost[binding.prefix] = binding.hidden
+            } else {
+                innermost.removeValue(forKey: binding.prefix)
+            }
+        }
+        bindings.removeSubrange(mark...)
     }
 
     /// The URI bound to an attribute's `prefix`; `nil`, and `sawUnboundPrefix` set, when none is.
@@ -207,9 +248,9 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
             var plainCount = 0
             for (qualifiedName, value) in attributes {
                 if qualifiedName == "xmlns" {
-                    bindings.append(Binding(prefix: "", uri: value))
+                    bind("", to: value)
                 } else if qualifiedName.hasPrefix("xmlns:") {
-                    bindings.append(Binding(prefix: String(qualifiedName.dropFirst(6)), uri: value))
+                    bind(String(qualifiedName.dropFirst(6)), to: value)
                 } else {
                     plainCount += 1
                 }
@@ -263,7 +304,7 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
         guard error == nil, let element = open.popLast() else { return }
         nodes[element.index].end = nodes.count
         if bindings.count > element.bindingMark {
-            bindings.removeSubrange(element.bindingMark...)
+            unbind(from: element.bindingMark)
         }
         if open.isEmpty { rootClosed = true }
     }
@@ -288,7 +329,24 @@ final class XMLTreeBuilder: NSObject, XMLParserDelegate {
 
     // MARK: Errors
 
+    /// The codes of the libxml2 diagnostics that are not errors to us.
+    ///
+    /// FoundationXML reports libxml2's warnings through the same callback as its errors, as an
+    /// `NSError` in `XMLParser.errorDomain` whose code is libxml2's (the level is not passed on),
+    /// and parsing carries on normally after them. Two say that a namespace name is not an
+    /// absolute URI (99, `XML_WAR_NS_URI`: not a URI at all, such as one with a space; 100,
+    /// `XML_WAR_NS_URI_RELATIVE`: a relative reference, such as `tempuri`): XML Namespaces makes a
+    /// namespace name a string compared as such, so such documents are well-formed. One says that
+    /// `xml:space` has a value other than `default` or `preserve` (102, `XML_WAR_SPACE_VALUE`),
+    /// which to us is an attribute like any other. Other warnings (such as an XML version other
+    /// than 1.0, 97) still fail the parse.
+    private static let ignoredDiagnosticCodes: Set<Int> = [99, 100, 102]
+
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
+        let diagnostic = parseError as NSError
+        if diagnostic.domain == XMLParser.errorDomain, Self.ignoredDiagnosticCodes.contains(diagnostic.code) {
+            return
+        }
         let line = parser.lineNumber
         let column = parser.columnNumber
         if rootClosed {

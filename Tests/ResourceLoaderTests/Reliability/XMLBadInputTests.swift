@@ -285,6 +285,35 @@ struct XMLBadInputTests {
 
         """
 
+    // MARK: Quadratic shapes
+
+    @Test func quadraticShapesEndWithATypedError() async {
+        // GIVEN the shapes that made libxml2 (and the tree builder) quadratic: one element with
+        // 100,000 attributes; thousands of namespace declarations, on one element or spread over
+        // nested ones, used by thousands of prefixed elements; many nested declaring elements
+        var attributes = "<a"
+        for index in 0..<100_000 { attributes += " a\(index)=\"\"" }
+        attributes += "/>"
+        var nested = ""
+        for index in 0..<400 { nested += "<e xmlns:a\(index)='u' xmlns:b\(index)='v'>" }
+        nested += String(repeating: "</e>", count: 400)
+        let shapes: [(Data, XMLParsingError)] = [
+            (Data(attributes.utf8), .tooManyAttributes(limit: 256)),
+            (XMLParserLimitsTests.manyDeclarations(5_000, elements: 20_000), .tooManyNamespaceDeclarations(limit: 128)),
+            (XMLParserLimitsTests.manyDeclarations(100, levels: 50, elements: 20_000), .tooManyNamespacesInScope(limit: 512)),
+            (Data(nested.utf8), .tooManyNamespacesInScope(limit: 512)),
+        ]
+        // WHEN they are parsed, directly and through a resource (a safety net, not a timing)
+        await withTimeLimit(.seconds(120)) {
+            for (data, expected) in shapes {
+                // THEN each ends with the typed error, before libxml2 sees the bytes
+                #expect(treeParsingError(data) == expected)
+                let error = TreeResource().result(from: data).failure
+                #expect(error.flatMap(xmlParsingError) == expected)
+            }
+        }
+    }
+
     private func isXMLParsingFailure(_ error: ResourceError) -> Bool {
         xmlParsingError(error) != nil
     }
@@ -312,6 +341,11 @@ extension XMLParsingError {
         case .contentAfterRoot: "contentAfterRoot"
         case .noRoot: "noRoot"
         case .truncated: "truncated"
+        case .tagTooLong: "tagTooLong"
+        case .nameTooLong: "nameTooLong"
+        case .tooManyAttributes: "tooManyAttributes"
+        case .tooManyNamespaceDeclarations: "tooManyNamespaceDeclarations"
+        case .tooManyNamespacesInScope: "tooManyNamespacesInScope"
         }
     }
 }
