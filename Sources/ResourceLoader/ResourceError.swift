@@ -116,6 +116,12 @@ extension ResourceError {
 
         /// The coding path of the underlying `DecodingError`, as a dotted string, if there is one.
         public var codingPath: String? {
+            formattedCodingPath { $0.stringValue }
+        }
+
+        /// The coding path of the underlying `DecodingError`, indices as `[n]` and every other key
+        /// as `name(key)`, joined with dots; `nil` without a `DecodingError`.
+        func formattedCodingPath(_ name: (any CodingKey) -> String) -> String? {
             guard let decodingError = underlying as? DecodingError else { return nil }
             let path: [any CodingKey]
             switch decodingError {
@@ -127,7 +133,7 @@ extension ResourceError {
             @unknown default:
                 return nil
             }
-            return path.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }
+            return path.map { key in key.intValue.map { "[\($0)]" } ?? name(key) }
                 .joined(separator: ".")
                 .replacingOccurrences(of: ".[", with: "[")
         }
@@ -293,23 +299,7 @@ extension ResourceError.ParsingFailure {
     /// as a payload-free enum case (such as synthesised `CodingKeys`), or a name from the
     /// resource's own element path. Dictionary keys, which the response chooses, are not.
     var redactedCodingPath: String? {
-        guard let decodingError = underlying as? DecodingError else { return nil }
-        let path: [any CodingKey]
-        switch decodingError {
-        case .typeMismatch(_, let context), .valueNotFound(_, let context),
-            .dataCorrupted(let context):
-            path = context.codingPath
-        case .keyNotFound(let key, let context):
-            path = context.codingPath + [key]
-        @unknown default:
-            return nil
-        }
-        return path.map { key in
-            if let index = key.intValue { return "[\(index)]" }
-            return Self.isSafeToQuote(key) ? key.stringValue : "*"
-        }
-        .joined(separator: ".")
-        .replacingOccurrences(of: ".[", with: "[")
+        formattedCodingPath { Self.isSafeToQuote($0) ? $0.stringValue : "*" }
     }
 
     /// Whether `key` cannot hold response text: see ``redactedCodingPath``.
