@@ -1,0 +1,84 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The events a ``FetchMonitor`` is told of, one type per event.
+///
+/// Durations are measured with the pipeline's ``ResourcePipeline/clock``.
+public enum FetchEvent {
+    /// What every event says about the fetch it belongs to.
+    public struct Context: Sendable, Hashable {
+        /// Tells this fetch's events apart from other fetches': unique among the fetches of the
+        /// process.
+        public let fetchID: UInt64
+        /// The name of the resource type being fetched, such as `"Cities"`.
+        public let resourceTypeName: String
+    }
+
+    /// The request is ready to be sent: see ``FetchMonitor/requestReady(_:)``.
+    public struct RequestReady: Sendable {
+        /// The fetch.
+        public let context: Context
+        /// The request after the adapters.
+        public let request: URLRequest
+    }
+
+    /// An attempt is handed to the transport: see ``FetchMonitor/attemptSent(_:)``.
+    public struct AttemptSent: Sendable {
+        /// The fetch.
+        public let context: Context
+        /// Which attempt this is, from 1.
+        public let attempt: Int
+        /// The request as sent.
+        public let request: URLRequest
+    }
+
+    /// The transport answered an attempt: see ``FetchMonitor/responseReceived(_:)``.
+    public struct ResponseReceived: Sendable {
+        /// The fetch.
+        public let context: Context
+        /// Which attempt answered, from 1.
+        public let attempt: Int
+        /// The response's HTTP status code; `nil` when the response is not an HTTP one.
+        public let statusCode: Int?
+        /// The size of the response body, in bytes.
+        public let bodyByteCount: Int
+        /// From handing the request to the transport to its answer.
+        public let duration: Duration
+    }
+
+    /// The model was made: see ``FetchMonitor/modelMade(_:)``.
+    public struct ModelMade: Sendable {
+        /// The fetch.
+        public let context: Context
+        /// How long validating the response and making the model took.
+        public let duration: Duration
+    }
+
+    /// The fetch is over: see ``FetchMonitor/fetchFinished(_:)``.
+    public struct Finished: Sendable {
+        /// The fetch.
+        public let context: Context
+        /// The last request the fetch knew: as sent, or as built when it failed before sending;
+        /// `nil` when the request could not be built.
+        public let request: URLRequest?
+        /// Success, or the error the caller receives.
+        public let result: Result<Void, ResourceError>
+        /// The last response's HTTP status code; `nil` without an HTTP response.
+        public let statusCode: Int?
+        /// The size of the last response's body, in bytes; `nil` without a response.
+        public let bodyByteCount: Int?
+        /// How many attempts were handed to the transport: `0` when none was.
+        public let attempts: Int
+        /// From the start of the fetch to its outcome.
+        public let duration: Duration
+
+        /// The error the caller receives, or `nil` on success.
+        public var error: ResourceError? {
+            if case .failure(let error) = result { return error }
+            return nil
+        }
+    }
+}
