@@ -6,7 +6,8 @@ import FoundationNetworking
 
 /// The events a ``FetchMonitor`` is told of, one type per event.
 ///
-/// Durations are measured with the pipeline's ``ResourcePipeline/clock``.
+/// Durations are measured with the pipeline's ``ResourcePipeline/clock``. Each event has a public
+/// initialiser, so that a monitor of your own can be tested with events made by hand.
 public enum FetchEvent {
     /// What every event says about the fetch it belongs to.
     public struct Context: Sendable, Hashable {
@@ -15,6 +16,12 @@ public enum FetchEvent {
         public let fetchID: UInt64
         /// The name of the resource type being fetched, such as `"Cities"`.
         public let resourceTypeName: String
+
+        /// Creates a context, for tests of a monitor.
+        public init(fetchID: UInt64, resourceTypeName: String) {
+            self.fetchID = fetchID
+            self.resourceTypeName = resourceTypeName
+        }
     }
 
     /// The request is ready to be sent: see ``FetchMonitor/requestReady(_:)``.
@@ -23,6 +30,12 @@ public enum FetchEvent {
         public let context: Context
         /// The request after the adapters.
         public let request: URLRequest
+
+        /// Creates the event, for tests of a monitor.
+        public init(context: Context, request: URLRequest) {
+            self.context = context
+            self.request = request
+        }
     }
 
     /// An attempt is handed to the transport: see ``FetchMonitor/attemptSent(_:)``.
@@ -33,6 +46,13 @@ public enum FetchEvent {
         public let attempt: Int
         /// The request as sent.
         public let request: URLRequest
+
+        /// Creates the event, for tests of a monitor.
+        public init(context: Context, attempt: Int, request: URLRequest) {
+            self.context = context
+            self.attempt = attempt
+            self.request = request
+        }
     }
 
     /// The transport answered an attempt: see ``FetchMonitor/responseReceived(_:)``.
@@ -47,6 +67,15 @@ public enum FetchEvent {
         public let bodyByteCount: Int
         /// From handing the request to the transport to its answer.
         public let duration: Duration
+
+        /// Creates the event, for tests of a monitor.
+        public init(context: Context, attempt: Int, statusCode: Int?, bodyByteCount: Int, duration: Duration) {
+            self.context = context
+            self.attempt = attempt
+            self.statusCode = statusCode
+            self.bodyByteCount = bodyByteCount
+            self.duration = duration
+        }
     }
 
     /// The model was made: see ``FetchMonitor/modelMade(_:)``.
@@ -55,6 +84,12 @@ public enum FetchEvent {
         public let context: Context
         /// How long validating the response and making the model took.
         public let duration: Duration
+
+        /// Creates the event, for tests of a monitor.
+        public init(context: Context, duration: Duration) {
+            self.context = context
+            self.duration = duration
+        }
     }
 
     /// The fetch is over: see ``FetchMonitor/fetchFinished(_:)``.
@@ -74,6 +109,25 @@ public enum FetchEvent {
         public let attempts: Int
         /// From the start of the fetch to its outcome.
         public let duration: Duration
+
+        /// Creates the event, for tests of a monitor.
+        public init(
+            context: Context,
+            request: URLRequest?,
+            result: Result<Void, ResourceError>,
+            statusCode: Int?,
+            bodyByteCount: Int?,
+            attempts: Int,
+            duration: Duration
+        ) {
+            self.context = context
+            self.request = request
+            self.result = result
+            self.statusCode = statusCode
+            self.bodyByteCount = bodyByteCount
+            self.attempts = attempts
+            self.duration = duration
+        }
 
         /// The error the caller receives, or `nil` on success.
         public var error: ResourceError? {

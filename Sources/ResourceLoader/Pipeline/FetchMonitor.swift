@@ -17,7 +17,8 @@ import Foundation
 /// ``FetchEvent/Context/fetchID`` to tell them apart. Monitors are called in the pipeline's order
 /// on whatever thread the fetch is on, so they must be quick and must not block; hand slow work to
 /// a queue or an actor of your own. ``fetchFinished(_:)`` runs just before the caller receives the
-/// outcome (on the callback queue for completion-handler fetches).
+/// outcome: before the `async` fetch returns, and before a completion-handler fetch dispatches
+/// its outcome to the callback queue.
 ///
 /// ```swift
 /// struct SlowFetchReporter: FetchMonitor {

@@ -113,6 +113,7 @@ final class PipelineFetch: Sendable {
 
     /// Tells the monitors the request is ready and hands it to the transport as attempt 1.
     private func send(_ request: URLRequest, pending: PendingFetch<Answer>, options: TransferOptions) {
+        guard !pending.isFinished else { return }
         let monitors = pipeline.monitors
         let readyEvent = FetchEvent.RequestReady(context: context, request: request)
         for monitor in monitors { monitor.requestReady(readyEvent) }

@@ -120,3 +120,38 @@ struct LoggingFetchMonitorTests {
         #expect(!line.contains("passwd"))
     }
 }
+
+@Suite("LoggingFetchMonitor: lines from events made by hand")
+struct LoggingFetchMonitorLineTests {
+    @Test func aHandMadeEventGivesTheDocumentedLine() throws {
+        let lines = LoggingFetchMonitorTests.Lines()
+        var request = URLRequest(url: URL(string: "https://api.example.com/cities?q=Lisbon&page=2")!)
+        request.setValue("Bearer SECRET", forHTTPHeaderField: "Authorization")
+        let event = FetchEvent.Finished(
+            context: FetchEvent.Context(fetchID: 7, resourceTypeName: "Cities"),
+            request: request,
+            result: .success(()),
+            statusCode: 200,
+            bodyByteCount: 5120,
+            attempts: 1,
+            duration: .microseconds(41_250)
+        )
+        LoggingFetchMonitor(sink: lines.append).fetchFinished(event)
+        #expect(lines.all == [
+            "ResourceLoader fetch 7 Cities: GET https://api.example.com/cities?q=REDACTED&page=REDACTED"
+                + " status=200 bytes=5120 attempts=1 duration=41.250ms result=success",
+        ])
+    }
+
+    @Test func otherEventsWriteNothing() {
+        let lines = LoggingFetchMonitorTests.Lines()
+        let monitor = LoggingFetchMonitor(sink: lines.append)
+        let context = FetchEvent.Context(fetchID: 1, resourceTypeName: "Cities")
+        let request = URLRequest(url: URL(string: "https://api.example.com/")!)
+        monitor.requestReady(FetchEvent.RequestReady(context: context, request: request))
+        monitor.attemptSent(FetchEvent.AttemptSent(context: context, attempt: 1, request: request))
+        monitor.responseReceived(FetchEvent.ResponseReceived(context: context, attempt: 1, statusCode: 200, bodyByteCount: 3, duration: .zero))
+        monitor.modelMade(FetchEvent.ModelMade(context: context, duration: .zero))
+        #expect(lines.all.isEmpty)
+    }
+}
