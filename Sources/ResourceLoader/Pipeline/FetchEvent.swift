@@ -14,13 +14,30 @@ public enum FetchEvent {
         /// Tells this fetch's events apart from other fetches': unique among the fetches of the
         /// process.
         public let fetchID: UInt64
-        /// The name of the resource type being fetched, such as `"Cities"`.
-        public let resourceTypeName: String
+        /// The resource type being fetched.
+        public let resourceType: any ResourceType.Type
 
         /// Creates a context, for tests of a monitor.
-        public init(fetchID: UInt64, resourceTypeName: String) {
+        public init(fetchID: UInt64, resourceType: any ResourceType.Type) {
             self.fetchID = fetchID
-            self.resourceTypeName = resourceTypeName
+            self.resourceType = resourceType
+        }
+
+        /// The name of the resource type being fetched, such as `"Cities"`. Made when asked for:
+        /// naming a type costs more than the rest of an event.
+        public var resourceTypeName: String {
+            String(describing: resourceType)
+        }
+
+        /// Whether two contexts belong to the same fetch of the same resource type.
+        public static func == (lhs: Context, rhs: Context) -> Bool {
+            lhs.fetchID == rhs.fetchID && ObjectIdentifier(lhs.resourceType) == ObjectIdentifier(rhs.resourceType)
+        }
+
+        /// Hashes the fetch's identifier and resource type.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(fetchID)
+            hasher.combine(ObjectIdentifier(resourceType))
         }
     }
 

@@ -36,13 +36,13 @@ final class PipelineFetch: Sendable {
     // `state` is a `Locked`: its lock guards every field of `State`.
     private let state = Locked(State())
 
-    init(pipeline: ResourcePipeline, resourceTypeName: String) {
+    init(pipeline: ResourcePipeline, resourceType: any ResourceType.Type) {
         self.pipeline = pipeline
         let id = Self.nextID.withLock { id -> UInt64 in
             id &+= 1
             return id
         }
-        self.context = FetchEvent.Context(fetchID: id, resourceTypeName: resourceTypeName)
+        self.context = FetchEvent.Context(fetchID: id, resourceType: resourceType)
         self.start = pipeline.stopwatch.elapsed()
     }
 

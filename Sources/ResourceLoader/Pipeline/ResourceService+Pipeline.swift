@@ -25,7 +25,7 @@ extension ResourceService {
     /// Fetches `resource` through `pipeline`'s hooks: build, adapt, send, validate and parse,
     /// telling the monitors of each step and, exactly once, of the outcome.
     func fetch(_ resource: Resource, through pipeline: ResourcePipeline) async -> Result<Resource.Model, ResourceError> {
-        let fetch = PipelineFetch(pipeline: pipeline, resourceTypeName: String(describing: Resource.self))
+        let fetch = PipelineFetch(pipeline: pipeline, resourceType: Resource.self)
         let result = await run(resource, as: fetch)
         fetch.finished(with: result)
         return result

@@ -128,7 +128,7 @@ struct LoggingFetchMonitorLineTests {
         var request = URLRequest(url: URL(string: "https://api.example.com/cities?q=Lisbon&page=2")!)
         request.setValue("Bearer SECRET", forHTTPHeaderField: "Authorization")
         let event = FetchEvent.Finished(
-            context: FetchEvent.Context(fetchID: 7, resourceTypeName: "Cities"),
+            context: FetchEvent.Context(fetchID: 7, resourceType: CitiesResource.self),
             request: request,
             result: .success(()),
             statusCode: 200,
@@ -138,7 +138,7 @@ struct LoggingFetchMonitorLineTests {
         )
         LoggingFetchMonitor(sink: lines.append).fetchFinished(event)
         #expect(lines.all == [
-            "ResourceLoader fetch 7 Cities: GET https://api.example.com/cities?q=REDACTED&page=REDACTED"
+            "ResourceLoader fetch 7 CitiesResource: GET https://api.example.com/cities?q=REDACTED&page=REDACTED"
                 + " status=200 bytes=5120 attempts=1 duration=41.250ms result=success",
         ])
     }
@@ -146,7 +146,7 @@ struct LoggingFetchMonitorLineTests {
     @Test func otherEventsWriteNothing() {
         let lines = LoggingFetchMonitorTests.Lines()
         let monitor = LoggingFetchMonitor(sink: lines.append)
-        let context = FetchEvent.Context(fetchID: 1, resourceTypeName: "Cities")
+        let context = FetchEvent.Context(fetchID: 1, resourceType: CitiesResource.self)
         let request = URLRequest(url: URL(string: "https://api.example.com/")!)
         monitor.requestReady(FetchEvent.RequestReady(context: context, request: request))
         monitor.attemptSent(FetchEvent.AttemptSent(context: context, attempt: 1, request: request))

@@ -74,9 +74,10 @@ final class SharedLog: @unchecked Sendable {
 /// An adapter that says it has started, then waits (for up to ten minutes) until its task is
 /// cancelled, and remembers that it was.
 final class StallingAdapter: RequestAdapter, @unchecked Sendable {
-    // `lock` guards `sawCancellation`.
+    // `lock` guards `sawCancellation` and `calls`.
     private let lock = NSLock()
     private var sawCancellation = false
+    private var calls = 0
     let started: AsyncStream<Void>
     private let startedContinuation: AsyncStream<Void>.Continuation
 
@@ -85,6 +86,9 @@ final class StallingAdapter: RequestAdapter, @unchecked Sendable {
     }
 
     var wasCancelled: Bool { lock.withLock { sawCancellation } }
+    /// Whether the pipeline called the adapter at all (a fetch that ends before its adapter task
+    /// runs never calls it).
+    var wasCalled: Bool { lock.withLock { calls > 0 } }
 
     /// Waits until the adapter has been called.
     func waitUntilStarted() async {
@@ -92,6 +96,7 @@ final class StallingAdapter: RequestAdapter, @unchecked Sendable {
     }
 
     func adapt(_ request: URLRequest) async throws -> URLRequest {
+        lock.withLock { calls += 1 }
         startedContinuation.yield()
         do {
             try await Task.sleep(for: .seconds(600))

@@ -197,7 +197,9 @@ struct ResourcePipelineTests {
         }
         #expect(session.receivedRequests.isEmpty)
         #expect(recorder.events == ["finished timedOut attempts=0"])
-        try await waitUntil { adapter.wasCancelled }
+        // On a busy machine the deadline can pass before the adapters' task runs; it then never
+        // calls the adapter.
+        try await waitUntil { adapter.wasCancelled || !adapter.wasCalled }
     }
 
     @Test func aResourceOperationRunsThroughThePipeline() async throws {
