@@ -13,11 +13,11 @@ import FoundationNetworking
 ///
 /// ```swift
 /// struct BearerTokenAdapter: RequestAdapter {
-///     let store: TokenStore
+///     let tokens: TokenStore
 ///
 ///     func adapt(_ request: URLRequest) async throws -> URLRequest {
 ///         var request = request
-///         request.setValue("Bearer \(try await store.token())", forHTTPHeaderField: "Authorization")
+///         request.setValue("Bearer \(await tokens.current())", forHTTPHeaderField: "Authorization")
 ///         return request
 ///     }
 /// }

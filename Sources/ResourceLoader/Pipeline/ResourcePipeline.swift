@@ -11,11 +11,11 @@ import FoundationNetworking
 ///
 /// ```swift
 /// let pipeline = ResourcePipeline(
-///     adapters: [BearerTokenAdapter(store: tokens)],
+///     adapters: [BearerTokenAdapter(tokens: tokens)],
 ///     monitors: [LoggingFetchMonitor()]
 /// )
 /// let cities = ResourceService<Cities>(pipeline: pipeline)
-/// let users = ResourceService<Users>(pipeline: pipeline)
+/// let archive = ResourceService<Archive>(pipeline: pipeline)
 /// ```
 ///
 /// ## The order the hooks run in
