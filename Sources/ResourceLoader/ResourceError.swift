@@ -11,6 +11,7 @@ import FoundationNetworking
 /// | Case | Raised when |
 /// | --- | --- |
 /// | ``invalidRequest(reason:)`` | The resource could not be turned into a valid `URLRequest`. |
+/// | ``requestAdaptationFailed(_:)`` | A ``RequestAdapter`` of the service's ``ResourcePipeline`` threw. |
 /// | ``transport(_:underlying:)`` | The transport failed: no connection, DNS, TLS, a non-HTTP response… |
 /// | ``timedOut`` | The request did not complete in time. |
 /// | ``responseTooLarge(limit:)`` | The response body was larger than ``TransferOptions/maximumResponseBytes``. |
@@ -30,6 +31,9 @@ import FoundationNetworking
 public enum ResourceError: Error, Sendable {
     /// The resource could not be turned into a request; `reason` says why.
     case invalidRequest(reason: String)
+    /// A ``RequestAdapter`` threw while preparing the request; the value is the error it threw.
+    /// Nothing was sent.
+    case requestAdaptationFailed(any Error)
     /// The transport failed with the given `URLError` code; `underlying` is the original error.
     case transport(URLError.Code, underlying: any Error)
     /// The request did not complete before its timeout or deadline.
@@ -176,6 +180,25 @@ extension ResourceError {
         }
     }
 
+    /// The case's name and, for ``transport(_:underlying:)``, its code, as in `"httpStatus"` or
+    /// `"transport(-1004)"`: words that carry nothing from the request or the response.
+    var logName: String {
+        switch self {
+        case .invalidRequest: "invalidRequest"
+        case .requestAdaptationFailed: "requestAdaptationFailed"
+        case .transport(let code, _): "transport(\(code.rawValue))"
+        case .timedOut: "timedOut"
+        case .responseTooLarge: "responseTooLarge"
+        case .redirectRefused: "redirectRefused"
+        case .cancelled: "cancelled"
+        case .httpStatus: "httpStatus"
+        case .serviceLevel: "serviceLevel"
+        case .emptyResponse: "emptyResponse"
+        case .parsing: "parsing"
+        case .soapFault: "soapFault"
+        }
+    }
+
     /// `true` for ``cancelled``.
     public var isCancelled: Bool {
         if case .cancelled = self { return true }
@@ -209,6 +232,8 @@ extension ResourceError: CustomStringConvertible {
             let detail = underlying is URLError ? "" : " (\(Self.summary(ofUnderlying: underlying)))"
             let summary = Self.summary(of: code).map { "\($0) " } ?? ""
             return "Transport error: \(summary)(URLError code \(code.rawValue))\(detail)"
+        case .requestAdaptationFailed(let error):
+            return "A request adapter failed (\(Self.summary(ofUnderlying: error)))"
         case .timedOut:
             return "The request timed out"
         case .responseTooLarge(let limit):

@@ -25,13 +25,23 @@ import FoundationNetworking
 /// ```
 ///
 /// Stubs are matched newest first, so a test can override a general stub with a specific one.
+/// A stub can also answer with a scripted sequence, `stub(_:with:)` given an array, such as
+/// a `401` and then a `200`.
 /// A request no stub matches fails with ``UnmatchedRequestError``, whose description names the
 /// method and URL. Answers arrive on a background queue, after the stub's delay; cancelling the
 /// returned handle answers `URLError(.cancelled)` at once.
 public final class FakeURLSession: URLSessionType, @unchecked Sendable {
     private struct Stub {
         let matcher: RequestMatcher
-        let response: FakeResponse
+        /// Answered in order; the last one answers every request after it.
+        let responses: [FakeResponse]
+        var answered = 0
+
+        /// The response for the next request this stub matches.
+        mutating func next() -> FakeResponse {
+            defer { answered += 1 }
+            return responses[min(answered, responses.count - 1)]
+        }
     }
 
     private struct State {
@@ -52,7 +62,25 @@ public final class FakeURLSession: URLSessionType, @unchecked Sendable {
     /// The newest matching stub wins. A stub answers every matching request until the session
     /// is released.
     public func stub(_ matcher: RequestMatcher, with response: FakeResponse) {
-        withState { $0.stubs.append(Stub(matcher: matcher, response: response)) }
+        withState { $0.stubs.append(Stub(matcher: matcher, responses: [response])) }
+    }
+
+    /// Answers the requests that `matcher` accepts with `responses`, one after another: the
+    /// first matching request gets the first response, the second the second, and every request
+    /// after the last response gets the last one again.
+    ///
+    /// Use it to script what a server does over several requests, such as a rejected credential
+    /// and then success, to test an app's own adapters and monitors:
+    ///
+    /// ```swift
+    /// session.stub(.path("/profile"), with: [.status(401), .json(#"{"name": "Ada"}"#)])
+    /// ```
+    ///
+    /// The stub is matched like any other (newest first); only the requests it answers move it
+    /// along. An empty `responses` adds no stub.
+    public func stub(_ matcher: RequestMatcher, with responses: [FakeResponse]) {
+        guard !responses.isEmpty else { return }
+        withState { $0.stubs.append(Stub(matcher: matcher, responses: responses)) }
     }
 
     /// Every request this session has received, in the order it received them.
@@ -71,18 +99,19 @@ public final class FakeURLSession: URLSessionType, @unchecked Sendable {
         options: TransferOptions,
         completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
     ) -> any Cancellable {
-        let stub = withState { state -> Stub? in
+        let response = withState { state -> FakeResponse? in
             state.requests.append(request)
-            return state.stubs.last { $0.matcher.matches(request) }
+            guard let index = state.stubs.lastIndex(where: { $0.matcher.matches(request) }) else { return nil }
+            return state.stubs[index].next()
         }
         let task = FakeTask(completionHandler: completionHandler)
-        guard let stub else {
+        guard let response else {
             queue.async { task.complete(.failure(UnmatchedRequestError(request: request))) }
             return task
         }
-        let answer = stub.response.answer(to: request)
-        if stub.response.delay > .zero {
-            task.complete(answer, after: stub.response.delay, on: queue)
+        let answer = response.answer(to: request)
+        if response.delay > .zero {
+            task.complete(answer, after: response.delay, on: queue)
         } else {
             queue.async { task.complete(answer) }
         }

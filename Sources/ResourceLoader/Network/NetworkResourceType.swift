@@ -56,6 +56,14 @@ public protocol NetworkResourceType: ResourceType {
     /// ```
     func transferOptions(_ serviceDefaults: TransferOptions) -> TransferOptions
 
+    /// Whether the ``RequestAdapter``s of the service's ``ResourcePipeline`` transform this
+    /// resource's requests. Default: `true`.
+    ///
+    /// Return `false` from a resource whose request must go out as ``urlRequest()`` built it: a
+    /// login or token-refresh request must not carry the credential the adapters add. The
+    /// pipeline's monitors still see its fetches.
+    var usesPipelineAdapters: Bool { get }
+
     /// Builds the request. The default assembles it from the properties above.
     ///
     /// - Throws: ``ResourceError/invalidRequest(reason:)`` when the request cannot be built: the
@@ -95,6 +103,9 @@ extension NetworkResourceType {
     public func transferOptions(_ serviceDefaults: TransferOptions) -> TransferOptions {
         serviceDefaults
     }
+
+    /// `true`: the pipeline's adapters run.
+    public var usesPipelineAdapters: Bool { true }
 
     /// Assembles a `URLRequest` from ``url``, ``queryItems``, ``httpMethod``, ``headerFields``,
     /// ``body`` and ``timeoutInterval``.

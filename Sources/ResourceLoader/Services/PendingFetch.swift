@@ -79,6 +79,19 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
         if let deadline = options.deadline {
             startDeadline(deadline)
         }
+        transfer(request, through: session, options: options, onAnswer: onAnswer)
+    }
+
+    /// Sends `request` through `session` for a fetch whose deadline is already running (a
+    /// ``ResourcePipeline`` starts it before its adapters); `onAnswer` receives the transport's
+    /// answer unless the fetch has finished by then. The caller checks ``isFinished`` first.
+    @inline(__always)
+    func transfer(
+        _ request: URLRequest,
+        through session: any URLSessionType,
+        options: TransferOptions,
+        onAnswer: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+    ) {
         let handler: @Sendable (Result<(Data, URLResponse), any Error>) -> Void = { [self] answer in
             guard !isFinished else { return }
             onAnswer(answer)

@@ -12,6 +12,10 @@ import FoundationNetworking
 /// let cities = try await service.fetch(Cities(continent: "europe"))
 /// ```
 ///
+/// A service made with ``init(pipeline:)`` shares a ``ResourcePipeline``'s transport, options,
+/// request adapters and monitors with every other service made from it; see the pipeline for
+/// where its hooks run among the steps below.
+///
 /// Every fetch goes one way through the same steps:
 /// 1. ``NetworkResourceType/urlRequest()`` builds the request, and
 ///    ``NetworkResourceType/transferOptions(_:)`` its limits from the service's ``options``;
@@ -24,7 +28,9 @@ import FoundationNetworking
 ///
 /// Parsing never runs on the transport's queue, so large responses do not hold up other
 /// requests: it runs on the callback queue you pass (a global queue when that is the main queue)
-/// or, for `async` fetches, on the global concurrent executor. Every fetch has exactly one
+/// or, for `async` fetches, on the global concurrent executor. Through a pipeline with adapters
+/// or monitors, a completion-handler fetch runs as an `async` one in a task of its own, parses
+/// there, and only its completion runs on the callback queue. Every fetch has exactly one
 /// outcome.
 public struct ResourceService<Resource: NetworkResourceType & DataResourceType>: ResourceServiceType {
     /// The transport requests are sent through.
@@ -32,6 +38,9 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
     /// The limits applied to every transfer, unless a resource adjusts them with
     /// ``NetworkResourceType/transferOptions(_:)``.
     public let options: TransferOptions
+    /// The pipeline the service was made from, or `nil` for one made with
+    /// ``init(session:options:)``.
+    public let pipeline: ResourcePipeline?
 
     /// Creates a service.
     ///
@@ -49,6 +58,18 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
     ) {
         self.session = session
         self.options = options
+        self.pipeline = nil
+    }
+
+    /// Creates a service that fetches through `pipeline`: its transport, its options, its
+    /// adapters and its monitors.
+    ///
+    /// Make as many services as there are resource types from one pipeline; they share all of
+    /// it. ``session`` and ``options`` are the pipeline's.
+    public init(pipeline: ResourcePipeline) {
+        self.session = pipeline.session
+        self.options = pipeline.options
+        self.pipeline = pipeline
     }
 
     /// Fetches `resource` and delivers the outcome exactly once on `callbackQueue`.
@@ -66,6 +87,9 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
         callbackQueue: DispatchQueue,
         completion: @escaping @Sendable (Result<Resource.Model, ResourceError>) -> Void
     ) -> any Cancellable {
+        if let pipeline, pipeline.hasHooks {
+            return fetch(resource, through: pipeline, callbackQueue: callbackQueue, completion: completion)
+        }
         let pending = PendingFetch(callbackQueue: callbackQueue, completion: completion)
         let request: URLRequest
         do {
@@ -101,6 +125,9 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
     /// on the transport's queue. Cancelling the calling task cancels the fetch, which then
     /// throws ``ResourceError/cancelled``.
     public func fetch(_ resource: Resource) async throws(ResourceError) -> Resource.Model {
+        if let pipeline, pipeline.hasHooks {
+            return try await fetch(resource, through: pipeline).get()
+        }
         if Task.isCancelled { throw .cancelled }
         let request = try resource.urlRequest()
         let options = resource.transferOptions(self.options)

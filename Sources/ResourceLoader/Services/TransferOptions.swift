@@ -34,7 +34,10 @@ public struct TransferOptions: Sendable, Hashable {
     /// Unlike `URLRequest.timeoutInterval`, which restarts whenever a byte arrives, the deadline
     /// bounds the total time: a server that trickles a byte a second cannot keep a request alive
     /// past it. When it passes, the transfer is cancelled and the fetch fails with
-    /// ``ResourceError/timedOut``. ``ResourceService`` enforces it for every transport.
+    /// ``ResourceError/timedOut``. ``ResourceService`` enforces it for every transport. For a
+    /// service made from a ``ResourcePipeline`` with request adapters, the deadline starts
+    /// before the adapters run, so it bounds them too: a slow adapter ends the fetch with
+    /// ``ResourceError/timedOut`` at the deadline.
     public var deadline: Duration?
 
     /// The largest response body accepted, in bytes. Default: ``defaultMaximumResponseBytes``

@@ -400,6 +400,7 @@ extension FuzzEntryPoints {
     static func kind(_ error: ResourceError) -> String {
         switch error {
         case .invalidRequest: "invalidRequest"
+        case .requestAdaptationFailed: "requestAdaptationFailed"
         case .transport: "transport"
         case .timedOut: "timedOut"
         case .cancelled: "cancelled"

@@ -1,0 +1,155 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The events a ``FetchMonitor`` is told of, one type per event.
+///
+/// Durations are measured with the pipeline's ``ResourcePipeline/clock``. Each event has a public
+/// initialiser, so that a monitor of your own can be tested with events made by hand.
+public enum FetchEvent {
+    /// What every event says about the fetch it belongs to.
+    public struct Context: Sendable, Hashable {
+        /// Tells this fetch's events apart from other fetches': unique among the fetches of the
+        /// process.
+        public let fetchID: UInt64
+        /// The resource type being fetched.
+        public let resourceType: any ResourceType.Type
+
+        /// Creates a context, for tests of a monitor.
+        public init(fetchID: UInt64, resourceType: any ResourceType.Type) {
+            self.fetchID = fetchID
+            self.resourceType = resourceType
+        }
+
+        /// The name of the resource type being fetched, such as `"Cities"`. Made when asked for:
+        /// naming a type costs more than the rest of an event.
+        public var resourceTypeName: String {
+            String(describing: resourceType)
+        }
+
+        /// Whether two contexts belong to the same fetch of the same resource type.
+        public static func == (lhs: Context, rhs: Context) -> Bool {
+            lhs.fetchID == rhs.fetchID && ObjectIdentifier(lhs.resourceType) == ObjectIdentifier(rhs.resourceType)
+        }
+
+        /// Hashes the fetch's identifier and resource type.
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(fetchID)
+            hasher.combine(ObjectIdentifier(resourceType))
+        }
+    }
+
+    /// The request is ready to be sent: see ``FetchMonitor/requestReady(_:)``.
+    public struct RequestReady: Sendable {
+        /// The fetch.
+        public let context: Context
+        /// The request after the adapters.
+        public let request: URLRequest
+
+        /// Creates the event, for tests of a monitor.
+        public init(context: Context, request: URLRequest) {
+            self.context = context
+            self.request = request
+        }
+    }
+
+    /// An attempt is handed to the transport: see ``FetchMonitor/attemptSent(_:)``.
+    public struct AttemptSent: Sendable {
+        /// The fetch.
+        public let context: Context
+        /// Which attempt this is, from 1.
+        public let attempt: Int
+        /// The request as sent.
+        public let request: URLRequest
+
+        /// Creates the event, for tests of a monitor.
+        public init(context: Context, attempt: Int, request: URLRequest) {
+            self.context = context
+            self.attempt = attempt
+            self.request = request
+        }
+    }
+
+    /// The transport answered an attempt: see ``FetchMonitor/responseReceived(_:)``.
+    public struct ResponseReceived: Sendable {
+        /// The fetch.
+        public let context: Context
+        /// Which attempt answered, from 1.
+        public let attempt: Int
+        /// The response's HTTP status code; `nil` when the response is not an HTTP one.
+        public let statusCode: Int?
+        /// The size of the response body, in bytes.
+        public let bodyByteCount: Int
+        /// From handing the request to the transport to its answer.
+        public let duration: Duration
+
+        /// Creates the event, for tests of a monitor.
+        public init(context: Context, attempt: Int, statusCode: Int?, bodyByteCount: Int, duration: Duration) {
+            self.context = context
+            self.attempt = attempt
+            self.statusCode = statusCode
+            self.bodyByteCount = bodyByteCount
+            self.duration = duration
+        }
+    }
+
+    /// The model was made: see ``FetchMonitor/modelMade(_:)``.
+    public struct ModelMade: Sendable {
+        /// The fetch.
+        public let context: Context
+        /// How long validating the response and making the model took.
+        public let duration: Duration
+
+        /// Creates the event, for tests of a monitor.
+        public init(context: Context, duration: Duration) {
+            self.context = context
+            self.duration = duration
+        }
+    }
+
+    /// The fetch is over: see ``FetchMonitor/fetchFinished(_:)``.
+    public struct Finished: Sendable {
+        /// The fetch.
+        public let context: Context
+        /// The last request the fetch knew: as sent, or as built when it failed before sending;
+        /// `nil` when the request could not be built.
+        public let request: URLRequest?
+        /// Success, or the error the caller receives.
+        public let result: Result<Void, ResourceError>
+        /// The last response's HTTP status code; `nil` without an HTTP response.
+        public let statusCode: Int?
+        /// The size of the last response's body, in bytes; `nil` without a response.
+        public let bodyByteCount: Int?
+        /// How many attempts were handed to the transport: `0` when none was.
+        public let attempts: Int
+        /// From the start of the fetch to its outcome.
+        public let duration: Duration
+
+        /// Creates the event, for tests of a monitor.
+        public init(
+            context: Context,
+            request: URLRequest?,
+            result: Result<Void, ResourceError>,
+            statusCode: Int?,
+            bodyByteCount: Int?,
+            attempts: Int,
+            duration: Duration
+        ) {
+            self.context = context
+            self.request = request
+            self.result = result
+            self.statusCode = statusCode
+            self.bodyByteCount = bodyByteCount
+            self.attempts = attempts
+            self.duration = duration
+        }
+
+        /// The error the caller receives, or `nil` on success.
+        public var error: ResourceError? {
+            if case .failure(let error) = result { return error }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+
+/// Watches what a ``ResourcePipeline`` does: told of each step of every fetch of every service
+/// made from the pipeline.
+///
+/// Every requirement has a default that does nothing, so a monitor implements only the events it
+/// wants. For one fetch the events come in this order:
+///
+/// 1. ``requestReady(_:)``: the request is built and adapted;
+/// 2. ``attemptSent(_:)``: it is handed to the transport;
+/// 3. ``responseReceived(_:)``: the transport answered with a response (not when it failed);
+/// 4. ``modelMade(_:)``: the response was valid and the model was made;
+/// 5. ``fetchFinished(_:)``: always, exactly once, with the outcome.
+///
+/// A fetch that fails stops early and goes straight to ``fetchFinished(_:)``: one whose request
+/// cannot be built or adapted sees only that event. Events of different fetches interleave; use
+/// ``FetchEvent/Context/fetchID`` to tell them apart. Monitors are called in the pipeline's order
+/// on whatever thread the fetch is on, so they must be quick and must not block; hand slow work to
+/// a queue or an actor of your own. ``fetchFinished(_:)`` runs just before the caller receives the
+/// outcome: before the `async` fetch returns, and before a completion-handler fetch dispatches
+/// its outcome to the callback queue.
+///
+/// ```swift
+/// struct SlowFetchReporter: FetchMonitor {
+///     func fetchFinished(_ event: FetchEvent.Finished) {
+///         if event.duration > .seconds(2) { print("slow fetch #\(event.context.fetchID)") }
+///     }
+/// }
+/// ```
+///
+/// ``LoggingFetchMonitor`` is a ready-made monitor that logs one line per fetch.
+public protocol FetchMonitor: Sendable {
+    /// The request is ready to be sent: built and, unless the resource opted out, adapted.
+    func requestReady(_ event: FetchEvent.RequestReady)
+
+    /// An attempt is being handed to the transport.
+    func attemptSent(_ event: FetchEvent.AttemptSent)
+
+    /// The transport answered an attempt with a response, before the response is validated.
+    func responseReceived(_ event: FetchEvent.ResponseReceived)
+
+    /// The response was valid and its body became the model.
+    func modelMade(_ event: FetchEvent.ModelMade)
+
+    /// The fetch is over: called once for every fetch, whatever its outcome.
+    func fetchFinished(_ event: FetchEvent.Finished)
+}
+
+// MARK: - Default implementations
+
+extension FetchMonitor {
+    /// Does nothing.
+    public func requestReady(_ event: FetchEvent.RequestReady) {}
+
+    /// Does nothing.
+    public func attemptSent(_ event: FetchEvent.AttemptSent) {}
+
+    /// Does nothing.
+    public func responseReceived(_ event: FetchEvent.ResponseReceived) {}
+
+    /// Does nothing.
+    public func modelMade(_ event: FetchEvent.ModelMade) {}
+
+    /// Does nothing.
+    public func fetchFinished(_ event: FetchEvent.Finished) {}
+}

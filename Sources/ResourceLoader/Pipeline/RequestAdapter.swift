@@ -1,0 +1,65 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Transforms a request before it is sent: adds a credential, a header every request needs,
+/// a signature.
+///
+/// A ``ResourcePipeline`` runs its adapters in order after ``NetworkResourceType/urlRequest()``
+/// and before each attempt, each one given what the one before returned. Adapters may suspend
+/// (to read a token from a keychain or an actor) and may throw:
+///
+/// ```swift
+/// struct BearerTokenAdapter: RequestAdapter {
+///     let tokens: TokenStore
+///
+///     func adapt(_ request: URLRequest) async throws -> URLRequest {
+///         var request = request
+///         request.setValue("Bearer \(await tokens.current())", forHTTPHeaderField: "Authorization")
+///         return request
+///     }
+/// }
+/// ```
+///
+/// An error thrown by an adapter ends the fetch with
+/// ``ResourceError/requestAdaptationFailed(_:)``, which keeps it; nothing is sent. When the fetch
+/// is cancelled, or its ``TransferOptions/deadline`` passes, while an adapter runs, the fetch ends
+/// at once with ``ResourceError/cancelled`` or ``ResourceError/timedOut`` and the adapter's task is
+/// cancelled; what it returns or throws afterwards is ignored.
+///
+/// A resource that must not be adapted (a login request must not carry the token it is asking
+/// for) returns `false` from ``NetworkResourceType/usesPipelineAdapters``.
+public protocol RequestAdapter: Sendable {
+    /// Returns `request` as it should be sent.
+    ///
+    /// - Throws: Any error; the fetch then fails with
+    ///   ``ResourceError/requestAdaptationFailed(_:)``.
+    func adapt(_ request: URLRequest) async throws -> URLRequest
+}
+
+/// A ``RequestAdapter`` made from a closure, for adapters that need no type of their own.
+///
+/// ```swift
+/// let pipeline = ResourcePipeline(adapters: [
+///     ClosureRequestAdapter { request in
+///         var request = request
+///         request.setValue("ResourceLoaderDemo/1.0", forHTTPHeaderField: "User-Agent")
+///         return request
+///     },
+/// ])
+/// ```
+public struct ClosureRequestAdapter: RequestAdapter {
+    private let transform: @Sendable (URLRequest) async throws -> URLRequest
+
+    /// Creates an adapter that returns what `transform` returns.
+    public init(_ transform: @escaping @Sendable (URLRequest) async throws -> URLRequest) {
+        self.transform = transform
+    }
+
+    /// Returns `transform(request)`.
+    public func adapt(_ request: URLRequest) async throws -> URLRequest {
+        try await transform(request)
+    }
+}

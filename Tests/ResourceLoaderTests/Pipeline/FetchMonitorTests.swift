@@ -1,0 +1,172 @@
+import Foundation
+import ResourceLoader
+import ResourceLoaderTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("FetchMonitor: the events of a fetch")
+struct FetchMonitorTests {
+    enum Path: String, CaseIterable, Sendable {
+        case async, completionHandler, operation
+    }
+
+    let session = FakeURLSession()
+    let recorder = EventRecorder()
+
+    func service(adapters: [any RequestAdapter] = [], options: TransferOptions = TransferOptions()) -> ResourceService<CitiesResource> {
+        ResourceService(pipeline: ResourcePipeline(session: session, options: options, adapters: adapters, monitors: [recorder]))
+    }
+
+    func fetch(_ service: ResourceService<CitiesResource>, on path: Path) async -> Result<[City], ResourceError> {
+        switch path {
+        case .async:
+            return await Result { () async throws(ResourceError) in try await service.fetch(CitiesResource()) }
+        case .completionHandler:
+            return await service.fetchWithCompletion(CitiesResource())
+        case .operation:
+            let operation = ResourceOperation(resource: CitiesResource(), service: service, callbackQueue: DispatchQueue(label: "test"))
+            OperationQueue().addOperation(operation)
+            return await Result { () async throws(ResourceError) in try await operation.value }
+        }
+    }
+
+    @Test(arguments: Path.allCases)
+    func success(path: Path) async throws {
+        session.stub(.any, with: .json(#"{"cities": []}"#))
+        let result = await fetch(service(), on: path)
+        #expect(result.failure == nil)
+        #expect(recorder.events == [
+            "ready GET /europe.json", "sent 1", "response 1 200 14B", "model", "finished success attempts=1",
+        ])
+        let finished = try #require(recorder.finishedEvents.first)
+        #expect(finished.statusCode == 200 && finished.bodyByteCount == 14 && finished.error == nil)
+        #expect(finished.request?.url?.path == "/europe.json")
+    }
+
+    @Test(arguments: Path.allCases)
+    func httpStatusFailure(path: Path) async throws {
+        session.stub(.any, with: .status(503, body: Data("busy".utf8)))
+        let result = await fetch(service(), on: path)
+        #expect(result.failure?.statusCode == 503)
+        #expect(recorder.events == [
+            "ready GET /europe.json", "sent 1", "response 1 503 4B", "finished httpStatus attempts=1",
+        ])
+        #expect(recorder.finishedEvents.first?.statusCode == 503)
+    }
+
+    @Test(arguments: Path.allCases)
+    func parseFailure(path: Path) async throws {
+        session.stub(.any, with: .json("[1, 2"))
+        let result = await fetch(service(), on: path)
+        #expect(result.failure?.caseName == "parsing")
+        #expect(recorder.events == [
+            "ready GET /europe.json", "sent 1", "response 1 200 5B", "finished parsing attempts=1",
+        ])
+    }
+
+    @Test(arguments: Path.allCases)
+    func transportFailure(path: Path) async throws {
+        session.stub(.any, with: .error(URLError(.cannotConnectToHost)))
+        let result = await fetch(service(), on: path)
+        #expect(result.failure?.caseName == "transport")
+        #expect(recorder.events == ["ready GET /europe.json", "sent 1", "finished transport attempts=1"])
+        let finished = try #require(recorder.finishedEvents.first)
+        #expect(finished.statusCode == nil && finished.bodyByteCount == nil)
+    }
+
+    @Test func requestThatCannotBeBuilt() async throws {
+        struct BadResource: NetworkResourceType, DataResourceType {
+            var url: URL { URL(string: "ftp://example.com/x")! }
+            func model(from data: Data) throws -> Data { data }
+        }
+        let service = ResourceService<BadResource>(pipeline: ResourcePipeline(session: session, monitors: [recorder]))
+        let result = await service.fetchWithCompletion(BadResource())
+        let asyncResult = await Result { () async throws(ResourceError) in try await service.fetch(BadResource()) }
+        #expect(result.failure?.caseName == "invalidRequest" && asyncResult.failure?.caseName == "invalidRequest")
+        #expect(recorder.events == ["finished invalidRequest attempts=0", "finished invalidRequest attempts=0"])
+        #expect(recorder.finishedEvents.first?.request == nil)
+    }
+
+    @Test func cancellationDuringTheTransferOnTheAsyncPath() async throws {
+        session.stub(.any, with: .json("{}").delayed(by: .seconds(600)))
+        let service = service()
+        let task = Task { await fetch(service, on: .async) }
+        try await waitUntil { session.receivedRequests.count == 1 }
+        task.cancel()
+        let result = try #require(await withTimeLimit { await task.value })
+        #expect(result.failure?.isCancelled == true)
+        #expect(recorder.events == ["ready GET /europe.json", "sent 1", "finished cancelled attempts=1"])
+    }
+
+    @Test func cancellationDuringTheTransferOnTheCompletionPath() async throws {
+        session.stub(.any, with: .json("{}").delayed(by: .seconds(600)))
+        let (outcomes, outcome) = AsyncStream<Result<[City], ResourceError>>.makeStream()
+        let handle = service().fetch(CitiesResource(), callbackQueue: DispatchQueue(label: "test")) { outcome.yield($0) }
+        try await waitUntil { session.receivedRequests.count == 1 }
+        handle.cancel()
+        let result = try #require(await withTimeLimit { await outcomes.first { _ in true } })
+        #expect(result?.failure?.isCancelled == true)
+        #expect(recorder.events == ["ready GET /europe.json", "sent 1", "finished cancelled attempts=1"])
+    }
+
+    @Test func cancellingAResourceOperationInFlight() async throws {
+        session.stub(.any, with: .json("{}").delayed(by: .seconds(600)))
+        let operation = ResourceOperation(resource: CitiesResource(), service: service(), callbackQueue: DispatchQueue(label: "test"))
+        OperationQueue().addOperation(operation)
+        try await waitUntil { session.receivedRequests.count == 1 }
+        operation.cancel()
+        try await waitUntil { recorder.finishedEvents.count == 1 }
+        #expect(recorder.events == ["ready GET /europe.json", "sent 1", "finished cancelled attempts=1"])
+    }
+
+    @Test func severalMonitorsAreToldInOrder() async throws {
+        session.stub(.any, with: .json(#"{"cities": []}"#))
+        let log = SharedLog()
+        let monitors = [EventRecorder(name: "A", shared: log), EventRecorder(name: "B", shared: log)]
+        let service = ResourceService<CitiesResource>(pipeline: ResourcePipeline(session: session, monitors: monitors))
+        _ = try await service.fetch(CitiesResource())
+        #expect(log.all == [
+            "A ready GET /europe.json", "B ready GET /europe.json",
+            "A sent 1", "B sent 1",
+            "A response 1 200 14B", "B response 1 200 14B",
+            "A model", "B model",
+            "A finished success attempts=1", "B finished success attempts=1",
+        ])
+    }
+
+    @Test func aMonitorThatImplementsNothingChangesNothing() async throws {
+        struct Silent: FetchMonitor {}
+        session.stub(.any, with: .json(#"{"cities": [{"name": "Rome"}]}"#))
+        let service = ResourceService<CitiesResource>(pipeline: ResourcePipeline(session: session, monitors: [Silent()]))
+        #expect(try await service.fetch(CitiesResource()) == [City(name: "Rome")])
+    }
+
+    @Test func durationsComeFromThePipelinesClock() async throws {
+        // GIVEN a manual clock that the adapter (50 ms), the transport (250 ms) and the
+        // parser (30 ms) advance
+        let clock = ManualClock()
+        let fake = FakeURLSession()
+        fake.stub(.any, with: .status(200, body: Data("12345".utf8)))
+        let pipeline = ResourcePipeline(
+            session: ClockAdvancingSession(clock: clock, delay: .milliseconds(250), session: fake),
+            adapters: [ClosureRequestAdapter { request in clock.advance(by: .milliseconds(50)); return request }],
+            monitors: [recorder],
+            clock: clock
+        )
+        let service = ResourceService<ClockedResource>(pipeline: pipeline)
+
+        // WHEN a fetch runs
+        let bytes = try await service.fetch(ClockedResource(clock: clock, parsing: .milliseconds(30)))
+
+        // THEN each duration is exactly what the clock was advanced by in that step
+        #expect(bytes == 5)
+        let durations = recorder.recordedDurations
+        #expect(durations["response"] == .milliseconds(250))
+        #expect(durations["model"] == .milliseconds(30))
+        #expect(durations["fetch"] == .milliseconds(330))
+        #expect(recorder.finishedEvents.first?.duration == .milliseconds(330))
+    }
+}
