@@ -375,9 +375,13 @@ final class Counter: @unchecked Sendable {
     var value: Int { lock.lock(); defer { lock.unlock() }; return count }
 }
 
-/// Polls `condition` until it holds; fails after 10 s so a broken test cannot hang.
+/// Polls `condition` until it holds; fails after 60 s by the clock so a broken test cannot hang.
+///
+/// The bound is time, not a number of polls: on a loaded machine a 1 ms sleep takes several, and
+/// 10,000 polls once ran out before a request reached a loopback server.
 func waitUntil(_ condition: @Sendable () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-    for _ in 0..<10_000 {
+    let giveUp = ContinuousClock.now + .seconds(60)
+    while ContinuousClock.now < giveUp {
         if condition() { return }
         try await Task.sleep(for: .milliseconds(1))
     }
