@@ -46,8 +46,8 @@ struct OperationQueueAsyncTests {
 
     @Test func cancellingTheWaitingTaskCancelsTheOperations() async {
         // GIVEN a task waiting for three fetches that would take a minute each
-        session.stub(.any, with: .json("{}").delayed(by: .seconds(60)))
-        let service = ResourceService<CitiesResource>(session: session)
+        session.stub(.any, with: .json("{}").delayed(by: .seconds(600)))
+        let service = ResourceService<CitiesResource>(session: session, options: TransferOptions(deadline: nil))
         let operations = (0..<3).map { _ in ResourceOperation(resource: CitiesResource(), service: service) }
         let queue = OperationQueue()
         let task = Task { await queue.addOperationsAndWait(operations) }

@@ -13,7 +13,9 @@ struct ResourceOperationTests {
     let citiesJSON = #"{"cities":[{"name":"Lisbon"},{"name":"Oslo"}]}"#
     let callbackQueue = DispatchQueue(label: "ResourceOperationTests.callbacks")
 
-    var service: ResourceService<CitiesResource> { ResourceService(session: session) }
+    /// No deadline: the cancellation tests' answers take ten minutes, and only the cancellation
+    /// may end them, however long a loaded machine takes to get to it.
+    var service: ResourceService<CitiesResource> { ResourceService(session: session, options: TransferOptions(deadline: nil)) }
 
     // MARK: outcomes
 
@@ -134,7 +136,7 @@ struct ResourceOperationTests {
 
     @Test func cancellingInFlightCancelsTheFetchAndFinishesAtOnce() async {
         // GIVEN an operation whose response would take a minute
-        session.stub(.any, with: .json(citiesJSON).delayed(by: .seconds(60)))
+        session.stub(.any, with: .json(citiesJSON).delayed(by: .seconds(600)))
         let calls = Counter()
         let operation = ResourceOperation(resource: CitiesResource(), service: service, callbackQueue: callbackQueue) { _, _ in
             calls.increment()
@@ -189,7 +191,7 @@ struct ResourceOperationTests {
 
     @Test func cancelAllOperationsFinishesEveryOperationWithoutCallingCompletions() async {
         // GIVEN a serial queue with five slow operations, one of them in flight
-        session.stub(.any, with: .json(citiesJSON).delayed(by: .seconds(60)))
+        session.stub(.any, with: .json(citiesJSON).delayed(by: .seconds(600)))
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         let calls = Counter()
@@ -257,7 +259,7 @@ struct ResourceOperationTests {
 
     @Test func cancellingTheTaskAwaitingValueCancelsTheOperation() async {
         // GIVEN a task awaiting an operation whose response would take a minute
-        session.stub(.any, with: .json(citiesJSON).delayed(by: .seconds(60)))
+        session.stub(.any, with: .json(citiesJSON).delayed(by: .seconds(600)))
         let operation = ResourceOperation(resource: CitiesResource(), service: service)
         OperationQueue().addOperation(operation)
         let task = Task { try await operation.value }

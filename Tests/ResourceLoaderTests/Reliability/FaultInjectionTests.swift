@@ -457,7 +457,7 @@ struct FaultInjectionTests {
     @Test func cancellingARequestSentAgainAfterA307CancelsTheNewTransfer() async throws {
         // GIVEN a POST answered with a 307, whose new location never answers
         let server = try LoopbackHTTPServer { request in
-            request.path == "/final" ? .json("{}").delayed(by: .seconds(60)) : .status(307, headers: ["Location": "/final"])
+            request.path == "/final" ? .json("{}").delayed(by: .seconds(600)) : .status(307, headers: ["Location": "/final"])
         }
         defer { server.stop() }
         var request = URLRequest(url: server.baseURL.appendingPathComponent("start"))

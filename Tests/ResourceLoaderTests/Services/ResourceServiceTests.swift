@@ -143,8 +143,8 @@ struct ResourceServiceTests {
 
     @Test func cancellingTheTaskDuringTheRequestCancelsItAndThrowsCancelled() async throws {
         // GIVEN a response that would take a minute
-        session.stub(.any, with: .json(citiesJSON).delayed(by: .seconds(60)))
-        let service = ResourceService<CitiesResource>(session: session)
+        session.stub(.any, with: .json(citiesJSON).delayed(by: .seconds(600)))
+        let service = ResourceService<CitiesResource>(session: session, options: TransferOptions(deadline: nil))
         let task = Task { try await service.fetch(CitiesResource()) }
         // WHEN the task is cancelled once the request is in flight
         try await waitUntil { session.receivedRequests.count == 1 }

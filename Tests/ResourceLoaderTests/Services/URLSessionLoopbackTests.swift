@@ -58,10 +58,14 @@ struct URLSessionLoopbackTests {
         #expect(received.values == ["POST", "application/x-www-form-urlencoded", "t-1", "name=S%C3%A3o%20Paulo"])
     }
 
+    // The cancellation tests answer after ten minutes and have no deadline, so that only the
+    // cancellation can end them, however long a loaded machine (the thread sanitizer on two
+    // cores) takes to get to it.
+
     @Test func cancellingTheTaskMidRequestThrowsCancelled() async throws {
-        let server = try LoopbackHTTPServer { _ in .json("{}").delayed(by: .seconds(30)) }
+        let server = try LoopbackHTTPServer { _ in .json("{}").delayed(by: .seconds(600)) }
         defer { server.stop() }
-        let service = ResourceService<CitiesResource>(session: session)
+        let service = ResourceService<CitiesResource>(session: session, options: TransferOptions(deadline: nil))
         let resource = cities(at: server)
         let task = Task { try await service.fetch(resource) }
         try await waitUntil { server.requestCount == 1 }
@@ -70,10 +74,10 @@ struct URLSessionLoopbackTests {
     }
 
     @Test func cancellingACompletionFetchMidRequestDeliversCancelledOnce() async throws {
-        let server = try LoopbackHTTPServer { _ in .json("{}").delayed(by: .seconds(30)) }
+        let server = try LoopbackHTTPServer { _ in .json("{}").delayed(by: .seconds(600)) }
         defer { server.stop() }
         let calls = Counter()
-        let handle = ResourceService<CitiesResource>(session: session)
+        let handle = ResourceService<CitiesResource>(session: session, options: TransferOptions(deadline: nil))
         let result = await withCheckedContinuation { continuation in
             let fetch = handle.fetch(cities(at: server), callbackQueue: .global()) { result in
                 calls.increment()

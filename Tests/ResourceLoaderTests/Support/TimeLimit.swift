@@ -61,3 +61,22 @@ private final class FirstOutcome<Value: Sendable>: @unchecked Sendable {
         }
     }
 }
+
+/// Runs CPU-heavy synchronous `work` (parsing megabytes, say) on a thread of its own and waits
+/// for it without holding a thread of Swift's cooperative pool or of Dispatch's global queues.
+///
+/// Both pools have one thread per core here: two tests parsing large documents on them stall
+/// every `async` test and every `URLSession` callback behind them — long enough, under the thread
+/// sanitizer on two cores, for a fetch's 60-second deadline to pass before a test could cancel
+/// it. A thread of its own is scheduled by the system like any other. Assert on the result
+/// afterwards, in the test's own task.
+func offTheCooperativePool<Value: Sendable>(_ work: @escaping @Sendable () throws -> Value) async throws -> Value {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread {
+            continuation.resume(with: Result { try work() })
+        }
+        thread.name = "ResourceLoaderTests.heavyWork"
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+}
