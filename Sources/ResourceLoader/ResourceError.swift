@@ -12,6 +12,7 @@ import FoundationNetworking
 /// | --- | --- |
 /// | ``invalidRequest(reason:)`` | The resource could not be turned into a valid `URLRequest`. |
 /// | ``requestAdaptationFailed(_:)`` | A ``RequestAdapter`` of the service's ``ResourcePipeline`` threw. |
+/// | ``authenticationFailed(_:)`` | The pipeline's ``CredentialStore`` had no credential, or refreshing it failed. |
 /// | ``transport(_:underlying:)`` | The transport failed: no connection, DNS, TLS, a non-HTTP response… |
 /// | ``timedOut`` | The request did not complete in time. |
 /// | ``responseTooLarge(limit:)`` | The response body was larger than ``TransferOptions/maximumResponseBytes``. |
@@ -34,6 +35,9 @@ public enum ResourceError: Error, Sendable {
     /// A ``RequestAdapter`` threw while preparing the request; the value is the error it threw.
     /// Nothing was sent.
     case requestAdaptationFailed(any Error)
+    /// The ``ResourcePipeline``'s ``CredentialStore`` could not give the request a credential:
+    /// it had none, or refreshing it failed. The value says which and keeps the refresh's error.
+    case authenticationFailed(AuthenticationFailure)
     /// The transport failed with the given `URLError` code; `underlying` is the original error.
     case transport(URLError.Code, underlying: any Error)
     /// The request did not complete before its timeout or deadline.
@@ -61,6 +65,16 @@ public enum ResourceError: Error, Sendable {
 // MARK: - Context types
 
 extension ResourceError {
+    /// Why a ``CredentialStore`` could not give a request a credential.
+    public enum AuthenticationFailure: Sendable {
+        /// The store holds no credential: nobody has logged in, or the app removed it with
+        /// ``CredentialStore/setCredential(_:)``. Nothing was sent.
+        case noCredential
+        /// ``Authenticator/refresh(_:)`` threw this error. Every request that waited for that
+        /// refresh fails with the same error.
+        case refreshFailed(any Error)
+    }
+
     /// Why ``URLSessionTransport`` refused to follow a redirect.
     public enum RedirectRefusal: Sendable, Hashable {
         /// The request had already followed `limit` redirects, its
@@ -186,6 +200,8 @@ extension ResourceError {
         switch self {
         case .invalidRequest: "invalidRequest"
         case .requestAdaptationFailed: "requestAdaptationFailed"
+        case .authenticationFailed(.noCredential): "authenticationFailed(noCredential)"
+        case .authenticationFailed(.refreshFailed): "authenticationFailed(refreshFailed)"
         case .transport(let code, _): "transport(\(code.rawValue))"
         case .timedOut: "timedOut"
         case .responseTooLarge: "responseTooLarge"
@@ -234,6 +250,10 @@ extension ResourceError: CustomStringConvertible {
             return "Transport error: \(summary)(URLError code \(code.rawValue))\(detail)"
         case .requestAdaptationFailed(let error):
             return "A request adapter failed (\(Self.summary(ofUnderlying: error)))"
+        case .authenticationFailed(.noCredential):
+            return "Authentication failed: there is no credential to send"
+        case .authenticationFailed(.refreshFailed(let error)):
+            return "Authentication failed: refreshing the credential failed (\(Self.summary(ofUnderlying: error)))"
         case .timedOut:
             return "The request timed out"
         case .responseTooLarge(let limit):

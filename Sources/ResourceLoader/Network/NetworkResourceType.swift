@@ -64,6 +64,32 @@ public protocol NetworkResourceType: ResourceType {
     /// pipeline's monitors still see its fetches.
     var usesPipelineAdapters: Bool { get }
 
+    /// Whether the ``CredentialStore`` of the service's ``ResourcePipeline`` puts its credential
+    /// on this resource's requests and replays them when the credential is rejected. Default:
+    /// the same as ``usesPipelineAdapters``.
+    ///
+    /// A login or token-refresh resource returns `false` (from this, or from
+    /// ``usesPipelineAdapters`` for both at once): it must not carry the credential it replaces,
+    /// nor wait for a refresh that waits for it.
+    var usesPipelineAuthenticator: Bool { get }
+
+    /// The retry policy for this resource's requests, given the pipeline's.
+    ///
+    /// The default returns `pipelinePolicy` unchanged. Override it to let a request that is safe
+    /// to repeat be retried although its method is not idempotent (a SOAP `POST` that only
+    /// reads), or to retry a resource less:
+    ///
+    /// ```swift
+    /// func retryPolicy(_ pipelinePolicy: RetryPolicy) -> RetryPolicy {
+    ///     var policy = pipelinePolicy
+    ///     policy.retryableMethods.insert(.post)
+    ///     return policy
+    /// }
+    /// ```
+    ///
+    /// Only a service made from a ``ResourcePipeline`` retries.
+    func retryPolicy(_ pipelinePolicy: RetryPolicy) -> RetryPolicy
+
     /// Builds the request. The default assembles it from the properties above.
     ///
     /// - Throws: ``ResourceError/invalidRequest(reason:)`` when the request cannot be built: the
@@ -106,6 +132,15 @@ extension NetworkResourceType {
 
     /// `true`: the pipeline's adapters run.
     public var usesPipelineAdapters: Bool { true }
+
+    /// ``usesPipelineAdapters``: a resource that opts out of the adapters opts out of the
+    /// credential too.
+    public var usesPipelineAuthenticator: Bool { usesPipelineAdapters }
+
+    /// Returns `pipelinePolicy` unchanged.
+    public func retryPolicy(_ pipelinePolicy: RetryPolicy) -> RetryPolicy {
+        pipelinePolicy
+    }
 
     /// Assembles a `URLRequest` from ``url``, ``queryItems``, ``httpMethod``, ``headerFields``,
     /// ``body`` and ``timeoutInterval``.

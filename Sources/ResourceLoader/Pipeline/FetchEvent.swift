@@ -39,6 +39,15 @@ public enum FetchEvent {
             hasher.combine(fetchID)
             hasher.combine(ObjectIdentifier(resourceType))
         }
+
+        /// The fetch the current task is running through a ``ResourcePipeline``: set while the
+        /// pipeline runs its adapters, its authenticator and its transport for that fetch, and
+        /// `nil` anywhere else.
+        ///
+        /// An adapter that must tie what it does to the events its monitor side sees (a tracer
+        /// starting a span in ``RequestAdapter/adapt(_:)`` and ending it in
+        /// ``FetchMonitor/fetchFinished(_:)``, say) reads it to know which fetch it adapts.
+        @TaskLocal public static var current: Context?
     }
 
     /// The request is ready to be sent: see ``FetchMonitor/requestReady(_:)``.
@@ -92,6 +101,41 @@ public enum FetchEvent {
             self.statusCode = statusCode
             self.bodyByteCount = bodyByteCount
             self.duration = duration
+        }
+    }
+
+    /// An attempt failed in a way worth trying again, and another is scheduled: see
+    /// ``FetchMonitor/retryScheduled(_:)``.
+    public struct RetryScheduled: Sendable {
+        /// Why an attempt is tried again.
+        public enum Reason: Sendable, Hashable {
+            /// The server answered with a status the ``RetryPolicy`` retries, such as `503`.
+            case status(Int)
+            /// The transport failed in a way the ``RetryPolicy`` retries, such as
+            /// `.networkConnectionLost`.
+            case transport(URLError.Code)
+            /// The server rejected the credential the attempt carried (with this status, `401`
+            /// by default); the request is replayed once with a new one.
+            case credentialRejected(statusCode: Int)
+        }
+
+        /// The fetch.
+        public let context: Context
+        /// The attempt that failed, from 1; the next attempt is `attempt + 1`.
+        public let attempt: Int
+        /// How long the fetch waits before the next attempt: the backoff, or what the server's
+        /// `Retry-After` asked for; `.zero` for a replay after a rejected credential, which waits
+        /// only for the credential to be refreshed.
+        public let delay: Duration
+        /// Why the attempt is tried again.
+        public let reason: Reason
+
+        /// Creates the event, for tests of a monitor.
+        public init(context: Context, attempt: Int, delay: Duration, reason: Reason) {
+            self.context = context
+            self.attempt = attempt
+            self.delay = delay
+            self.reason = reason
         }
     }
 

@@ -39,6 +39,10 @@ public protocol FetchMonitor: Sendable {
     /// The transport answered an attempt with a response, before the response is validated.
     func responseReceived(_ event: FetchEvent.ResponseReceived)
 
+    /// An attempt failed in a way worth trying again and the next one is scheduled: the
+    /// ``RetryPolicy`` retries it, or the authenticator replays it with a new credential.
+    func retryScheduled(_ event: FetchEvent.RetryScheduled)
+
     /// The response was valid and its body became the model.
     func modelMade(_ event: FetchEvent.ModelMade)
 
@@ -57,6 +61,9 @@ extension FetchMonitor {
 
     /// Does nothing.
     public func responseReceived(_ event: FetchEvent.ResponseReceived) {}
+
+    /// Does nothing.
+    public func retryScheduled(_ event: FetchEvent.RetryScheduled) {}
 
     /// Does nothing.
     public func modelMade(_ event: FetchEvent.ModelMade) {}

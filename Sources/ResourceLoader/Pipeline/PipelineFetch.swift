@@ -4,8 +4,9 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// One fetch through a ``ResourcePipeline`` that has hooks: runs the adapters and the transfer,
-/// tells the monitors of each step, and keeps what ``FetchEvent/Finished`` reports.
+/// One fetch through a ``ResourcePipeline`` that has hooks: runs the attempts (adapters,
+/// credential, transfer, retries and replays), tells the monitors of each step, and keeps what
+/// ``FetchEvent/Finished`` reports.
 ///
 /// Not generic: the resource-specific steps (building the request, parsing) stay in
 /// ``ResourceService``, which hands this type the request and parses what it returns.
@@ -18,14 +19,25 @@ final class PipelineFetch: Sendable {
         let duration: Duration
     }
 
+    /// What the attempts of one fetch run with: the pipeline's hooks as the resource adjusted
+    /// them.
+    struct Plan: Sendable {
+        let adapters: [any RequestAdapter]
+        let authentication: (any RequestAuthenticating)?
+        let retryPolicy: RetryPolicy
+        let options: TransferOptions
+
+        /// One attempt, nothing to run before it: the transfer needs no task of its own.
+        var isSingleAttempt: Bool {
+            adapters.isEmpty && authentication == nil && !retryPolicy.retries
+        }
+    }
+
     private struct State {
         var request: URLRequest?
         var attempts = 0
         var statusCode: Int?
         var bodyByteCount: Int?
-        /// The task running the adapters, cancelled when the fetch finishes first.
-        var adaptation: Task<Void, Never>?
-        var isTransferOver = false
     }
 
     private static let nextID = Locked<UInt64>(0)
@@ -51,36 +63,165 @@ final class PipelineFetch: Sendable {
         state.withLock { $0.request = request }
     }
 
-    /// Runs `adapters` on `request`, then sends it, all within `options`' deadline and until the
-    /// calling task is cancelled; returns the transport's answer or the error that ended the
+    /// Runs the attempts for `request` as `plan` says, all within its deadline and until the
+    /// calling task is cancelled; returns the last attempt's answer, or the error that ended the
     /// fetch first.
-    func transfer(
-        _ request: URLRequest,
-        adapters: [any RequestAdapter],
-        options: TransferOptions
-    ) async -> Result<Answer, ResourceError> {
+    func transfer(_ request: URLRequest, plan: Plan) async -> Result<Answer, ResourceError> {
+        if plan.isSingleAttempt {
+            let outcome = await send(request, attempt: nextAttempt(with: request), options: plan.options, deadline: plan.options.deadline)
+            if case .success(let answer) = outcome { received(answer) }
+            return outcome
+        }
+        // The attempts run in a task of their own, so that cancellation and the deadline end the
+        // fetch at once, whatever an adapter, a refresh or a wait is doing: the task is then
+        // cancelled and what it returns is ignored.
         let pending = PendingFetch<Answer>(callbackQueue: nil)
         return await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
-                pending.whenFinished { result in
-                    self.transferIsOver()
-                    continuation.resume(returning: result)
-                }
-                // Before the adapters, so that the deadline bounds them too.
-                if let deadline = options.deadline {
+                pending.whenFinished { continuation.resume(returning: $0) }
+                // Before the first attempt, so that the deadline bounds the adapters too.
+                if let deadline = plan.options.deadline {
                     pending.startDeadline(deadline)
                 }
-                if adapters.isEmpty {
-                    send(request, pending: pending, options: options)
-                } else {
-                    let adaptation = Task {
-                        await self.adapt(request, with: adapters, thenSendWith: pending, options: options)
+                guard !pending.isFinished else { return }
+                pending.beginTransfer()
+                let attempts = Task {
+                    _ = pending.finish(await self.attempts(from: request, plan: plan))
+                }
+                pending.attach(TaskCancellable(attempts))
+            }
+        } onCancel: {
+            pending.cancel()
+        }
+    }
+
+    /// Makes attempts until one's outcome is final: not retried, not replayed.
+    private func attempts(from built: URLRequest, plan: Plan) async -> Result<Answer, ResourceError> {
+        let policy = plan.retryPolicy
+        var retries = 0
+        var hasReplayed = false
+        while true {
+            var request = built
+            for adapter in plan.adapters {
+                do {
+                    request = try await adapter.adapt(request)
+                } catch {
+                    return .failure(.requestAdaptationFailed(error))
+                }
+            }
+            var generation: UInt64?
+            if let authentication = plan.authentication {
+                switch await authentication.authenticate(request, now: pipeline.stopwatch.now()) {
+                case .success(let (authenticated, credentialGeneration)):
+                    request = authenticated
+                    generation = credentialGeneration
+                case .failure(let error):
+                    return .failure(error)
+                }
+            }
+            if Task.isCancelled { return .failure(.cancelled) }
+            let attempt = nextAttempt(with: request)
+            let outcome = await send(request, attempt: attempt, options: plan.options, deadline: nil)
+
+            // Is it worth another attempt, and when?
+            let reason: FetchEvent.RetryScheduled.Reason
+            let serverDelay: Duration?
+            switch outcome {
+            case .failure(.transport(let code, _)) where policy.retryableTransportErrors.contains(code):
+                reason = .transport(code)
+                serverDelay = nil
+            case .failure:
+                return outcome
+            case .success(let answer):
+                received(answer)
+                guard let response = answer.response as? HTTPURLResponse else { return outcome }
+                if let authentication = plan.authentication, let generation,
+                   authentication.isCredentialRejected(by: response, data: answer.data) {
+                    // One replay per fetch: a replay that is rejected again is the outcome.
+                    guard !hasReplayed else { return outcome }
+                    hasReplayed = true
+                    scheduled(after: attempt, delay: .zero, reason: .credentialRejected(statusCode: response.statusCode))
+                    if case .failure(let error) = await authentication.replaceCredential(rejected: generation) {
+                        return .failure(error)
                     }
-                    let isOver = state.withLock { state in
-                        if !state.isTransferOver { state.adaptation = adaptation }
-                        return state.isTransferOver
-                    }
-                    if isOver { adaptation.cancel() }
+                    continue
+                }
+                guard policy.retryableStatusCodes.contains(response.statusCode) else { return outcome }
+                reason = .status(response.statusCode)
+                serverDelay = retryAfter(in: response, policy: policy)
+            }
+            guard retries + 1 < policy.maximumAttempts,
+                  policy.retryableMethods.contains(HTTPMethod(rawValue: request.httpMethod ?? "GET") ?? .get)
+            else { return outcome }
+            var generator = SystemRandomNumberGenerator()
+            let delay = serverDelay ?? policy.backoff(beforeRetry: retries + 1, using: &generator)
+            // A retry that could not start before the deadline is not made.
+            if let deadline = plan.options.deadline, pipeline.stopwatch.elapsed() - start + delay >= deadline {
+                return outcome
+            }
+            retries += 1
+            scheduled(after: attempt, delay: delay, reason: reason)
+            if delay > .zero {
+                do {
+                    try await pipeline.stopwatch.sleep(delay)
+                } catch {
+                    return .failure(.cancelled)
+                }
+            }
+        }
+    }
+
+    /// The wait `response`'s `Retry-After` asks for, measured from its `Date` when it has one.
+    private func retryAfter(in response: HTTPURLResponse, policy: RetryPolicy) -> Duration? {
+        guard let value = response.value(forHTTPHeaderField: "Retry-After") else { return nil }
+        let responseDate = response.value(forHTTPHeaderField: "Date").flatMap(HTTPDate.parse) ?? pipeline.stopwatch.now()
+        return policy.retryAfterDelay(value, from: responseDate)
+    }
+
+    /// Counts an attempt with `request`; before the first, tells the monitors the request is
+    /// ready.
+    private func nextAttempt(with request: URLRequest) -> Int {
+        let attempt = state.withLock { state -> Int in
+            state.request = request
+            state.attempts += 1
+            return state.attempts
+        }
+        if attempt == 1 {
+            let event = FetchEvent.RequestReady(context: context, request: request)
+            for monitor in pipeline.monitors { monitor.requestReady(event) }
+        }
+        return attempt
+    }
+
+    /// Tells the monitors of the attempt and hands `request` to the transport; returns its
+    /// answer, or ``ResourceError/cancelled`` when the calling task is cancelled first (or
+    /// ``ResourceError/timedOut`` when `deadline` passes first).
+    private func send(
+        _ request: URLRequest,
+        attempt: Int,
+        options: TransferOptions,
+        deadline: Duration?
+    ) async -> Result<Answer, ResourceError> {
+        let event = FetchEvent.AttemptSent(context: context, attempt: attempt, request: request)
+        for monitor in pipeline.monitors { monitor.attemptSent(event) }
+        let session = pipeline.session
+        let stopwatch = pipeline.stopwatch
+        let sentAt = stopwatch.elapsed()
+        let pending = PendingFetch<Answer>(callbackQueue: nil)
+        return await withTaskCancellationHandler {
+            await withUnsafeContinuation { continuation in
+                pending.whenFinished { continuation.resume(returning: $0) }
+                if let deadline {
+                    pending.startDeadline(deadline)
+                }
+                guard !pending.isFinished else { return }
+                pending.transfer(request, through: session, options: options) { answer in
+                    let duration = stopwatch.elapsed() - sentAt
+                    pending.finish(
+                        answer
+                            .map { Answer(data: $0.0, response: $0.1, attempt: attempt, duration: duration) }
+                            .mapError(ResourceError.init(transportError:))
+                    )
                 }
             }
         } onCancel: {
@@ -88,66 +229,14 @@ final class PipelineFetch: Sendable {
         }
     }
 
-    private func adapt(
-        _ request: URLRequest,
-        with adapters: [any RequestAdapter],
-        thenSendWith pending: PendingFetch<Answer>,
-        options: TransferOptions
-    ) async {
-        var request = request
-        for adapter in adapters {
-            guard !pending.isFinished else { return }
-            do {
-                request = try await adapter.adapt(request)
-            } catch {
-                // Once the fetch is over (cancelled, past its deadline), this task is cancelled
-                // and what the adapter throws is ignored.
-                pending.finish(.failure(.requestAdaptationFailed(error)))
-                return
-            }
-        }
-        guard !pending.isFinished else { return }
-        state.withLock { $0.request = request }
-        send(request, pending: pending, options: options)
-    }
-
-    /// Tells the monitors the request is ready and hands it to the transport as attempt 1.
-    private func send(_ request: URLRequest, pending: PendingFetch<Answer>, options: TransferOptions) {
-        guard !pending.isFinished else { return }
-        let monitors = pipeline.monitors
-        let readyEvent = FetchEvent.RequestReady(context: context, request: request)
-        for monitor in monitors { monitor.requestReady(readyEvent) }
-        let attempt = state.withLock { state -> Int in
-            state.attempts += 1
-            return state.attempts
-        }
-        let sentEvent = FetchEvent.AttemptSent(context: context, attempt: attempt, request: request)
-        for monitor in monitors { monitor.attemptSent(sentEvent) }
-        let stopwatch = pipeline.stopwatch
-        let sentAt = stopwatch.elapsed()
-        guard !pending.isFinished else { return }
-        pending.transfer(request, through: pipeline.session, options: options) { answer in
-            let duration = stopwatch.elapsed() - sentAt
-            pending.finish(
-                answer
-                    .map { Answer(data: $0.0, response: $0.1, attempt: attempt, duration: duration) }
-                    .mapError(ResourceError.init(transportError:))
-            )
-        }
-    }
-
-    /// The transfer has an outcome: an adaptation still running is no longer wanted.
-    private func transferIsOver() {
-        let adaptation = state.withLock { state -> Task<Void, Never>? in
-            state.isTransferOver = true
-            defer { state.adaptation = nil }
-            return state.adaptation
-        }
-        adaptation?.cancel()
+    /// Tells the monitors another attempt follows `attempt` after `delay`.
+    private func scheduled(after attempt: Int, delay: Duration, reason: FetchEvent.RetryScheduled.Reason) {
+        let event = FetchEvent.RetryScheduled(context: context, attempt: attempt, delay: delay, reason: reason)
+        for monitor in pipeline.monitors { monitor.retryScheduled(event) }
     }
 
     /// Tells the monitors of `answer`, before it is validated.
-    func received(_ answer: Answer) {
+    private func received(_ answer: Answer) {
         let statusCode = (answer.response as? HTTPURLResponse)?.statusCode
         state.withLock { state in
             state.statusCode = statusCode

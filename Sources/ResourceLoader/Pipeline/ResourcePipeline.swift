@@ -5,13 +5,16 @@ import FoundationNetworking
 #endif
 
 /// What every service made from it shares: the transport, the default limits, the request
-/// adapters, the fetch monitors and the clock the pipeline reads time from.
+/// adapters, the credential store, the retry policy, the fetch monitors and the clock the
+/// pipeline reads time from.
 ///
 /// Configure it once and create a service for each resource type from it:
 ///
 /// ```swift
 /// let pipeline = ResourcePipeline(
-///     adapters: [BearerTokenAdapter(tokens: tokens)],
+///     adapters: [UserAgentAdapter()],
+///     credentials: CredentialStore(authenticator: OAuthAuthenticator(), credential: savedToken),
+///     retryPolicy: RetryPolicy(maximumAttempts: 3),
 ///     monitors: [LoggingFetchMonitor()]
 /// )
 /// let cities = ResourceService<Cities>(pipeline: pipeline)
@@ -23,21 +26,31 @@ import FoundationNetworking
 /// For every fetch, one step after another:
 /// 1. ``NetworkResourceType/urlRequest()`` builds the request and
 ///    ``NetworkResourceType/transferOptions(_:)`` its limits from ``options``; the
-///    ``TransferOptions/deadline`` starts now, so it bounds the adapters too;
-/// 2. the ``adapters`` run in order, each given the request the one before returned (skipped when
-///    ``NetworkResourceType/usesPipelineAdapters`` is `false`); the monitors then see
-///    ``FetchMonitor/requestReady(_:)``;
-/// 3. each attempt: the monitors see ``FetchMonitor/attemptSent(_:)`` and the ``session`` sends
-///    the request; when it answers with a response, ``FetchMonitor/responseReceived(_:)``;
-/// 4. validation and parsing, as without a pipeline; when the model is made,
-///    ``FetchMonitor/modelMade(_:)``;
-/// 5. ``FetchMonitor/fetchFinished(_:)``, exactly once per fetch, whatever the outcome
+///    ``TransferOptions/deadline`` starts now and bounds every step up to the last response;
+/// 2. for each attempt, starting again from the request as built:
+///    1. the ``adapters`` run in order, each given the request the one before returned
+///       (skipped when ``NetworkResourceType/usesPipelineAdapters`` is `false`);
+///    2. the ``CredentialStore`` puts its credential on the request, after waiting for a
+///       refresh in progress or refreshing an expired credential (skipped when
+///       ``NetworkResourceType/usesPipelineAuthenticator`` is `false`);
+///    3. before the first attempt only, the monitors see ``FetchMonitor/requestReady(_:)``;
+///    4. the monitors see ``FetchMonitor/attemptSent(_:)`` and the ``session`` sends the
+///       request; when it answers with a response, ``FetchMonitor/responseReceived(_:)``;
+///    5. a response that rejects the credential is replayed once after the credential is
+///       replaced; an outcome the ``retryPolicy`` retries (as adjusted by
+///       ``NetworkResourceType/retryPolicy(_:)``) is tried again after its wait. Either way the
+///       monitors first see ``FetchMonitor/retryScheduled(_:)``;
+/// 3. validation and parsing of the last response, as without a pipeline; when the model is
+///    made, ``FetchMonitor/modelMade(_:)``;
+/// 4. ``FetchMonitor/fetchFinished(_:)``, exactly once per fetch, whatever the outcome
 ///    (cancellation and the deadline included), just before the caller receives it.
 ///
-/// Every monitor sees every event, in the order of ``monitors``.
+/// Every monitor sees every event, in the order of ``monitors``. While the pipeline runs the
+/// adapters, the credential store and the transport of a fetch, ``FetchEvent/Context/current``
+/// names that fetch.
 ///
-/// With no adapters and no monitors a service made from a pipeline runs the same code as one made
-/// with ``ResourceService/init(session:options:)``, at the same cost.
+/// With no adapters, credential store, retries or monitors, a service made from a pipeline runs
+/// the same code as one made with ``ResourceService/init(session:options:)``, at the same cost.
 public final class ResourcePipeline: Sendable {
     /// The transport requests are sent through.
     public let session: any URLSessionType
@@ -46,50 +59,121 @@ public final class ResourcePipeline: Sendable {
     public let options: TransferOptions
     /// The request adapters, in the order they run.
     public let adapters: [any RequestAdapter]
+    /// When a failed attempt is tried again, unless a resource adjusts it with
+    /// ``NetworkResourceType/retryPolicy(_:)``.
+    public let retryPolicy: RetryPolicy
     /// The fetch monitors, in the order they are told of each event.
     public let monitors: [any FetchMonitor]
-    /// The clock the pipeline measures durations with.
+    /// The clock the pipeline measures durations and waits for retries with, and reads the
+    /// current date from (the date the pipeline was made plus the clock's time since) to tell
+    /// whether a credential has expired.
     public let clock: any Clock<Duration>
 
-    /// Whether a fetch must go through the hooks: `false` keeps the plain path.
+    /// The credential store, type-erased; `nil` without one.
+    let authentication: (any RequestAuthenticating)?
+    /// Whether a fetch must go through the hooks: `false` keeps the plain path unless the
+    /// resource's own retry policy retries.
     let hasHooks: Bool
     /// Reads ``clock``.
     let stopwatch: Stopwatch
 
-    /// Creates a pipeline.
+    /// Creates a pipeline without a credential store.
     ///
     /// - Parameters:
     ///   - session: The transport. Default: ``URLSessionTransport/shared``.
     ///   - options: Limits for every transfer. Default: `TransferOptions()`.
-    ///   - adapters: Transforms applied to every request before it is sent, in order. Default: none.
+    ///   - adapters: Transforms applied to every request before each attempt, in order.
+    ///     Default: none.
+    ///   - retryPolicy: When a failed attempt is tried again. Default: ``RetryPolicy/never``.
     ///   - monitors: Observers told of every step of every fetch, in order. Default: none.
-    ///   - clock: Where durations come from. Default: a `ContinuousClock`. Tests pass a
-    ///     `ManualClock` from `ResourceLoaderTesting` to control them.
-    public init(
+    ///   - clock: Where durations, retry waits and the current date come from. Default: a
+    ///     `ContinuousClock`. Tests pass a `ManualClock` from `ResourceLoaderTesting` to control
+    ///     them.
+    public convenience init(
         session: any URLSessionType = URLSessionTransport.shared,
         options: TransferOptions = TransferOptions(),
         adapters: [any RequestAdapter] = [],
+        retryPolicy: RetryPolicy = .never,
         monitors: [any FetchMonitor] = [],
         clock: any Clock<Duration> = ContinuousClock()
+    ) {
+        self.init(
+            session: session, options: options, adapters: adapters, authentication: nil,
+            retryPolicy: retryPolicy, monitors: monitors, clock: clock
+        )
+    }
+
+    /// Creates a pipeline whose requests carry the credential of `credentials`.
+    ///
+    /// - Parameters:
+    ///   - session: The transport. Default: ``URLSessionTransport/shared``.
+    ///   - options: Limits for every transfer. Default: `TransferOptions()`.
+    ///   - adapters: Transforms applied to every request before each attempt, in order, before
+    ///     the credential is applied. Default: none.
+    ///   - credentials: Holds the credential, applies it and refreshes it; see
+    ///     ``CredentialStore``.
+    ///   - retryPolicy: When a failed attempt is tried again. Default: ``RetryPolicy/never``.
+    ///   - monitors: Observers told of every step of every fetch, in order. Default: none.
+    ///   - clock: Where durations, retry waits and the current date come from. Default: a
+    ///     `ContinuousClock`. Tests pass a `ManualClock` from `ResourceLoaderTesting` to control
+    ///     them, and with it when a credential expires.
+    public convenience init<A: Authenticator>(
+        session: any URLSessionType = URLSessionTransport.shared,
+        options: TransferOptions = TransferOptions(),
+        adapters: [any RequestAdapter] = [],
+        credentials: CredentialStore<A>,
+        retryPolicy: RetryPolicy = .never,
+        monitors: [any FetchMonitor] = [],
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
+        self.init(
+            session: session, options: options, adapters: adapters, authentication: credentials,
+            retryPolicy: retryPolicy, monitors: monitors, clock: clock
+        )
+    }
+
+    private init(
+        session: any URLSessionType,
+        options: TransferOptions,
+        adapters: [any RequestAdapter],
+        authentication: (any RequestAuthenticating)?,
+        retryPolicy: RetryPolicy,
+        monitors: [any FetchMonitor],
+        clock: any Clock<Duration>
     ) {
         self.session = session
         self.options = options
         self.adapters = adapters
+        self.authentication = authentication
+        self.retryPolicy = retryPolicy
         self.monitors = monitors
         self.clock = clock
-        self.hasHooks = !adapters.isEmpty || !monitors.isEmpty
+        self.hasHooks = !adapters.isEmpty || !monitors.isEmpty || authentication != nil || retryPolicy.retries
         self.stopwatch = Stopwatch(clock)
     }
 }
 
 /// Reads a clock of any instant type as durations since the stopwatch was made, so that the
-/// pipeline can keep and subtract readings without knowing the clock's type.
+/// pipeline can keep and subtract readings, and wait, without knowing the clock's type.
 struct Stopwatch: Sendable {
     /// The time since the stopwatch was made, by its clock.
     let elapsed: @Sendable () -> Duration
+    /// Suspends for a duration by the clock; throws `CancellationError` when the task is
+    /// cancelled first.
+    let sleep: @Sendable (Duration) async throws -> Void
+    /// The date when the stopwatch was made.
+    private let origin: Date
 
     init<C: Clock<Duration>>(_ clock: C) {
-        let origin = clock.now
-        elapsed = { origin.duration(to: clock.now) }
+        let start = clock.now
+        elapsed = { start.duration(to: clock.now) }
+        sleep = { duration in try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil) }
+        origin = Date()
+    }
+
+    /// The current date: when the stopwatch was made plus its clock's time since.
+    func now() -> Date {
+        let (seconds, attoseconds) = elapsed().components
+        return origin.addingTimeInterval(TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18)
     }
 }

@@ -22,11 +22,14 @@ extension ResourceService {
         return TaskCancellable(task)
     }
 
-    /// Fetches `resource` through `pipeline`'s hooks: build, adapt, send, validate and parse,
-    /// telling the monitors of each step and, exactly once, of the outcome.
+    /// Fetches `resource` through `pipeline`'s hooks: build, then attempts (adapt, authenticate,
+    /// send, retry or replay), then validate and parse, telling the monitors of each step and,
+    /// exactly once, of the outcome.
     func fetch(_ resource: Resource, through pipeline: ResourcePipeline) async -> Result<Resource.Model, ResourceError> {
         let fetch = PipelineFetch(pipeline: pipeline, resourceType: Resource.self)
-        let result = await run(resource, as: fetch)
+        let result = await FetchEvent.Context.$current.withValue(fetch.context) {
+            await run(resource, as: fetch)
+        }
         fetch.finished(with: result)
         return result
     }
@@ -40,16 +43,21 @@ extension ResourceService {
             return .failure(error)
         }
         fetch.built(request)
+        let pipeline = fetch.pipeline
         let options = resource.transferOptions(self.options)
-        let adapters = resource.usesPipelineAdapters ? fetch.pipeline.adapters : []
+        let plan = PipelineFetch.Plan(
+            adapters: resource.usesPipelineAdapters ? pipeline.adapters : [],
+            authentication: resource.usesPipelineAuthenticator ? pipeline.authentication : nil,
+            retryPolicy: resource.retryPolicy(pipeline.retryPolicy),
+            options: options
+        )
         let answer: PipelineFetch.Answer
-        switch await fetch.transfer(request, adapters: adapters, options: options) {
+        switch await fetch.transfer(request, plan: plan) {
         case .success(let success):
             answer = success
         case .failure(let error):
             return .failure(error)
         }
-        fetch.received(answer)
         return fetch.makeModel {
             Self.process(.success((answer.data, answer.response)), for: resource, options: options)
         }

@@ -13,8 +13,8 @@ import FoundationNetworking
 /// ```
 ///
 /// A service made with ``init(pipeline:)`` shares a ``ResourcePipeline``'s transport, options,
-/// request adapters and monitors with every other service made from it; see the pipeline for
-/// where its hooks run among the steps below.
+/// request adapters, credential store, retry policy and monitors with every other service made
+/// from it; see the pipeline for where its hooks run among the steps below.
 ///
 /// Every fetch goes one way through the same steps:
 /// 1. ``NetworkResourceType/urlRequest()`` builds the request, and
@@ -87,7 +87,7 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
         callbackQueue: DispatchQueue,
         completion: @escaping @Sendable (Result<Resource.Model, ResourceError>) -> Void
     ) -> any Cancellable {
-        if let pipeline, pipeline.hasHooks {
+        if let pipeline, pipeline.hasHooks || resource.retryPolicy(pipeline.retryPolicy).retries {
             return fetch(resource, through: pipeline, callbackQueue: callbackQueue, completion: completion)
         }
         let pending = PendingFetch(callbackQueue: callbackQueue, completion: completion)
@@ -125,7 +125,7 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
     /// on the transport's queue. Cancelling the calling task cancels the fetch, which then
     /// throws ``ResourceError/cancelled``.
     public func fetch(_ resource: Resource) async throws(ResourceError) -> Resource.Model {
-        if let pipeline, pipeline.hasHooks {
+        if let pipeline, pipeline.hasHooks || resource.retryPolicy(pipeline.retryPolicy).retries {
             return try await fetch(resource, through: pipeline).get()
         }
         if Task.isCancelled { throw .cancelled }

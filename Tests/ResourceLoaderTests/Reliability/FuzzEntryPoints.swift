@@ -401,6 +401,7 @@ extension FuzzEntryPoints {
         switch error {
         case .invalidRequest: "invalidRequest"
         case .requestAdaptationFailed: "requestAdaptationFailed"
+        case .authenticationFailed: "authenticationFailed"
         case .transport: "transport"
         case .timedOut: "timedOut"
         case .cancelled: "cancelled"

@@ -1,0 +1,85 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Knows how to put a credential on a request, how a server says it rejects one, and how to get
+/// a new one.
+///
+/// An authenticator holds no state: a ``CredentialStore`` keeps the current credential, runs
+/// ``refresh(_:)`` once for every request that needs it, and replays the rejected requests. Give
+/// the store to a ``ResourcePipeline`` and every service made from it is authenticated:
+///
+/// ```swift
+/// struct OAuthAuthenticator: Authenticator {
+///     let tokenService: ResourceService<RefreshToken>
+///
+///     func apply(_ token: OAuthToken, to request: inout URLRequest) {
+///         request.setValue("Bearer \(token.accessToken)", forHTTPHeaderField: "Authorization")
+///     }
+///
+///     func refresh(_ token: OAuthToken) async throws -> OAuthToken {
+///         try await tokenService.fetch(RefreshToken(refreshToken: token.refreshToken))
+///     }
+///
+///     func expirationDate(of token: OAuthToken) -> Date? {
+///         token.expiresAt
+///     }
+/// }
+///
+/// let credentials = CredentialStore(authenticator: OAuthAuthenticator(tokenService: tokens), credential: saved)
+/// let pipeline = ResourcePipeline(credentials: credentials)
+/// ```
+///
+/// The refresh request itself must not be authenticated with the credential it replaces: fetch
+/// it through a service without the store, or from a resource whose
+/// ``NetworkResourceType/usesPipelineAuthenticator`` is `false`.
+public protocol Authenticator: Sendable {
+    /// What proves who the client is: a token, a pair of tokens, a session cookie.
+    associatedtype Credential: Sendable
+
+    /// Puts `credential` on `request`, typically as its `Authorization` header field.
+    ///
+    /// Called before every attempt, after the pipeline's adapters, so that a request replayed
+    /// after a refresh carries the new credential.
+    func apply(_ credential: Credential, to request: inout URLRequest)
+
+    /// Returns a new credential in place of `credential`, which the server rejected or which has
+    /// expired.
+    ///
+    /// Called once for any number of requests that need it at the same time; they all wait for
+    /// it. When it throws, each of them fails with
+    /// ``ResourceError/authenticationFailed(_:)`` carrying
+    /// ``ResourceError/AuthenticationFailure/refreshFailed(_:)`` with this error, and the
+    /// credential is kept.
+    func refresh(_ credential: Credential) async throws -> Credential
+
+    /// Whether `response` means the server rejected the credential the request carried.
+    ///
+    /// Default: the status is `401 Unauthorized`. Override it for a server that says so
+    /// differently, such as a `403` or a SOAP Fault with its own code.
+    func isCredentialRejected(by response: HTTPURLResponse, data: Data) -> Bool
+
+    /// When `credential` stops being valid, or `nil` when that is not known.
+    ///
+    /// A credential whose date has come (by the pipeline's ``ResourcePipeline/clock``) is
+    /// refreshed before a request is sent with it, rather than after the server rejects it.
+    /// Return a date a little before the real expiry to leave room for clock differences and
+    /// the time a request takes. Default: `nil`.
+    func expirationDate(of credential: Credential) -> Date?
+}
+
+// MARK: - Default implementations
+
+extension Authenticator {
+    /// `true` for `401 Unauthorized`.
+    public func isCredentialRejected(by response: HTTPURLResponse, data: Data) -> Bool {
+        response.statusCode == 401
+    }
+
+    /// `nil`: only the server's rejection tells that the credential is no longer valid.
+    public func expirationDate(of credential: Credential) -> Date? {
+        nil
+    }
+}
