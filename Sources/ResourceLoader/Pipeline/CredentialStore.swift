@@ -54,6 +54,8 @@ public final class CredentialStore<Authenticator: ResourceLoader.Authenticator>:
         var generation: UInt64 = 0
         /// The refresh in progress; everyone who needs a credential waits for it.
         var refresh: Task<Result<Void, any Error>, Never>?
+        /// How many requests wait for ``refresh``.
+        var waiting = 0
     }
 
     /// Knows how to apply, recognise the rejection of, and refresh the credential.
@@ -92,6 +94,11 @@ public final class CredentialStore<Authenticator: ResourceLoader.Authenticator>:
     /// The generation of the current credential, for tests.
     var generation: UInt64 {
         state.withLock { $0.generation }
+    }
+
+    /// How many requests are waiting for a refresh, for tests.
+    var waitingForRefresh: Int {
+        state.withLock { $0.waiting }
     }
 
     /// Starts a refresh of `credential` (generation `generation`). Expects the lock held and no
@@ -148,7 +155,10 @@ extension CredentialStore: RequestAuthenticating {
         var hasRefreshed = false
         while true {
             let step = state.withLock { state -> Step in
-                if let refresh = state.refresh { return .wait(refresh) }
+                if let refresh = state.refresh {
+                    state.waiting += 1
+                    return .wait(refresh)
+                }
                 guard let credential = state.credential else { return .missing }
                 return .use(credential, generation: state.generation)
             }
@@ -179,16 +189,23 @@ extension CredentialStore: RequestAuthenticating {
 
     func replaceCredential(rejected generation: UInt64) async -> Result<Void, ResourceError> {
         let refresh = state.withLock { state -> Task<Result<Void, any Error>, Never>? in
-            if let refresh = state.refresh { return refresh }
+            if let refresh = state.refresh {
+                state.waiting += 1
+                return refresh
+            }
             guard state.generation == generation, let credential = state.credential else { return nil }
+            state.waiting += 1
             return startRefresh(of: credential, generation: generation, in: &state)
         }
         guard let refresh else { return .success(()) }
         return await outcome(of: refresh)
     }
 
-    /// Waits for `refresh`: the fetch's own cancellation and deadline end the wait from outside.
+    /// Waits for `refresh`, counted in `waiting` by the caller: the fetch's own cancellation and
+    /// deadline end the wait from outside.
     private func outcome(of refresh: Task<Result<Void, any Error>, Never>) async -> Result<Void, ResourceError> {
-        await refresh.value.mapError { .authenticationFailed(.refreshFailed($0)) }
+        let outcome = await refresh.value
+        state.withLock { $0.waiting -= 1 }
+        return outcome.mapError { .authenticationFailed(.refreshFailed($0)) }
     }
 }

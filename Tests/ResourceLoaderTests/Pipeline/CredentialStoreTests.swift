@@ -1,5 +1,5 @@
 import Foundation
-import ResourceLoader
+@testable import ResourceLoader
 import ResourceLoaderTesting
 import Testing
 
@@ -106,17 +106,21 @@ struct CredentialStoreTests {
     }
 
     @Test func aHundredConcurrentRequestsRejectedWithOneStaleCredentialShareOneRefresh() async throws {
-        // GIVEN a stale credential and a refresh that waits until every request was rejected
+        // GIVEN a stale credential, a server that answers once all 100 requests are in, and a
+        // refresh that finishes once all 100 rejected requests wait for it
         let store = store()
         let pipeline = pipeline(store)
         let cities = ResourceService<CitiesResource>(pipeline: pipeline)
+        server.hold("/europe.json")
         refresher.holdRefreshes()
 
         let results = await withTaskGroup(of: Result<[City], ResourceError>.self) { group in
             for _ in 0..<100 {
                 group.addTask { await fetchCities(cities) }
             }
-            try? await waitUntil { server.received.count == 100 && refresher.count == 1 }
+            try? await waitUntil { server.heldCount == 100 }
+            server.release("/europe.json")
+            try? await waitUntil { store.waitingForRefresh == 100 }
             refresher.releaseRefreshes()
             return await group.reduce(into: []) { $0.append($1) }
         }
@@ -143,7 +147,7 @@ struct CredentialStoreTests {
 
         // WHEN another request starts
         let second = Task { await Result { () async throws(ResourceError) in try await array.fetch(CityArrayResource()) } }
-        await refresher.waitForWaiters()
+        try await waitUntil { store.waitingForRefresh == 2 }
         refresher.releaseRefreshes()
 
         // THEN it was never sent with the stale credential, and no second refresh ran
@@ -192,13 +196,16 @@ struct CredentialStoreTests {
         let store = store()
         let service = ResourceService<CitiesResource>(pipeline: pipeline(store))
         refresher.failRefreshes(with: RefreshFailure(code: 7))
+        server.hold("/europe.json")
         refresher.holdRefreshes()
 
         let results = await withTaskGroup(of: Result<[City], ResourceError>.self) { group in
             for _ in 0..<10 {
                 group.addTask { await fetchCities(service) }
             }
-            try? await waitUntil { server.received.count == 10 && refresher.count == 1 }
+            try? await waitUntil { server.heldCount == 10 }
+            server.release("/europe.json")
+            try? await waitUntil { store.waitingForRefresh == 10 }
             refresher.releaseRefreshes()
             return await group.reduce(into: []) { $0.append($1) }
         }
@@ -225,11 +232,12 @@ struct CredentialStoreTests {
     }
 
     @Test func aRefreshIsNotCancelledWithAFetchThatWaitsForIt() async throws {
-        let service = ResourceService<CitiesResource>(pipeline: pipeline(store()))
+        let store = store()
+        let service = ResourceService<CitiesResource>(pipeline: pipeline(store))
         refresher.holdRefreshes()
         let cancelled = Task { await fetchCities(service) }
         let waiting = Task { await fetchCities(service) }
-        try await waitUntil { server.received.count == 2 && refresher.count == 1 }
+        try await waitUntil { store.waitingForRefresh == 2 }
 
         // WHEN one waiting fetch is cancelled
         cancelled.cancel()
@@ -332,8 +340,7 @@ struct CredentialStoreTests {
             for _ in 0..<20 {
                 group.addTask { await fetchCities(service) }
             }
-            try? await waitUntil { refresher.count == 1 }
-            await refresher.waitForWaiters()
+            try? await waitUntil { store.waitingForRefresh == 20 }
             refresher.releaseRefreshes()
             return await group.reduce(into: []) { $0.append($1) }
         }
@@ -442,13 +449,6 @@ final class TokenRefresher: @unchecked Sendable {
 
     func failRefreshes(with failure: RefreshFailure?) { lock.withLock { self.failure = failure } }
     func issueExpiredTokens() { lock.withLock { issuesExpired = true } }
-
-    /// Waits until tasks have had a moment to queue up behind the held refresh: every fetch that
-    /// reached the store by now waits on it (the store's own tests cannot see its waiters).
-    func waitForWaiters() async {
-        for _ in 0..<50 { await Task.yield() }
-        try? await Task.sleep(for: .milliseconds(50))
-    }
 
     func refresh(_ token: TestToken) async throws -> TestToken {
         let (number, hold) = lock.withLock { () -> (Int, Bool) in
