@@ -288,15 +288,17 @@ struct PipelineRetryTests {
     // MARK: - The deadline
 
     @Test func aRetryThatCannotStartBeforeTheDeadlineIsNotMade() async throws {
-        // GIVEN a 1.2 s deadline: the first wait (0.5 s) fits, the second (1 s) would end at
-        // 1.5 s, past it
+        // GIVEN a 25 s deadline: the first wait (10 s) fits, the second (20 s) would end at 30 s,
+        // past it. (The waits are on the manual clock; the deadline's timer, in real time, is far
+        // off.)
         session.stub(.any, with: [.status(503), .status(502), .json(#"{"cities": []}"#)])
-        let service = ResourceService<CitiesResource>(pipeline: pipeline(options: TransferOptions(deadline: .milliseconds(1200))))
+        let policy = RetryPolicy(baseDelay: .seconds(10), maximumDelay: .seconds(60), jitter: .none)
+        let service = ResourceService<CitiesResource>(pipeline: pipeline(policy, options: TransferOptions(deadline: .seconds(25))))
 
         let (result, delays) = await fetchAdvancingThrough(1, CitiesResource(), from: service)
 
         #expect(result.failure?.statusCode == 502, "the last attempt's outcome, at once")
-        #expect(delays == [.milliseconds(500)])
+        #expect(delays == [.seconds(10)])
         #expect(session.receivedRequests.count == 2)
         #expect(clock.sleeperCount == 0)
         #expect(recorder.events.last == "finished httpStatus attempts=2")
@@ -318,10 +320,11 @@ struct PipelineRetryTests {
         // GIVEN a wait that fits in the deadline by the pipeline's clock, but a clock nobody
         // moves: the deadline is the fetch's one bound, and it ends the wait
         session.stub(.any, with: [.status(503), .json(#"{"cities": []}"#)])
+        // (The deadline leaves a loaded machine plenty of time for the first attempt.)
         let policy = RetryPolicy(baseDelay: .milliseconds(100), jitter: .none)
         let service = ResourceService<CitiesResource>(
             pipeline: ResourcePipeline(
-                session: session, options: TransferOptions(deadline: .milliseconds(300)), retryPolicy: policy,
+                session: session, options: TransferOptions(deadline: .seconds(2)), retryPolicy: policy,
                 monitors: [recorder], clock: ManualClock()
             )
         )
