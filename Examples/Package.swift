@@ -34,7 +34,10 @@ let package = Package(
         .executableTarget(name: "cities", dependencies: ["DemoSupport"]),
         .testTarget(
             name: "ExamplesTests",
-            dependencies: ["ExampleResources", "FixtureServer", "DemoSupport"]
+            dependencies: [
+                "ExampleResources", "FixtureServer", "DemoSupport",
+                .product(name: "ResourceLoaderTesting", package: "ResourceLoader"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]
