@@ -33,6 +33,16 @@ enum AuthenticationRetriesAndMonitoringSnippets {
         _ = (profiles, cities)
     }
 
+    static func readmePipeline(tokenService: ResourceService<TokenGrant>, savedToken: OAuthToken?) {
+        let pipeline = ResourcePipeline(
+            credentials: CredentialStore(authenticator: OAuthAuthenticator(tokens: tokenService), credential: savedToken),
+            retryPolicy: RetryPolicy(),
+            monitors: [LoggingFetchMonitor()]
+        )
+        let profiles = ResourceService<CurrentProfile>(pipeline: pipeline)
+        _ = profiles
+    }
+
     static func logIn(credentials: CredentialStore<OAuthAuthenticator>, tokens: ResourceService<TokenGrant>) async throws {
         let answer = try await tokens.fetch(TokenGrant(.password(username: "ada", password: "…")))
         credentials.setCredential(OAuthToken(answer))
