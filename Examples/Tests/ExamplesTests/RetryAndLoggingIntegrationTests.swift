@@ -82,10 +82,16 @@ struct RetryIntegrationTests {
 
         let fetch = Task { try await directory.cities(in: "africa") }
         try await waitUntil { !recorder.scheduledRetries.isEmpty }
-        // The fetch waits for the clock: nothing is sent until it has moved five seconds.
         #expect(recorder.scheduledRetries.first?.delay == .seconds(5))
+        // The fetch waits for the clock, not for time: nothing more is sent while it stands still.
+        try await Task.sleep(for: .milliseconds(50))
         #expect(server.requestCount(for: "/cities/africa.json") == 1)
-        clock.advance(by: .seconds(5))
+        // The wait starts just after the event; if the clock moved before it started, the wait
+        // ends five seconds later by the clock, so keep moving it until the retry is sent.
+        try await waitUntil {
+            clock.advance(by: .seconds(5))
+            return server.requestCount(for: "/cities/africa.json") == 2
+        }
 
         #expect(try await fetch.value.count == 3)
         #expect(server.requestCount(for: "/cities/africa.json") == 2)
