@@ -6,13 +6,10 @@ import Foundation
 /// Every requirement has a default that does nothing, so a monitor implements only the events it
 /// wants. For one fetch the events come in this order:
 ///
-/// 1. ``requestReady(_:)``: the request is built, adapted and given its credential, before the
-///    first attempt;
-/// 2. ``attemptSent(_:)``: an attempt is handed to the transport;
+/// 1. ``requestReady(_:)``: the request is built and adapted;
+/// 2. ``attemptSent(_:)``: it is handed to the transport;
 /// 3. ``responseReceived(_:)``: the transport answered with a response (not when it failed);
-///    when another attempt follows (a retry, or a replay after a rejected credential),
-///    ``retryScheduled(_:)``, then steps 2 and 3 again for it;
-/// 4. ``modelMade(_:)``: the last response was valid and the model was made;
+/// 4. ``modelMade(_:)``: the response was valid and the model was made;
 /// 5. ``fetchFinished(_:)``: always, exactly once, with the outcome.
 ///
 /// A fetch that fails stops early and goes straight to ``fetchFinished(_:)``: one whose request
