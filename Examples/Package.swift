@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .executable(name: "user-details", targets: ["user-details"]),
         .executable(name: "cities", targets: ["cities"]),
+        .executable(name: "account", targets: ["account"]),
     ],
     dependencies: [
         // By path, with a fixed name, so the package identity does not depend on the folder the
@@ -32,9 +33,13 @@ let package = Package(
         .target(name: "DemoSupport", dependencies: ["ExampleResources", "FixtureServer"]),
         .executableTarget(name: "user-details", dependencies: ["DemoSupport"]),
         .executableTarget(name: "cities", dependencies: ["DemoSupport"]),
+        .executableTarget(name: "account", dependencies: ["DemoSupport", "FixtureServer"]),
         .testTarget(
             name: "ExamplesTests",
-            dependencies: ["ExampleResources", "FixtureServer", "DemoSupport"]
+            dependencies: [
+                "ExampleResources", "FixtureServer", "DemoSupport",
+                .product(name: "ResourceLoaderTesting", package: "ResourceLoader"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,5 +1,6 @@
 import DemoSupport
 import ExampleResources
+import FixtureServer
 import Foundation
 import ResourceLoader
 import Testing
@@ -30,6 +31,16 @@ struct DemoTests {
             let cities = try await directory.cities(in: arguments.positional[0])
             guard cities.count == 4 else { throw ResourceError.emptyResponse(statusCode: nil) }
             return "\(cities.count) cities"
+        }
+        #expect(status == 0)
+    }
+
+    @Test func theEmbeddedServerSignsInTheDemoUser() async {
+        let status = await Demo.run(usage: "demo", arguments: []) { directory, _ in
+            try await directory.logIn(username: "fred", password: FixtureServer.passwords["fred"] ?? "")
+            let account = try await directory.account()
+            guard account.displayName == "Fred Jones" else { throw ResourceError.emptyResponse(statusCode: nil) }
+            return account.displayName
         }
         #expect(status == 0)
     }
