@@ -12,30 +12,21 @@ import FoundationNetworking
 
 enum AuthenticationRetriesAndMonitoringSnippets {
     static func onePipeline(savedToken: OAuthToken?, userAgent: ClosureRequestAdapter) {
-        let session = URLSessionTransport.shared
-        let monitors: [any FetchMonitor] = [LoggingFetchMonitor()]
-
-        // Token requests go through a pipeline without the credential store.
-        let tokens = ResourcePipeline(session: session, monitors: monitors)
-        let credentials = CredentialStore(
-            authenticator: OAuthAuthenticator(tokens: ResourceService(pipeline: tokens)),
-            credential: savedToken
-        )
+        let credentials = CredentialStore(authenticator: OAuthAuthenticator(), credential: savedToken)
         let pipeline = ResourcePipeline(
-            session: session,
             adapters: [userAgent],
             credentials: credentials,
             retryPolicy: RetryPolicy(),
-            monitors: monitors
+            monitors: [LoggingFetchMonitor()]
         )
         let profiles = ResourceService<CurrentProfile>(pipeline: pipeline)
         let cities = ResourceService<Cities>(pipeline: pipeline)
         _ = (profiles, cities)
     }
 
-    static func readmePipeline(tokenService: ResourceService<TokenGrant>, savedToken: OAuthToken?) {
+    static func readmePipeline(savedToken: OAuthToken?) {
         let pipeline = ResourcePipeline(
-            credentials: CredentialStore(authenticator: OAuthAuthenticator(tokens: tokenService), credential: savedToken),
+            credentials: CredentialStore(authenticator: OAuthAuthenticator(), credential: savedToken),
             retryPolicy: RetryPolicy(),
             monitors: [LoggingFetchMonitor()]
         )
@@ -43,9 +34,10 @@ enum AuthenticationRetriesAndMonitoringSnippets {
         _ = profiles
     }
 
-    static func logIn(credentials: CredentialStore<OAuthAuthenticator>, tokens: ResourceService<TokenGrant>) async throws {
+    static func logIn(credentials: CredentialStore<OAuthAuthenticator>, pipeline: ResourcePipeline) async throws {
+        let tokens = ResourceService<TokenGrant>(pipeline: pipeline)
         let answer = try await tokens.fetch(TokenGrant(.password(username: "ada", password: "…")))
-        credentials.setCredential(OAuthToken(answer))
+        credentials.setCredential(OAuthToken(answer, receivedAt: pipeline.currentDate))
     }
 
     static func retryingPipeline() -> ResourcePipeline {
@@ -103,25 +95,24 @@ struct TokenGrant: NetworkResourceType, JSONDecodableResourceType {
 }
 
 extension OAuthToken {
-    init(_ answer: TokenGrant.Answer) {
+    init(_ answer: TokenGrant.Answer, receivedAt date: Date) {
         self.init(
             accessToken: answer.access_token,
             refreshToken: answer.refresh_token,
-            expiresAt: Date().addingTimeInterval(TimeInterval(answer.expires_in))
+            expiresAt: date.addingTimeInterval(TimeInterval(answer.expires_in))
         )
     }
 }
 
 struct OAuthAuthenticator: Authenticator {
-    let tokens: ResourceService<TokenGrant>
-
     func apply(_ token: OAuthToken, to request: inout URLRequest) {
         request.setValue("Bearer \(token.accessToken)", forHTTPHeaderField: "Authorization")
     }
 
-    func refresh(_ token: OAuthToken) async throws -> OAuthToken {
+    func refresh(_ token: OAuthToken, through pipeline: ResourcePipeline) async throws -> OAuthToken {
+        let tokens = ResourceService<TokenGrant>(pipeline: pipeline)
         let answer = try await tokens.fetch(TokenGrant(.refreshToken(token.refreshToken)))
-        return OAuthToken(answer)
+        return OAuthToken(answer, receivedAt: pipeline.currentDate)
     }
 
     func expirationDate(of token: OAuthToken) -> Date? {
@@ -184,9 +175,8 @@ struct AuthenticationRetriesAndMonitoringArticleTests {
             .json(#"{"access_token": "newer", "refresh_token": "r3", "expires_in": 3600}"#),
         ])
         let clock = ManualClock()
-        let tokens = ResourcePipeline(session: session, clock: clock)
         let credentials = CredentialStore(
-            authenticator: OAuthAuthenticator(tokens: ResourceService(pipeline: tokens)),
+            authenticator: OAuthAuthenticator(),
             credential: OAuthToken(accessToken: "old", refreshToken: "r1", expiresAt: Date().addingTimeInterval(3600))
         )
         let pipeline = ResourcePipeline(session: session, credentials: credentials, clock: clock)
@@ -213,7 +203,7 @@ struct AuthenticationRetriesAndMonitoringArticleTests {
         session.stub(RequestMatcher("the old token") { $0.value(forHTTPHeaderField: "Authorization") == "Bearer old" }, with: .status(401))
         session.stub(.path("/oauth/token"), with: .json(#"{"access_token": "new", "refresh_token": "r2", "expires_in": 3600}"#))
         let credentials = CredentialStore(
-            authenticator: OAuthAuthenticator(tokens: ResourceService(session: session)),
+            authenticator: OAuthAuthenticator(),
             credential: OAuthToken(accessToken: "old", refreshToken: "r1", expiresAt: .distantFuture)
         )
         let lines = LogLines()
@@ -252,17 +242,17 @@ struct AuthenticationRetriesAndMonitoringArticleTests {
     @Test func theLoginStoresTheTokenAndTheRetryingPipelineKeepsItsSettings() async throws {
         let session = FakeURLSession()
         session.stub(.path("/oauth/token"), with: .json(#"{"access_token": "a", "refresh_token": "r", "expires_in": 60}"#))
-        let tokens = ResourceService<TokenGrant>(session: session)
-        let credentials = CredentialStore(authenticator: OAuthAuthenticator(tokens: tokens), credential: nil)
+        let credentials = CredentialStore(authenticator: OAuthAuthenticator(), credential: nil)
+        let pipeline = ResourcePipeline(session: session, credentials: credentials)
 
-        try await AuthenticationRetriesAndMonitoringSnippets.logIn(credentials: credentials, tokens: tokens)
+        try await AuthenticationRetriesAndMonitoringSnippets.logIn(credentials: credentials, pipeline: pipeline)
 
         #expect(credentials.credential?.accessToken == "a")
         let body = try #require(session.receivedRequests.first?.httpBody)
         #expect(String(decoding: body, as: UTF8.self).hasPrefix("grant_type=password&username=ada&password="))
-        let pipeline = AuthenticationRetriesAndMonitoringSnippets.retryingPipeline()
-        #expect(pipeline.retryPolicy.maximumAttempts == 4)
-        #expect(pipeline.options.deadline == .seconds(20))
+        let retrying = AuthenticationRetriesAndMonitoringSnippets.retryingPipeline()
+        #expect(retrying.retryPolicy.maximumAttempts == 4)
+        #expect(retrying.options.deadline == .seconds(20))
         #expect(AuthenticationRetriesAndMonitoringSnippets.monitoredPipeline(log: { _ in }).monitors.count == 2)
     }
 }

@@ -74,9 +74,6 @@ public struct WorldDirectory: Sendable {
     private let userService: ResourceService<GetUserDetails>
     private let accountService: ResourceService<AccountDetails>
     private let favouritesService: ResourceService<FavouriteCities>
-    private let tokenService: ResourceService<TokenRequest>
-    /// The current date by the pipeline's clock, for the tokens' expiry dates.
-    private let now: @Sendable () -> Date
 
     /// Creates a directory for the services under `baseURL`.
     ///
@@ -105,16 +102,8 @@ public struct WorldDirectory: Sendable {
         log: @escaping @Sendable (String) -> Void = LoggingFetchMonitor.standardError
     ) {
         let endpoints = Endpoints(baseURL: baseURL)
-        let now = Self.dates(from: clock)
-        // The authenticator refreshes through the pipeline it is part of, which can only be
-        // made after it: the link hands it the pipeline once there is one.
-        let link = PipelineLink()
-        let authenticator = BearerAuthenticator { grant in
-            guard let pipeline = link.pipeline else { throw ResourceError.cancelled }
-            return try await Self.requestToken(
-                grant, at: endpoints.token, through: ResourceService(pipeline: pipeline), now: now)
-        }
-        let credentials = CredentialStore(authenticator: authenticator, credential: token)
+        // The authenticator refreshes through the pipeline the store hands it.
+        let credentials = CredentialStore(authenticator: BearerAuthenticator(tokenEndpoint: endpoints.token), credential: token)
         let pipeline = ResourcePipeline(
             session: session,
             options: options,
@@ -130,16 +119,13 @@ public struct WorldDirectory: Sendable {
             monitors: [LoggingFetchMonitor(sink: log)] + monitors,
             clock: clock
         )
-        link.connect(pipeline)
         self.endpoints = endpoints
         self.pipeline = pipeline
         self.credentials = credentials
-        self.now = now
         cityService = ResourceService(pipeline: pipeline)
         userService = ResourceService(pipeline: pipeline)
         accountService = ResourceService(pipeline: pipeline)
         favouritesService = ResourceService(pipeline: pipeline)
-        tokenService = ResourceService(pipeline: pipeline)
     }
 
     // MARK: Signing in
@@ -157,8 +143,8 @@ public struct WorldDirectory: Sendable {
     ///   username and password, or whatever else ended the token request.
     @discardableResult
     public func logIn(username: String, password: String) async throws(ResourceError) -> OAuthToken {
-        let token = try await Self.requestToken(
-            .password(username: username, password: password), at: endpoints.token, through: tokenService, now: now)
+        let token = try await BearerAuthenticator.requestToken(
+            .password(username: username, password: password), at: endpoints.token, through: pipeline)
         credentials.setCredential(token)
         return token
     }
@@ -187,26 +173,6 @@ public struct WorldDirectory: Sendable {
     /// - Throws: As ``account()``.
     public func favouriteCities() async throws(ResourceError) -> [City] {
         try await favouritesService.fetch(FavouriteCities(url: endpoints.favourites))
-    }
-
-    private static func requestToken(
-        _ grant: TokenRequest.Grant,
-        at url: URL,
-        through service: ResourceService<TokenRequest>,
-        now: @Sendable () -> Date
-    ) async throws(ResourceError) -> OAuthToken {
-        let response = try await service.fetch(TokenRequest(url: url, grant: grant))
-        return OAuthToken(response, receivedAt: now())
-    }
-
-    /// The current date by `clock`: the date now, plus the clock's time since.
-    private static func dates<C: Clock<Duration>>(from clock: C) -> @Sendable () -> Date {
-        let origin = Date()
-        let start = clock.now
-        return {
-            let (seconds, attoseconds) = start.duration(to: clock.now).components
-            return origin.addingTimeInterval(TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18)
-        }
     }
 
     // MARK: Users
@@ -277,22 +243,5 @@ public struct WorldDirectory: Sendable {
 
     private func citiesResource(_ continent: String) -> Cities {
         Cities(baseURL: endpoints.cities, continent: continent)
-    }
-}
-
-/// Hands the authenticator the pipeline it is part of, which is made after it. Holds it weakly,
-/// so that the pipeline, which holds the authenticator, is not kept alive by it.
-private final class PipelineLink: @unchecked Sendable {
-    // `lock` guards `storedPipeline`.
-    private let lock = NSLock()
-    private weak var storedPipeline: ResourcePipeline?
-
-    /// The pipeline, while it exists.
-    var pipeline: ResourcePipeline? {
-        lock.withLock { storedPipeline }
-    }
-
-    func connect(_ pipeline: ResourcePipeline) {
-        lock.withLock { storedPipeline = pipeline }
     }
 }

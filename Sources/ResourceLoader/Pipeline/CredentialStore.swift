@@ -18,7 +18,7 @@ import FoundationNetworking
 /// 4. When the server rejects it (``Authenticator/isCredentialRejected(by:data:)``), the request
 ///    is replayed once with a new credential:
 ///    - if the credential it carried is still the current one and no refresh is running,
-///      ``Authenticator/refresh(_:)`` runs;
+///      ``Authenticator/refresh(_:through:)`` runs;
 ///    - if a refresh is running, the request waits for it;
 ///    - if the credential has already been replaced, it is replayed with the new one at once.
 ///
@@ -101,16 +101,21 @@ public final class CredentialStore<Authenticator: ResourceLoader.Authenticator>:
         state.withLock { $0.waiting }
     }
 
-    /// Starts a refresh of `credential` (generation `generation`). Expects the lock held and no
-    /// refresh running.
-    private func startRefresh(of credential: Authenticator.Credential, generation: UInt64, in state: inout State) -> Task<Result<Void, any Error>, Never> {
+    /// Starts a refresh of `credential` (generation `generation`) through `pipeline`. Expects the
+    /// lock held and no refresh running.
+    private func startRefresh(
+        of credential: Authenticator.Credential,
+        generation: UInt64,
+        through pipeline: ResourcePipeline,
+        in state: inout State
+    ) -> Task<Result<Void, any Error>, Never> {
         let authenticator = authenticator
         let task = Task { [state = self.state] () -> Result<Void, any Error> in
             // The refresh is not part of the fetch that started it.
             let result: Result<Authenticator.Credential, any Error>
             do {
                 result = .success(try await FetchEvent.Context.$current.withValue(nil) {
-                    try await authenticator.refresh(credential)
+                    try await authenticator.refresh(credential, through: pipeline)
                 })
             } catch {
                 result = .failure(error)
@@ -136,20 +141,21 @@ public final class CredentialStore<Authenticator: ResourceLoader.Authenticator>:
 /// type.
 protocol RequestAuthenticating: Sendable {
     /// Puts the current credential on `request`, first waiting for a refresh in progress and
-    /// refreshing an expired credential; returns the request and the credential's generation.
-    func authenticate(_ request: URLRequest, now: Date) async -> Result<(URLRequest, UInt64), ResourceError>
+    /// refreshing (through `pipeline`) a credential expired by `pipeline`'s date; returns the
+    /// request and the credential's generation.
+    func authenticate(_ request: URLRequest, pipeline: ResourcePipeline) async -> Result<(URLRequest, UInt64), ResourceError>
 
     /// Whether `response` rejects the credential the request carried.
     func isCredentialRejected(by response: HTTPURLResponse, data: Data) -> Bool
 
-    /// Makes sure the credential of generation `rejected` is replaced: starts a refresh if it is
-    /// still current and none is running, waits for the one running, or returns at once if it has
-    /// already been replaced.
-    func replaceCredential(rejected: UInt64) async -> Result<Void, ResourceError>
+    /// Makes sure the credential of generation `rejected` is replaced: starts a refresh through
+    /// `pipeline` if it is still current and none is running, waits for the one running, or
+    /// returns at once if it has already been replaced.
+    func replaceCredential(rejected: UInt64, pipeline: ResourcePipeline) async -> Result<Void, ResourceError>
 }
 
 extension CredentialStore: RequestAuthenticating {
-    func authenticate(_ request: URLRequest, now: Date) async -> Result<(URLRequest, UInt64), ResourceError> {
+    func authenticate(_ request: URLRequest, pipeline: ResourcePipeline) async -> Result<(URLRequest, UInt64), ResourceError> {
         // An expired credential is refreshed once; if the new one claims to be expired too, it
         // is sent anyway and the server decides.
         var hasRefreshed = false
@@ -164,9 +170,9 @@ extension CredentialStore: RequestAuthenticating {
             }
             switch step {
             case .use(let credential, let generation):
-                if !hasRefreshed, let expiry = authenticator.expirationDate(of: credential), expiry <= now {
+                if !hasRefreshed, let expiry = authenticator.expirationDate(of: credential), expiry <= pipeline.currentDate {
                     hasRefreshed = true
-                    if case .failure(let error) = await replaceCredential(rejected: generation) {
+                    if case .failure(let error) = await replaceCredential(rejected: generation, pipeline: pipeline) {
                         return .failure(error)
                     }
                     continue
@@ -187,7 +193,7 @@ extension CredentialStore: RequestAuthenticating {
         authenticator.isCredentialRejected(by: response, data: data)
     }
 
-    func replaceCredential(rejected generation: UInt64) async -> Result<Void, ResourceError> {
+    func replaceCredential(rejected generation: UInt64, pipeline: ResourcePipeline) async -> Result<Void, ResourceError> {
         let refresh = state.withLock { state -> Task<Result<Void, any Error>, Never>? in
             if let refresh = state.refresh {
                 state.waiting += 1
@@ -195,7 +201,7 @@ extension CredentialStore: RequestAuthenticating {
             }
             guard state.generation == generation, let credential = state.credential else { return nil }
             state.waiting += 1
-            return startRefresh(of: credential, generation: generation, in: &state)
+            return startRefresh(of: credential, generation: generation, through: pipeline, in: &state)
         }
         guard let refresh else { return .success(()) }
         return await outcome(of: refresh)

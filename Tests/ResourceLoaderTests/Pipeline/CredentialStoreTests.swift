@@ -402,7 +402,7 @@ struct TestAuthenticator: Authenticator {
         request.setValue("Bearer \(token.value)", forHTTPHeaderField: "Authorization")
     }
 
-    func refresh(_ token: TestToken) async throws -> TestToken {
+    func refresh(_ token: TestToken, through pipeline: ResourcePipeline) async throws -> TestToken {
         try await refresher.refresh(token)
     }
 
