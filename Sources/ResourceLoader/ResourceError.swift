@@ -70,7 +70,7 @@ extension ResourceError {
         /// The store holds no credential: nobody has logged in, or the app removed it with
         /// ``CredentialStore/setCredential(_:)``. Nothing was sent.
         case noCredential
-        /// ``Authenticator/refresh(_:)`` threw this error. Every request that waited for that
+        /// ``Authenticator/refresh(_:through:)`` threw this error. Every request that waited for that
         /// refresh fails with the same error.
         case refreshFailed(any Error)
     }

@@ -8,7 +8,7 @@ import FoundationNetworking
 /// a new one.
 ///
 /// An authenticator holds no state: a ``CredentialStore`` keeps the current credential, runs
-/// ``refresh(_:)`` once for every request that needs it, and replays the rejected requests. Give
+/// ``refresh(_:through:)`` once for every request that needs it, and replays the rejected requests. Give
 /// the store to a ``ResourcePipeline`` and every service made from it is authenticated:
 ///
 /// ```swift
