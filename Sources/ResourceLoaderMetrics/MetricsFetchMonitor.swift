@@ -1,0 +1,3 @@
+#if Metrics
+// The swift-metrics integration: MetricsFetchMonitor (next commit).
+#endif

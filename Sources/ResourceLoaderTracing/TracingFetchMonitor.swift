@@ -1,0 +1,3 @@
+#if Tracing
+// The swift-distributed-tracing integration: TracingFetchMonitor (next commit).
+#endif
