@@ -71,7 +71,17 @@ let package = Package(
         ),
         .testTarget(
             name: "DocumentationTests",
-            dependencies: ["ResourceLoader", "ResourceLoaderTesting"]
+            dependencies: [
+                "ResourceLoader",
+                "ResourceLoaderTesting",
+                // For the snippets of ObservingOnAServer.md, compiled only with the traits on.
+                "ResourceLoaderLogging",
+                "ResourceLoaderMetrics",
+                "ResourceLoaderTracing",
+                .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging"])),
+                .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+                .product(name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
+            ]
         ),
         // The integrations' tests: they compile only with their traits on, and the target builds
         // (empty) with them off.

@@ -25,7 +25,7 @@ import FoundationNetworking
 ///
 /// | Key | Value | In |
 /// |---|---|---|
-/// | `resourceloader.fetch_id` | the fetch's ``FetchEvent/Context/fetchID`` | every entry |
+/// | `resourceloader.fetch_id` | the fetch's `FetchEvent/Context/fetchID` | every entry |
 /// | `resourceloader.resource_type` | the resource type's name, such as `Cities` | every entry |
 /// | `http.request.method` | `GET`, `POST`… | every entry with a request |
 /// | `url.full` | the URL, query values redacted | every entry with a request |
@@ -36,13 +36,13 @@ import FoundationNetworking
 /// | `http.response.body.size` | the last response body's size in bytes | finished, when there was one |
 /// | `resourceloader.attempts` | how many attempts were sent | finished |
 /// | `resourceloader.duration_ms` | the fetch's duration in milliseconds | finished |
-/// | `error.type` | the ``ResourceError`` case, as ``ResourceError/logName`` | failed |
+/// | `error.type` | the `ResourceError` case, as `ResourceError/logName` | failed |
 /// | `resourceloader.attempt` | the attempt that failed, from 1 | retry |
 /// | `resourceloader.retry_delay_ms` | the wait before the next attempt, in milliseconds | retry |
 /// | `resourceloader.retry_reason` | `status(503)`, `transport(-1005)` or `credentialRejected(401)` | retry |
 ///
-/// The redaction rules are ``LoggingFetchMonitor``'s: the URL is written as
-/// ``LoggingFetchMonitor/redacted(_:)`` writes it (every query value replaced by `REDACTED`; no
+/// The redaction rules are `LoggingFetchMonitor`'s: the URL is written as
+/// `LoggingFetchMonitor/redacted(_:)` writes it (every query value replaced by `REDACTED`; no
 /// user, password or fragment), and no header value, no body and no error description is ever
 /// logged. The logger's own metadata and metadata providers are kept.
 ///
@@ -52,13 +52,13 @@ import FoundationNetworking
 public struct LoggerFetchMonitor: FetchMonitor {
     /// The metadata keys this monitor writes; see ``LoggerFetchMonitor`` for what each holds.
     public enum MetadataKey {
-        /// The fetch's ``FetchEvent/Context/fetchID``.
+        /// The fetch's `FetchEvent/Context/fetchID`.
         public static let fetchID = "resourceloader.fetch_id"
         /// The name of the resource type fetched.
         public static let resourceType = "resourceloader.resource_type"
         /// The request's method.
         public static let method = "http.request.method"
-        /// The request's URL, as ``LoggingFetchMonitor/redacted(_:)`` writes it.
+        /// The request's URL, as `LoggingFetchMonitor/redacted(_:)` writes it.
         public static let url = "url.full"
         /// The URL's host.
         public static let host = "server.address"
@@ -74,7 +74,7 @@ public struct LoggerFetchMonitor: FetchMonitor {
         public static let attempts = "resourceloader.attempts"
         /// The fetch's duration, in milliseconds.
         public static let durationMilliseconds = "resourceloader.duration_ms"
-        /// The ``ResourceError`` case that ended the fetch, as ``ResourceError/logName`` names it.
+        /// The `ResourceError` case that ended the fetch, as `ResourceError/logName` names it.
         public static let errorType = "error.type"
         /// The attempt that failed and is tried again, from 1.
         public static let attempt = "resourceloader.attempt"

@@ -37,10 +37,10 @@ import FoundationNetworking
 ///   deadline, a request that could not be built or adapted). A fetch can fail with a `2xx`
 ///   status class (its body did not parse): `resourceloader_request_errors` counts failures;
 /// - `resource_type`: the resource type's name, such as `Cities`;
-/// - `error_type`: the ``ResourceError`` case without its associated values (`transport`,
+/// - `error_type`: the `ResourceError` case without its associated values (`transport`,
 ///   `httpStatus`, `parsing`, `cancelled`…), so that the number of series stays small;
 /// - `reason`: `status`, `transport` or `credential_rejected`, as in
-///   ``FetchEvent/RetryScheduled/Reason``.
+///   `FetchEvent/RetryScheduled/Reason`.
 ///
 /// Nothing from a URL, a header or a body becomes a dimension. The in-flight meter cannot
 /// drift: it goes down only for a fetch it went up for, and every fetch finishes.
@@ -67,7 +67,7 @@ public struct MetricsFetchMonitor: FetchMonitor {
         public static let statusClass = "status_class"
         /// The resource type's name.
         public static let resourceType = "resource_type"
-        /// The ``ResourceError`` case that ended a fetch.
+        /// The `ResourceError` case that ended a fetch.
         public static let errorType = "error_type"
         /// Why an attempt is tried again.
         public static let reason = "reason"

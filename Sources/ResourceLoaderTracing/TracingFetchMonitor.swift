@@ -33,7 +33,7 @@ import FoundationNetworking
 /// when the fetch finishes, whatever the outcome: success, failure, cancellation or the deadline.
 /// A fetch that never reached the adapters (its request could not be built, or it was cancelled
 /// first) has no span. A resource that opts out of the adapters
-/// (``NetworkResourceType/usesPipelineAdapters`` is `false`) still gets a span, started when its
+/// (`NetworkResourceType/usesPipelineAdapters` is `false`) still gets a span, started when its
 /// request is ready, but its request carries no trace headers.
 ///
 /// Before every attempt the adapter asks the tracer (the instrument) to inject the span's
@@ -46,12 +46,12 @@ import FoundationNetworking
 /// |---|---|
 /// | `http.request.method` | `GET`, `POST`…; `_OTHER` for a method outside RFC 9110 and RFC 5789 |
 /// | `http.request.method_original` | the method, when it is `_OTHER` |
-/// | `url.full` | the URL with every query value replaced by `REDACTED`, without user, password and fragment (``LoggingFetchMonitor/redacted(_:)``) |
+/// | `url.full` | the URL with every query value replaced by `REDACTED`, without user, password and fragment (`LoggingFetchMonitor/redacted(_:)`) |
 /// | `server.address` | the URL's host |
 /// | `server.port` | the URL's port, or the scheme's (`443`, `80`) |
 /// | `http.response.status_code` | the last response's status |
 /// | `http.request.resend_count` | the number of attempts after the first, when there were some |
-/// | `error.type` | on failure: the status code for a failure on an HTTP status, else the ``ResourceError`` case as ``ResourceError/logName`` names it (`timedOut`, `transport(-1004)`, `parsing`…) |
+/// | `error.type` | on failure: the status code for a failure on an HTTP status, else the `ResourceError` case as `ResourceError/logName` names it (`timedOut`, `transport(-1004)`, `parsing`…) |
 /// | `resourceloader.resource_type` | the resource type's name |
 ///
 /// A failed fetch also sets the span's status to `error`. No header value, no body and no error
