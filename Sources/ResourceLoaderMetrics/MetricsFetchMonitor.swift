@@ -99,7 +99,7 @@ public struct MetricsFetchMonitor: FetchMonitor {
         Counter(
             label: Label.retries,
             dimensions: [
-                (Dimension.resourceType, event.context.resourceTypeName),
+                (Dimension.resourceType, tracker.name(of: event.context)),
                 (Dimension.reason, Self.name(of: event.reason)),
             ],
             factory: factory
@@ -111,7 +111,7 @@ public struct MetricsFetchMonitor: FetchMonitor {
         if tracker.remove(event.context.fetchID) {
             inFlight.decrement()
         }
-        let resourceType = event.context.resourceTypeName
+        let resourceType = tracker.name(of: event.context)
         let dimensions = [
             (Dimension.method, event.request.map { $0.httpMethod ?? "GET" } ?? "none"),
             (Dimension.statusClass, Self.statusClass(of: event.statusCode)),
@@ -165,11 +165,13 @@ public struct MetricsFetchMonitor: FetchMonitor {
 }
 
 /// The fetches a ``MetricsFetchMonitor`` counted as in flight, by identifier, so that it takes out
-/// of flight only those it put in.
+/// of flight only those it put in; and the names of the resource types it has seen, since naming
+/// a type (`String(describing:)`) costs more than the rest of recording a fetch.
 final class InFlightFetches: @unchecked Sendable {
-    // `lock` guards `fetchIDs`.
+    // `lock` guards `fetchIDs` and `names`.
     private let lock = NSLock()
     private var fetchIDs: Set<UInt64> = []
+    private var names: [ObjectIdentifier: String] = [:]
 
     /// Adds `fetchID`; `false` when it was already there.
     func insert(_ fetchID: UInt64) -> Bool {
@@ -183,6 +185,16 @@ final class InFlightFetches: @unchecked Sendable {
 
     var count: Int {
         lock.withLock { fetchIDs.count }
+    }
+
+    /// The name of the fetch's resource type, made once per type. Resource types are few (the
+    /// app's endpoints), so the cache stays small.
+    func name(of context: FetchEvent.Context) -> String {
+        let type = ObjectIdentifier(context.resourceType)
+        if let name = lock.withLock({ names[type] }) { return name }
+        let name = context.resourceTypeName
+        lock.withLock { names[type] = name }
+        return name
     }
 }
 #endif

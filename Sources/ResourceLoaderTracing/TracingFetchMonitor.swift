@@ -242,11 +242,10 @@ public final class TracingFetchMonitor: RequestAdapter, FetchMonitor, @unchecked
         }
         guard let url = request.url else { return }
         attributes[AttributeName.url] = LoggingFetchMonitor.redacted(url)
-        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return }
-        if let host = components.percentEncodedHost {
+        if let host = url.host(percentEncoded: true) {
             attributes[AttributeName.serverAddress] = host
         }
-        switch (components.port, components.scheme?.lowercased()) {
+        switch (url.port, url.scheme?.lowercased()) {
         case (let port?, _): attributes[AttributeName.serverPort] = port
         case (nil, "https"): attributes[AttributeName.serverPort] = 443
         case (nil, "http"): attributes[AttributeName.serverPort] = 80
