@@ -226,6 +226,15 @@ public final class TracingFetchMonitor: RequestAdapter, FetchMonitor, @unchecked
             Self.describe(request, in: &attributes)
         }
         lock.withLock { spans[fetch.fetchID] = span }
+        // A fetch that is cancelled, or passes its deadline, cancels the task its attempts run in
+        // before `fetchFinished`; an attempt task that gets here afterwards (a retry starting as
+        // the fetch ends) would leave a span nobody ends, so it ends the span itself, unless
+        // `fetchFinished` took it first.
+        if Task.isCancelled, let orphan = lock.withLock({ spans.removeValue(forKey: fetch.fetchID) }) {
+            orphan.attributes[AttributeName.errorType] = ResourceError.cancelled.logName
+            orphan.setStatus(SpanStatus(code: .error))
+            orphan.end()
+        }
         return span
     }
 

@@ -137,6 +137,34 @@ struct TracingFetchMonitorTests {
         #expect(session.receivedRequests.isEmpty)
     }
 
+    @Test func anAttemptThatStartsAfterItsFetchEndedLeavesNoOpenSpan() async throws {
+        // A retry's adapters can start in the attempts' task just as the fetch is cancelled, after
+        // `fetchFinished` took the span: that task is cancelled by then, and what it starts must end.
+        let tracer = InMemoryTracer()
+        let tracing = TracingFetchMonitor(tracer: tracer)
+        let context = FetchEvent.Context(fetchID: .max, resourceType: Greeting.self)
+        let request = URLRequest(url: URL(string: "https://api.example.com/v1/greeting")!)
+        let lateAttempt = Task {
+            await FetchEvent.Context.$current.withValue(context) {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try? await tracing.adapt(request)
+            }
+        }
+        _ = await lateAttempt.value
+
+        let span = try #require(tracer.finishedSpans.first)
+        #expect(tracer.finishedSpans.count == 1)
+        #expect(span.attributes.get(Name.errorType) == .string("cancelled"))
+        #expect(span.status?.code == .error)
+        #expect(tracer.activeSpans.isEmpty)
+        #expect(tracing.openSpanCount == 0)
+        // The fetch's own end, if it comes after, finds nothing left to end.
+        tracing.fetchFinished(FetchEvent.Finished(
+            context: context, request: request, result: .failure(.cancelled), statusCode: nil, bodyByteCount: nil, attempts: 1, duration: .zero
+        ))
+        #expect(tracer.finishedSpans.count == 1)
+    }
+
     @Test func aFetchThatNeverReachesTheAdaptersHasNoSpan() async throws {
         let tracer = InMemoryTracer()
         let tracing = TracingFetchMonitor(tracer: tracer)
