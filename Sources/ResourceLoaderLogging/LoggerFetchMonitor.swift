@@ -137,7 +137,8 @@ public struct LoggerFetchMonitor: FetchMonitor {
 
     /// Logs the fetch's outcome: at ``successLevel`` when it succeeded, ``failureLevel`` when not.
     public func fetchFinished(_ event: FetchEvent.Finished) {
-        if logger.logLevel <= retryLevel { requests.forget(event.context.fetchID) }
+        // Unconditionally: a handler's level can change while a fetch runs.
+        requests.forget(event.context.fetchID)
         let failed = event.error != nil
         logger.log(level: failed ? failureLevel : successLevel, failed ? "fetch failed" : "fetch succeeded", metadata: {
             var metadata = event.request.map(Self.requestMetadata) ?? [:]

@@ -118,7 +118,7 @@ public struct MetricsFetchMonitor: FetchMonitor {
             (Dimension.resourceType, resourceType),
         ]
         Counter(label: Label.requests, dimensions: dimensions, factory: factory).increment()
-        Timer(label: Label.duration, dimensions: dimensions, factory: factory).record(duration: event.duration)
+        CoreMetrics.Timer(label: Label.duration, dimensions: dimensions, factory: factory).record(duration: event.duration)
         if let error = event.error {
             Counter(
                 label: Label.errors,
