@@ -196,7 +196,12 @@ extension ResourceError {
 
     /// The case's name and, for ``transport(_:underlying:)``, its code, as in `"httpStatus"` or
     /// `"transport(-1004)"`: words that carry nothing from the request or the response.
-    var logName: String {
+    ///
+    /// What ``LoggingFetchMonitor`` writes for a failed fetch; public so that logs, metrics and
+    /// traces can name an error without its description. For
+    /// ``authenticationFailed(_:)`` it names the reason too, as in
+    /// `"authenticationFailed(noCredential)"`.
+    public var logName: String {
         switch self {
         case .invalidRequest: "invalidRequest"
         case .requestAdaptationFailed: "requestAdaptationFailed"
