@@ -153,6 +153,10 @@ enum HTTPClientKind: String, CaseIterable {
     case pipelineHooksCompletion = "ResourceService completion, pipeline: adapter + no-op monitor"
     case pipelineLoggingCompletion = "ResourceService completion, pipeline: adapter + LoggingFetchMonitor"
     case pipelineAuthRetryCompletion = "ResourceService completion, pipeline: credential store + retry policy"
+    // Controls for the pipeline clients with an adapter, for profiles only: no pipeline, the
+    // adapter's header set by the resource's own `urlRequest()`.
+    case headerAsync = "ResourceService async, header in headerFields"
+    case headerCompletion = "ResourceService completion, header in headerFields"
 
     /// The clients compared with hand-written code and with each other at every concurrency.
     static let comparedClients: [HTTPClientKind] = [.ourAsync, .ourAsyncPlain, .handAsync, .ourCompletion, .handCompletion, .asyncHTTPClient]
@@ -172,10 +176,10 @@ enum HTTPClientKind: String, CaseIterable {
     var isAsync: Bool {
         switch self {
         case .ourAsync, .ourAsyncPlain, .handAsync, .asyncHTTPClient, .pipelineEmptyAsync, .pipelineHooksAsync,
-             .pipelineLoggingAsync, .pipelineAuthRetryAsync:
+             .pipelineLoggingAsync, .pipelineAuthRetryAsync, .headerAsync:
             true
         case .ourCompletion, .handCompletion, .pipelineEmptyCompletion, .pipelineHooksCompletion, .pipelineLoggingCompletion,
-             .pipelineAuthRetryCompletion:
+             .pipelineAuthRetryCompletion, .headerCompletion:
             false
         }
     }
@@ -196,6 +200,8 @@ enum HTTPClientKind: String, CaseIterable {
         case .pipelineHooksCompletion: "resourceservice-pipeline-hooks-completion"
         case .pipelineLoggingCompletion: "resourceservice-pipeline-logging-completion"
         case .pipelineAuthRetryCompletion: "resourceservice-pipeline-auth-retry-completion"
+        case .headerAsync: "resourceservice-header-async"
+        case .headerCompletion: "resourceservice-header-completion"
         }
     }
 }
@@ -213,6 +219,16 @@ let pipelineComparisons: [(name: String, kind: HTTPClientKind, reference: HTTPCl
     ("http.pipeline_auth_retry_async_c1_vs_resourceservice", .pipelineAuthRetryAsync, .ourAsync, 0.95),
     ("http.pipeline_auth_retry_completion_c1_vs_resourceservice", .pipelineAuthRetryCompletion, .ourCompletion, 0.95),
 ]
+
+/// `CityList` whose request carries the header the pipeline clients' adapter sets: what that
+/// header costs without a pipeline.
+struct CityListWithHeader: NetworkResourceType, JSONDecodableResourceType {
+    typealias Root = CitiesRoot
+    let url: URL
+    func model(from root: Root) -> [City] { root.cities }
+
+    var headerFields: [String: String] { ["X-Bench-Client": "resourceloader-bench"] }
+}
 
 /// A monitor that does nothing: what the pipeline itself costs for one monitor.
 struct SilentMonitor: FetchMonitor {}
@@ -272,6 +288,8 @@ final class HTTPClients: @unchecked Sendable {
     /// Through a pipeline with a credential store (a bearer token, never refreshed) and the
     /// default `RetryPolicy()` (3 attempts; never used, since every answer is a 200).
     let authRetryPipelineService: ResourceService<CityList>
+    /// Without a pipeline, for a resource that sets the adapter's header itself.
+    let headerService: ResourceService<CityListWithHeader>
     let httpClient: HTTPClient
     let callbackQueue = DispatchQueue(label: "bench.callbacks", attributes: .concurrent)
 
@@ -287,6 +305,7 @@ final class HTTPClients: @unchecked Sendable {
             request.setValue("resourceloader-bench", forHTTPHeaderField: "X-Bench-Client")
             return request
         }
+        headerService = ResourceService(session: ourSession)
         emptyPipelineService = ResourceService(pipeline: ResourcePipeline(session: ourSession))
         hooksPipelineService = ResourceService(pipeline: ResourcePipeline(session: ourSession, adapters: [header], monitors: [SilentMonitor()]))
         loggingPipelineService = ResourceService(pipeline: ResourcePipeline(
@@ -371,6 +390,10 @@ final class HTTPClients: @unchecked Sendable {
             authRetryPipelineService.fetch(CityList(url: url), callbackQueue: callbackQueue) { result in
                 next((try? result.get())?.count == expectedCount)
             }
+        case .headerCompletion:
+            headerService.fetch(CityListWithHeader(url: url), callbackQueue: callbackQueue) { result in
+                next((try? result.get())?.count == expectedCount)
+            }
         case .handCompletion:
             // What a careful user writes without a library: check the status, decode the body.
             handSession.dataTask(with: URLRequest(url: url)) { data, response, error in
@@ -398,6 +421,8 @@ final class HTTPClients: @unchecked Sendable {
             return (try? await loggingPipelineService.fetch(CityList(url: url)))?.count == expectedCount
         case .pipelineAuthRetryAsync:
             return (try? await authRetryPipelineService.fetch(CityList(url: url)))?.count == expectedCount
+        case .headerAsync:
+            return (try? await headerService.fetch(CityListWithHeader(url: url)))?.count == expectedCount
         case .handAsync:
             guard let (data, response) = try? await handSession.data(for: URLRequest(url: url)),
                 let response = response as? HTTPURLResponse, (200..<300).contains(response.statusCode),
