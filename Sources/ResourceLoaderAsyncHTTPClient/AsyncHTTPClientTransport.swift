@@ -259,6 +259,9 @@ extension AsyncHTTPClientTransport {
             var response: HTTPURLResponse?
             /// When a byte last arrived, for the idle timeout.
             var lastActivity = NIODeadline.now()
+            /// The pending idle check of the current hop, cancelled when the transfer ends so
+            /// that it does not keep the transfer alive until it fires.
+            var idleCheck: Scheduled<Void>?
         }
 
         let transport: AsyncHTTPClientTransport
@@ -300,13 +303,16 @@ extension AsyncHTTPClientTransport {
         /// Returns whether it delivered.
         @discardableResult
         func finish(_ outcome: Result<(Data, URLResponse), any Error>, hop: Int? = nil) -> Bool {
-            let task = withState { state -> HTTPClient.Task<Void>?? in
-                guard !state.finished, hop == nil || hop == state.hop else { return .none }
+            let stopped = withState { state -> (task: HTTPClient.Task<Void>?, idleCheck: Scheduled<Void>?)? in
+                guard !state.finished, hop == nil || hop == state.hop else { return nil }
                 state.finished = true
                 state.body = Data()
-                return .some(state.task)
+                defer { state.idleCheck = nil }
+                return (state.task, state.idleCheck)
             }
-            guard case .some(let current) = task else { return false }
+            guard let stopped else { return false }
+            stopped.idleCheck?.cancel()
+            let current = stopped.task
             completionHandler(outcome)
             // A transfer that failed stops its hop: the connection is closed, not kept waiting.
             if case .failure = outcome { current?.cancel() }
@@ -322,15 +328,17 @@ extension AsyncHTTPClientTransport {
                 finish(.failure(error))
                 return
             }
-            let hop = withState { state -> Int? in
-                guard !state.finished else { return nil }
+            let (hop, previousCheck) = withState { state -> (Int?, Scheduled<Void>?) in
+                guard !state.finished else { return (nil, nil) }
                 state.hop += 1
                 state.current = request
                 state.body = Data()
                 state.response = nil
                 state.lastActivity = .now()
-                return state.hop
+                defer { state.idleCheck = nil }
+                return (state.hop, state.idleCheck)
             }
+            previousCheck?.cancel()
             guard let hop else { return }
             let task = transport.client.execute(request: prepared, delegate: Hop(transfer: self, hop: hop), eventLoop: .indifferent)
             let cancelled = withState { state -> Bool in
@@ -351,7 +359,7 @@ extension AsyncHTTPClientTransport {
         /// Checks, after `delay`, whether the hop has been idle for the whole idle timeout; if
         /// not, checks again when it could be.
         private func scheduleIdleCheck(after delay: TimeAmount, hop: Int, on eventLoop: any EventLoop) {
-            eventLoop.scheduleTask(in: delay) { [self] in
+            let check = eventLoop.scheduleTask(in: delay) { [self] in
                 guard let idleTimeout else { return }
                 let remaining = withState { state -> TimeAmount? in
                     guard !state.finished, state.hop == hop else { return nil }
@@ -364,6 +372,12 @@ extension AsyncHTTPClientTransport {
                     scheduleIdleCheck(after: remaining, hop: hop, on: eventLoop)
                 }
             }
+            let isCurrent = withState { state -> Bool in
+                guard !state.finished, state.hop == hop else { return false }
+                state.idleCheck = check
+                return true
+            }
+            if !isCurrent { check.cancel() }
         }
 
         // MARK: Callbacks of the current hop

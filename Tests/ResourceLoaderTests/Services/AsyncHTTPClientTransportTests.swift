@@ -76,6 +76,21 @@ struct AsyncHTTPClientTransportTests {
         #expect(calls.value == 1)
     }
 
+    @Test func aFinishedRequestNoLongerKeepsTheTransportAlive() async throws {
+        // GIVEN a request with a long idle timeout, answered at once
+        let server = try LoopbackHTTPServer { _ in .json(#"{"a":"b"}"#) }
+        defer { server.stop() }
+        var request = URLRequest(url: server.baseURL)
+        request.timeoutInterval = 600
+        var transport: AsyncHTTPClientTransport? = AsyncHTTPClientTransport()
+        weak let released = transport
+        #expect(try await answer(transport!, request)?.get().0 == Data(#"{"a":"b"}"#.utf8))
+        // WHEN the caller lets go of the transport
+        transport = nil
+        // THEN it is released (and its client shut down) without waiting for the idle check
+        try await waitUntil { released == nil }
+    }
+
     @Test func theSharedTransportIsNeverShutDown() async throws {
         let server = try LoopbackHTTPServer { _ in .json(#"{"a":"b"}"#) }
         defer { server.stop() }
