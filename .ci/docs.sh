@@ -37,3 +37,21 @@ for target in ResourceLoaderLogging ResourceLoaderMetrics ResourceLoaderTracing;
     --warnings-as-errors >/dev/null
 done
 echo "DocC catalog built without warnings."
+
+# The optional integrations compile only with their traits: their symbol graphs come from the
+# all-traits build (.build-traits, which .ci/run has built by now; built here if missing). Every
+# public symbol needs a doc comment, and DocC must build their documentation without a warning.
+swift package --scratch-path .build-traits --enable-all-traits -Xswiftc -warnings-as-errors dump-symbol-graph >/dev/null
+graphs=$(swift build --scratch-path .build-traits --enable-all-traits --show-bin-path)/../symbolgraph
+for module in ResourceLoaderAsyncHTTPClient; do
+  mkdir -p "$work/symbol-graphs/$module"
+  cp "$graphs/$module".symbols.json "$work/symbol-graphs/$module/"
+  cp "$graphs/$module"@*.symbols.json "$work/symbol-graphs/$module/" 2>/dev/null || true
+  python3 .ci/check_doc_comments.py "$work/symbol-graphs/$module"
+  docc convert --additional-symbol-graph-dir "$work/symbol-graphs/$module" \
+    --output-dir "$work/$module.doccarchive" \
+    --fallback-display-name "$module" \
+    --fallback-bundle-identifier "org.resourceloader.$module" \
+    --warnings-as-errors
+  echo "$module: documentation built without warnings."
+done

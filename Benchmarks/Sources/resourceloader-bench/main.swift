@@ -7,7 +7,9 @@ import FoundationNetworking
 
 // resourceloader-bench: the whole suite in one run (see Docs/Performance.md).
 //
-//   resourceloader-bench [--quick] [--only xml,json,http,operations] [--output PATH]
+//   resourceloader-bench [--quick] [--only xml,json,http,http-server,operations] [--output PATH]
+//   (`http` runs the end-to-end group and then `http-server`, ResourceService over
+//   AsyncHTTPClientTransport; `http-server` runs that alone)
 //   resourceloader-bench --child xml|json CONTENDER COUNT     (used by the suite itself)
 //   resourceloader-bench --profile-http CONTENDER CONCURRENCY TOTAL [URL]   (one HTTP client alone, for perf)
 //
@@ -527,6 +529,7 @@ func main() -> Int32 {
         if groups.contains("json") { try runJSON(recorder, quick: quick) }
         if groups.contains("operations") { try runOperations(recorder, quick: quick) }
         if groups.contains("http") { try runHTTP(recorder, quick: quick) }
+        if groups.contains("http") || groups.contains("http-server") { try runServerHTTP(recorder, quick: quick) }
         let formatter = ISO8601DateFormatter()
         let summary = Summary(
             generatedAt: formatter.string(from: Date()), machine: machineDescription(),
