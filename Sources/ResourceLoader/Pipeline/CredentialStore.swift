@@ -91,11 +91,6 @@ public final class CredentialStore<Authenticator: ResourceLoader.Authenticator>:
         }
     }
 
-    /// The generation of the current credential, for tests.
-    var generation: UInt64 {
-        state.withLock { $0.generation }
-    }
-
     /// How many requests are waiting for a refresh, for tests.
     var waitingForRefresh: Int {
         state.withLock { $0.waiting }

@@ -176,7 +176,7 @@ final class PipelineFetch: Sendable {
     /// The wait `response`'s `Retry-After` asks for, measured from its `Date` when it has one.
     private func retryAfter(in response: HTTPURLResponse, policy: RetryPolicy) -> Duration? {
         guard let value = response.value(forHTTPHeaderField: "Retry-After") else { return nil }
-        let responseDate = response.value(forHTTPHeaderField: "Date").flatMap(HTTPDate.parse) ?? pipeline.stopwatch.now()
+        let responseDate = response.value(forHTTPHeaderField: "Date").flatMap(HTTPDate.parse) ?? pipeline.currentDate
         return policy.retryAfterDelay(value, from: responseDate)
     }
 
