@@ -583,6 +583,7 @@ func main() -> Int32 {
             generatedAt: formatter.string(from: Date()), machine: machine,
             mode: quick ? "quick" : "full", runSeconds: round3(Double(now() - start) / 1e9),
             targets: recorder.targets, measurements: recorder.measurements)
+        let thisRun = summary
         if merge, let existing = try? JSONDecoder().decode(Summary.self, from: Data(contentsOf: URL(fileURLWithPath: output))) {
             summary = existing.merging(summary, groups: groups)
         }
@@ -593,9 +594,10 @@ func main() -> Int32 {
         try encoder.encode(summary).write(to: url)
         printTables(summary)
         printServerHTTPTable(summary)
-        let missed = summary.targets.filter { !$0.pass }.count
-        log(String(format: "done in %.0f s: %d of %d targets met; summary written to %@",
-                   summary.runSeconds, summary.targets.count - missed, summary.targets.count, output))
+        let missed = thisRun.targets.filter { !$0.pass }.count
+        log(String(format: "done in %.0f s: %d of %d targets of this run met; summary %@ %@",
+                   thisRun.runSeconds, thisRun.targets.count - missed, thisRun.targets.count,
+                   merge ? "merged into" : "written to", output))
         return 0
     } catch {
         log("harness error: \(error)")
