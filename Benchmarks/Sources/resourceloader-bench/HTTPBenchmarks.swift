@@ -240,7 +240,7 @@ struct BenchBearerAuthenticator: Authenticator {
         request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
     }
 
-    func refresh(_ token: String) async throws -> String {
+    func refresh(_ token: String, through pipeline: ResourcePipeline) async throws -> String {
         token
     }
 }

@@ -8,10 +8,13 @@ import FoundationNetworking
 // resourceloader-bench: the whole suite in one run (see Docs/Performance.md).
 //
 //   resourceloader-bench [--quick] [--only xml,json,http,http-server,operations] [--output PATH]
+//                        [--runs N] [--merge]
 //   (`http` runs the end-to-end group and then `http-server`, ResourceService over
-//   AsyncHTTPClientTransport; `http-server` runs that alone)
+//   AsyncHTTPClientTransport; `http-server` runs that alone, N times with `--runs N` (default 1),
+//   reporting the median run; `--merge` replaces only this run's groups in the output file)
 //   resourceloader-bench --child xml|json CONTENDER COUNT     (used by the suite itself)
 //   resourceloader-bench --profile-http CONTENDER CONCURRENCY TOTAL [URL]   (one HTTP client alone, for perf)
+//   resourceloader-bench --profile-http-server CONTENDER CONCURRENCY TOTAL [URL]   (the same, server group)
 //
 // Exits non-zero only when the harness itself fails; missed targets are reported in the JSON
 // summary and the printed table.
@@ -59,6 +62,36 @@ struct Summary: Codable {
     var runSeconds: Double
     var targets: [TargetResult]
     var measurements: [Measurement]
+    /// Later runs of some groups whose results replaced those groups' in this file (`--merge`);
+    /// the fields above describe the run that wrote the rest.
+    var mergedRuns: [MergedRun]?
+}
+
+/// A run of some groups merged into an existing summary with `--merge`.
+struct MergedRun: Codable {
+    var generatedAt: String
+    var groups: [String]
+    var mode: String
+    var runSeconds: Double
+    /// `/proc/loadavg`'s 1, 5 and 15 minute averages when the run started and when it ended.
+    var loadAverageAtStart: String
+    var loadAverageAtEnd: String
+}
+
+extension Summary {
+    /// This summary with `newer`'s targets and measurements in place of its own of the same names
+    /// and groups, and `newer`'s run listed in ``mergedRuns``.
+    func merging(_ newer: Summary, groups: [String]) -> Summary {
+        let names = Set(newer.targets.map(\.name))
+        let measured = Set(newer.measurements.map(\.group))
+        var merged = self
+        merged.targets = targets.filter { !names.contains($0.name) } + newer.targets
+        merged.measurements = measurements.filter { !measured.contains($0.group) } + newer.measurements
+        merged.mergedRuns = (mergedRuns ?? []) + [MergedRun(
+            generatedAt: newer.generatedAt, groups: groups, mode: newer.mode, runSeconds: newer.runSeconds,
+            loadAverageAtStart: newer.machine["loadAverageAtStart"] ?? "n/a", loadAverageAtEnd: newer.machine["loadAverageAtEnd"] ?? "n/a")]
+        return merged
+    }
 }
 
 final class Recorder {
@@ -499,6 +532,10 @@ func printTables(_ summary: Summary) {
 func main() -> Int32 {
     var arguments = Array(CommandLine.arguments.dropFirst())
     do {
+        if arguments.first == "--profile-http-server" {
+            try runServerHTTPProfile(Array(arguments.dropFirst()))
+            return 0
+        }
         if arguments.first == "--profile-http" {
             try runHTTPProfile(Array(arguments.dropFirst()))
             return 0
@@ -510,6 +547,8 @@ func main() -> Int32 {
         // Timing runs only: the children that measure peak memory keep glibc's defaults.
         malloc_counter_keep_memory()
         var quick = false
+        var merge = false
+        var runs = 1
         var groups = ["xml", "json", "http", "operations"]
         // Benchmarks/results/latest.json, wherever the command is run from.
         var output = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -520,30 +559,45 @@ func main() -> Int32 {
             case "--quick": quick = true
             case "--only": groups = (arguments.isEmpty ? "" : arguments.removeFirst()).split(separator: ",").map(String.init)
             case "--output": output = arguments.isEmpty ? output : arguments.removeFirst()
+            case "--merge": merge = true
+            case "--runs":
+                guard let count = arguments.first.flatMap({ Int($0) }), count > 0 else { throw HarnessError("--runs needs a positive count") }
+                arguments.removeFirst()
+                runs = count
             default: throw HarnessError("unknown argument \(argument)")
             }
         }
         let recorder = Recorder()
+        let loadAtStart = loadAverage()
         let start = now()
         if groups.contains("xml") { try runXML(recorder, quick: quick) }
         if groups.contains("json") { try runJSON(recorder, quick: quick) }
         if groups.contains("operations") { try runOperations(recorder, quick: quick) }
         if groups.contains("http") { try runHTTP(recorder, quick: quick) }
-        if groups.contains("http") || groups.contains("http-server") { try runServerHTTP(recorder, quick: quick) }
+        if groups.contains("http") || groups.contains("http-server") { try runServerHTTP(recorder, quick: quick, runs: runs) }
         let formatter = ISO8601DateFormatter()
-        let summary = Summary(
-            generatedAt: formatter.string(from: Date()), machine: machineDescription(),
+        var machine = machineDescription()
+        machine["loadAverageAtStart"] = loadAtStart
+        machine["loadAverageAtEnd"] = loadAverage()
+        var summary = Summary(
+            generatedAt: formatter.string(from: Date()), machine: machine,
             mode: quick ? "quick" : "full", runSeconds: round3(Double(now() - start) / 1e9),
             targets: recorder.targets, measurements: recorder.measurements)
+        let thisRun = summary
+        if merge, let existing = try? JSONDecoder().decode(Summary.self, from: Data(contentsOf: URL(fileURLWithPath: output))) {
+            summary = existing.merging(summary, groups: groups)
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let url = URL(fileURLWithPath: output)
         try? FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try encoder.encode(summary).write(to: url)
         printTables(summary)
-        let missed = summary.targets.filter { !$0.pass }.count
-        log(String(format: "done in %.0f s: %d of %d targets met; summary written to %@",
-                   summary.runSeconds, summary.targets.count - missed, summary.targets.count, output))
+        printServerHTTPTable(summary)
+        let missed = thisRun.targets.filter { !$0.pass }.count
+        log(String(format: "done in %.0f s: %d of %d targets of this run met; summary %@ %@",
+                   thisRun.runSeconds, thisRun.targets.count - missed, thisRun.targets.count,
+                   merge ? "merged into" : "written to", output))
         return 0
     } catch {
         log("harness error: \(error)")
