@@ -591,7 +591,7 @@ struct FaultInjectionTests {
             .script([.write(Data("HTTP/1.1 200 OK\r\nContent-Length: 7\r\nContent-Length: 7\r\n\r\nabcdefg".utf8)), .close]),
             transport: transport)
         #if AsyncHTTPClient
-        if transport == .asyncHTTPClientTransport {
+        if transport.isAsyncHTTPClient {
             // SwiftNIO's parser refuses any repeated Content-Length, equal or not (RFC 9112, 6.3,
             // allows either): stricter, and documented on AsyncHTTPClientTransport.
             guard case .failure(.transport(let code, _)) = result else {
