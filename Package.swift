@@ -6,7 +6,14 @@ import PackageDescription
 let asyncHTTPClientProducts: [Target.Dependency] = [
     ("AsyncHTTPClient", "async-http-client"), ("NIOCore", "swift-nio"), ("NIOHTTP1", "swift-nio"),
     ("NIOPosix", "swift-nio"), ("NIOHTTPCompression", "swift-nio-extras"),
+    // AsyncHTTPClient depends on swift-distributed-tracing itself: the transport uses it to nest
+    // AsyncHTTPClient's spans under the fetch's, which adds no package.
+    ("Tracing", "swift-distributed-tracing"),
 ].map { .product(name: $0.0, package: $0.1, condition: .when(traits: ["AsyncHTTPClient"])) }
+
+/// The in-memory tracer of swift-distributed-tracing, for the tests of the transport's tracing.
+let inMemoryTracingForAsyncHTTPClient: Target.Dependency = .product(
+    name: "InMemoryTracing", package: "swift-distributed-tracing", condition: .when(traits: ["AsyncHTTPClient"]))
 
 /// The products of swift-log, swift-metrics and swift-distributed-tracing, each only while its
 /// trait is on.
@@ -76,7 +83,7 @@ let package = Package(
         .target(name: "ResourceLoaderTracing", dependencies: ["ResourceLoader", tracing]),
         .testTarget(
             name: "ResourceLoaderTests",
-            dependencies: ["ResourceLoader", "ResourceLoaderTesting", "ResourceLoaderAsyncHTTPClient"]
+            dependencies: ["ResourceLoader", "ResourceLoaderTesting", "ResourceLoaderAsyncHTTPClient", inMemoryTracingForAsyncHTTPClient]
                 + asyncHTTPClientProducts,
             resources: [.copy("Fixtures")]
         ),
@@ -98,13 +105,14 @@ let package = Package(
                 "ResourceLoaderLogging",
                 "ResourceLoaderMetrics",
                 "ResourceLoaderTracing",
+                "ResourceLoaderAsyncHTTPClient",
                 logging,
                 .product(name: "InMemoryLogging", package: "swift-log", condition: .when(traits: ["Logging"])),
                 metrics,
                 .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
                 tracing,
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
-            ]
+            ] + asyncHTTPClientProducts
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -6,6 +6,7 @@ import NIOHTTP1
 import NIOHTTPCompression
 import NIOPosix
 import ResourceLoader
+import Tracing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -61,11 +62,40 @@ import FoundationNetworking
 ///   client down when you call ``shutdown()``, or else when it is released: every request in
 ///   flight keeps the transport alive until it has answered, so the client is shut down only
 ///   after the last one.
-/// - A transport made with ``init(client:)`` borrows the client: whoever made the client shuts it
-///   down, after the last request through the transport has answered. ``shutdown()`` does nothing.
+/// - A transport made with ``init(client:)`` or ``init(client:clientFollowsRedirects:)`` borrows
+///   the client: whoever made the client shuts it down, after the last request through the
+///   transport has answered. ``shutdown()`` does nothing.
 ///
 /// Completion handlers run on one of the client's event loops: they must not block (hand heavy
 /// work, such as parsing, to another queue, as `ResourceService` does).
+///
+/// ## Tracing
+///
+/// A client that traces (its `configuration.tracing.tracer`, by default the tracer bootstrapped
+/// with `InstrumentationSystem` when the configuration was made) starts a span of kind `client`
+/// for every request it sends. The transport makes those spans children of the fetch's:
+///
+/// - It sends the request inside a `ServiceContext` made of the task's `ServiceContext.current`
+///   and the trace context the client's tracer extracts from the request's header fields, where
+///   `TracingFetchMonitor` (of the `Tracing` trait) or any adapter injected the fetch span's.
+///   AsyncHTTPClient's span starts from that context: with `TracingFetchMonitor`, a child of the
+///   fetch's span (one per attempt and per redirect followed); without it, a child of the
+///   caller's span, if any.
+/// - AsyncHTTPClient injects its span's context into the request, adding header fields beside any
+///   of the same name; the transport first removes the fields the tracer injects, so the server
+///   receives one `traceparent`, naming AsyncHTTPClient's span, the innermost.
+///
+/// To start its span from that context, the request goes through AsyncHTTPClient's async API:
+/// its delegate API starts the span on an event loop, where no context is bound, so the span
+/// would begin a trace of its own and would not reach the server. The transport does so when the
+/// client follows no redirect itself, which it knows for ``shared``, for a transport made with
+/// ``init(configuration:eventLoopGroup:)``, and for one made with
+/// ``init(client:clientFollowsRedirects:)`` and `false`. A transport made with ``init(client:)``
+/// leaves the client's spans as AsyncHTTPClient makes them: each the root of a trace of its own,
+/// while the server receives the fetch span's `traceparent`. A client without a tracer (set
+/// `configuration.tracing.tracer` to `nil`) or with a no-op one makes no span, and the transport
+/// sends through the delegate API, as without tracing: the request carries the headers the
+/// adapters set, untouched.
 public final class AsyncHTTPClientTransport: URLSessionType {
     /// A transport with its own client, made with ``defaultConfiguration`` on the shared event
     /// loop group. It lives as long as the process and is never shut down.
@@ -92,6 +122,11 @@ public final class AsyncHTTPClientTransport: URLSessionType {
     }
 
     private let ownership: Ownership
+    /// The tracer for which requests go through AsyncHTTPClient's async API, so that its spans
+    /// nest under the fetch's (see Tracing in the type's documentation): the client's own tracer,
+    /// when the client follows no redirect itself (the transport made it, or was told so) and the
+    /// tracer is not a no-op; else `nil`, and every request goes through the delegate API.
+    let tracer: (any Tracer)?
     /// Set once the owned client is being shut down.
     private let isShutDown = OnceFlag()
 
@@ -101,6 +136,7 @@ public final class AsyncHTTPClientTransport: URLSessionType {
         configuration.redirectConfiguration = .disallow
         self.client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
         self.ownership = ownership
+        self.tracer = Self.activeTracer(of: client)
     }
 
     /// Creates a transport with a client of its own, which it shuts down on ``shutdown()`` or
@@ -128,9 +164,32 @@ public final class AsyncHTTPClientTransport: URLSessionType {
     /// body of a response to a request that asked for `gzip` through still coded.
     ///
     /// - Parameter client: The client to send requests through.
-    public init(client: HTTPClient) {
+    public convenience init(client: HTTPClient) {
+        self.init(client: client, tracer: nil)
+    }
+
+    /// Creates a transport over a client you own and shut down yourself, and says whether the
+    /// client follows redirects itself.
+    ///
+    /// With `clientFollowsRedirects` `false`, a client that traces gets its spans nested under
+    /// the fetch's, as a client the transport makes does (see Tracing, above): only the
+    /// transport's own rules then govern redirects. Say `false` only for a client configured with
+    /// `redirectConfiguration: .disallow` (as ``defaultConfiguration`` is): the transport cannot
+    /// read an injected client's configuration, and a traced request to a client that follows
+    /// redirects would follow them by AsyncHTTPClient's rules, not the transport's. With `true`,
+    /// this is ``init(client:)``.
+    ///
+    /// - Parameters:
+    ///   - client: The client to send requests through.
+    ///   - clientFollowsRedirects: Whether `client`'s configuration lets it follow redirects.
+    public convenience init(client: HTTPClient, clientFollowsRedirects: Bool) {
+        self.init(client: client, tracer: clientFollowsRedirects ? nil : Self.activeTracer(of: client))
+    }
+
+    private init(client: HTTPClient, tracer: (any Tracer)?) {
         self.client = client
         self.ownership = .borrowed
+        self.tracer = tracer
     }
 
     deinit {
@@ -141,7 +200,7 @@ public final class AsyncHTTPClientTransport: URLSessionType {
 
     /// Shuts down the client the transport owns, once the requests in flight have ended.
     ///
-    /// Does nothing for ``shared`` and for a transport made with ``init(client:)``, and nothing
+    /// Does nothing for ``shared`` and for a transport that borrows its client, and nothing
     /// the second time. Requests sent afterwards fail with `URLError.Code.cannotConnectToHost`.
     public func shutdown() async throws {
         guard ownership == .owned, !markShutDown() else { return }
@@ -252,7 +311,7 @@ extension AsyncHTTPClientTransport {
         struct State {
             var finished = false
             var hop = 0
-            var task: HTTPClient.Task<Void>?
+            var task: HopTask?
             var current: URLRequest
             var redirectsFollowed = 0
             var body = Data()
@@ -295,6 +354,11 @@ extension AsyncHTTPClientTransport {
 
         var isCancelled: Bool { withState { $0.finished } }
 
+        /// Whether `hop` is the transfer's current hop, and the transfer goes on.
+        func isCurrent(_ hop: Int) -> Bool {
+            withState { !$0.finished && $0.hop == hop }
+        }
+
         func cancel() {
             finish(.failure(URLError(.cancelled)))
         }
@@ -303,7 +367,7 @@ extension AsyncHTTPClientTransport {
         /// Returns whether it delivered.
         @discardableResult
         func finish(_ outcome: Result<(Data, URLResponse), any Error>, hop: Int? = nil) -> Bool {
-            let stopped = withState { state -> (task: HTTPClient.Task<Void>?, idleCheck: Scheduled<Void>?)? in
+            let stopped = withState { state -> (task: HopTask?, idleCheck: Scheduled<Void>?)? in
                 guard !state.finished, hop == nil || hop == state.hop else { return nil }
                 state.finished = true
                 state.body = Data()
@@ -321,9 +385,11 @@ extension AsyncHTTPClientTransport {
 
         /// Sends `request` as the next hop.
         func send(_ request: URLRequest) {
+            let parts: RequestParts
             let prepared: HTTPClient.Request
             do {
-                prepared = try Self.clientRequest(for: request)
+                parts = try Self.requestParts(of: request)
+                prepared = try Self.clientRequest(from: parts)
             } catch {
                 finish(.failure(error))
                 return
@@ -340,7 +406,19 @@ extension AsyncHTTPClientTransport {
             }
             previousCheck?.cancel()
             guard let hop else { return }
-            let task = transport.client.execute(request: prepared, delegate: Hop(transfer: self, hop: hop), eventLoop: .indifferent)
+            let task: HopTask
+            let eventLoop: any EventLoop
+            if let tracer = transport.tracer {
+                // AsyncHTTPClient's async API, whose span nests under the fetch's (the +Tracing file).
+                let (traced, context) = Self.tracedRequest(from: parts, tracer: tracer)
+                task = .async(Task { await self.run(traced, in: context, hop: hop) })
+                eventLoop = transport.client.eventLoopGroup.any()
+            } else {
+                let clientTask = transport.client.execute(
+                    request: prepared, delegate: Hop(transfer: self, hop: hop), eventLoop: .indifferent)
+                task = .delegate(clientTask)
+                eventLoop = clientTask.eventLoop
+            }
             let cancelled = withState { state -> Bool in
                 guard state.hop == hop, !state.finished else { return true }
                 state.task = task
@@ -350,10 +428,12 @@ extension AsyncHTTPClientTransport {
                 task.cancel()
                 return
             }
-            // A task that fails before it starts (the client was shut down, say) tells only its
-            // future, not the delegate.
-            task.futureResult.whenFailure { [self] error in failed(error, hop: hop) }
-            if let idleTimeout { scheduleIdleCheck(after: idleTimeout, hop: hop, on: task.eventLoop) }
+            if case .delegate(let clientTask) = task {
+                // A task that fails before it starts (the client was shut down, say) tells only its
+                // future, not the delegate.
+                clientTask.futureResult.whenFailure { [self] error in failed(error, hop: hop) }
+            }
+            if let idleTimeout { scheduleIdleCheck(after: idleTimeout, hop: hop, on: eventLoop) }
         }
 
         /// Checks, after `delay`, whether the hop has been idle for the whole idle timeout; if
@@ -383,7 +463,10 @@ extension AsyncHTTPClientTransport {
         // MARK: Callbacks of the current hop
 
         /// A response head arrived: a redirect to follow or refuse, or the response.
-        func receivedHead(_ head: HTTPResponseHead, hop: Int, task: HTTPClient.Task<Void>) -> ResourceError? {
+        ///
+        /// `task` is the hop's task of the delegate API; `nil` for a hop over the async API, which
+        /// stops itself once the hop is no longer current.
+        func receivedHead(_ head: HTTPResponseHead, hop: Int, task: HTTPClient.Task<Void>?) -> ResourceError? {
             let status = Int(head.status.code)
             if [301, 302, 303, 307, 308].contains(status), let location = head.headers.first(name: "location") {
                 redirect(status: status, location: location, hop: hop, task: task)
@@ -413,7 +496,7 @@ extension AsyncHTTPClientTransport {
         }
 
         /// Follows or refuses a redirect answered to hop `hop`, whose task is stopped.
-        private func redirect(status: Int, location: String, hop: Int, task: HTTPClient.Task<Void>) {
+        private func redirect(status: Int, location: String, hop: Int, task: HTTPClient.Task<Void>?) {
             let decision = withState { state -> URLSessionTransport.RedirectDecision? in
                 guard !state.finished, state.hop == hop else { return nil }
                 let decision = URLSessionTransport.redirect(
@@ -429,12 +512,12 @@ extension AsyncHTTPClientTransport {
             switch decision {
             case .follow(let next):
                 // The redirect's body is not wanted: its connection is closed rather than drained.
-                task.fail(reason: RedirectFollowed())
+                task?.fail(reason: RedirectFollowed())
                 send(next)
             case .refuse(let refusal):
                 finish(.failure(ResourceError.redirectRefused(refusal)), hop: hop)
             case nil:
-                task.cancel()
+                task?.cancel()
             }
         }
 
@@ -470,9 +553,22 @@ extension AsyncHTTPClientTransport {
 
         // MARK: Conversions
 
-        /// The client's request for `request`: its URL, method, header fields (with
-        /// `Accept-Encoding: identity` unless it names one) and body.
-        static func clientRequest(for request: URLRequest) throws -> HTTPClient.Request {
+        /// What a request is made of, for either of the client's request types.
+        typealias RequestParts = (url: URL, method: NIOHTTP1.HTTPMethod, headers: HTTPHeaders, body: Data?)
+
+        /// The delegate API's request made of `parts`.
+        static func clientRequest(from parts: RequestParts) throws -> HTTPClient.Request {
+            do {
+                return try HTTPClient.Request(
+                    url: parts.url, method: parts.method, headers: parts.headers, body: parts.body.map { .bytes($0) })
+            } catch {
+                throw URLError(.badURL)
+            }
+        }
+
+        /// What both of the client's request types are made of: the URL, method, header fields
+        /// (with `Accept-Encoding: identity` unless `request` names one) and body of `request`.
+        static func requestParts(of request: URLRequest) throws -> RequestParts {
             guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
                 throw URLError(.unsupportedURL)
             }
@@ -483,19 +579,13 @@ extension AsyncHTTPClientTransport {
                 headers.add(name: name, value: value)
             }
             if !namesEncoding { headers.add(name: "Accept-Encoding", value: "identity") }
-            var body: HTTPClient.Body?
+            var body: Data?
             if let data = request.httpBody {
-                body = .bytes(data)
+                body = data
             } else if let stream = request.httpBodyStream {
-                body = .bytes(readAll(stream))
+                body = readAll(stream)
             }
-            do {
-                return try HTTPClient.Request(
-                    url: url, method: HTTPMethod(rawValue: (request.httpMethod ?? "GET").uppercased()), headers: headers,
-                    body: body)
-            } catch {
-                throw URLError(.badURL)
-            }
+            return (url, NIOHTTP1.HTTPMethod(rawValue: (request.httpMethod ?? "GET").uppercased()), headers, body)
         }
 
         /// The bytes of a request body stream, read once.
@@ -536,6 +626,21 @@ extension AsyncHTTPClientTransport {
 
     /// Why the transport stopped a hop whose redirect it follows.
     struct RedirectFollowed: Error {}
+
+    /// What sends one hop: a task of AsyncHTTPClient's delegate API, or a Swift task over its
+    /// async API (for a client that traces).
+    enum HopTask: Sendable {
+        case delegate(HTTPClient.Task<Void>)
+        case async(Task<Void, Never>)
+
+        /// Stops the hop, closing its connection.
+        func cancel() {
+            switch self {
+            case .delegate(let task): task.cancel()
+            case .async(let task): task.cancel()
+            }
+        }
+    }
 
     /// The client's delegate for one hop of a ``Transfer``.
     final class Hop: HTTPClientResponseDelegate {

@@ -67,6 +67,9 @@ import FoundationNetworking
 /// While the transport runs, `ServiceContext.current` is still the caller's context, not this
 /// span's: a transport that starts spans of its own finds the span's context in the request's
 /// headers, and can extract it with the same instrument to make its spans children of this one.
+/// `AsyncHTTPClientTransport` (of the `AsyncHTTPClient` trait) does so when its client traces:
+/// AsyncHTTPClient's span for each request becomes a child of the fetch's span, and the
+/// server receives one `traceparent`, naming AsyncHTTPClient's span.
 public final class TracingFetchMonitor: RequestAdapter, FetchMonitor, @unchecked Sendable {
     /// The names of the span attributes and events this type records.
     public enum AttributeName {

@@ -24,4 +24,16 @@ enum RunningOnAServerSnippets {
         try await serveWithSharedClient()
     }
 }
+
+// The code block of ObservingOnAServer.md that needs the AsyncHTTPClient trait only.
+enum NestingAsyncHTTPClientSpansSnippets {
+    static func aClientFreeOfRedirects() async throws {
+        // The client follows no redirect itself: AsyncHTTPClientTransport.defaultConfiguration.
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+                                configuration: AsyncHTTPClientTransport.defaultConfiguration)
+        let transport = AsyncHTTPClientTransport(client: client, clientFollowsRedirects: false)
+        _ = ResourceService<Cities>(session: transport)
+        try await client.shutdown()
+    }
+}
 #endif

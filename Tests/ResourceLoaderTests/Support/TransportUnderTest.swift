@@ -3,6 +3,8 @@ import ResourceLoader
 import Testing
 
 #if AsyncHTTPClient
+import AsyncHTTPClient
+import InMemoryTracing
 import ResourceLoaderAsyncHTTPClient
 #endif
 
@@ -12,12 +14,14 @@ import FoundationNetworking
 
 /// The transports the loopback and fault-injection suites run against: ``URLSessionTransport``,
 /// a plain `URLSession` and, when the package is built with the `AsyncHTTPClient` trait,
-/// `AsyncHTTPClientTransport`.
+/// `AsyncHTTPClientTransport`, over a client that does not trace (AsyncHTTPClient's delegate API)
+/// and over one that does (its async API).
 enum TransportUnderTest: String, CaseIterable, CustomTestStringConvertible {
     case urlSessionTransport
     case plainURLSession
     #if AsyncHTTPClient
     case asyncHTTPClientTransport
+    case tracedAsyncHTTPClientTransport
     #endif
 
     /// A new transport of this kind.
@@ -27,8 +31,27 @@ enum TransportUnderTest: String, CaseIterable, CustomTestStringConvertible {
         case .plainURLSession: URLSession(configuration: .ephemeral)
         #if AsyncHTTPClient
         case .asyncHTTPClientTransport: AsyncHTTPClientTransport()
+        case .tracedAsyncHTTPClientTransport: AsyncHTTPClientTransport(configuration: Self.tracingConfiguration)
         #endif
         }
+    }
+
+    #if AsyncHTTPClient
+    /// The transport's default client configuration, with a tracer of its own.
+    static var tracingConfiguration: HTTPClient.Configuration {
+        var configuration = AsyncHTTPClientTransport.defaultConfiguration
+        configuration.tracing.tracer = InMemoryTracer()
+        return configuration
+    }
+    #endif
+
+    /// Whether the transport is `AsyncHTTPClientTransport`, traced or not.
+    var isAsyncHTTPClient: Bool {
+        #if AsyncHTTPClient
+        self == .asyncHTTPClientTransport || self == .tracedAsyncHTTPClientTransport
+        #else
+        false
+        #endif
     }
 
     /// `false` for the plain `URLSession`, which enforces none of ``TransferOptions`` and

@@ -1,0 +1,91 @@
+#if AsyncHTTPClient
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import ResourceLoader
+import Tracing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+// AsyncHTTPClient traces every request its client's tracer sees, but only its async API starts
+// that span from `ServiceContext.current` and injects the span's context into the request: its
+// delegate API starts the span on an event loop, where no context is bound, so the span begins a
+// trace of its own and nothing carries it to the server. A transport whose client traces therefore
+// sends through the async API, inside the fetch's context.
+
+extension AsyncHTTPClientTransport {
+    /// `client`'s tracer, unless it has none or a no-op one.
+    static func activeTracer(of client: HTTPClient) -> (any Tracer)? {
+        guard let tracer = client.tracer, !(tracer is NoOpTracer) else { return nil }
+        return tracer
+    }
+}
+
+extension AsyncHTTPClientTransport.Transfer {
+    /// The async API's request made of `parts`, and the context to send it in.
+    ///
+    /// The context is the task's `ServiceContext.current` (or a top-level one), with the trace
+    /// context `tracer` extracts from the request's header fields, where `TracingFetchMonitor` (or
+    /// any adapter) injected the fetch span's: AsyncHTTPClient's span becomes that span's child.
+    /// AsyncHTTPClient then adds the header fields of its own span's context beside any of the same
+    /// name, so the fields `tracer` injects are dropped from the request first: the server receives
+    /// one `traceparent`, naming the innermost span.
+    static func tracedRequest(from parts: RequestParts, tracer: any Tracer) -> (request: HTTPClientRequest, context: ServiceContext) {
+        var context = ServiceContext.current ?? .topLevel
+        tracer.extract(parts.headers, into: &context, using: HeaderFieldExtractor())
+        var headers = parts.headers
+        var injected: [String] = []
+        tracer.inject(context, into: &injected, using: FieldNameCollector())
+        for name in injected {
+            headers.remove(name: name)
+        }
+        var traced = HTTPClientRequest(url: parts.url.absoluteString)
+        traced.method = parts.method
+        traced.headers = headers
+        if let body = parts.body {
+            traced.body = .bytes(body)
+        }
+        return (traced, context)
+    }
+
+    /// Sends `request` over the async API as hop `hop`, with `context` as the task's
+    /// `ServiceContext.current`, feeding the response to the same callbacks as the delegate API's
+    /// hops.
+    func run(_ request: HTTPClientRequest, in context: ServiceContext, hop: Int) async {
+        await ServiceContext.withValue(context) {
+            do {
+                // No deadline of the client's own: `ResourceService` enforces the fetch's, and the
+                // idle timeout is checked as for every hop.
+                let response = try await transport.client.execute(request, deadline: .distantFuture)
+                let head = HTTPResponseHead(version: response.version, status: response.status, headers: response.headers)
+                // A redirect followed, a refusal or a cancellation ends the hop: the response is
+                // dropped unread, and AsyncHTTPClient closes its connection.
+                if receivedHead(head, hop: hop, task: nil) != nil || !isCurrent(hop) { return }
+                for try await part in response.body {
+                    if receivedBodyPart(part, hop: hop) != nil || !isCurrent(hop) { return }
+                }
+                finished(hop: hop)
+            } catch {
+                failed(error, hop: hop)
+            }
+        }
+    }
+}
+
+/// Reads header fields for an instrument's `extract`.
+private struct HeaderFieldExtractor: Extractor {
+    func extract(key: String, from headers: HTTPHeaders) -> String? {
+        headers.first(name: key)
+    }
+}
+
+/// Collects the names of the fields an instrument injects.
+private struct FieldNameCollector: Injector {
+    func inject(_ value: String, forKey key: String, into names: inout [String]) {
+        names.append(key)
+    }
+}
+#endif
