@@ -102,10 +102,17 @@ public final class AsyncHTTPClientTransport: URLSessionType {
     public static let shared = AsyncHTTPClientTransport(ownership: .forever)
 
     /// The configuration of a client the transport makes for itself: redirects disallowed (the
-    /// transport follows them by its own rules) and decompression enabled, at most 100 decoded
-    /// bytes for each byte received, for requests that ask for a content coding.
+    /// transport follows them by its own rules), decompression enabled, at most 100 decoded
+    /// bytes for each byte received, for requests that ask for a content coding, and a connection
+    /// that cannot be established failing the request at once
+    /// (`connectionPool.retryConnectionEstablishment` off), so that it ends as
+    /// `URLError.cannotConnectToHost` and the pipeline's `RetryPolicy` decides whether to try
+    /// again, as it does over `URLSessionTransport`.
     public static var defaultConfiguration: HTTPClient.Configuration {
-        HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .enabled(limit: .ratio(100)))
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow, decompression: .enabled(limit: .ratio(100)))
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return configuration
     }
 
     /// The client requests are sent through.
