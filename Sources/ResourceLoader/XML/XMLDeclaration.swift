@@ -32,6 +32,8 @@ struct XMLDeclaration {
     /// The `encoding` pseudo-attribute, from the white space before it to its closing quote:
     /// the units to blank out so that the declaration no longer names an encoding.
     var encodingAttribute: Range<Int>?
+    /// Whether the declaration says `standalone="yes"`.
+    var standalone = false
 
     /// Whether `encoding` names UTF-8 (`UTF-8` or `UTF8`, in any case).
     var declaresUTF8: Bool {
@@ -116,6 +118,7 @@ private struct Reader {
             let quote = try openingQuote()
             if matches("yes") {
                 index += 3
+                declaration.standalone = true
             } else if matches("no") {
                 index += 2
             } else {

@@ -39,6 +39,18 @@ public enum XMLParsingError: Error, Sendable, Hashable {
     /// `&amp;`, `&apos;`, `&quot;`) or a character reference. Such a reference would otherwise be
     /// dropped silently, together with the text around it.
     case undeclaredEntity(name: String, line: Int, column: Int)
+    /// The document refers (in content) to an external entity its DTD declares; external
+    /// entities are never read. Only with
+    /// ``XMLParsingOptions/DocumentTypeDeclarations-swift.enum/parseInternalSubset``.
+    case externalEntityNotRead(name: String, line: Int, column: Int)
+    /// Expanding entities would produce more than `limit` bytes of replacement text (see
+    /// ``XMLParsingOptions/maximumEntityExpansionSize`` and
+    /// ``XMLParsingOptions/maximumEntityExpansionRatio``): the end of "billion laughs" and
+    /// quadratic-blowup documents.
+    case entityExpansionTooLarge(limit: Int)
+    /// Entity references nest deeper than ``XMLParsingOptions/maximumEntityNestingDepth``
+    /// (`limit`).
+    case entitiesNestedTooDeep(limit: Int)
     /// The document is not well-formed XML; the parser noticed it at this position.
     ///
     /// This includes an XML declaration that is not exactly `<?xml version="1.x"` with an
@@ -93,6 +105,12 @@ extension XMLParsingError: ContentFreeDescription {
             "The XML document has a document type declaration (DOCTYPE), which is not allowed"
         case .undeclaredEntity(_, let line, let column):
             "The XML document refers to an undeclared entity at line \(line), column \(column)"
+        case .externalEntityNotRead(_, let line, let column):
+            "The XML document refers to an external entity, which is never read, at line \(line), column \(column)"
+        case .entityExpansionTooLarge(let limit):
+            "The XML document's entities expand to more than the limit of \(limit) bytes"
+        case .entitiesNestedTooDeep(let limit):
+            "The XML document nests entity references deeper than the limit of \(limit)"
         case .malformed(let line, let column):
             "The XML document is not well-formed at line \(line), column \(column)"
         case .contentAfterRoot(let line, let column):

@@ -54,6 +54,40 @@ public struct XMLParsingOptions: Sendable, Hashable {
     /// all its ancestors, counted even where an inner one redeclares a prefix.
     public var maximumNamespaceDeclarationsInScope: Int
 
+    /// What the parser does with a document type declaration (`<!DOCTYPE …>`).
+    public enum DocumentTypeDeclarations: Sendable, Hashable {
+        /// Refuse any document that has one, with ``XMLParsingError/doctypeNotAllowed``. The
+        /// default: SOAP forbids DTDs, and OWASP advises refusing them.
+        case refuse
+        /// Read the internal subset as a non-validating XML processor must: every declaration
+        /// is checked for well-formedness, internal general entities are expanded (within
+        /// ``XMLParsingOptions/maximumEntityExpansionSize``,
+        /// ``XMLParsingOptions/maximumEntityExpansionRatio`` and
+        /// ``XMLParsingOptions/maximumEntityNestingDepth``), attribute defaults are applied and
+        /// attributes of tokenized types normalised. External entities and an external subset
+        /// are never read: a reference to an external entity in content is
+        /// ``XMLParsingError/externalEntityNotRead(name:line:column:)``.
+        case parseInternalSubset
+    }
+
+    /// The default ``maximumEntityExpansionSize``: 1 MiB.
+    public static let defaultMaximumEntityExpansionSize = 1 << 20
+    /// The default ``maximumEntityExpansionRatio``: 10.
+    public static let defaultMaximumEntityExpansionRatio = 10
+    /// The default ``maximumEntityNestingDepth``: 16.
+    public static let defaultMaximumEntityNestingDepth = 16
+
+    /// What to do with a DTD. Default: ``DocumentTypeDeclarations-swift.enum/refuse``.
+    public var documentTypeDeclarations = DocumentTypeDeclarations.refuse
+    /// With a DTD allowed: the most bytes of entity replacement text read in all, every
+    /// expansion counted (an entity used twice counts twice).
+    public var maximumEntityExpansionSize = XMLParsingOptions.defaultMaximumEntityExpansionSize
+    /// With a DTD allowed: past 64 KiB of expansions, their total may not exceed this many
+    /// times the document's size.
+    public var maximumEntityExpansionRatio = XMLParsingOptions.defaultMaximumEntityExpansionRatio
+    /// With a DTD allowed: how deeply entity references may nest inside replacement texts.
+    public var maximumEntityNestingDepth = XMLParsingOptions.defaultMaximumEntityNestingDepth
+
     /// Creates options with the given limits.
     public init(
         maximumDepth: Int = XMLParsingOptions.defaultMaximumDepth,

@@ -58,6 +58,26 @@ public struct XMLTree: Sendable {
     }
 }
 
+// MARK: - Parsing
+
+extension XMLTree {
+    /// Parses UTF-8 (or transcodable) `data` with ResourceLoader's own tokenizer.
+    static func parsedStorage(_ data: Data, options: XMLParsingOptions) throws(XMLParsingError) -> Storage {
+        let data = try XMLTranscoder.utf8Document(data, options: options)
+        let result: Result<Storage, XMLParsingError> = data.withUnsafeBytes { raw in
+            do throws(XMLParsingError) {
+                let bytes = raw.bindMemory(to: UInt8.self)
+                let sink = try XMLStreamParser.parse(
+                    bytes, sink: XMLTreeSink(expectedNodes: min(bytes.count / 32, 1 << 20)), options: options)
+                return .success(try sink.storage())
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+}
+
 // MARK: - Storage
 
 extension XMLTree {

@@ -346,6 +346,9 @@ extension XMLParsingError {
         case .tooManyAttributes: "tooManyAttributes"
         case .tooManyNamespaceDeclarations: "tooManyNamespaceDeclarations"
         case .tooManyNamespacesInScope: "tooManyNamespacesInScope"
+        case .externalEntityNotRead: "externalEntityNotRead"
+        case .entityExpansionTooLarge: "entityExpansionTooLarge"
+        case .entitiesNestedTooDeep: "entitiesNestedTooDeep"
         }
     }
 }

@@ -1,0 +1,536 @@
+/// Why the tokenizer stopped before the end of its input.
+enum XMLScanStop: Error {
+    /// The document is refused; the position, if any, is an offset into the document.
+    case failed(Failure, offset: Int)
+    /// The bytes end inside a token and more may come: the token is read again, whole, later.
+    case needsInput
+
+    /// What went wrong.
+    enum Failure {
+        case malformed
+        case invalidUTF8
+        case invalidCharacter
+        case contentAfterRoot
+        case undeclaredEntity(String)
+        case externalEntity(String)
+        /// An error without a position.
+        case error(XMLParsingError)
+    }
+}
+
+/// The XML 1.0 (fifth edition) and Namespaces 1.0 tokenizer: UTF-8 bytes in, checked events
+/// out (``XMLEventSink``).
+///
+/// A non-validating processor: it checks every well-formedness constraint, reads a DTD's
+/// internal subset when ``XMLParsingOptions/documentTypeDeclarations`` allows one (expanding
+/// internal entities and applying attribute defaults), and never reads anything outside the
+/// document. Each limit of ``XMLParsingOptions`` is checked where the bytes that could exceed it
+/// are read.
+///
+/// **Input in pieces.** ``parse(_:base:isFinal:)`` reads as many complete tokens as the bytes
+/// hold and returns where it stopped; the caller keeps the rest and calls again with more bytes
+/// after it (see ``XMLStreamParser``). A token is read only once it is complete, so no event is
+/// ever delivered twice or in part. The whole document in one piece is the fast path.
+///
+/// **Entities.** A general entity's replacement text is read by the same code as the document,
+/// over the entity's bytes (``withEntity(_:anchor:_:)``); errors inside it are reported at the
+/// reference.
+struct XMLTokenizer<Sink: XMLEventSink> {
+    /// Where the document is.
+    enum Phase {
+        /// Nothing read yet: a byte order mark or XML declaration may come.
+        case start
+        /// Before the root element.
+        case prolog
+        /// Inside the root element.
+        case content
+        /// After the root element.
+        case epilog
+    }
+
+    var sink: Sink
+    let options: XMLParsingOptions
+    /// Whether names are resolved against namespace declarations (and must be QNames).
+    let namespaceAware: Bool
+
+    // The input being read: the document, or an entity's replacement text.
+    var bytes: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0)
+    var end = 0
+    var isFinal = true
+    /// The document offset of `bytes[0]`.
+    var base = 0
+    /// Inside an entity: the document offset of the outermost reference, where errors are
+    /// reported.
+    var anchor: Int?
+
+    var phase = Phase.start
+    /// Whether the document had anything but white space (for ``XMLParsingError/empty``).
+    var sawContent = false
+    var sawDoctype = false
+    var standalone = false
+    var names = XMLNameTable()
+    var namespaces = XMLNamespaceResolver()
+    var documentType: XMLDocumentType?
+    /// The names of the open elements, outermost first.
+    var open: [XMLName] = []
+    /// While reading an entity's content: how many elements were open at its reference.
+    var openAtEntityStart = 0
+
+    // Scratch storage, reused token after token.
+    var attributes: [XMLAttributeEvent] = []
+    var valueBuffer: [UInt8] = []
+    var textBuffer: [UInt8] = []
+
+    // Entity expansion budget.
+    var expandedBytes = 0
+    var entityDepth = 0
+    var expanding: [String] = []
+    /// The bytes of the document read so far, for the expansion ratio.
+    var documentSize = 0
+
+    /// The longest tag read whole (8 MiB); see ``XMLParsingError/tagTooLong(limit:)``.
+    static var maximumTagLength: Int { 8 * 1024 * 1024 }
+    /// The longest name (50,000 bytes); see ``XMLParsingError/nameTooLong(limit:)``.
+    static var maximumNameLength: Int { 50_000 }
+
+    init(sink: Sink, options: XMLParsingOptions, namespaceAware: Bool = true) {
+        self.sink = sink
+        self.options = options
+        self.namespaceAware = namespaceAware
+    }
+
+    // MARK: - Driving
+
+    /// Reads the complete tokens in `input`, whose first byte is at document offset `base`.
+    ///
+    /// - Returns: How many bytes were consumed; the rest must be passed again, followed by more.
+    /// - Throws: ``XMLScanStop/failed(_:offset:)`` at the first error.
+    mutating func parse(_ input: UnsafeBufferPointer<UInt8>, base: Int, isFinal: Bool) throws(XMLScanStop) -> Int {
+        bytes = input
+        end = input.count
+        documentSize = base + input.count
+        self.isFinal = isFinal
+        self.base = base
+        var pos = 0
+        while true {
+            let tokenStart = pos
+            do throws(XMLScanStop) {
+                switch phase {
+                case .start:
+                    try readStart(&pos)
+                case .prolog, .epilog:
+                    if try !readMisc(&pos) { return pos }
+                case .content:
+                    try readContent(&pos)
+                }
+            } catch .needsInput {
+                // Content reads token after token: it leaves `pos` at the start of the
+                // incomplete one.
+                let resume = phase == .content ? pos : tokenStart
+                if isFinal { throw finalStop(resume) }
+                return resume
+            }
+        }
+    }
+
+    /// The error for input that ends inside a token.
+    private func finalStop(_ tokenStart: Int) -> XMLScanStop {
+        phase == .content || phase == .start && sawContent
+            ? .failed(.error(.truncated), offset: base + tokenStart) : .failed(.malformed, offset: base + tokenStart)
+    }
+
+    /// A byte order mark and the XML declaration.
+    private mutating func readStart(_ pos: inout Int) throws(XMLScanStop) {
+        if base == 0 && pos == 0 {
+            if end < 3 && !isFinal && Self.couldStart(bytes, with: [0xEF, 0xBB, 0xBF]) { throw .needsInput }
+            if end >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { pos = 3 }
+        }
+        // `<?xml` and white space: a declaration, read whole.
+        let prefix: [UInt8] = Array("<?xml".utf8)
+        if end - pos < 6 && !isFinal && Self.couldStart(UnsafeBufferPointer(rebasing: bytes[pos...]), with: prefix) {
+            throw .needsInput
+        }
+        if end - pos >= 6 && matches("<?xml", at: pos) && XMLCharacters.isWhitespace(bytes[pos + 5]) {
+            sawContent = true
+            let raw = UnsafeRawBufferPointer(bytes)
+            let declaration: XMLDeclaration?
+            do throws(XMLParsingError) {
+                declaration = try XMLDeclaration.read(raw, from: pos)
+            } catch {
+                // Perhaps only because the bytes stop early.
+                if !isFinal && end - pos < XMLDeclaration.maximumLength { throw .needsInput }
+                throw .failed(.error(error), offset: 0)
+            }
+            if let declaration {
+                standalone = declaration.standalone
+                pos = declaration.end
+            }
+        }
+        phase = .prolog
+    }
+
+    /// Whether `bytes` is a prefix of `literal` (so more bytes could make it start with it).
+    private static func couldStart(_ bytes: UnsafeBufferPointer<UInt8>, with literal: [UInt8]) -> Bool {
+        for index in 0..<min(bytes.count, literal.count) where bytes[index] != literal[index] { return false }
+        return true
+    }
+
+    /// Reads one item of the prolog or epilog: white space, a comment, a PI, the DOCTYPE or the
+    /// root's start tag. Returns `false` when the input is done.
+    private mutating func readMisc(_ pos: inout Int) throws(XMLScanStop) -> Bool {
+        while pos < end && XMLCharacters.isWhitespace(bytes[pos]) { pos += 1 }
+        guard pos < end else {
+            guard isFinal else { return false }
+            if phase == .epilog { return false }
+            throw .failed(.error(sawContent ? .noRoot : .empty), offset: base + pos)
+        }
+        sawContent = true
+        guard bytes[pos] == UInt8(ascii: "<") else {
+            if phase == .epilog { throw fail(.contentAfterRoot, pos) }
+            throw unexpected(at: pos)
+        }
+        try need(pos + 2, pos)
+        switch bytes[pos + 1] {
+        case UInt8(ascii: "?"):
+            try readProcessingInstruction(&pos)
+        case UInt8(ascii: "!"):
+            try need(pos + 4, pos)
+            if matches("<!--", at: pos) {
+                try readComment(&pos)
+            } else if phase == .prolog {
+                try need(pos + 9, pos)
+                guard matches("<!DOCTYPE", at: pos), !sawDoctype else { throw fail(.malformed, pos) }
+                guard options.documentTypeDeclarations == .parseInternalSubset else {
+                    throw .failed(.error(.doctypeNotAllowed), offset: base + pos)
+                }
+                try readDocumentType(&pos)
+                sawDoctype = true
+            } else {
+                throw fail(.contentAfterRoot, pos)
+            }
+        default:
+            if phase == .epilog { throw fail(.contentAfterRoot, pos) }
+            try readStartTag(&pos)
+            if open.isEmpty { phase = .epilog } else { phase = .content }
+        }
+        return true
+    }
+
+    // MARK: - Content
+
+    /// Reads content until the root element closes (then the phase is `.epilog`) or, inside an
+    /// entity, until the replacement text ends.
+    mutating func readContent(_ pos: inout Int) throws(XMLScanStop) {
+        while true {
+            guard pos < end else {
+                if anchor != nil { return }
+                throw isFinal ? .failed(.error(.truncated), offset: base + pos) : .needsInput
+            }
+            let tokenStart = pos
+            do throws(XMLScanStop) {
+                try readContentToken(&pos)
+            } catch .needsInput {
+                pos = tokenStart
+                throw .needsInput
+            }
+            if phase == .epilog { return }
+            // A token never ends where it began.
+            assert(pos > tokenStart)
+        }
+    }
+
+    /// Reads one token of content at `pos`.
+    private mutating func readContentToken(_ pos: inout Int) throws(XMLScanStop) {
+        do {
+            let byte = bytes[pos]
+            if byte == UInt8(ascii: "<") {
+                try need(pos + 2, pos)
+                switch bytes[pos + 1] {
+                case UInt8(ascii: "/"):
+                    try readEndTag(&pos)
+                    if open.isEmpty { phase = .epilog }
+                case UInt8(ascii: "!"):
+                    try need(pos + 4, pos)
+                    if matches("<!--", at: pos) {
+                        try readComment(&pos)
+                    } else {
+                        try need(pos + 9, pos)
+                        guard matches("<![CDATA[", at: pos) else { throw fail(.malformed, pos) }
+                        try readCDATA(&pos)
+                    }
+                case UInt8(ascii: "?"):
+                    try readProcessingInstruction(&pos)
+                default:
+                    try readStartTag(&pos)
+                }
+            } else if byte == UInt8(ascii: "&") {
+                try readReferenceInContent(&pos)
+            } else {
+                try readText(&pos)
+            }
+        }
+    }
+
+    /// Reads character data up to the next `<` or `&`.
+    private mutating func readText(_ pos: inout Int) throws(XMLScanStop) {
+        let start = pos
+        var copiedUpTo = start
+        var buffered = false
+        let classes = XMLCharacters.byteClass
+        let normalisesLineEnds = anchor == nil
+        scan: while pos < end {
+            let byte = bytes[pos]
+            switch classes[Int(byte)] {
+            case .plain:
+                pos &+= 1
+            case .nonASCII:
+                pos = try scalarEnd(at: pos)
+            case .special:
+                switch byte {
+                case UInt8(ascii: "<"), UInt8(ascii: "&"):
+                    break scan
+                case UInt8(ascii: "]"):
+                    try need(pos + 3, pos, orEndOf: true)
+                    if pos + 2 < end && bytes[pos + 1] == UInt8(ascii: "]") && bytes[pos + 2] == UInt8(ascii: ">") {
+                        throw fail(.malformed, pos)
+                    }
+                    pos &+= 1
+                case 0x0D:
+                    guard normalisesLineEnds else {
+                        pos &+= 1
+                        continue
+                    }
+                    try need(pos + 2, pos, orEndOf: true)
+                    if !buffered {
+                        textBuffer.removeAll(keepingCapacity: true)
+                        buffered = true
+                    }
+                    textBuffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copiedUpTo..<pos]))
+                    textBuffer.append(0x0A)
+                    pos += pos + 1 < end && bytes[pos + 1] == 0x0A ? 2 : 1
+                    copiedUpTo = pos
+                default:
+                    throw fail(.invalidCharacter, pos)
+                }
+            }
+        }
+        if pos == end && !isFinal { throw .needsInput }
+        if buffered {
+            textBuffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copiedUpTo..<pos]))
+            textBuffer.withUnsafeBufferPointer { sink.characters($0) }
+        } else {
+            sink.characters(UnsafeBufferPointer(rebasing: bytes[start..<pos]))
+        }
+    }
+
+    // MARK: - Tags
+
+    /// Reads a start tag or empty-element tag at `pos` (`<` and a name).
+    private mutating func readStartTag(_ pos: inout Int) throws(XMLScanStop) {
+        let tagStart = pos
+        pos += 1
+        let nameRange = try readName(&pos)
+        let name = names.name(bytes, nameRange)
+        attributes.removeAll(keepingCapacity: true)
+        var plainCount = 0
+        var selfClosing = false
+        while true {
+            let hadSpace = skipWhitespace(&pos)
+            try need(pos + 1, pos)
+            let byte = bytes[pos]
+            if byte == UInt8(ascii: ">") {
+                pos += 1
+                break
+            }
+            if byte == UInt8(ascii: "/") {
+                try need(pos + 2, pos)
+                guard bytes[pos + 1] == UInt8(ascii: ">") else { throw unexpected(at: pos + 1) }
+                pos += 2
+                selfClosing = true
+                break
+            }
+            guard hadSpace else { throw unexpected(at: pos) }
+            let attributeStart = pos
+            let attributeName = names.name(bytes, try readName(&pos))
+            _ = skipWhitespace(&pos)
+            try need(pos + 1, pos)
+            guard bytes[pos] == UInt8(ascii: "=") else { throw unexpected(at: pos) }
+            pos += 1
+            _ = skipWhitespace(&pos)
+            let value = try readAttributeValue(&pos, expand: true)
+            if pos - tagStart > Self.maximumTagLength {
+                throw .failed(.error(.tagTooLong(limit: Self.maximumTagLength)), offset: base + tagStart)
+            }
+            let isDeclaration =
+                namespaceAware
+                && (attributeName.prefix == "xmlns" || (attributeName.prefix == nil && attributeName.qualified == "xmlns"))
+            if !isDeclaration {
+                plainCount += 1
+                if plainCount > options.maximumAttributesPerElement {
+                    throw .failed(.error(.tooManyAttributes(limit: options.maximumAttributesPerElement)), offset: base + tagStart)
+                }
+            }
+            // Unique attribute names (checked by qualified name here, expanded names below).
+            try checkUnique(attributeName, at: attributeStart)
+            attributes.append(XMLAttributeEvent(
+                name: attributeName, value: value, namespaceURI: nil, isNamespaceDeclaration: isDeclaration))
+        }
+        if let documentType, documentType.hasAttributeDeclarations {
+            documentType.applyDefaults(to: &attributes, of: name, namespaceAware: namespaceAware)
+        }
+        if open.count >= options.maximumDepth {
+            throw .failed(.error(.tooDeep(limit: options.maximumDepth)), offset: base + tagStart)
+        }
+        var element = XMLStartElement(name: name, namespaceURI: nil, binding: XMLStartElement.noBinding)
+        if namespaceAware {
+            do throws(XMLNamespaceResolver.Failure) {
+                try namespaces.startElement(&element, attributes: &attributes, options: options)
+            } catch {
+                switch error {
+                case .limit(let error): throw .failed(.error(error), offset: base + tagStart)
+                case .malformed: throw fail(.malformed, tagStart + 1)
+                }
+            }
+        }
+        do throws(XMLParsingError) {
+            try sink.startElement(element, attributes: attributes)
+        } catch {
+            throw .failed(.error(error), offset: base + tagStart)
+        }
+        if selfClosing {
+            sink.endElement()
+            if namespaceAware { namespaces.endElement() }
+        } else {
+            open.append(name)
+        }
+    }
+
+    /// Throws if an attribute named `name` is among `attributes` already.
+    private func checkUnique(_ name: XMLName, at position: Int) throws(XMLScanStop) {
+        let id = name.id
+        for attribute in attributes where attribute.name.id == id {
+            throw fail(.malformed, position)
+        }
+    }
+
+    /// Reads an end tag at `pos` (`</`).
+    private mutating func readEndTag(_ pos: inout Int) throws(XMLScanStop) {
+        let tagStart = pos
+        pos += 2
+        let nameRange = try readName(&pos)
+        _ = skipWhitespace(&pos)
+        try need(pos + 1, pos)
+        guard bytes[pos] == UInt8(ascii: ">") else { throw unexpected(at: pos) }
+        pos += 1
+        let name = names.name(bytes, nameRange)
+        guard open.count > openAtEntityStart, let current = open.last, current.id == name.id else {
+            throw fail(.malformed, tagStart)
+        }
+        open.removeLast()
+        sink.endElement()
+        if namespaceAware { namespaces.endElement() }
+    }
+
+    // MARK: - Names, white space, positions
+
+    /// Reads a `Name` at `pos`; returns its range.
+    mutating func readName(_ pos: inout Int, token: Bool = false) throws(XMLScanStop) -> Range<Int> {
+        let start = pos
+        let table = XMLCharacters.asciiNameTable
+        var first = !token
+        scan: while true {
+            guard pos < end else {
+                if isFinal || anchor != nil { break scan }
+                throw .needsInput
+            }
+            let byte = bytes[pos]
+            if byte < 0x80 {
+                let bits = table[Int(byte)]
+                guard bits & (first ? 1 : 2) != 0 else { break scan }
+                pos &+= 1
+            } else {
+                switch XMLCharacters.decode(bytes, at: pos, end: end) {
+                case .scalar(let scalar, let length):
+                    guard first ? XMLCharacters.isNameStart(scalar) : XMLCharacters.isNameChar(scalar) else { break scan }
+                    pos &+= length
+                case .invalid:
+                    throw fail(.invalidUTF8, pos)
+                case .truncated:
+                    if isFinal || anchor != nil { throw fail(.invalidUTF8, pos) }
+                    throw .needsInput
+                }
+            }
+            first = false
+            if pos - start > Self.maximumNameLength {
+                throw .failed(.error(.nameTooLong(limit: Self.maximumNameLength)), offset: base + start)
+            }
+        }
+        guard pos > start else { throw unexpected(at: start) }
+        return start..<pos
+    }
+
+    /// Skips white space; returns whether there was any.
+    @inline(__always)
+    mutating func skipWhitespace(_ pos: inout Int) -> Bool {
+        let start = pos
+        while pos < end && XMLCharacters.isWhitespace(bytes[pos]) { pos &+= 1 }
+        return pos > start
+    }
+
+    /// Throws ``XMLScanStop/needsInput`` (or, at the end of the input, an error at `position`)
+    /// unless the bytes reach `count`. With `orEndOf`, the end of final input is fine.
+    @inline(__always)
+    func need(_ count: Int, _ position: Int, orEndOf: Bool = false) throws(XMLScanStop) {
+        guard count > end else { return }
+        if isFinal || anchor != nil {
+            if orEndOf { return }
+            throw anchor == nil && phase == .content
+                ? .failed(.error(.truncated), offset: base + position) : fail(.malformed, position)
+        }
+        throw .needsInput
+    }
+
+    /// Whether `literal` is at `position`.
+    func matches(_ literal: StaticString, at position: Int) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard position + count <= end else { return false }
+        let pointer = literal.utf8Start
+        for offset in 0..<count where bytes[position + offset] != pointer[offset] { return false }
+        return true
+    }
+
+    /// The end of the character at `pos` (a byte above 0x7F), which must be a legal one.
+    @inline(__always)
+    func scalarEnd(at pos: Int) throws(XMLScanStop) -> Int {
+        switch XMLCharacters.decode(bytes, at: pos, end: end) {
+        case .scalar(let scalar, let length):
+            guard XMLCharacters.isChar(scalar) else { throw fail(.invalidCharacter, pos) }
+            return pos + length
+        case .invalid:
+            throw fail(.invalidUTF8, pos)
+        case .truncated:
+            if isFinal || anchor != nil { throw fail(.invalidUTF8, pos) }
+            throw .needsInput
+        }
+    }
+
+    /// An error at `position` of the current input (at the reference, inside an entity).
+    func fail(_ failure: XMLScanStop.Failure, _ position: Int) -> XMLScanStop {
+        .failed(failure, offset: anchor ?? (base + position))
+    }
+
+    /// The error for an unexpected byte at `position`: a character XML forbids, bytes that are
+    /// not UTF-8, or otherwise a well-formedness error.
+    func unexpected(at position: Int) -> XMLScanStop {
+        guard position < end else { return fail(.malformed, position) }
+        let byte = bytes[position]
+        if byte < 0x20 && !XMLCharacters.isWhitespace(byte) { return fail(.invalidCharacter, position) }
+        if byte >= 0x80 {
+            switch XMLCharacters.decode(bytes, at: position, end: end) {
+            case .invalid, .truncated: return fail(.invalidUTF8, position)
+            case .scalar(let scalar, _): if !XMLCharacters.isChar(scalar) { return fail(.invalidCharacter, position) }
+            }
+        }
+        return fail(.malformed, position)
+    }
+}
