@@ -41,10 +41,7 @@ public struct XMLTree: Sendable {
     ///   - options: The limits to apply. Default: ``XMLParsingOptions/init(maximumDepth:maximumDocumentSize:maximumAttributesPerElement:maximumNamespaceDeclarationsPerElement:maximumNamespaceDeclarationsInScope:)``'s defaults.
     /// - Throws: ``XMLParsingError`` describing why the document was refused.
     public init(data: Data, options: XMLParsingOptions = XMLParsingOptions()) throws(XMLParsingError) {
-        let data = try XMLTranscoder.utf8Document(data, options: options)
-        let report = try XMLPreflight.check(data, options: options)
-        let body = XMLPreflight.parserInput(data, report: report)
-        storage = try XMLTreeBuilder.build(from: body, startTagCount: report.startTagCount, options: options)
+        storage = try Self.parsedStorage(data, options: options)
     }
 
     /// Parses a document given as text.
