@@ -12,7 +12,7 @@
 /// again for every piece (quadratic), another attempt waits until the kept bytes have doubled.
 /// ``XMLParsingOptions/maximumDocumentSize`` counts every byte fed.
 struct XMLStreamParser<Sink: XMLEventSink> {
-    private var tokenizer: XMLTokenizer<Sink>
+    private let tokenizer: XMLTokenizer<Sink>
     /// The bytes fed and not yet consumed.
     private var pending: [UInt8] = []
     /// The document offset of `pending[0]`.
@@ -33,7 +33,7 @@ struct XMLStreamParser<Sink: XMLEventSink> {
         _ bytes: UnsafeBufferPointer<UInt8>, sink: Sink, options: XMLParsingOptions, namespaceAware: Bool = true
     ) throws(XMLParsingError) -> Sink {
         guard bytes.count <= options.maximumDocumentSize else { throw .tooLarge(limit: options.maximumDocumentSize) }
-        var tokenizer = XMLTokenizer(sink: sink, options: options, namespaceAware: namespaceAware)
+        let tokenizer = XMLTokenizer(sink: sink, options: options, namespaceAware: namespaceAware)
         do throws(XMLScanStop) {
             _ = try tokenizer.parse(bytes, base: 0, isFinal: true)
         } catch {

@@ -3,7 +3,7 @@ extension XMLTokenizer {
 
     /// Reads `<!DOCTYPE …>` at `pos`, with its internal subset; an external subset is named
     /// but never read.
-    mutating func readDocumentType(_ pos: inout Int) throws(XMLScanStop) {
+    func readDocumentType(_ pos: inout Int) throws(XMLScanStop) {
         documentType = XMLDocumentType()
         do throws(XMLScanStop) {
             pos += 9
@@ -45,7 +45,7 @@ extension XMLTokenizer {
 
     /// Reads markup declarations, comments, PIs, white space and parameter-entity references
     /// up to `]` (consumed) or, inside a parameter entity, to the end of its text.
-    private mutating func readInternalSubset(_ pos: inout Int, topLevel: Bool) throws(XMLScanStop) {
+    private func readInternalSubset(_ pos: inout Int, topLevel: Bool) throws(XMLScanStop) {
         while true {
             _ = skipWhitespace(&pos)
             if pos >= end && !topLevel { return }
@@ -83,7 +83,7 @@ extension XMLTokenizer {
     /// `%name;` between declarations: an internal parameter entity's text is read as
     /// declarations; any other is not read, and then later declarations are not used unless
     /// the document is standalone.
-    private mutating func readParameterEntityReference(_ pos: inout Int) throws(XMLScanStop) {
+    private func readParameterEntityReference(_ pos: inout Int) throws(XMLScanStop) {
         let start = pos
         let range = try readEntityReferenceName(&pos)
         let name = names.name(bytes, range).qualified
@@ -96,7 +96,7 @@ extension XMLTokenizer {
             throw fail(.error(.entitiesNestedTooDeep(limit: options.maximumEntityNestingDepth)), start)
         }
         try chargeExpansion(text.bytes.count, at: start)
-        try withEntity(text, at: start) { (tokenizer: inout Self) throws(XMLScanStop) in
+        try withEntity(text, at: start) { (tokenizer: XMLTokenizer) throws(XMLScanStop) in
             var position = 0
             try tokenizer.readInternalSubset(&position, topLevel: false)
         }
@@ -105,7 +105,7 @@ extension XMLTokenizer {
     // MARK: - Declarations
 
     /// `<!ELEMENT name contentspec>`: checked, not kept.
-    private mutating func readElementDeclaration(_ pos: inout Int) throws(XMLScanStop) {
+    private func readElementDeclaration(_ pos: inout Int) throws(XMLScanStop) {
         pos += 9
         try requireWhitespace(&pos)
         _ = try readName(&pos)
@@ -133,7 +133,7 @@ extension XMLTokenizer {
     }
 
     /// The rest of `(#PCDATA | a | b)*` or `(#PCDATA)`.
-    private mutating func readMixedContent(_ pos: inout Int) throws(XMLScanStop) {
+    private func readMixedContent(_ pos: inout Int) throws(XMLScanStop) {
         var names = 0
         while true {
             _ = skipWhitespace(&pos)
@@ -156,7 +156,7 @@ extension XMLTokenizer {
     }
 
     /// A choice or sequence after its `(`, with its occurrence indicator.
-    private mutating func readGroup(_ pos: inout Int, depth: Int) throws(XMLScanStop) {
+    private func readGroup(_ pos: inout Int, depth: Int) throws(XMLScanStop) {
         guard depth <= options.maximumDepth else {
             throw .failed(.error(.tooDeep(limit: options.maximumDepth)), offset: anchor ?? (base + pos))
         }
@@ -182,7 +182,7 @@ extension XMLTokenizer {
         readOccurrence(&pos)
     }
 
-    private mutating func readContentParticle(_ pos: inout Int, depth: Int) throws(XMLScanStop) {
+    private func readContentParticle(_ pos: inout Int, depth: Int) throws(XMLScanStop) {
         try need(pos + 1, pos)
         if bytes[pos] == UInt8(ascii: "(") {
             pos += 1
@@ -200,7 +200,7 @@ extension XMLTokenizer {
     }
 
     /// `<!ATTLIST element (name type default)*>`.
-    private mutating func readAttributeListDeclaration(_ pos: inout Int) throws(XMLScanStop) {
+    private func readAttributeListDeclaration(_ pos: inout Int) throws(XMLScanStop) {
         pos += 9
         try requireWhitespace(&pos)
         let element = names.name(bytes, try readName(&pos))
@@ -240,7 +240,7 @@ extension XMLTokenizer {
     }
 
     /// An attribute type; returns whether it is `CDATA`.
-    private mutating func readAttributeType(_ pos: inout Int) throws(XMLScanStop) -> Bool {
+    private func readAttributeType(_ pos: inout Int) throws(XMLScanStop) -> Bool {
         try need(pos + 1, pos)
         if bytes[pos] == UInt8(ascii: "(") {
             try readNameList(&pos, tokens: true)
@@ -263,7 +263,7 @@ extension XMLTokenizer {
     }
 
     /// `( a | b | c )` at `pos`: names, or name tokens.
-    private mutating func readNameList(_ pos: inout Int, tokens: Bool) throws(XMLScanStop) {
+    private func readNameList(_ pos: inout Int, tokens: Bool) throws(XMLScanStop) {
         pos += 1
         while true {
             _ = skipWhitespace(&pos)
@@ -279,7 +279,7 @@ extension XMLTokenizer {
     }
 
     /// `<!ENTITY name value>`, `<!ENTITY % name value>`, or an external one.
-    private mutating func readEntityDeclaration(_ pos: inout Int) throws(XMLScanStop) {
+    private func readEntityDeclaration(_ pos: inout Int) throws(XMLScanStop) {
         pos += 8
         try requireWhitespace(&pos)
         try need(pos + 1, pos)
@@ -324,7 +324,7 @@ extension XMLTokenizer {
 
     /// A quoted entity value; returns its replacement text: character references replaced,
     /// entity references kept as written, line ends normalised.
-    private mutating func readEntityValue(_ pos: inout Int) throws(XMLScanStop) -> [UInt8] {
+    private func readEntityValue(_ pos: inout Int) throws(XMLScanStop) -> [UInt8] {
         let quote = bytes[pos]
         pos += 1
         var output: [UInt8] = []
@@ -365,7 +365,7 @@ extension XMLTokenizer {
     }
 
     /// `<!NOTATION name (ExternalID | PUBLIC literal)>`: checked, not kept.
-    private mutating func readNotationDeclaration(_ pos: inout Int) throws(XMLScanStop) {
+    private func readNotationDeclaration(_ pos: inout Int) throws(XMLScanStop) {
         pos += 10
         try requireWhitespace(&pos)
         let name = try readName(&pos)
@@ -384,7 +384,7 @@ extension XMLTokenizer {
     /// `SYSTEM "uri"` or `PUBLIC "id" "uri"` (the URI optional in a notation); returns the
     /// literals' ranges, quotes excluded.
     @discardableResult
-    private mutating func readExternalID(
+    private func readExternalID(
         _ pos: inout Int, allowsPublicOnly: Bool
     ) throws(XMLScanStop) -> (publicID: Range<Int>?, systemID: Range<Int>?) {
         try need(pos + 6, pos)
@@ -412,7 +412,7 @@ extension XMLTokenizer {
         }
     }
 
-    private mutating func readSystemLiteral(_ pos: inout Int) throws(XMLScanStop) -> Range<Int> {
+    private func readSystemLiteral(_ pos: inout Int) throws(XMLScanStop) -> Range<Int> {
         try need(pos + 1, pos)
         let quote = bytes[pos]
         guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else { throw unexpected(at: pos) }
@@ -434,7 +434,7 @@ extension XMLTokenizer {
         }
     }
 
-    private mutating func readPublicIDLiteral(_ pos: inout Int) throws(XMLScanStop) -> Range<Int> {
+    private func readPublicIDLiteral(_ pos: inout Int) throws(XMLScanStop) -> Range<Int> {
         try need(pos + 1, pos)
         let quote = bytes[pos]
         guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else { throw unexpected(at: pos) }
@@ -458,12 +458,12 @@ extension XMLTokenizer {
         range.count == keyword.utf8CodeUnitCount && matches(keyword, at: range.lowerBound)
     }
 
-    mutating func requireWhitespace(_ pos: inout Int) throws(XMLScanStop) {
+    func requireWhitespace(_ pos: inout Int) throws(XMLScanStop) {
         try need(pos + 1, pos)
         guard skipWhitespace(&pos) else { throw unexpected(at: pos) }
     }
 
-    mutating func expect(_ byte: UInt8, _ pos: inout Int) throws(XMLScanStop) {
+    func expect(_ byte: UInt8, _ pos: inout Int) throws(XMLScanStop) {
         try need(pos + 1, pos)
         guard bytes[pos] == byte else { throw unexpected(at: pos) }
         pos += 1

@@ -2,7 +2,7 @@ extension XMLTokenizer {
     // MARK: - Comments, processing instructions, CDATA
 
     /// Reads a comment at `pos` (`<!--`): no `--` inside, and nothing delivered.
-    mutating func readComment(_ pos: inout Int) throws(XMLScanStop) {
+    func readComment(_ pos: inout Int) throws(XMLScanStop) {
         pos += 4
         while true {
             try need(pos + 1, pos)
@@ -26,7 +26,7 @@ extension XMLTokenizer {
 
     /// Reads a processing instruction at `pos` (`<?`) and delivers it (inside a DTD, once the
     /// whole DTD is read).
-    mutating func readProcessingInstruction(_ pos: inout Int) throws(XMLScanStop) {
+    func readProcessingInstruction(_ pos: inout Int) throws(XMLScanStop) {
         let start = pos
         pos += 2
         let targetRange = try readName(&pos)
@@ -47,7 +47,7 @@ extension XMLTokenizer {
         deliverNormalised(dataRange) { $0.deliverInstruction(target: target, data: $1) }
     }
 
-    private mutating func deliverInstruction(target: String, data: UnsafeBufferPointer<UInt8>) {
+    private func deliverInstruction(target: String, data: UnsafeBufferPointer<UInt8>) {
         if phase == .prolog && documentType != nil && !sawDoctype {
             documentType?.pendingEvents.append(.processingInstruction(target: target, data: Array(data)))
         } else {
@@ -56,7 +56,7 @@ extension XMLTokenizer {
     }
 
     /// Reads a CDATA section at `pos` (`<![CDATA[`) as character data.
-    mutating func readCDATA(_ pos: inout Int) throws(XMLScanStop) {
+    func readCDATA(_ pos: inout Int) throws(XMLScanStop) {
         pos += 9
         let dataRange = try readUntil(&pos, terminator: (UInt8(ascii: "]"), UInt8(ascii: "]"), UInt8(ascii: ">")))
         deliverNormalised(dataRange) { $0.sink.characters($1) }
@@ -64,7 +64,7 @@ extension XMLTokenizer {
 
     /// Reads legal characters up to a two- or three-byte terminator, which it consumes; returns
     /// the characters' range.
-    private mutating func readUntil(_ pos: inout Int, terminator: (UInt8, UInt8, UInt8?)) throws(XMLScanStop) -> Range<Int> {
+    private func readUntil(_ pos: inout Int, terminator: (UInt8, UInt8, UInt8?)) throws(XMLScanStop) -> Range<Int> {
         let start = pos
         let length = terminator.2 == nil ? 2 : 3
         while true {
@@ -88,11 +88,11 @@ extension XMLTokenizer {
     }
 
     /// Hands `range` to `deliver`, with line ends normalised when it holds a carriage return.
-    private mutating func deliverNormalised(
-        _ range: Range<Int>, _ deliver: (inout Self, UnsafeBufferPointer<UInt8>) -> Void
+    private func deliverNormalised(
+        _ range: Range<Int>, _ deliver: (XMLTokenizer, UnsafeBufferPointer<UInt8>) -> Void
     ) {
         let slice = UnsafeBufferPointer(rebasing: bytes[range])
-        guard anchor == nil, slice.contains(0x0D) else { return deliver(&self, slice) }
+        guard anchor == nil, slice.contains(0x0D) else { return deliver(self, slice) }
         var output: [UInt8] = []
         output.reserveCapacity(slice.count)
         var index = 0
@@ -106,14 +106,14 @@ extension XMLTokenizer {
             }
             index += 1
         }
-        output.withUnsafeBufferPointer { deliver(&self, $0) }
+        output.withUnsafeBufferPointer { deliver(self, $0) }
     }
 
     // MARK: - References
 
     /// The character a character reference at `pos` (`&#`) stands for, which must be legal;
     /// `pos` ends after the `;`.
-    mutating func readCharacterReference(_ pos: inout Int) throws(XMLScanStop) -> UInt32 {
+    func readCharacterReference(_ pos: inout Int) throws(XMLScanStop) -> UInt32 {
         let start = pos
         pos += 2
         var hex = false
@@ -148,7 +148,7 @@ extension XMLTokenizer {
     }
 
     /// Reads `&name;` at `pos`; returns the name's range.
-    mutating func readEntityReferenceName(_ pos: inout Int) throws(XMLScanStop) -> Range<Int> {
+    func readEntityReferenceName(_ pos: inout Int) throws(XMLScanStop) -> Range<Int> {
         let start = pos
         pos += 1
         let range: Range<Int>
@@ -186,7 +186,7 @@ extension XMLTokenizer {
     }
 
     /// Reads a reference in content at `pos` (`&`) and delivers what it stands for.
-    mutating func readReferenceInContent(_ pos: inout Int) throws(XMLScanStop) {
+    func readReferenceInContent(_ pos: inout Int) throws(XMLScanStop) {
         let start = pos
         try need(pos + 2, pos)
         if bytes[pos + 1] == UInt8(ascii: "#") {
@@ -203,7 +203,7 @@ extension XMLTokenizer {
         }
         let text = try entityText(range, at: start, inAttribute: false)
         let saved = openAtEntityStart
-        try withEntity(text, at: start) { (tokenizer: inout Self) throws(XMLScanStop) in
+        try withEntity(text, at: start) { (tokenizer: XMLTokenizer) throws(XMLScanStop) in
             tokenizer.openAtEntityStart = tokenizer.open.count
             var position = 0
             try tokenizer.readContent(&position)
@@ -215,7 +215,7 @@ extension XMLTokenizer {
 
     /// The replacement text of the general entity named by `range`, checked for use here and
     /// counted against the expansion budget.
-    private mutating func entityText(_ range: Range<Int>, at start: Int, inAttribute: Bool) throws(XMLScanStop) -> XMLEntityText {
+    private func entityText(_ range: Range<Int>, at start: Int, inAttribute: Bool) throws(XMLScanStop) -> XMLEntityText {
         let name = names.name(bytes, range).qualified
         guard let entity = documentType?.generalEntities[name] else {
             throw fail(.undeclaredEntity(name), start)
@@ -236,7 +236,7 @@ extension XMLTokenizer {
     /// ``XMLParsingOptions/maximumEntityExpansionSize`` in all, and no more than
     /// ``XMLParsingOptions/maximumEntityExpansionRatio`` times the document's size once past
     /// 64 KiB.
-    mutating func chargeExpansion(_ count: Int, at start: Int) throws(XMLScanStop) {
+    func chargeExpansion(_ count: Int, at start: Int) throws(XMLScanStop) {
         expandedBytes += count
         let ratioLimit = max(options.maximumEntityExpansionRatio.multipliedReportingOverflow(by: documentSize).partialValue, 65_536)
         let limit = min(options.maximumEntityExpansionSize, ratioLimit)
@@ -247,8 +247,8 @@ extension XMLTokenizer {
 
     /// Runs `body` over an entity's replacement text, reporting errors at `start` (or at the
     /// outer reference, inside an entity already).
-    mutating func withEntity(
-        _ text: XMLEntityText, at start: Int, _ body: (inout Self) throws(XMLScanStop) -> Void
+    func withEntity(
+        _ text: XMLEntityText, at start: Int, _ body: (XMLTokenizer) throws(XMLScanStop) -> Void
     ) throws(XMLScanStop) {
         let saved = (bytes, end, isFinal, base, anchor)
         let outerAnchor = anchor ?? (base + start)
@@ -264,14 +264,14 @@ extension XMLTokenizer {
             entityDepth -= 1
             expanding.removeLast()
         }
-        try body(&self)
+        try body(self)
     }
 
     // MARK: - Attribute values
 
     /// Reads a quoted attribute value at `pos`, normalised as for CDATA; with `expand` false
     /// (a default in an ignored declaration), entity references are checked only for syntax.
-    mutating func readAttributeValue(_ pos: inout Int, expand: Bool) throws(XMLScanStop) -> String {
+    func readAttributeValue(_ pos: inout Int, expand: Bool) throws(XMLScanStop) -> String {
         try need(pos + 1, pos)
         let quote = bytes[pos]
         guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else { throw unexpected(at: pos) }
@@ -295,7 +295,7 @@ extension XMLTokenizer {
 
     /// Appends an attribute value's characters, normalised, to `valueBuffer` up to `quote` (which
     /// it consumes) or, with no quote, to the end of the input (an entity's replacement text).
-    private mutating func appendAttributeCharacters(_ pos: inout Int, quote: UInt8?, expand: Bool) throws(XMLScanStop) {
+    private func appendAttributeCharacters(_ pos: inout Int, quote: UInt8?, expand: Bool) throws(XMLScanStop) {
         let collapsesCRLF = anchor == nil
         while true {
             guard pos < end else {
@@ -338,7 +338,7 @@ extension XMLTokenizer {
     }
 
     /// Appends what a reference in an attribute value at `pos` stands for.
-    private mutating func appendAttributeReference(_ pos: inout Int, expand: Bool) throws(XMLScanStop) {
+    private func appendAttributeReference(_ pos: inout Int, expand: Bool) throws(XMLScanStop) {
         let start = pos
         try need(pos + 2, pos)
         if bytes[pos + 1] == UInt8(ascii: "#") {
@@ -355,7 +355,7 @@ extension XMLTokenizer {
             return
         }
         let text = try entityText(range, at: start, inAttribute: true)
-        try withEntity(text, at: start) { (tokenizer: inout Self) throws(XMLScanStop) in
+        try withEntity(text, at: start) { (tokenizer: XMLTokenizer) throws(XMLScanStop) in
             var position = 0
             try tokenizer.appendAttributeCharacters(&position, quote: nil, expand: true)
         }

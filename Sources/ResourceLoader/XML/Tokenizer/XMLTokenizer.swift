@@ -32,10 +32,16 @@ enum XMLScanStop: Error {
 /// after it (see ``XMLStreamParser``). A token is read only once it is complete, so no event is
 /// ever delivered twice or in part. The whole document in one piece is the fast path.
 ///
+/// **A class.** The tokenizer is one object driven by one caller: its helpers, called from one
+/// another thousands of times per document, then share it instead of copying a large struct
+/// (which unoptimised builds do for every non-mutating call). Its state is touched only by its
+/// own methods on the caller's thread, never with two accesses overlapping, so the dynamic
+/// exclusivity checks are off (`@exclusivity(unchecked)`).
+///
 /// **Entities.** A general entity's replacement text is read by the same code as the document,
 /// over the entity's bytes (``withEntity(_:anchor:_:)``); errors inside it are reported at the
 /// reference.
-struct XMLTokenizer<Sink: XMLEventSink> {
+final class XMLTokenizer<Sink: XMLEventSink> {
     /// Where the document is.
     enum Phase {
         /// Nothing read yet: a byte order mark or XML declaration may come.
@@ -48,45 +54,45 @@ struct XMLTokenizer<Sink: XMLEventSink> {
         case epilog
     }
 
-    var sink: Sink
+    @exclusivity(unchecked) var sink: Sink
     let options: XMLParsingOptions
     /// Whether names are resolved against namespace declarations (and must be QNames).
     let namespaceAware: Bool
 
     // The input being read: the document, or an entity's replacement text.
-    var bytes: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0)
-    var end = 0
-    var isFinal = true
+    @exclusivity(unchecked) var bytes: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0)
+    @exclusivity(unchecked) var end = 0
+    @exclusivity(unchecked) var isFinal = true
     /// The document offset of `bytes[0]`.
-    var base = 0
+    @exclusivity(unchecked) var base = 0
     /// Inside an entity: the document offset of the outermost reference, where errors are
     /// reported.
-    var anchor: Int?
+    @exclusivity(unchecked) var anchor: Int?
 
-    var phase = Phase.start
+    @exclusivity(unchecked) var phase = Phase.start
     /// Whether the document had anything but white space (for ``XMLParsingError/empty``).
-    var sawContent = false
-    var sawDoctype = false
-    var standalone = false
-    var names = XMLNameTable()
-    var namespaces = XMLNamespaceResolver()
-    var documentType: XMLDocumentType?
+    @exclusivity(unchecked) var sawContent = false
+    @exclusivity(unchecked) var sawDoctype = false
+    @exclusivity(unchecked) var standalone = false
+    @exclusivity(unchecked) var names = XMLNameTable()
+    @exclusivity(unchecked) var namespaces = XMLNamespaceResolver()
+    @exclusivity(unchecked) var documentType: XMLDocumentType?
     /// The names of the open elements, outermost first.
-    var open: [XMLName] = []
+    @exclusivity(unchecked) var open: [XMLName] = []
     /// While reading an entity's content: how many elements were open at its reference.
-    var openAtEntityStart = 0
+    @exclusivity(unchecked) var openAtEntityStart = 0
 
     // Scratch storage, reused token after token.
-    var attributes: [XMLAttributeEvent] = []
-    var valueBuffer: [UInt8] = []
-    var textBuffer: [UInt8] = []
+    @exclusivity(unchecked) var attributes: [XMLAttributeEvent] = []
+    @exclusivity(unchecked) var valueBuffer: [UInt8] = []
+    @exclusivity(unchecked) var textBuffer: [UInt8] = []
 
     // Entity expansion budget.
-    var expandedBytes = 0
-    var entityDepth = 0
-    var expanding: [String] = []
+    @exclusivity(unchecked) var expandedBytes = 0
+    @exclusivity(unchecked) var entityDepth = 0
+    @exclusivity(unchecked) var expanding: [String] = []
     /// The bytes of the document read so far, for the expansion ratio.
-    var documentSize = 0
+    @exclusivity(unchecked) var documentSize = 0
 
     /// The longest tag read whole (8 MiB); see ``XMLParsingError/tagTooLong(limit:)``.
     static var maximumTagLength: Int { 8 * 1024 * 1024 }
@@ -105,7 +111,7 @@ struct XMLTokenizer<Sink: XMLEventSink> {
     ///
     /// - Returns: How many bytes were consumed; the rest must be passed again, followed by more.
     /// - Throws: ``XMLScanStop/failed(_:offset:)`` at the first error.
-    mutating func parse(_ input: UnsafeBufferPointer<UInt8>, base: Int, isFinal: Bool) throws(XMLScanStop) -> Int {
+    func parse(_ input: UnsafeBufferPointer<UInt8>, base: Int, isFinal: Bool) throws(XMLScanStop) -> Int {
         bytes = input
         end = input.count
         documentSize = base + input.count
@@ -133,14 +139,14 @@ struct XMLTokenizer<Sink: XMLEventSink> {
         }
     }
 
-    /// The error for input that ends inside a token.
+    /// The error for input that ends inside a token: the document is cut short, or after the
+    /// root, the markup there is unfinished.
     private func finalStop(_ tokenStart: Int) -> XMLScanStop {
-        phase == .content || phase == .start && sawContent
-            ? .failed(.error(.truncated), offset: base + tokenStart) : .failed(.malformed, offset: base + tokenStart)
+        phase == .epilog ? .failed(.malformed, offset: base + tokenStart) : .failed(.error(.truncated), offset: base + tokenStart)
     }
 
     /// A byte order mark and the XML declaration.
-    private mutating func readStart(_ pos: inout Int) throws(XMLScanStop) {
+    private func readStart(_ pos: inout Int) throws(XMLScanStop) {
         if base == 0 && pos == 0 {
             if end < 3 && !isFinal && Self.couldStart(bytes, with: [0xEF, 0xBB, 0xBF]) { throw .needsInput }
             if end >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { pos = 3 }
@@ -177,7 +183,7 @@ struct XMLTokenizer<Sink: XMLEventSink> {
 
     /// Reads one item of the prolog or epilog: white space, a comment, a PI, the DOCTYPE or the
     /// root's start tag. Returns `false` when the input is done.
-    private mutating func readMisc(_ pos: inout Int) throws(XMLScanStop) -> Bool {
+    private func readMisc(_ pos: inout Int) throws(XMLScanStop) -> Bool {
         while pos < end && XMLCharacters.isWhitespace(bytes[pos]) { pos += 1 }
         guard pos < end else {
             guard isFinal else { return false }
@@ -197,6 +203,8 @@ struct XMLTokenizer<Sink: XMLEventSink> {
             try need(pos + 4, pos)
             if matches("<!--", at: pos) {
                 try readComment(&pos)
+            } else if try refusesDoctype(at: pos) {
+                throw .failed(.error(.doctypeNotAllowed), offset: base + pos)
             } else if phase == .prolog {
                 try need(pos + 9, pos)
                 guard matches("<!DOCTYPE", at: pos), !sawDoctype else { throw fail(.malformed, pos) }
@@ -216,11 +224,22 @@ struct XMLTokenizer<Sink: XMLEventSink> {
         return true
     }
 
+    /// Whether DTDs are refused and `<!DOCTYPE`, in any case, is at `pos`: refused wherever it
+    /// stands, so that no spelling of one ever gets further than the DOCTYPE error.
+    private func refusesDoctype(at pos: Int) throws(XMLScanStop) -> Bool {
+        guard options.documentTypeDeclarations == .refuse else { return false }
+        try need(pos + 9, pos, orEndOf: true)
+        guard pos + 9 <= end else { return false }
+        let word: [UInt8] = Array("DOCTYPE".utf8)
+        for index in 0..<7 where bytes[pos + 2 + index] & 0xDF != word[index] { return false }
+        return true
+    }
+
     // MARK: - Content
 
     /// Reads content until the root element closes (then the phase is `.epilog`) or, inside an
     /// entity, until the replacement text ends.
-    mutating func readContent(_ pos: inout Int) throws(XMLScanStop) {
+    func readContent(_ pos: inout Int) throws(XMLScanStop) {
         while true {
             guard pos < end else {
                 if anchor != nil { return }
@@ -240,7 +259,7 @@ struct XMLTokenizer<Sink: XMLEventSink> {
     }
 
     /// Reads one token of content at `pos`.
-    private mutating func readContentToken(_ pos: inout Int) throws(XMLScanStop) {
+    private func readContentToken(_ pos: inout Int) throws(XMLScanStop) {
         do {
             let byte = bytes[pos]
             if byte == UInt8(ascii: "<") {
@@ -253,6 +272,8 @@ struct XMLTokenizer<Sink: XMLEventSink> {
                     try need(pos + 4, pos)
                     if matches("<!--", at: pos) {
                         try readComment(&pos)
+                    } else if try refusesDoctype(at: pos) {
+                        throw fail(.error(.doctypeNotAllowed), pos)
                     } else {
                         try need(pos + 9, pos)
                         guard matches("<![CDATA[", at: pos) else { throw fail(.malformed, pos) }
@@ -272,7 +293,7 @@ struct XMLTokenizer<Sink: XMLEventSink> {
     }
 
     /// Reads character data up to the next `<` or `&`.
-    private mutating func readText(_ pos: inout Int) throws(XMLScanStop) {
+    private func readText(_ pos: inout Int) throws(XMLScanStop) {
         let start = pos
         var copiedUpTo = start
         var buffered = false
@@ -326,7 +347,7 @@ struct XMLTokenizer<Sink: XMLEventSink> {
     // MARK: - Tags
 
     /// Reads a start tag or empty-element tag at `pos` (`<` and a name).
-    private mutating func readStartTag(_ pos: inout Int) throws(XMLScanStop) {
+    private func readStartTag(_ pos: inout Int) throws(XMLScanStop) {
         let tagStart = pos
         pos += 1
         let nameRange = try readName(&pos)
@@ -414,7 +435,7 @@ struct XMLTokenizer<Sink: XMLEventSink> {
     }
 
     /// Reads an end tag at `pos` (`</`).
-    private mutating func readEndTag(_ pos: inout Int) throws(XMLScanStop) {
+    private func readEndTag(_ pos: inout Int) throws(XMLScanStop) {
         let tagStart = pos
         pos += 2
         let nameRange = try readName(&pos)
@@ -434,7 +455,7 @@ struct XMLTokenizer<Sink: XMLEventSink> {
     // MARK: - Names, white space, positions
 
     /// Reads a `Name` at `pos`; returns its range.
-    mutating func readName(_ pos: inout Int, token: Bool = false) throws(XMLScanStop) -> Range<Int> {
+    func readName(_ pos: inout Int, token: Bool = false) throws(XMLScanStop) -> Range<Int> {
         let start = pos
         let table = XMLCharacters.asciiNameTable
         var first = !token
@@ -471,7 +492,7 @@ struct XMLTokenizer<Sink: XMLEventSink> {
 
     /// Skips white space; returns whether there was any.
     @inline(__always)
-    mutating func skipWhitespace(_ pos: inout Int) -> Bool {
+    func skipWhitespace(_ pos: inout Int) -> Bool {
         let start = pos
         while pos < end && XMLCharacters.isWhitespace(bytes[pos]) { pos &+= 1 }
         return pos > start
@@ -484,7 +505,9 @@ struct XMLTokenizer<Sink: XMLEventSink> {
         guard count > end else { return }
         if isFinal || anchor != nil {
             if orEndOf { return }
-            throw anchor == nil && phase == .content
+            // Inside an entity the replacement text is all there is: a token cut short is
+            // malformed. In the document, the document was cut short.
+            throw anchor == nil && phase != .epilog
                 ? .failed(.error(.truncated), offset: base + position) : fail(.malformed, position)
         }
         throw .needsInput
