@@ -1,5 +1,19 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
+
+/// The products `ResourceLoaderAsyncHTTPClient` uses, each only while the `AsyncHTTPClient` trait
+/// is on.
+let asyncHTTPClientProducts: [Target.Dependency] = [
+    ("AsyncHTTPClient", "async-http-client"), ("NIOCore", "swift-nio"), ("NIOHTTP1", "swift-nio"),
+    ("NIOPosix", "swift-nio"), ("NIOHTTPCompression", "swift-nio-extras"),
+].map { .product(name: $0.0, package: $0.1, condition: .when(traits: ["AsyncHTTPClient"])) }
+
+/// The products of swift-log, swift-metrics and swift-distributed-tracing, each only while its
+/// trait is on.
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log", condition: .when(traits: ["Logging"]))
+let metrics: Target.Dependency = .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Metrics"]))
+let tracing: Target.Dependency = .product(
+    name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"]))
 
 let package = Package(
     name: "ResourceLoader",
@@ -13,18 +27,84 @@ let package = Package(
     products: [
         .library(name: "ResourceLoader", targets: ["ResourceLoader"]),
         .library(name: "ResourceLoaderTesting", targets: ["ResourceLoaderTesting"]),
+        // The optional integrations: each product is empty unless its trait is enabled.
+        .library(name: "ResourceLoaderAsyncHTTPClient", targets: ["ResourceLoaderAsyncHTTPClient"]),
+        .library(name: "ResourceLoaderLogging", targets: ["ResourceLoaderLogging"]),
+        .library(name: "ResourceLoaderMetrics", targets: ["ResourceLoaderMetrics"]),
+        .library(name: "ResourceLoaderTracing", targets: ["ResourceLoaderTracing"]),
+    ],
+    // Every trait is off by default: with the default traits the package resolves no dependency.
+    traits: [
+        .trait(
+            name: "AsyncHTTPClient",
+            description: "AsyncHTTPClientTransport, a transport over swift-server/async-http-client, "
+                + "in the ResourceLoaderAsyncHTTPClient product."
+        ),
+        .trait(
+            name: "Logging",
+            description: "ResourceLoaderLogging: a fetch monitor that logs through a swift-log Logger."
+        ),
+        .trait(
+            name: "Metrics",
+            description: "ResourceLoaderMetrics: a fetch monitor that records swift-metrics counters, timers and a gauge."
+        ),
+        .trait(
+            name: "Tracing",
+            description: "ResourceLoaderTracing: a swift-distributed-tracing span per fetch, with the trace context propagated in the request's headers."
+        ),
+    ],
+    // Each package is used only through target dependencies guarded by a trait, so none of them is
+    // resolved or fetched while its trait is off (.ci/zero-dependencies.sh checks it).
+    dependencies: [
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // AsyncHTTPClient's own dependencies, named for the NIO types the transport uses.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
     ],
     targets: [
         .target(name: "ResourceLoader"),
         .target(name: "ResourceLoaderTesting", dependencies: ["ResourceLoader"]),
+        .target(
+            name: "ResourceLoaderAsyncHTTPClient",
+            dependencies: ["ResourceLoader"] + asyncHTTPClientProducts
+        ),
+        .target(name: "ResourceLoaderLogging", dependencies: ["ResourceLoader", logging]),
+        .target(name: "ResourceLoaderMetrics", dependencies: ["ResourceLoader", metrics]),
+        .target(name: "ResourceLoaderTracing", dependencies: ["ResourceLoader", tracing]),
         .testTarget(
             name: "ResourceLoaderTests",
-            dependencies: ["ResourceLoader", "ResourceLoaderTesting"],
+            dependencies: ["ResourceLoader", "ResourceLoaderTesting", "ResourceLoaderAsyncHTTPClient"]
+                + asyncHTTPClientProducts,
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "DocumentationTests",
-            dependencies: ["ResourceLoader", "ResourceLoaderTesting"]
+            dependencies: [
+                "ResourceLoader", "ResourceLoaderTesting", "ResourceLoaderAsyncHTTPClient",
+                // For the snippets of ObservingOnAServer.md, compiled only with the traits on.
+                "ResourceLoaderLogging", "ResourceLoaderMetrics", "ResourceLoaderTracing", logging, metrics, tracing,
+            ] + asyncHTTPClientProducts
+        ),
+        // The integrations' tests: they compile only with their traits on, and the target builds
+        // (empty) with them off.
+        .testTarget(
+            name: "ResourceLoaderIntegrationTests",
+            dependencies: [
+                "ResourceLoader",
+                "ResourceLoaderTesting",
+                "ResourceLoaderLogging",
+                "ResourceLoaderMetrics",
+                "ResourceLoaderTracing",
+                logging,
+                .product(name: "InMemoryLogging", package: "swift-log", condition: .when(traits: ["Logging"])),
+                metrics,
+                .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
+                tracing,
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 // The benchmark suite: one executable that measures ResourceLoader against the floor (raw
@@ -10,11 +10,12 @@ let package = Package(
     dependencies: [
         // By path, with a fixed name, so the package identity does not depend on the folder the
         // repository was cloned into.
-        .package(name: "ResourceLoader", path: ".."),
+        .package(name: "ResourceLoader", path: "..", traits: ["AsyncHTTPClient"]),
         .package(url: "https://github.com/drmohundro/SWXMLHash", exact: "8.1.1"),
         .package(url: "https://github.com/CoreOffice/XMLCoder", exact: "0.18.2"),
-        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // The same URLs as the root package's (which the AsyncHTTPClient trait brings in).
+        .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         // Counts calls to malloc and friends, process-wide, by interposing them (glibc only;
@@ -25,6 +26,7 @@ let package = Package(
             dependencies: [
                 "MallocCounter",
                 .product(name: "ResourceLoader", package: "ResourceLoader"),
+                .product(name: "ResourceLoaderAsyncHTTPClient", package: "ResourceLoader"),
                 .product(name: "SWXMLHash", package: "SWXMLHash"),
                 .product(name: "XMLCoder", package: "XMLCoder"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 let package = Package(
@@ -7,11 +7,13 @@ let package = Package(
     products: [
         .executable(name: "user-details", targets: ["user-details"]),
         .executable(name: "cities", targets: ["cities"]),
+        .executable(name: "account", targets: ["account"]),
     ],
     dependencies: [
         // By path, with a fixed name, so the package identity does not depend on the folder the
-        // repository was cloned into.
-        .package(name: "ResourceLoader", path: ".."),
+        // repository was cloned into. The AsyncHTTPClient trait makes the demos' `--transport
+        // async-http-client` available (ResourceLoaderAsyncHTTPClient is empty without it).
+        .package(name: "ResourceLoader", path: "..", traits: ["AsyncHTTPClient"]),
     ],
     targets: [
         // The example resources and the facade an app would call.
@@ -29,12 +31,23 @@ let package = Package(
             ]
         ),
         // Argument parsing, printing and the three ways to load, shared by the demos.
-        .target(name: "DemoSupport", dependencies: ["ExampleResources", "FixtureServer"]),
+        .target(
+            name: "DemoSupport",
+            dependencies: [
+                "ExampleResources", "FixtureServer",
+                .product(name: "ResourceLoaderAsyncHTTPClient", package: "ResourceLoader"),
+            ]
+        ),
         .executableTarget(name: "user-details", dependencies: ["DemoSupport"]),
         .executableTarget(name: "cities", dependencies: ["DemoSupport"]),
+        .executableTarget(name: "account", dependencies: ["DemoSupport", "FixtureServer"]),
         .testTarget(
             name: "ExamplesTests",
-            dependencies: ["ExampleResources", "FixtureServer", "DemoSupport"]
+            dependencies: [
+                "ExampleResources", "FixtureServer", "DemoSupport",
+                .product(name: "ResourceLoaderTesting", package: "ResourceLoader"),
+                .product(name: "ResourceLoaderAsyncHTTPClient", package: "ResourceLoader"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

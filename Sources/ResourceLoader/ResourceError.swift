@@ -70,7 +70,7 @@ extension ResourceError {
         /// The store holds no credential: nobody has logged in, or the app removed it with
         /// ``CredentialStore/setCredential(_:)``. Nothing was sent.
         case noCredential
-        /// ``Authenticator/refresh(_:)`` threw this error. Every request that waited for that
+        /// ``Authenticator/refresh(_:through:)`` threw this error. Every request that waited for that
         /// refresh fails with the same error.
         case refreshFailed(any Error)
     }
@@ -196,7 +196,12 @@ extension ResourceError {
 
     /// The case's name and, for ``transport(_:underlying:)``, its code, as in `"httpStatus"` or
     /// `"transport(-1004)"`: words that carry nothing from the request or the response.
-    var logName: String {
+    ///
+    /// What ``LoggingFetchMonitor`` writes for a failed fetch; public so that logs, metrics and
+    /// traces can name an error without its description. For
+    /// ``authenticationFailed(_:)`` it names the reason too, as in
+    /// `"authenticationFailed(noCredential)"`.
+    public var logName: String {
         switch self {
         case .invalidRequest: "invalidRequest"
         case .requestAdaptationFailed: "requestAdaptationFailed"

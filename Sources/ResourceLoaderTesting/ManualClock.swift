@@ -1,10 +1,11 @@
 import Foundation
 
-/// A clock that stands still until a test moves it, so that tests can assert durations (and,
-/// later, waits) without sleeping.
+/// A clock that stands still until a test moves it, so that tests can assert durations, waits
+/// and expiry without sleeping.
 ///
 /// Give it to a `ResourcePipeline` and advance it from the test, from an adapter or from a
-/// transport; the durations the pipeline's monitors see are the advances made in between:
+/// transport; the durations the pipeline's monitors see are the advances made in between, and a
+/// credential expires when the clock passes its date:
 ///
 /// ```swift
 /// let clock = ManualClock()
@@ -13,7 +14,15 @@ import Foundation
 /// ```
 ///
 /// ``sleep(until:tolerance:)`` suspends until ``advance(by:)`` reaches the deadline, or throws
-/// `CancellationError` when the sleeping task is cancelled.
+/// `CancellationError` when the sleeping task is cancelled. To test a retry schedule, let the
+/// fetch run in a task and move the clock to each wait as it begins with
+/// ``advanceToNextSleeper()``, which returns how long the wait was:
+///
+/// ```swift
+/// let fetch = Task { try await service.fetch(Cities()) }
+/// #expect(await clock.advanceToNextSleeper() == .milliseconds(500))
+/// let cities = try await fetch.value
+/// ```
 public final class ManualClock: Clock, @unchecked Sendable {
     /// A reading of a ``ManualClock``: the time advanced since the clock was made.
     public struct Instant: InstantProtocol, Sendable {
@@ -51,6 +60,8 @@ public final class ManualClock: Clock, @unchecked Sendable {
         var now = Instant(offset: .zero)
         var sleepers: [Sleeper] = []
         var nextID: UInt64 = 0
+        /// Tasks waiting in ``waitForSleepers(count:)``, resumed whenever a sleeper arrives.
+        var sleeperWatchers: [CheckedContinuation<Void, Never>] = []
     }
 
     // `lock` guards `state`.
@@ -90,12 +101,14 @@ public final class ManualClock: Clock, @unchecked Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let ready = withState { state -> Bool in
-                    if deadline <= state.now || Task.isCancelled { return true }
+                let (ready, watchers) = withState { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+                    if deadline <= state.now || Task.isCancelled { return (true, []) }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    return false
+                    defer { state.sleeperWatchers = [] }
+                    return (false, state.sleeperWatchers)
                 }
                 if ready { continuation.resume() }
+                for watcher in watchers { watcher.resume() }
             }
         } onCancel: {
             let sleeper = withState { state -> Sleeper? in
@@ -105,6 +118,44 @@ public final class ManualClock: Clock, @unchecked Sendable {
             sleeper?.continuation.resume(throwing: CancellationError())
         }
         try Task.checkCancellation()
+    }
+
+    /// How many tasks are sleeping on the clock.
+    public var sleeperCount: Int {
+        withState { $0.sleepers.count }
+    }
+
+    /// Suspends until at least `count` tasks are sleeping on the clock.
+    ///
+    /// Use it to wait until the code under test has reached a wait (a retry's backoff, say)
+    /// before moving the clock. It waits as long as it takes: bound the test with a time limit.
+    public func waitForSleepers(count: Int = 1) async {
+        while withState({ $0.sleepers.count < count }) {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let satisfied = withState { state -> Bool in
+                    if state.sleepers.count >= count { return true }
+                    state.sleeperWatchers.append(continuation)
+                    return false
+                }
+                if satisfied { continuation.resume() }
+            }
+        }
+    }
+
+    /// Waits until a task sleeps on the clock, then advances the clock to the earliest wake-up
+    /// and returns how far it moved: the length of the wait, measured from the current reading.
+    @discardableResult
+    public func advanceToNextSleeper() async -> Duration {
+        while true {
+            await waitForSleepers(count: 1)
+            let step = withState { state -> Duration? in
+                state.sleepers.map(\.deadline).min().map { state.now.duration(to: $0) }
+            }
+            // A sleeper cancelled in between is gone: wait for the next one.
+            guard let step else { continue }
+            advance(by: max(step, .zero))
+            return step
+        }
     }
 
     private func withState<T>(_ body: (inout State) -> T) -> T {

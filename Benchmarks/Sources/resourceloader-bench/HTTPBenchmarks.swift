@@ -143,9 +143,46 @@ enum HTTPClientKind: String, CaseIterable {
     case ourCompletion = "ResourceService completion"
     case handCompletion = "hand-written URLSession completion"
     case asyncHTTPClient = "AsyncHTTPClient"
+    // Through a `ResourcePipeline`, over the same transport as `ourAsync` and `ourCompletion`
+    // (issue 14's cost bounds; see "Pipeline hooks: what they cost" in Docs/Performance.md).
+    case pipelineEmptyAsync = "ResourceService async, empty pipeline"
+    case pipelineHooksAsync = "ResourceService async, pipeline: adapter + no-op monitor"
+    case pipelineLoggingAsync = "ResourceService async, pipeline: adapter + LoggingFetchMonitor"
+    case pipelineAuthRetryAsync = "ResourceService async, pipeline: credential store + retry policy"
+    case pipelineEmptyCompletion = "ResourceService completion, empty pipeline"
+    case pipelineHooksCompletion = "ResourceService completion, pipeline: adapter + no-op monitor"
+    case pipelineLoggingCompletion = "ResourceService completion, pipeline: adapter + LoggingFetchMonitor"
+    case pipelineAuthRetryCompletion = "ResourceService completion, pipeline: credential store + retry policy"
+    // Controls for the pipeline clients with an adapter, for profiles only: no pipeline, the
+    // adapter's header set by the resource's own `urlRequest()`.
+    case headerAsync = "ResourceService async, header in headerFields"
+    case headerCompletion = "ResourceService completion, header in headerFields"
 
-    /// Every client once, each target's two side by side: the groups a run's rounds are made of.
+    /// The clients compared with hand-written code and with each other at every concurrency.
+    static let comparedClients: [HTTPClientKind] = [.ourAsync, .ourAsyncPlain, .handAsync, .ourCompletion, .handCompletion, .asyncHTTPClient]
+
+    /// Every compared client once, each target's two side by side: the groups a run's rounds are
+    /// made of.
     static let pairedGroups: [[HTTPClientKind]] = [[.ourAsync, .handAsync], [.ourCompletion, .handCompletion], [.ourAsyncPlain], [.asyncHTTPClient]]
+
+    /// The pipeline clients, each group led by the service without a pipeline they are compared
+    /// with: the groups of the pipeline part's rounds.
+    static let pipelineGroups: [[HTTPClientKind]] = [
+        [.ourAsync, .pipelineEmptyAsync, .pipelineHooksAsync, .pipelineLoggingAsync, .pipelineAuthRetryAsync],
+        [.ourCompletion, .pipelineEmptyCompletion, .pipelineHooksCompletion, .pipelineLoggingCompletion, .pipelineAuthRetryCompletion],
+    ]
+
+    /// Whether the client fetches with `async`/`await` (else with completion handlers).
+    var isAsync: Bool {
+        switch self {
+        case .ourAsync, .ourAsyncPlain, .handAsync, .asyncHTTPClient, .pipelineEmptyAsync, .pipelineHooksAsync,
+             .pipelineLoggingAsync, .pipelineAuthRetryAsync, .headerAsync:
+            true
+        case .ourCompletion, .handCompletion, .pipelineEmptyCompletion, .pipelineHooksCompletion, .pipelineLoggingCompletion,
+             .pipelineAuthRetryCompletion, .headerCompletion:
+            false
+        }
+    }
 
     var key: String {
         switch self {
@@ -155,7 +192,56 @@ enum HTTPClientKind: String, CaseIterable {
         case .ourCompletion: "resourceservice-completion"
         case .handCompletion: "urlsession-completion"
         case .asyncHTTPClient: "asynchttpclient"
+        case .pipelineEmptyAsync: "resourceservice-pipeline-empty-async"
+        case .pipelineHooksAsync: "resourceservice-pipeline-hooks-async"
+        case .pipelineLoggingAsync: "resourceservice-pipeline-logging-async"
+        case .pipelineAuthRetryAsync: "resourceservice-pipeline-auth-retry-async"
+        case .pipelineEmptyCompletion: "resourceservice-pipeline-empty-completion"
+        case .pipelineHooksCompletion: "resourceservice-pipeline-hooks-completion"
+        case .pipelineLoggingCompletion: "resourceservice-pipeline-logging-completion"
+        case .pipelineAuthRetryCompletion: "resourceservice-pipeline-auth-retry-completion"
+        case .headerAsync: "resourceservice-header-async"
+        case .headerCompletion: "resourceservice-header-completion"
         }
+    }
+}
+
+/// The pipeline targets: a service made from a `ResourcePipeline` against one made with
+/// `ResourceService(session:)` over the same transport (issue 14: at most 2% more for an empty
+/// pipeline, 5% for one adapter and one monitor).
+let pipelineComparisons: [(name: String, kind: HTTPClientKind, reference: HTTPClientKind, bound: Double)] = [
+    ("http.pipeline_empty_async_c1_vs_resourceservice", .pipelineEmptyAsync, .ourAsync, 0.98),
+    ("http.pipeline_empty_completion_c1_vs_resourceservice", .pipelineEmptyCompletion, .ourCompletion, 0.98),
+    ("http.pipeline_hooks_async_c1_vs_resourceservice", .pipelineHooksAsync, .ourAsync, 0.95),
+    ("http.pipeline_hooks_completion_c1_vs_resourceservice", .pipelineHooksCompletion, .ourCompletion, 0.95),
+    ("http.pipeline_logging_async_c1_vs_resourceservice", .pipelineLoggingAsync, .ourAsync, 0.95),
+    ("http.pipeline_logging_completion_c1_vs_resourceservice", .pipelineLoggingCompletion, .ourCompletion, 0.95),
+    ("http.pipeline_auth_retry_async_c1_vs_resourceservice", .pipelineAuthRetryAsync, .ourAsync, 0.95),
+    ("http.pipeline_auth_retry_completion_c1_vs_resourceservice", .pipelineAuthRetryCompletion, .ourCompletion, 0.95),
+]
+
+/// `CityList` whose request carries the header the pipeline clients' adapter sets: what that
+/// header costs without a pipeline.
+struct CityListWithHeader: NetworkResourceType, JSONDecodableResourceType {
+    typealias Root = CitiesRoot
+    let url: URL
+    func model(from root: Root) -> [City] { root.cities }
+
+    var headerFields: [String: String] { ["X-Bench-Client": "resourceloader-bench"] }
+}
+
+/// A monitor that does nothing: what the pipeline itself costs for one monitor.
+struct SilentMonitor: FetchMonitor {}
+
+/// The simplest bearer-token authenticator: puts the token on every request; never refreshes,
+/// since nginx never answers 401 here.
+struct BenchBearerAuthenticator: Authenticator {
+    func apply(_ token: String, to request: inout URLRequest) {
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+    }
+
+    func refresh(_ token: String) async throws -> String {
+        token
     }
 }
 
@@ -193,6 +279,17 @@ final class HTTPClients: @unchecked Sendable {
     let handSession: URLSession
     let service: ResourceService<CityList>
     let plainService: ResourceService<CityList>
+    /// Through a pipeline with nothing configured.
+    let emptyPipelineService: ResourceService<CityList>
+    /// Through a pipeline with one adapter setting a header and one monitor that does nothing.
+    let hooksPipelineService: ResourceService<CityList>
+    /// The same adapter, and `LoggingFetchMonitor` with a sink that discards its lines.
+    let loggingPipelineService: ResourceService<CityList>
+    /// Through a pipeline with a credential store (a bearer token, never refreshed) and the
+    /// default `RetryPolicy()` (3 attempts; never used, since every answer is a 200).
+    let authRetryPipelineService: ResourceService<CityList>
+    /// Without a pipeline, for a resource that sets the adapter's header itself.
+    let headerService: ResourceService<CityListWithHeader>
     let httpClient: HTTPClient
     let callbackQueue = DispatchQueue(label: "bench.callbacks", attributes: .concurrent)
 
@@ -203,6 +300,19 @@ final class HTTPClients: @unchecked Sendable {
         handSession = URLSession(configuration: .ephemeral)
         service = ResourceService(session: ourSession)
         plainService = ResourceService(session: handSession)
+        let header = ClosureRequestAdapter { request in
+            var request = request
+            request.setValue("resourceloader-bench", forHTTPHeaderField: "X-Bench-Client")
+            return request
+        }
+        headerService = ResourceService(session: ourSession)
+        emptyPipelineService = ResourceService(pipeline: ResourcePipeline(session: ourSession))
+        hooksPipelineService = ResourceService(pipeline: ResourcePipeline(session: ourSession, adapters: [header], monitors: [SilentMonitor()]))
+        loggingPipelineService = ResourceService(pipeline: ResourcePipeline(
+            session: ourSession, adapters: [header], monitors: [LoggingFetchMonitor(sink: { _ in })]))
+        authRetryPipelineService = ResourceService(pipeline: ResourcePipeline(
+            session: ourSession, credentials: CredentialStore(authenticator: BenchBearerAuthenticator(), credential: "bench-token"),
+            retryPolicy: RetryPolicy()))
         httpClient = HTTPClient(eventLoopGroupProvider: .singleton)
     }
 
@@ -217,8 +327,7 @@ final class HTTPClients: @unchecked Sendable {
         let state = LoadState(total: total)
         let cpuBefore = processCPUSeconds()
         let start = now()
-        switch kind {
-        case .ourAsync, .ourAsyncPlain, .handAsync, .asyncHTTPClient:
+        if kind.isAsync {
             try blocking { [self] in
                 await withTaskGroup(of: Void.self) { group in
                     for _ in 0..<concurrency {
@@ -232,7 +341,7 @@ final class HTTPClients: @unchecked Sendable {
                     }
                 }
             }
-        case .ourCompletion, .handCompletion:
+        } else {
             let done = DispatchGroup()
             for _ in 0..<concurrency {
                 done.enter()
@@ -265,6 +374,26 @@ final class HTTPClients: @unchecked Sendable {
             service.fetch(CityList(url: url), callbackQueue: callbackQueue) { result in
                 next((try? result.get())?.count == expectedCount)
             }
+        case .pipelineEmptyCompletion:
+            emptyPipelineService.fetch(CityList(url: url), callbackQueue: callbackQueue) { result in
+                next((try? result.get())?.count == expectedCount)
+            }
+        case .pipelineHooksCompletion:
+            hooksPipelineService.fetch(CityList(url: url), callbackQueue: callbackQueue) { result in
+                next((try? result.get())?.count == expectedCount)
+            }
+        case .pipelineLoggingCompletion:
+            loggingPipelineService.fetch(CityList(url: url), callbackQueue: callbackQueue) { result in
+                next((try? result.get())?.count == expectedCount)
+            }
+        case .pipelineAuthRetryCompletion:
+            authRetryPipelineService.fetch(CityList(url: url), callbackQueue: callbackQueue) { result in
+                next((try? result.get())?.count == expectedCount)
+            }
+        case .headerCompletion:
+            headerService.fetch(CityListWithHeader(url: url), callbackQueue: callbackQueue) { result in
+                next((try? result.get())?.count == expectedCount)
+            }
         case .handCompletion:
             // What a careful user writes without a library: check the status, decode the body.
             handSession.dataTask(with: URLRequest(url: url)) { data, response, error in
@@ -284,6 +413,16 @@ final class HTTPClients: @unchecked Sendable {
             return (try? await service.fetch(CityList(url: url)))?.count == expectedCount
         case .ourAsyncPlain:
             return (try? await plainService.fetch(CityList(url: url)))?.count == expectedCount
+        case .pipelineEmptyAsync:
+            return (try? await emptyPipelineService.fetch(CityList(url: url)))?.count == expectedCount
+        case .pipelineHooksAsync:
+            return (try? await hooksPipelineService.fetch(CityList(url: url)))?.count == expectedCount
+        case .pipelineLoggingAsync:
+            return (try? await loggingPipelineService.fetch(CityList(url: url)))?.count == expectedCount
+        case .pipelineAuthRetryAsync:
+            return (try? await authRetryPipelineService.fetch(CityList(url: url)))?.count == expectedCount
+        case .headerAsync:
+            return (try? await headerService.fetch(CityListWithHeader(url: url)))?.count == expectedCount
         case .handAsync:
             guard let (data, response) = try? await handSession.data(for: URLRequest(url: url)),
                 let response = response as? HTTPURLResponse, (200..<300).contains(response.statusCode),

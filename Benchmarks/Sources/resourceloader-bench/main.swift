@@ -7,7 +7,9 @@ import FoundationNetworking
 
 // resourceloader-bench: the whole suite in one run (see Docs/Performance.md).
 //
-//   resourceloader-bench [--quick] [--only xml,json,http,operations] [--output PATH]
+//   resourceloader-bench [--quick] [--only xml,json,http,http-server,operations] [--output PATH]
+//   (`http` runs the end-to-end group and then `http-server`, ResourceService over
+//   AsyncHTTPClientTransport; `http-server` runs that alone)
 //   resourceloader-bench --child xml|json CONTENDER COUNT     (used by the suite itself)
 //   resourceloader-bench --profile-http CONTENDER CONCURRENCY TOTAL [URL]   (one HTTP client alone, for perf)
 //
@@ -270,6 +272,10 @@ func runHTTP(_ recorder: Recorder, quick: Bool) throws {
                                                      comparison: ">=", pass: false, detail: "skipped: nginx not available"))
             }
         }
+        for comparison in pipelineComparisons {
+            recorder.targets.append(TargetResult(name: comparison.name, ratio: nil, target: comparison.bound, comparison: ">=",
+                                                 pass: false, detail: "skipped: nginx not available"))
+        }
         return
     }
     let cityCount = 50
@@ -292,7 +298,7 @@ func runHTTP(_ recorder: Recorder, quick: Bool) throws {
         var samples: [HTTPClientKind: [LoadResult]] = [:]
         // Each turn's seconds per request of the clients the targets compare, for the ratios.
         var turns: [HTTPClientKind: [Double]] = [:]
-        for kind in HTTPClientKind.allCases {
+        for kind in HTTPClientKind.comparedClients {
             let warm = try clients.load(kind, concurrency: concurrency, total: max(concurrency * 2, 100))
             guard warm.failures == 0 else { throw HarnessError("\(kind.rawValue) failed \(warm.failures) warm-up requests") }
         }
@@ -319,7 +325,7 @@ func runHTTP(_ recorder: Recorder, quick: Bool) throws {
             for (kind, results) in parts { samples[kind, default: []].append(LoadResult(combining: results)) }
         }
         var rate: [HTTPClientKind: Double] = [:]
-        for kind in HTTPClientKind.allCases {
+        for kind in HTTPClientKind.comparedClients {
             let results = samples[kind]!
             rate[kind] = median(results.map(\.requestsPerSecond))
             recorder.measurements.append(Measurement(
@@ -336,6 +342,61 @@ func runHTTP(_ recorder: Recorder, quick: Bool) throws {
         let completion = balancedSpeedRatio(turns[.ourCompletion]!, turns[.handCompletion]!)
         recorder.target("http.completion_c\(concurrency)_vs_urlsession", ratio: completion.ratio, atLeast: 0.95,
                         detail: "requests/s, ResourceService completion vs hand-written URLSession dataTask (\(method); \(completion.spread))")
+    }
+    try runPipelineHTTP(recorder, clients: clients, shuffler: &shuffler, quick: quick)
+}
+
+/// The pipeline clients at concurrency 1, where a client's own work is the largest share of a
+/// request's time. Each group (async, completion) runs its clients back to back, the service
+/// without a pipeline first, then in reverse order in the next turn, so that every client
+/// follows the same neighbours equally often and a slow stretch falls on the whole group.
+func runPipelineHTTP(_ recorder: Recorder, clients: HTTPClients, shuffler: inout Shuffler, quick: Bool) throws {
+    let concurrency = 1
+    let rounds = quick ? 2 : 20
+    let total = quick ? 200 : 900
+    let slices = quick ? 1 : 3
+    let kinds = HTTPClientKind.pipelineGroups.flatMap { $0 }
+    for kind in kinds {
+        let warm = try clients.load(kind, concurrency: concurrency, total: 100)
+        guard warm.failures == 0 else { throw HarnessError("\(kind.rawValue) failed \(warm.failures) warm-up requests") }
+    }
+    var samples: [HTTPClientKind: [LoadResult]] = [:]
+    var turns: [HTTPClientKind: [Double]] = [:]
+    var turn = 0
+    var groups = HTTPClientKind.pipelineGroups
+    for _ in 0..<rounds {
+        var parts: [HTTPClientKind: [LoadResult]] = [:]
+        for _ in 0..<slices {
+            if turn % 2 == 0 { groups.shuffle(using: &shuffler) }
+            for group in groups {
+                for kind in turn % 2 == 0 ? group : group.reversed() {
+                    let result = try clients.load(kind, concurrency: concurrency, total: total / slices)
+                    guard result.failures == 0 else { throw HarnessError("\(kind.rawValue) failed \(result.failures) requests") }
+                    parts[kind, default: []].append(result)
+                    turns[kind, default: []].append(1 / result.requestsPerSecond)
+                }
+            }
+            turn += 1
+        }
+        for (kind, results) in parts { samples[kind, default: []].append(LoadResult(combining: results)) }
+    }
+    var cpu: [HTTPClientKind: Double] = [:]
+    for kind in kinds {
+        let results = samples[kind]!
+        cpu[kind] = median(results.map(\.cpuPerRequest))
+        recorder.measurements.append(Measurement(
+            group: "http", scenario: "pipeline, concurrency \(concurrency)", contender: kind.rawValue,
+            requestsPerSecond: median(results.map(\.requestsPerSecond)), p50Milliseconds: median(results.map(\.p50)) * 1000,
+            p99Milliseconds: median(results.map(\.p99)) * 1000, cpuMicrosecondsPerRequest: cpu[kind]! * 1e6))
+    }
+    let method = "median over pairs of turns, each ratio the geometric mean of one turn in either order; \(rounds) rounds of \(total) in \(slices) slices"
+    for comparison in pipelineComparisons {
+        let measured = balancedSpeedRatio(turns[comparison.kind]!, turns[comparison.reference]!)
+        let cpuRatio = cpu[comparison.reference]! / cpu[comparison.kind]!
+        recorder.target(comparison.name, ratio: measured.ratio, atLeast: comparison.bound,
+                        detail: "requests/s, \(comparison.kind.rawValue) vs \(comparison.reference.rawValue) over the same transport "
+                            + "(\(method); \(measured.spread)); CPU per request, reference over pipeline: "
+                            + String(format: "%.3f", cpuRatio))
     }
 }
 
@@ -468,6 +529,7 @@ func main() -> Int32 {
         if groups.contains("json") { try runJSON(recorder, quick: quick) }
         if groups.contains("operations") { try runOperations(recorder, quick: quick) }
         if groups.contains("http") { try runHTTP(recorder, quick: quick) }
+        if groups.contains("http") || groups.contains("http-server") { try runServerHTTP(recorder, quick: quick) }
         let formatter = ISO8601DateFormatter()
         let summary = Summary(
             generatedAt: formatter.string(from: Date()), machine: machineDescription(),

@@ -2,6 +2,7 @@ import ExampleResources
 import FixtureServer
 import Foundation
 import ResourceLoader
+import ResourceLoaderAsyncHTTPClient
 
 /// The parts every demo command shares: arguments, the embedded server, printing and exit codes.
 public enum Demo {
@@ -15,6 +16,22 @@ public enum Demo {
         case operation
     }
 
+    /// Which transport a demo sends its requests through.
+    public enum Transport: String, CaseIterable, Sendable {
+        /// `URLSessionTransport.shared`, the default.
+        case urlSession = "url-session"
+        /// `AsyncHTTPClientTransport.shared`, from the `ResourceLoaderAsyncHTTPClient` product.
+        case asyncHTTPClient = "async-http-client"
+
+        /// The shared transport of this kind.
+        public var session: any URLSessionType {
+            switch self {
+            case .urlSession: URLSessionTransport.shared
+            case .asyncHTTPClient: AsyncHTTPClientTransport.shared
+            }
+        }
+    }
+
     /// A demo's parsed command line.
     public struct Arguments: Sendable {
         /// The arguments that are not options.
@@ -23,6 +40,8 @@ public enum Demo {
         public var baseURL: URL?
         /// `--via async|completion|operation`. Default: `async`.
         public var style: Style = .async
+        /// `--transport url-session|async-http-client`. Default: `url-session`.
+        public var transport: Transport = .urlSession
 
         /// Parses `arguments` (without the program name).
         public init(parsing arguments: [String]) throws(UsageError) {
@@ -39,6 +58,11 @@ public enum Demo {
                         throw UsageError(message: "--via needs one of: async, completion, operation")
                     }
                     self.style = style
+                case "--transport":
+                    guard let value = remaining.popFirst(), let transport = Transport(rawValue: value) else {
+                        throw UsageError(message: "--transport needs one of: url-session, async-http-client")
+                    }
+                    self.transport = transport
                 case "-h", "--help":
                     throw UsageError(message: nil)
                 default:
@@ -74,7 +98,7 @@ public enum Demo {
             parsed = try Arguments(parsing: arguments)
         } catch {
             if let message = error.message { printError("error: \(message)") }
-            printError("usage: \(usage)\n  --base-url URL   use the service at URL instead of the embedded server\n  --via STYLE      load with async (default), completion or operation")
+            printError("usage: \(usage)\n  --base-url URL   use the service at URL instead of the embedded server\n  --via STYLE      load with async (default), completion or operation\n  --transport T    send with url-session (default) or async-http-client")
             return error.message == nil ? 0 : 2
         }
         var server: FixtureServer?
@@ -92,7 +116,7 @@ public enum Demo {
             print("Embedded fixture server at \(baseURL.absoluteString)")
         }
         defer { server?.stop() }
-        let directory = WorldDirectory(baseURL: baseURL)
+        let directory = WorldDirectory(baseURL: baseURL, session: parsed.transport.session)
         do {
             print(try await body(directory, parsed))
             return 0

@@ -3,6 +3,7 @@ import ResourceLoader
 
 /// The cities of a continent: `GET <base>/<continent>.json` → `[City]` from
 /// `{"cities": [{"name": …}]}`, with `{"error": …}` bodies reported as service-level errors.
+/// A public resource: it needs no login.
 public struct Cities: NetworkResourceType, JSONDecodableResourceType {
     /// The JSON's top level.
     public struct Root: Decodable { let cities: [City] }
@@ -18,6 +19,10 @@ public struct Cities: NetworkResourceType, JSONDecodableResourceType {
 
     /// The cities inside the root.
     public func model(from root: Root) -> [City] { root.cities }
+
+    /// `false`: the cities service is public, so its requests carry no bearer token and work
+    /// before anyone logs in. The pipeline's adapters, retries and monitors still apply.
+    public var usesPipelineAuthenticator: Bool { false }
 
     /// Creates the resource for one continent.
     public init(baseURL: URL, continent: String) {

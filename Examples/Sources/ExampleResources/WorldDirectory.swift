@@ -5,7 +5,7 @@ import ResourceLoader
 import FoundationNetworking
 #endif
 
-/// The one entry point an app calls for users and cities.
+/// The one entry point an app calls for users, cities and the signed-in account.
 ///
 /// A facade over the services behind it: callers ask for "the cities of Europe" and never see
 /// which resource, service, transport or endpoint answers. Swapping the JSON service for a cache,
@@ -15,9 +15,25 @@ import FoundationNetworking
 /// let directory = WorldDirectory(baseURL: URL(string: "https://example.com/")!)
 /// let cities = try await directory.cities(in: "europe")
 /// let profile = try await directory.profile(for: "12345")
+/// try await directory.logIn(username: "fred", password: password)
+/// let account = try await directory.account()
 /// ```
 ///
-/// Each kind of request comes three ways: `async`, with a completion handler, and as a
+/// Every service of the directory is made from one ``pipeline``, configured the way an app
+/// configures its own:
+/// - a `User-Agent` adapter;
+/// - a `CredentialStore` with a ``BearerAuthenticator``: the protected resources
+///   (``AccountDetails``, ``FavouriteCities``) carry the ``OAuthToken``'s access token, an
+///   expired token is refreshed before a request is sent, and a token the server rejects with
+///   `401` is refreshed once for all the requests that were rejected with it, which are then
+///   replayed. The public resources (``Cities``, ``GetUserDetails``) and the ``TokenRequest``
+///   opt out of it;
+/// - a `RetryPolicy` (by default three attempts with exponential backoff, for idempotent
+///   requests and for ``GetUserDetails``, which opts in);
+/// - a `LoggingFetchMonitor`, which logs one line per fetch with no token, password or query
+///   value in it, followed by the monitors the app passes.
+///
+/// Public requests come three ways: `async`, with a completion handler, and as a
 /// `ResourceOperation` for an `OperationQueue`.
 public struct WorldDirectory: Sendable {
     /// Where the services live.
@@ -26,18 +42,38 @@ public struct WorldDirectory: Sendable {
         public var cities: URL
         /// The SOAP user service's endpoint.
         public var users: URL
+        /// The OAuth 2 token endpoint.
+        public var token: URL
+        /// The signed-in user's account.
+        public var account: URL
+        /// The signed-in user's favourite cities.
+        public var favourites: URL
 
-        /// Endpoints under one base URL: `<base>/cities/` and `<base>/UserService`.
+        /// Endpoints under one base URL: `<base>/cities/`, `<base>/UserService`,
+        /// `<base>/oauth/token`, `<base>/account` and `<base>/account/favourites.json`.
         public init(baseURL: URL) {
             cities = baseURL.appendingPathComponent("cities")
             users = baseURL.appendingPathComponent("UserService")
+            token = baseURL.appendingPathComponent("oauth").appendingPathComponent("token")
+            account = baseURL.appendingPathComponent("account")
+            favourites = baseURL.appendingPathComponent("account").appendingPathComponent("favourites.json")
         }
     }
 
+    /// The `User-Agent` every request of the directory carries.
+    public static let userAgent = "WorldDirectory/1.0"
+
     /// Where the services live.
     public let endpoints: Endpoints
+    /// The pipeline every service of the directory is made from. Make services of resources of
+    /// your own from it, and they share its token, retries and monitors.
+    public let pipeline: ResourcePipeline
+    /// Holds the signed-in user's token and refreshes it.
+    public let credentials: CredentialStore<BearerAuthenticator>
     private let cityService: ResourceService<Cities>
     private let userService: ResourceService<GetUserDetails>
+    private let accountService: ResourceService<AccountDetails>
+    private let favouritesService: ResourceService<FavouriteCities>
 
     /// Creates a directory for the services under `baseURL`.
     ///
@@ -45,14 +81,98 @@ public struct WorldDirectory: Sendable {
     ///   - baseURL: The services' base URL.
     ///   - session: The transport. Default: `URLSessionTransport.shared`.
     ///   - options: Limits for every request. Default: a 30-second deadline.
+    ///   - token: The token of a user who logged in before, such as one kept in the keychain;
+    ///     `nil` until ``logIn(username:password:)``.
+    ///   - retryPolicy: When a failed request is tried again. Default: `RetryPolicy()`, three
+    ///     attempts with exponential backoff and full jitter, for idempotent requests.
+    ///   - monitors: Monitors of the app's own, told of every fetch after the logging monitor.
+    ///     Default: none.
+    ///   - clock: Where retry waits, durations and the current date (for token expiry) come
+    ///     from. Default: a `ContinuousClock`; tests pass a `ManualClock`.
+    ///   - log: Receives the `LoggingFetchMonitor`'s line for every fetch. Default: the
+    ///     standard error.
     public init(
         baseURL: URL,
         session: any URLSessionType = URLSessionTransport.shared,
-        options: TransferOptions = TransferOptions(deadline: .seconds(30))
+        options: TransferOptions = TransferOptions(deadline: .seconds(30)),
+        token: OAuthToken? = nil,
+        retryPolicy: RetryPolicy = RetryPolicy(),
+        monitors: [any FetchMonitor] = [],
+        clock: any Clock<Duration> = ContinuousClock(),
+        log: @escaping @Sendable (String) -> Void = LoggingFetchMonitor.standardError
     ) {
-        endpoints = Endpoints(baseURL: baseURL)
-        cityService = ResourceService(session: session, options: options)
-        userService = ResourceService(session: session, options: options)
+        let endpoints = Endpoints(baseURL: baseURL)
+        // The authenticator refreshes through the pipeline the store hands it.
+        let credentials = CredentialStore(authenticator: BearerAuthenticator(tokenEndpoint: endpoints.token), credential: token)
+        let pipeline = ResourcePipeline(
+            session: session,
+            options: options,
+            adapters: [
+                ClosureRequestAdapter { request in
+                    var request = request
+                    request.setValue(WorldDirectory.userAgent, forHTTPHeaderField: "User-Agent")
+                    return request
+                },
+            ],
+            credentials: credentials,
+            retryPolicy: retryPolicy,
+            monitors: [LoggingFetchMonitor(sink: log)] + monitors,
+            clock: clock
+        )
+        self.endpoints = endpoints
+        self.pipeline = pipeline
+        self.credentials = credentials
+        cityService = ResourceService(pipeline: pipeline)
+        userService = ResourceService(pipeline: pipeline)
+        accountService = ResourceService(pipeline: pipeline)
+        favouritesService = ResourceService(pipeline: pipeline)
+    }
+
+    // MARK: Signing in
+
+    /// The signed-in user's token, as last refreshed: keep it (in the keychain) to sign in
+    /// again at the next launch. `nil` when nobody is signed in.
+    public var token: OAuthToken? {
+        credentials.credential
+    }
+
+    /// Logs in with a username and password, and keeps the token for every later request.
+    ///
+    /// - Returns: The new token, to keep for the next launch.
+    /// - Throws: `ResourceError.httpStatus` with status 400 when the server refuses the
+    ///   username and password, or whatever else ended the token request.
+    @discardableResult
+    public func logIn(username: String, password: String) async throws(ResourceError) -> OAuthToken {
+        let token = try await BearerAuthenticator.requestToken(
+            .password(username: username, password: password), at: endpoints.token, through: pipeline)
+        credentials.setCredential(token)
+        return token
+    }
+
+    /// Signs in with a token kept from before; it is refreshed when it has expired.
+    public func restore(_ token: OAuthToken) {
+        credentials.setCredential(token)
+    }
+
+    /// Forgets the token: protected requests then fail with
+    /// `ResourceError.authenticationFailed(.noCredential)` without being sent.
+    public func logOut() {
+        credentials.setCredential(nil)
+    }
+
+    /// The signed-in user's account.
+    ///
+    /// - Throws: `ResourceError.authenticationFailed` when nobody is signed in or the token
+    ///   could not be refreshed, or whatever else ended the fetch.
+    public func account() async throws(ResourceError) -> Account {
+        try await accountService.fetch(AccountDetails(url: endpoints.account))
+    }
+
+    /// The signed-in user's favourite cities.
+    ///
+    /// - Throws: As ``account()``.
+    public func favouriteCities() async throws(ResourceError) -> [City] {
+        try await favouritesService.fetch(FavouriteCities(url: endpoints.favourites))
     }
 
     // MARK: Users

@@ -12,7 +12,65 @@ import ResourceLoaderTesting
 /// | `GET /cities/slow.json` | A valid answer after ``slowDelay`` |
 /// | `GET /cities/malformed.json` | A 200 whose JSON body is cut short |
 /// | `GET /cities/overloaded.json` | A 200 whose body is `{"error": "…"}` |
+/// | `POST /oauth/token`, form-encoded `grant_type=password` with `username` and `password` | A bearer token for a known account (see ``passwords``): `{"access_token", "token_type", "expires_in", "refresh_token"}`; 400 `{"error": "invalid_grant"}` otherwise |
+/// | `POST /oauth/token`, form-encoded `grant_type=refresh_token` with `refresh_token` | A new access token and a new refresh token; the refresh token sent is used up. 400 `invalid_grant` for an unknown, used or revoked one |
+/// | `GET /account` with `Authorization: Bearer <access token>` | The token's ``Account``; 401 with `WWW-Authenticate: Bearer … error="invalid_token"` when the token is missing, unknown or expired |
+/// | `GET /account/favourites.json`, same header | `{"cities": [...]}`, the account's favourites; 401 as above |
+///
+/// **Token expiry, without sleeping.** An access token expires ``defaultTokenLifetime`` (or the
+/// lifetime given to ``init(clock:tokenLifetime:)``) after it was issued, measured on the clock
+/// the server was given: pass a `ManualClock` and advance it to make tokens expire. Independently
+/// of the clock, ``expireAccessTokens()`` ends every access token issued so far at once (as a
+/// server does that revokes them, or whose clock runs ahead of the client's), and
+/// ``revokeRefreshTokens()`` makes every refresh grant until the next login fail.
+/// ``tokenStatistics`` counts the grants and the requests accepted and rejected.
+///
+/// **Failures on purpose.** ``fail(next:requestsTo:status:headers:)`` answers the next requests
+/// to a path with an error status (a `503`, with a `Retry-After` if asked) before the path
+/// answers normally again; ``requestCount(for:)`` counts the requests a path received.
 public final class FixtureServer: Sendable {
+    /// How long an access token is valid unless the server is made with another lifetime: one
+    /// hour.
+    public static let defaultTokenLifetime: Duration = .seconds(3600)
+
+    /// What the token side of the server has done.
+    public struct TokenStatistics: Sendable, Hashable {
+        /// Logins that succeeded (password grants).
+        public var passwordGrants = 0
+        /// Refreshes that succeeded (refresh-token grants).
+        public var refreshGrants = 0
+        /// Token requests refused: a wrong password, an unknown or used refresh token, an
+        /// unsupported grant.
+        public var refusedGrants = 0
+        /// Requests to a protected resource that carried a valid access token.
+        public var authorizedRequests = 0
+        /// Requests to a protected resource answered with `401`.
+        public var rejectedRequests = 0
+
+        /// Creates statistics; every count is zero unless given.
+        public init(
+            passwordGrants: Int = 0, refreshGrants: Int = 0, refusedGrants: Int = 0,
+            authorizedRequests: Int = 0, rejectedRequests: Int = 0
+        ) {
+            self.passwordGrants = passwordGrants
+            self.refreshGrants = refreshGrants
+            self.refusedGrants = refusedGrants
+            self.authorizedRequests = authorizedRequests
+            self.rejectedRequests = rejectedRequests
+        }
+    }
+
+    /// The accounts the token endpoint knows, by username.
+    public static let accounts: [String: Account] = [
+        "fred": Account(username: "fred", displayName: "Fred Jones", homeContinent: "europe"),
+        "zoe": Account(username: "zoe", displayName: "Zoë Ångström", homeContinent: "oceania"),
+    ]
+
+    /// The accounts' passwords, by username.
+    public static let passwords: [String: String] = [
+        "fred": "correct horse battery staple",
+        "zoe": "Tr0ub4dor&3 ü",
+    ]
     /// How long `slow.json` takes to answer.
     public static let slowDelay: Duration = .seconds(5)
 
@@ -41,6 +99,8 @@ public final class FixtureServer: Sendable {
     static let soapNamespace = "http://schemas.xmlsoap.org/soap/envelope/"
 
     private let server: LoopbackHTTPServer
+    private let authority: TokenAuthority
+    private let failures: ScriptedFailures
 
     /// The base URL of the services: `http://127.0.0.1:<port>/`.
     public var baseURL: URL { server.baseURL }
@@ -49,8 +109,49 @@ public final class FixtureServer: Sendable {
     public var requestCount: Int { server.requestCount }
 
     /// Starts the server on an ephemeral port of `127.0.0.1`.
-    public init() throws {
-        server = try LoopbackHTTPServer { request in FixtureServer.respond(to: request) }
+    ///
+    /// - Parameters:
+    ///   - clock: The clock access tokens expire by. Default: a `ContinuousClock`; tests pass a
+    ///     `ManualClock` and advance it.
+    ///   - tokenLifetime: How long an access token is valid, in whole seconds (the token
+    ///     endpoint's `expires_in`). Default: ``defaultTokenLifetime``.
+    public init(clock: any Clock<Duration> = ContinuousClock(), tokenLifetime: Duration = FixtureServer.defaultTokenLifetime) throws {
+        let authority = TokenAuthority(clock: clock, lifetime: tokenLifetime)
+        let failures = ScriptedFailures()
+        server = try LoopbackHTTPServer { request in
+            if let failure = failures.next(for: request.path) { return failure }
+            return FixtureServer.respond(to: request, authority: authority)
+        }
+        self.authority = authority
+        self.failures = failures
+    }
+
+    /// What the token side of the server has done so far.
+    public var tokenStatistics: TokenStatistics {
+        authority.statistics
+    }
+
+    /// Ends every access token issued so far: requests that carry one are answered with `401`
+    /// from now on. Refresh tokens stay valid.
+    public func expireAccessTokens() {
+        authority.expireAccessTokens()
+    }
+
+    /// Ends every refresh token issued so far: refresh grants with one are refused with
+    /// `400 invalid_grant`. Logging in again issues new ones.
+    public func revokeRefreshTokens() {
+        authority.revokeRefreshTokens()
+    }
+
+    /// Answers the next `count` requests to `path` (such as `"/cities/europe.json"`) with
+    /// `status` and `headers` and an empty body, before the path answers as usual again.
+    public func fail(next count: Int, requestsTo path: String, status: Int = 503, headers: [String: String] = [:]) {
+        failures.add(count, LoopbackHTTPServer.Response.status(status, headers: headers), for: path)
+    }
+
+    /// How many requests to `path` the server has received, failures on purpose included.
+    public func requestCount(for path: String) -> Int {
+        failures.count(for: path)
     }
 
     /// Stops the server.
@@ -58,13 +159,20 @@ public final class FixtureServer: Sendable {
         server.stop()
     }
 
-    static func respond(to request: LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Response {
+    static func respond(to request: LoopbackHTTPServer.Request, authority: TokenAuthority) -> LoopbackHTTPServer.Response {
         let components = request.path.split(separator: "/").map(String.init)
         switch (request.method, components.first) {
         case ("GET", "cities") where components.count == 2 && components[1].hasSuffix(".json"):
             return cities(String(components[1].dropLast(".json".count)))
         case ("POST", "UserService") where components.count == 1:
             return userService(request)
+        case ("POST", "oauth") where components == ["oauth", "token"]:
+            return authority.tokenEndpoint(request)
+        case ("GET", "account") where components == ["account"] || components == ["account", "favourites.json"]:
+            guard let username = authority.account(authorizing: request), let account = accounts[username] else {
+                return TokenAuthority.rejection()
+            }
+            return components.count == 1 ? accountJSON(account) : citiesJSON(continents[account.homeContinent] ?? [])
         default:
             return .status(404, headers: ["Content-Type": "text/plain"], body: Data("Not found\n".utf8))
         }
@@ -122,6 +230,19 @@ public final class FixtureServer: Sendable {
         return .status(status, headers: ["Content-Type": "text/xml; charset=utf-8"], body: data)
     }
 
+    // MARK: Account
+
+    private static func accountJSON(_ account: Account) -> LoopbackHTTPServer.Response {
+        struct Body: Encodable {
+            let username: String
+            let displayName: String
+            let homeContinent: String
+        }
+        let body = Body(username: account.username, displayName: account.displayName, homeContinent: account.homeContinent)
+        let data = (try? JSONEncoder().encode(body)) ?? Data()
+        return .status(200, headers: ["Content-Type": "application/json; charset=utf-8"], body: data)
+    }
+
     // MARK: Cities
 
     private static func cities(_ continent: String) -> LoopbackHTTPServer.Response {
@@ -147,5 +268,37 @@ public final class FixtureServer: Sendable {
         }
         let data = (try? JSONEncoder().encode(Body(cities: names.map(Body.Entry.init)))) ?? Data()
         return .status(200, headers: ["Content-Type": "application/json; charset=utf-8"], body: data)
+    }
+}
+
+/// The failures ``FixtureServer/fail(next:requestsTo:status:headers:)`` scripted, and the number
+/// of requests to each path.
+private final class ScriptedFailures: @unchecked Sendable {
+    private struct State {
+        var pending: [String: [LoopbackHTTPServer.Response]] = [:]
+        var counts: [String: Int] = [:]
+    }
+
+    // `lock` guards `state`.
+    private let lock = NSLock()
+    private var state = State()
+
+    func add(_ count: Int, _ response: LoopbackHTTPServer.Response, for path: String) {
+        lock.withLock { state.pending[path, default: []] += Array(repeating: response, count: max(count, 0)) }
+    }
+
+    /// Counts a request to `path`, and takes the next failure scripted for it.
+    func next(for path: String) -> LoopbackHTTPServer.Response? {
+        lock.withLock {
+            state.counts[path, default: 0] += 1
+            guard var pending = state.pending[path], !pending.isEmpty else { return nil }
+            let response = pending.removeFirst()
+            state.pending[path] = pending
+            return response
+        }
+    }
+
+    func count(for path: String) -> Int {
+        lock.withLock { state.counts[path] ?? 0 }
     }
 }

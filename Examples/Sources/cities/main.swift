@@ -5,7 +5,7 @@ import ExampleResources
 import Foundation
 import ResourceLoader
 
-let status = await Demo.run(usage: "cities <continent> [--base-url URL] [--via async|completion|operation]") {
+let status = await Demo.run(usage: "cities <continent> [--base-url URL] [--via async|completion|operation] [--transport url-session|async-http-client]") {
     directory, arguments in
     guard let continent = arguments.positional.first else {
         throw Demo.UsageError(message: "name a continent, for example europe")
@@ -27,6 +27,6 @@ let status = await Demo.run(usage: "cities <continent> [--base-url URL] [--via a
         cities = try await operation.value
     }
     let lines = cities.map { "  • \($0.name)" }.joined(separator: "\n")
-    return "\(cities.count) cities in \(continent) (loaded with \(arguments.style.rawValue)):\n\(lines)"
+    return "\(cities.count) cities in \(continent) (loaded with \(arguments.style.rawValue) over \(arguments.transport.rawValue)):\n\(lines)"
 }
 exit(status)

@@ -6,7 +6,7 @@ import ExampleResources
 import Foundation
 import ResourceLoader
 
-let status = await Demo.run(usage: "user-details <userID> [--base-url URL] [--via async|completion|operation]") {
+let status = await Demo.run(usage: "user-details <userID> [--base-url URL] [--via async|completion|operation] [--transport url-session|async-http-client]") {
     directory, arguments in
     guard let userID = arguments.positional.first else {
         throw Demo.UsageError(message: "name a user ID, for example 12345")
@@ -28,7 +28,7 @@ let status = await Demo.run(usage: "user-details <userID> [--base-url URL] [--vi
         profile = UserProfile(userID: userID, user: try await operation.value)
     }
     return """
-        User \(profile.userID) (loaded with \(arguments.style.rawValue)):
+        User \(profile.userID) (loaded with \(arguments.style.rawValue) over \(arguments.transport.rawValue)):
           Name:     \(profile.displayName)
           Email:    \(profile.email ?? "—")
           Phone:    \(profile.phoneNumber ?? "—")

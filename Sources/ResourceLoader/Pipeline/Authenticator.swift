@@ -8,19 +8,18 @@ import FoundationNetworking
 /// a new one.
 ///
 /// An authenticator holds no state: a ``CredentialStore`` keeps the current credential, runs
-/// ``refresh(_:)`` once for every request that needs it, and replays the rejected requests. Give
+/// ``refresh(_:through:)`` once for every request that needs it, and replays the rejected requests. Give
 /// the store to a ``ResourcePipeline`` and every service made from it is authenticated:
 ///
 /// ```swift
 /// struct OAuthAuthenticator: Authenticator {
-///     let tokenService: ResourceService<RefreshToken>
-///
 ///     func apply(_ token: OAuthToken, to request: inout URLRequest) {
 ///         request.setValue("Bearer \(token.accessToken)", forHTTPHeaderField: "Authorization")
 ///     }
 ///
-///     func refresh(_ token: OAuthToken) async throws -> OAuthToken {
-///         try await tokenService.fetch(RefreshToken(refreshToken: token.refreshToken))
+///     func refresh(_ token: OAuthToken, through pipeline: ResourcePipeline) async throws -> OAuthToken {
+///         let tokens = ResourceService<RefreshToken>(pipeline: pipeline)
+///         return try await tokens.fetch(RefreshToken(refreshToken: token.refreshToken))
 ///     }
 ///
 ///     func expirationDate(of token: OAuthToken) -> Date? {
@@ -28,13 +27,14 @@ import FoundationNetworking
 ///     }
 /// }
 ///
-/// let credentials = CredentialStore(authenticator: OAuthAuthenticator(tokenService: tokens), credential: saved)
+/// let credentials = CredentialStore(authenticator: OAuthAuthenticator(), credential: saved)
 /// let pipeline = ResourcePipeline(credentials: credentials)
 /// ```
 ///
-/// The refresh request itself must not be authenticated with the credential it replaces: fetch
-/// it through a service without the store, or from a resource whose
-/// ``NetworkResourceType/usesPipelineAuthenticator`` is `false`.
+/// The refresh request itself must not be authenticated with the credential it replaces: make it
+/// a resource whose ``NetworkResourceType/usesPipelineAuthenticator`` is `false` (`RefreshToken`
+/// above), and fetch it through the pipeline ``refresh(_:through:)`` is given, so that it shares
+/// the transport, limits and monitors of every other request.
 public protocol Authenticator: Sendable {
     /// What proves who the client is: a token, a pair of tokens, a session cookie.
     associatedtype Credential: Sendable
@@ -53,7 +53,13 @@ public protocol Authenticator: Sendable {
     /// ``ResourceError/authenticationFailed(_:)`` carrying
     /// ``ResourceError/AuthenticationFailure/refreshFailed(_:)`` with this error, and the
     /// credential is kept.
-    func refresh(_ credential: Credential) async throws -> Credential
+    ///
+    /// - Parameters:
+    ///   - credential: The credential to replace.
+    ///   - pipeline: The pipeline of the fetch that needed the new credential. Fetch the token
+    ///     request through it (from a resource that does not use the authenticator), and read
+    ///     ``ResourcePipeline/currentDate`` to turn a lifetime into an expiry date.
+    func refresh(_ credential: Credential, through pipeline: ResourcePipeline) async throws -> Credential
 
     /// Whether `response` means the server rejected the credential the request carried.
     ///

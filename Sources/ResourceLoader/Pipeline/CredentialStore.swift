@@ -18,7 +18,7 @@ import FoundationNetworking
 /// 4. When the server rejects it (``Authenticator/isCredentialRejected(by:data:)``), the request
 ///    is replayed once with a new credential:
 ///    - if the credential it carried is still the current one and no refresh is running,
-///      ``Authenticator/refresh(_:)`` runs;
+///      ``Authenticator/refresh(_:through:)`` runs;
 ///    - if a refresh is running, the request waits for it;
 ///    - if the credential has already been replaced, it is replayed with the new one at once.
 ///
@@ -54,6 +54,8 @@ public final class CredentialStore<Authenticator: ResourceLoader.Authenticator>:
         var generation: UInt64 = 0
         /// The refresh in progress; everyone who needs a credential waits for it.
         var refresh: Task<Result<Void, any Error>, Never>?
+        /// How many requests wait for ``refresh``.
+        var waiting = 0
     }
 
     /// Knows how to apply, recognise the rejection of, and refresh the credential.
@@ -89,21 +91,26 @@ public final class CredentialStore<Authenticator: ResourceLoader.Authenticator>:
         }
     }
 
-    /// The generation of the current credential, for tests.
-    var generation: UInt64 {
-        state.withLock { $0.generation }
+    /// How many requests are waiting for a refresh, for tests.
+    var waitingForRefresh: Int {
+        state.withLock { $0.waiting }
     }
 
-    /// Starts a refresh of `credential` (generation `generation`). Expects the lock held and no
-    /// refresh running.
-    private func startRefresh(of credential: Authenticator.Credential, generation: UInt64, in state: inout State) -> Task<Result<Void, any Error>, Never> {
+    /// Starts a refresh of `credential` (generation `generation`) through `pipeline`. Expects the
+    /// lock held and no refresh running.
+    private func startRefresh(
+        of credential: Authenticator.Credential,
+        generation: UInt64,
+        through pipeline: ResourcePipeline,
+        in state: inout State
+    ) -> Task<Result<Void, any Error>, Never> {
         let authenticator = authenticator
         let task = Task { [state = self.state] () -> Result<Void, any Error> in
             // The refresh is not part of the fetch that started it.
             let result: Result<Authenticator.Credential, any Error>
             do {
                 result = .success(try await FetchEvent.Context.$current.withValue(nil) {
-                    try await authenticator.refresh(credential)
+                    try await authenticator.refresh(credential, through: pipeline)
                 })
             } catch {
                 result = .failure(error)
@@ -129,34 +136,38 @@ public final class CredentialStore<Authenticator: ResourceLoader.Authenticator>:
 /// type.
 protocol RequestAuthenticating: Sendable {
     /// Puts the current credential on `request`, first waiting for a refresh in progress and
-    /// refreshing an expired credential; returns the request and the credential's generation.
-    func authenticate(_ request: URLRequest, now: Date) async -> Result<(URLRequest, UInt64), ResourceError>
+    /// refreshing (through `pipeline`) a credential expired by `pipeline`'s date; returns the
+    /// request and the credential's generation.
+    func authenticate(_ request: URLRequest, pipeline: ResourcePipeline) async -> Result<(URLRequest, UInt64), ResourceError>
 
     /// Whether `response` rejects the credential the request carried.
     func isCredentialRejected(by response: HTTPURLResponse, data: Data) -> Bool
 
-    /// Makes sure the credential of generation `rejected` is replaced: starts a refresh if it is
-    /// still current and none is running, waits for the one running, or returns at once if it has
-    /// already been replaced.
-    func replaceCredential(rejected: UInt64) async -> Result<Void, ResourceError>
+    /// Makes sure the credential of generation `rejected` is replaced: starts a refresh through
+    /// `pipeline` if it is still current and none is running, waits for the one running, or
+    /// returns at once if it has already been replaced.
+    func replaceCredential(rejected: UInt64, pipeline: ResourcePipeline) async -> Result<Void, ResourceError>
 }
 
 extension CredentialStore: RequestAuthenticating {
-    func authenticate(_ request: URLRequest, now: Date) async -> Result<(URLRequest, UInt64), ResourceError> {
+    func authenticate(_ request: URLRequest, pipeline: ResourcePipeline) async -> Result<(URLRequest, UInt64), ResourceError> {
         // An expired credential is refreshed once; if the new one claims to be expired too, it
         // is sent anyway and the server decides.
         var hasRefreshed = false
         while true {
             let step = state.withLock { state -> Step in
-                if let refresh = state.refresh { return .wait(refresh) }
+                if let refresh = state.refresh {
+                    state.waiting += 1
+                    return .wait(refresh)
+                }
                 guard let credential = state.credential else { return .missing }
                 return .use(credential, generation: state.generation)
             }
             switch step {
             case .use(let credential, let generation):
-                if !hasRefreshed, let expiry = authenticator.expirationDate(of: credential), expiry <= now {
+                if !hasRefreshed, let expiry = authenticator.expirationDate(of: credential), expiry <= pipeline.currentDate {
                     hasRefreshed = true
-                    if case .failure(let error) = await replaceCredential(rejected: generation) {
+                    if case .failure(let error) = await replaceCredential(rejected: generation, pipeline: pipeline) {
                         return .failure(error)
                     }
                     continue
@@ -177,18 +188,25 @@ extension CredentialStore: RequestAuthenticating {
         authenticator.isCredentialRejected(by: response, data: data)
     }
 
-    func replaceCredential(rejected generation: UInt64) async -> Result<Void, ResourceError> {
+    func replaceCredential(rejected generation: UInt64, pipeline: ResourcePipeline) async -> Result<Void, ResourceError> {
         let refresh = state.withLock { state -> Task<Result<Void, any Error>, Never>? in
-            if let refresh = state.refresh { return refresh }
+            if let refresh = state.refresh {
+                state.waiting += 1
+                return refresh
+            }
             guard state.generation == generation, let credential = state.credential else { return nil }
-            return startRefresh(of: credential, generation: generation, in: &state)
+            state.waiting += 1
+            return startRefresh(of: credential, generation: generation, through: pipeline, in: &state)
         }
         guard let refresh else { return .success(()) }
         return await outcome(of: refresh)
     }
 
-    /// Waits for `refresh`: the fetch's own cancellation and deadline end the wait from outside.
+    /// Waits for `refresh`, counted in `waiting` by the caller: the fetch's own cancellation and
+    /// deadline end the wait from outside.
     private func outcome(of refresh: Task<Result<Void, any Error>, Never>) async -> Result<Void, ResourceError> {
-        await refresh.value.mapError { .authenticationFailed(.refreshFailed($0)) }
+        let outcome = await refresh.value
+        state.withLock { $0.waiting -= 1 }
+        return outcome.mapError { .authenticationFailed(.refreshFailed($0)) }
     }
 }

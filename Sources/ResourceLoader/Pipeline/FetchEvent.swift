@@ -197,3 +197,15 @@ public enum FetchEvent {
         }
     }
 }
+
+extension FetchEvent.RetryScheduled.Reason {
+    /// The reason in words that carry nothing from the request or the response, for logs and
+    /// traces: `"status(503)"`, `"transport(-1005)"` or `"credentialRejected(401)"`.
+    public var logName: String {
+        switch self {
+        case .status(let status): "status(\(status))"
+        case .transport(let code): "transport(\(code.rawValue))"
+        case .credentialRejected(let status): "credentialRejected(\(status))"
+        }
+    }
+}

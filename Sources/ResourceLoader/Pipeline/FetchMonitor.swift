@@ -6,14 +6,19 @@ import Foundation
 /// Every requirement has a default that does nothing, so a monitor implements only the events it
 /// wants. For one fetch the events come in this order:
 ///
-/// 1. ``requestReady(_:)``: the request is built and adapted;
-/// 2. ``attemptSent(_:)``: it is handed to the transport;
-/// 3. ``responseReceived(_:)``: the transport answered with a response (not when it failed);
-/// 4. ``modelMade(_:)``: the response was valid and the model was made;
-/// 5. ``fetchFinished(_:)``: always, exactly once, with the outcome.
+/// 1. ``requestReady(_:)``: the request is built, adapted and given its credential, once, before
+///    the first attempt;
+/// 2. for each attempt:
+///    1. ``attemptSent(_:)``: it is handed to the transport;
+///    2. ``responseReceived(_:)``: the transport answered with a response (not when it failed);
+///    3. ``retryScheduled(_:)``: when another attempt follows this one (a retry, or a replay with
+///       a new credential);
+/// 3. ``modelMade(_:)``: the last response was valid and the model was made;
+/// 4. ``fetchFinished(_:)``: always, exactly once, with the outcome and the number of attempts.
 ///
 /// A fetch that fails stops early and goes straight to ``fetchFinished(_:)``: one whose request
-/// cannot be built or adapted sees only that event. Events of different fetches interleave; use
+/// cannot be built, adapted or given a credential before its first attempt sees only that event.
+/// Events of different fetches interleave; use
 /// ``FetchEvent/Context/fetchID`` to tell them apart. Monitors are called in the pipeline's order
 /// on whatever thread the fetch is on, so they must be quick and must not block; hand slow work to
 /// a queue or an actor of your own. ``fetchFinished(_:)`` runs just before the caller receives the
@@ -30,7 +35,8 @@ import Foundation
 ///
 /// ``LoggingFetchMonitor`` is a ready-made monitor that logs one line per fetch.
 public protocol FetchMonitor: Sendable {
-    /// The request is ready to be sent: built and, unless the resource opted out, adapted.
+    /// The request is ready to be sent for the first time: built and, unless the resource opted
+    /// out, adapted and given the credential.
     func requestReady(_ event: FetchEvent.RequestReady)
 
     /// An attempt is being handed to the transport.

@@ -67,9 +67,16 @@ public struct LoggingFetchMonitor: FetchMonitor {
         return line
     }
 
-    /// `url` with its query values replaced by ``redactedValue``, and without its user,
-    /// password and fragment.
-    static func redacted(_ url: URL) -> String {
+    /// `url` as this monitor writes it: its scheme, host, port and path, and the names of its
+    /// query items with every query value replaced by ``redactedValue`` (an item without `=` is
+    /// replaced whole); without its user, password and fragment.
+    ///
+    /// Public so that other monitors (the swift-log, swift-metrics and tracing integrations, or
+    /// one of your own) redact URLs by the same rules:
+    /// `https://u:p@api.example.com/cities?q=paris&key=123#top` becomes
+    /// `https://api.example.com/cities?q=REDACTED&key=REDACTED`. A URL without a scheme or a host
+    /// becomes `(unreadable URL)`.
+    public static func redacted(_ url: URL) -> String {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
               let scheme = components.scheme, let host = components.percentEncodedHost
         else {

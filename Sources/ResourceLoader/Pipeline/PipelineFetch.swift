@@ -111,7 +111,7 @@ final class PipelineFetch: Sendable {
             }
             var generation: UInt64?
             if let authentication = plan.authentication {
-                switch await authentication.authenticate(request, now: pipeline.stopwatch.now()) {
+                switch await authentication.authenticate(request, pipeline: pipeline) {
                 case .success(let (authenticated, credentialGeneration)):
                     request = authenticated
                     generation = credentialGeneration
@@ -141,7 +141,7 @@ final class PipelineFetch: Sendable {
                     guard !hasReplayed else { return outcome }
                     hasReplayed = true
                     scheduled(after: attempt, delay: .zero, reason: .credentialRejected(statusCode: response.statusCode))
-                    if case .failure(let error) = await authentication.replaceCredential(rejected: generation) {
+                    if case .failure(let error) = await authentication.replaceCredential(rejected: generation, pipeline: pipeline) {
                         return .failure(error)
                     }
                     continue
@@ -155,15 +155,17 @@ final class PipelineFetch: Sendable {
             else { return outcome }
             var generator = SystemRandomNumberGenerator()
             let delay = serverDelay ?? policy.backoff(beforeRetry: retries + 1, using: &generator)
+            // The wait ends `delay` after now, whatever happens before it begins.
+            let wakeUp = pipeline.stopwatch.elapsed() + delay
             // A retry that could not start before the deadline is not made.
-            if let deadline = plan.options.deadline, pipeline.stopwatch.elapsed() - start + delay >= deadline {
+            if let deadline = plan.options.deadline, wakeUp - start >= deadline {
                 return outcome
             }
             retries += 1
             scheduled(after: attempt, delay: delay, reason: reason)
             if delay > .zero {
                 do {
-                    try await pipeline.stopwatch.sleep(delay)
+                    try await pipeline.stopwatch.sleep(wakeUp)
                 } catch {
                     return .failure(.cancelled)
                 }
@@ -174,7 +176,7 @@ final class PipelineFetch: Sendable {
     /// The wait `response`'s `Retry-After` asks for, measured from its `Date` when it has one.
     private func retryAfter(in response: HTTPURLResponse, policy: RetryPolicy) -> Duration? {
         guard let value = response.value(forHTTPHeaderField: "Retry-After") else { return nil }
-        let responseDate = response.value(forHTTPHeaderField: "Date").flatMap(HTTPDate.parse) ?? pipeline.stopwatch.now()
+        let responseDate = response.value(forHTTPHeaderField: "Date").flatMap(HTTPDate.parse) ?? pipeline.currentDate
         return policy.retryAfterDelay(value, from: responseDate)
     }
 

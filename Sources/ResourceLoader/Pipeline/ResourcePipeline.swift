@@ -69,6 +69,16 @@ public final class ResourcePipeline: Sendable {
     /// whether a credential has expired.
     public let clock: any Clock<Duration>
 
+    /// The current date as the pipeline reads it: the date the pipeline was made plus its
+    /// ``clock``'s time since.
+    ///
+    /// It is the date a ``CredentialStore`` compares ``Authenticator/expirationDate(of:)`` with,
+    /// so an authenticator that turns a token's lifetime (`expires_in`) into a date should start
+    /// from it; with a `ManualClock` it moves only when the test advances the clock.
+    public var currentDate: Date {
+        stopwatch.now()
+    }
+
     /// The credential store, type-erased; `nil` without one.
     let authentication: (any RequestAuthenticating)?
     /// Whether a fetch must go through the hooks: `false` keeps the plain path unless the
@@ -158,16 +168,16 @@ public final class ResourcePipeline: Sendable {
 struct Stopwatch: Sendable {
     /// The time since the stopwatch was made, by its clock.
     let elapsed: @Sendable () -> Duration
-    /// Suspends for a duration by the clock; throws `CancellationError` when the task is
-    /// cancelled first.
-    let sleep: @Sendable (Duration) async throws -> Void
+    /// Suspends until ``elapsed`` reaches a reading; throws `CancellationError` when the task
+    /// is cancelled first.
+    let sleep: @Sendable (_ until: Duration) async throws -> Void
     /// The date when the stopwatch was made.
     private let origin: Date
 
     init<C: Clock<Duration>>(_ clock: C) {
         let start = clock.now
         elapsed = { start.duration(to: clock.now) }
-        sleep = { duration in try await clock.sleep(until: clock.now.advanced(by: duration), tolerance: nil) }
+        sleep = { reading in try await clock.sleep(until: start.advanced(by: reading), tolerance: nil) }
         origin = Date()
     }
 

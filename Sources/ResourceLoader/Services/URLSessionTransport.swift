@@ -198,7 +198,7 @@ extension URLSessionTransport {
 
     /// The header fields that describe a request body; a redirect that drops the body (a `303`,
     /// or a `301` or `302` answering a `POST`) drops them too.
-    static let contentHeaderFields = [
+    package static let contentHeaderFields = [
         "Content-Type", "Content-Length", "Content-Encoding", "Content-Language", "Content-Location",
         "Content-Range", "Content-MD5", "Content-Digest", "Repr-Digest", "Digest", "Transfer-Encoding",
         "Last-Modified",
@@ -226,7 +226,7 @@ extension URLSessionTransport {
     ///   - redirectsFollowed: How many redirects this request has already followed.
     ///   - options: The request's limits.
     /// - Returns: The request to send next, or why the redirect is refused.
-    static func redirect(
+    package static func redirect(
         statusCode: Int,
         location: String?,
         after current: URLRequest,
@@ -272,7 +272,7 @@ extension URLSessionTransport {
 
     /// `true` for a `Content-Length` value that is one decimal length, or a list of equal ones
     /// (RFC 9112, 6.3). FoundationNetworking joins repeated fields into one comma-separated value.
-    static func isSingleContentLength(_ value: String) -> Bool {
+    package static func isSingleContentLength(_ value: String) -> Bool {
         let lengths = value.split(separator: ",", omittingEmptySubsequences: false)
             .map { $0.trimmingCharacters(in: .whitespaces) }
         guard let first = lengths.first, !first.isEmpty, first.allSatisfy({ $0.isASCII && $0.isNumber }) else {
@@ -282,7 +282,7 @@ extension URLSessionTransport {
     }
 
     /// What to do with a redirect.
-    enum RedirectDecision: Equatable {
+    package enum RedirectDecision: Equatable {
         /// Send this request next.
         case follow(URLRequest)
         /// Do not follow the redirect; fail the fetch with this reason.

@@ -46,6 +46,16 @@ final class EventRecorder: FetchMonitor, @unchecked Sendable {
                duration: ("response", event.duration))
     }
 
+    func retryScheduled(_ event: FetchEvent.RetryScheduled) {
+        let reason: String
+        switch event.reason {
+        case .status(let status): reason = "status \(status)"
+        case .transport(let code): reason = "transport \(code.rawValue)"
+        case .credentialRejected(let status): reason = "credential \(status)"
+        }
+        record("retry \(event.attempt) after \(event.delay.milliseconds)ms \(reason)")
+    }
+
     func modelMade(_ event: FetchEvent.ModelMade) {
         record("model", duration: ("model", event.duration))
     }
@@ -169,5 +179,13 @@ extension ResourceService {
                 continuation.resume(returning: result)
             }
         }
+    }
+}
+
+extension Duration {
+    /// The duration in whole milliseconds, rounded down.
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }

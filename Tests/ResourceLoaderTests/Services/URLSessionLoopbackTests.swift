@@ -7,16 +7,18 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// The real `URLSession` transport against `LoopbackHTTPServer` on 127.0.0.1.
-@Suite("URLSession over loopback")
+/// Every real transport (``TransportUnderTest``) against `LoopbackHTTPServer` on 127.0.0.1.
+@Suite("Transports over loopback")
 struct URLSessionLoopbackTests {
-    let session = URLSession(configuration: .ephemeral)
+    typealias Transport = TransportUnderTest
 
     private func cities(at server: LoopbackHTTPServer, _ path: String = "europe.json") -> CitiesResource {
         CitiesResource(url: server.baseURL.appendingPathComponent(path))
     }
 
-    @Test func fetchesAModelOverHTTP() async throws {
+    @Test(arguments: Transport.allCases)
+    func fetchesAModelOverHTTP(transport: Transport) async throws {
+        let session = transport.session
         let server = try LoopbackHTTPServer { request in
             request.path == "/europe.json" ? .json(#"{"cities":[{"name":"Lisbon"}]}"#) : .status(404)
         }
@@ -26,7 +28,9 @@ struct URLSessionLoopbackTests {
         #expect(await service.fetchError(cities(at: server, "mars.json"))?.statusCode == 404)
     }
 
-    @Test func theServerSeesQueryValuesExactly() async throws {
+    @Test(arguments: Transport.allCases)
+    func theServerSeesQueryValuesExactly(transport: Transport) async throws {
+        let session = transport.session
         let values = ["a+b", "a&b=c", "two words", "café", "100%", "日本"]
         let seen = OrderRecorder()
         let server = try LoopbackHTTPServer { request in
@@ -40,7 +44,9 @@ struct URLSessionLoopbackTests {
         #expect(seen.values == ["page=1"] + values.map { "q=\($0)" })
     }
 
-    @Test func sendsMethodHeadersAndBody() async throws {
+    @Test(arguments: Transport.allCases)
+    func sendsMethodHeadersAndBody(transport: Transport) async throws {
+        let session = transport.session
         let received = OrderRecorder()
         let server = try LoopbackHTTPServer { request in
             received.append(request.method)
@@ -62,7 +68,9 @@ struct URLSessionLoopbackTests {
     // cancellation can end them, however long a loaded machine (the thread sanitizer on two
     // cores) takes to get to it.
 
-    @Test func cancellingTheTaskMidRequestThrowsCancelled() async throws {
+    @Test(arguments: Transport.allCases)
+    func cancellingTheTaskMidRequestThrowsCancelled(transport: Transport) async throws {
+        let session = transport.session
         let server = try LoopbackHTTPServer { _ in .json("{}").delayed(by: .seconds(600)) }
         defer { server.stop() }
         let service = ResourceService<CitiesResource>(session: session, options: TransferOptions(deadline: nil))
@@ -73,7 +81,9 @@ struct URLSessionLoopbackTests {
         #expect((await task.result.failure as? ResourceError)?.isCancelled == true)
     }
 
-    @Test func cancellingACompletionFetchMidRequestDeliversCancelledOnce() async throws {
+    @Test(arguments: Transport.allCases)
+    func cancellingACompletionFetchMidRequestDeliversCancelledOnce(transport: Transport) async throws {
+        let session = transport.session
         let server = try LoopbackHTTPServer { _ in .json("{}").delayed(by: .seconds(600)) }
         defer { server.stop() }
         let calls = Counter()
@@ -92,7 +102,9 @@ struct URLSessionLoopbackTests {
         #expect(calls.value == 1)
     }
 
-    @Test func theDeadlineStopsATricklingServer() async throws {
+    @Test(arguments: Transport.allCases)
+    func theDeadlineStopsATricklingServer(transport: Transport) async throws {
+        let session = transport.session
         // The server sends the head, then one body byte every 50 ms: the idle timeout never
         // fires, so only the total deadline can end the request.
         let server = try LoopbackHTTPServer { _ in
@@ -104,7 +116,9 @@ struct URLSessionLoopbackTests {
         #expect(await service.fetchError(cities(at: server))?.caseName == "timedOut")
     }
 
-    @Test func aRefusedConnectionIsATransportError() async throws {
+    @Test(arguments: Transport.allCases)
+    func aRefusedConnectionIsATransportError(transport: Transport) async throws {
+        let session = transport.session
         let port = try LoopbackHTTPServer.RefusingPort()
         let resource = CitiesResource(url: port.baseURL.appendingPathComponent("europe.json"))
         let error = await ResourceService<CitiesResource>(session: session).fetchError(resource)
@@ -115,7 +129,9 @@ struct URLSessionLoopbackTests {
         #expect(code == .cannotConnectToHost)
     }
 
-    @Test func aResetConnectionIsATransportError() async throws {
+    @Test(arguments: Transport.allCases)
+    func aResetConnectionIsATransportError(transport: Transport) async throws {
+        let session = transport.session
         let server = try LoopbackHTTPServer { _ in
             .script([.write(Data("HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nabc".utf8)), .pause(.milliseconds(20)), .reset])
         }

@@ -47,4 +47,44 @@ struct ManualClockTests {
         let outcome = await withTimeLimit { await sleeper.result }
         #expect(throws: CancellationError.self) { try outcome?.get() }
     }
+
+    @Test func waitForSleepersReturnsOnceEnoughTasksSleep() async throws {
+        let clock = ManualClock()
+        #expect(clock.sleeperCount == 0)
+        let first = Task { try await clock.sleep(for: .seconds(5)) }
+        let second = Task { try await clock.sleep(for: .seconds(2)) }
+        await withTimeLimit { await clock.waitForSleepers(count: 2) }
+        #expect(clock.sleeperCount == 2)
+        clock.advance(by: .seconds(5))
+        await withTimeLimit { _ = try? await (first.value, second.value) }
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test func advanceToNextSleeperMovesToTheEarliestWakeUpAndSaysHowFar() async throws {
+        let clock = ManualClock()
+        clock.advance(by: .seconds(1))
+        let late = Task { try await clock.sleep(for: .seconds(9)) }
+        let early = Task { try await clock.sleep(for: .seconds(4)) }
+        await withTimeLimit { await clock.waitForSleepers(count: 2) }
+
+        let firstStep = await clock.advanceToNextSleeper()
+        await withTimeLimit { try? await early.value }
+        #expect(firstStep == .seconds(4))
+        #expect(clock.now.offset == .seconds(5))
+        #expect(clock.sleeperCount == 1)
+
+        let secondStep = await clock.advanceToNextSleeper()
+        await withTimeLimit { try? await late.value }
+        #expect(secondStep == .seconds(5))
+        #expect(clock.now.offset == .seconds(10))
+    }
+
+    @Test func advanceToNextSleeperWaitsForASleeperToArrive() async throws {
+        let clock = ManualClock()
+        let step = Task { await clock.advanceToNextSleeper() }
+        let sleeper = Task { try await clock.sleep(for: .milliseconds(750)) }
+        let moved = await withTimeLimit { await step.value }
+        await withTimeLimit { try? await sleeper.value }
+        #expect(moved == .milliseconds(750))
+    }
 }

@@ -1,0 +1,582 @@
+#if AsyncHTTPClient
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOHTTPCompression
+import NIOPosix
+import ResourceLoader
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A transport over swift-server's AsyncHTTPClient: the server-side choice, which on Linux spends
+/// a fraction of the CPU per request that `URLSession` does.
+///
+/// Available with the package trait `AsyncHTTPClient`, in the `ResourceLoaderAsyncHTTPClient`
+/// product. It keeps the promises `URLSessionTransport` documents:
+///
+/// - **Size**: a declared `Content-Length` over `TransferOptions/maximumResponseBytes`
+///   fails before the body is read; the body is counted as its parts arrive and the transfer is
+///   stopped as soon as it crosses the limit, with `ResourceError/responseTooLarge(limit:)`.
+///   Memory stays bounded.
+/// - **Redirects**: AsyncHTTPClient never follows one itself. The transport follows them by the
+///   rules of `URLSessionTransport`: the limit of
+///   `TransferOptions/maximumRedirects`, no `https` → `http`, no scheme but `http`
+///   and `https`, the method and body rules of RFC 9110, and
+///   `URLSessionTransport/credentialHeaderFields` only to the original origin.
+///   (A redirect is recognised by its head, before AsyncHTTPClient's own redirect handling, so the
+///   rules hold even for an injected client configured to follow redirects.)
+/// - **Compression**: a request that names no `Accept-Encoding` is sent with
+///   `Accept-Encoding: identity`, and a response in a content coding it did not ask for fails with
+///   `ResourceError/transport(_:underlying:)` and `URLError.Code.cannotDecodeContentData`.
+///   A request that asks for `gzip` or `deflate` itself gets the body decoded by a client with
+///   decompression enabled (the transport's own client is: see ``defaultConfiguration``); the
+///   decoded bytes count against the size limit as they arrive, so a small compressed body cannot
+///   expand past it.
+/// - **Framing**: SwiftNIO's parser refuses any repeated `Content-Length` field, even with equal
+///   values (which `URLSessionTransport` accepts; RFC 9112 allows either), and any malformed
+///   response, with `URLError.Code.badServerResponse`.
+/// - **Idle timeout**: `URLRequest.timeoutInterval` bounds the time without a byte from the
+///   server, as with `URLSession`; it fails with `URLError.Code.timedOut`.
+/// - **Cancellation**: cancelling the returned handle answers `URLError(.cancelled)` at once and
+///   stops the transfer, closing its connection.
+/// - **One outcome**: the completion handler is called exactly once per request.
+///
+/// `ResourceService` enforces the `TransferOptions/deadline`
+/// around it, as for every transport.
+///
+/// ```swift
+/// import ResourceLoader
+/// import ResourceLoaderAsyncHTTPClient
+///
+/// let service = ResourceService<Cities>(session: AsyncHTTPClientTransport.shared)
+/// ```
+///
+/// ## The client's lifecycle
+///
+/// - ``shared`` and a transport made with ``init(configuration:eventLoopGroup:)`` own their
+///   `HTTPClient`. ``shared`` lives as long as the process. Any other owning transport shuts its
+///   client down when you call ``shutdown()``, or else when it is released: every request in
+///   flight keeps the transport alive until it has answered, so the client is shut down only
+///   after the last one.
+/// - A transport made with ``init(client:)`` borrows the client: whoever made the client shuts it
+///   down, after the last request through the transport has answered. ``shutdown()`` does nothing.
+///
+/// Completion handlers run on one of the client's event loops: they must not block (hand heavy
+/// work, such as parsing, to another queue, as `ResourceService` does).
+public final class AsyncHTTPClientTransport: URLSessionType {
+    /// A transport with its own client, made with ``defaultConfiguration`` on the shared event
+    /// loop group. It lives as long as the process and is never shut down.
+    public static let shared = AsyncHTTPClientTransport(ownership: .forever)
+
+    /// The configuration of a client the transport makes for itself: redirects disallowed (the
+    /// transport follows them by its own rules) and decompression enabled, at most 100 decoded
+    /// bytes for each byte received, for requests that ask for a content coding.
+    public static var defaultConfiguration: HTTPClient.Configuration {
+        HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .enabled(limit: .ratio(100)))
+    }
+
+    /// The client requests are sent through.
+    public let client: HTTPClient
+
+    /// Who shuts ``client`` down.
+    private enum Ownership {
+        /// The transport, on ``shutdown()`` or when it is released.
+        case owned
+        /// Nobody: the client lives as long as the process.
+        case forever
+        /// Whoever injected it.
+        case borrowed
+    }
+
+    private let ownership: Ownership
+    /// Set once the owned client is being shut down.
+    private let isShutDown = OnceFlag()
+
+    private init(ownership: Ownership, configuration: HTTPClient.Configuration = defaultConfiguration,
+                 eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup) {
+        var configuration = configuration
+        configuration.redirectConfiguration = .disallow
+        self.client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
+        self.ownership = ownership
+    }
+
+    /// Creates a transport with a client of its own, which it shuts down on ``shutdown()`` or
+    /// when it is released.
+    ///
+    /// - Parameters:
+    ///   - configuration: The client's configuration. Default: ``defaultConfiguration``. Its
+    ///     redirect configuration is replaced with `.disallow`: the transport follows redirects
+    ///     itself. Give decompression a limit if you enable it.
+    ///   - eventLoopGroup: Where the client runs. Default: AsyncHTTPClient's shared group.
+    public convenience init(
+        configuration: HTTPClient.Configuration = AsyncHTTPClientTransport.defaultConfiguration,
+        eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup
+    ) {
+        self.init(ownership: .owned, configuration: configuration, eventLoopGroup: eventLoopGroup)
+    }
+
+    /// Creates a transport over a client you own and shut down yourself, after the last request
+    /// through the transport has answered.
+    ///
+    /// The transport's rules hold whatever the client's configuration: it recognises a redirect
+    /// by its head before the client could follow it. Configure the client with
+    /// `redirectConfiguration: .disallow` all the same, so that the client keeps the connection
+    /// of a redirect open for the next request. A client with decompression disabled hands the
+    /// body of a response to a request that asked for `gzip` through still coded.
+    ///
+    /// - Parameter client: The client to send requests through.
+    public init(client: HTTPClient) {
+        self.client = client
+        self.ownership = .borrowed
+    }
+
+    deinit {
+        guard ownership == .owned, !markShutDown() else { return }
+        // No request is in flight: each one keeps the transport alive until it has answered.
+        client.shutdown().whenComplete { _ in }
+    }
+
+    /// Shuts down the client the transport owns, once the requests in flight have ended.
+    ///
+    /// Does nothing for ``shared`` and for a transport made with ``init(client:)``, and nothing
+    /// the second time. Requests sent afterwards fail with `URLError.Code.cannotConnectToHost`.
+    public func shutdown() async throws {
+        guard ownership == .owned, !markShutDown() else { return }
+        try await client.shutdown()
+    }
+
+    /// Sets the shut-down flag; returns whether it was set already.
+    private func markShutDown() -> Bool {
+        isShutDown.set()
+    }
+
+    /// A flag that is set once.
+    private final class OnceFlag: @unchecked Sendable {
+        // `lock` guards `isSet`.
+        private let lock = NSLock()
+        private var isSet = false
+
+        /// Sets the flag; returns whether it was set already.
+        func set() -> Bool {
+            lock.lock()
+            defer { lock.unlock() }
+            let was = isSet
+            isSet = true
+            return was
+        }
+    }
+
+    /// Sends `request` through the client, enforcing `options`' size and redirect limits.
+    ///
+    /// Calls `completionHandler` exactly once, on one of the client's event loops (or, for a
+    /// cancellation, on the thread that cancelled), with the body and an `HTTPURLResponse`, or
+    /// the error: `ResourceError/responseTooLarge(limit:)`,
+    /// `ResourceError/redirectRefused(_:)`,
+    /// `ResourceError/transport(_:underlying:)` for a content coding that was not
+    /// asked for, or a `URLError` translated from the client's error (see ``urlError(for:)``).
+    public func data(
+        for request: URLRequest,
+        options: TransferOptions,
+        completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+    ) -> any Cancellable {
+        let transfer = Transfer(transport: self, original: request, options: options, completionHandler: completionHandler)
+        transfer.send(request)
+        return transfer
+    }
+
+    /// The `URLError` an error of AsyncHTTPClient or SwiftNIO stands for, so that
+    /// `ResourceService` reports it as it would the same failure of `URLSession`.
+    ///
+    /// | Error | Code |
+    /// | --- | --- |
+    /// | cancelled | `cancelled` |
+    /// | connect, read, write, TLS handshake or deadline timeout | `timedOut` |
+    /// | connection refused, or a client already shut down | `cannotConnectToHost` |
+    /// | connection closed or reset before the response ended | `networkConnectionLost` |
+    /// | malformed response, body length mismatch, bad framing | `badServerResponse` |
+    /// | decompression failed or exceeded its limit | `cannotDecodeContentData` |
+    /// | invalid URL, empty host or scheme | `badURL` |
+    /// | anything else | `unknown` |
+    ///
+    /// - Parameter error: The client's error.
+    /// - Returns: The corresponding `URLError`; `error` itself if it already is one.
+    public static func urlError(for error: any Error) -> URLError {
+        if let error = error as? URLError { return error }
+        let code: URLError.Code
+        switch error {
+        case let error as HTTPClientError:
+            switch error {
+            case .cancelled: code = .cancelled
+            case .readTimeout, .writeTimeout, .connectTimeout, .deadlineExceeded, .tlsHandshakeTimeout,
+                .getConnectionFromPoolTimeout, .httpProxyHandshakeTimeout, .socksHandshakeTimeout:
+                code = .timedOut
+            case .alreadyShutdown: code = .cannotConnectToHost
+            case .remoteConnectionClosed: code = .networkConnectionLost
+            case .bodyLengthMismatch, .identityCodingIncorrectlyPresent, .contentLengthMissing, .invalidProxyResponse:
+                code = .badServerResponse
+            case .invalidURL, .emptyHost, .emptyScheme, .missingSocketPath: code = .badURL
+            default: code = .unknown
+            }
+        case is NIOConnectionError:
+            code = .cannotConnectToHost
+        case let error as IOError where error.errnoCode == ECONNREFUSED:
+            code = .cannotConnectToHost
+        case let error as IOError where error.errnoCode == ECONNRESET || error.errnoCode == EPIPE:
+            code = .networkConnectionLost
+        case let error as ChannelError:
+            if case .connectTimeout = error { code = .timedOut } else { code = .networkConnectionLost }
+        case is HTTPParserError:
+            code = .badServerResponse
+        case is NIOHTTPDecompression.DecompressionError:
+            code = .cannotDecodeContentData
+        default:
+            code = .unknown
+        }
+        return URLError(code)
+    }
+}
+
+// MARK: - One transfer
+
+extension AsyncHTTPClientTransport {
+    /// One request and the redirects it follows: the `Cancellable` the caller holds.
+    ///
+    /// Every hop (the request, then each redirect) runs with a ``Hop`` delegate of its own;
+    /// callbacks of a hop that is no longer current are ignored. Whoever sets `finished` delivers
+    /// the one outcome.
+    final class Transfer: Cancellable, @unchecked Sendable {
+        /// What a transfer keeps between callbacks. Guarded by `lock`.
+        struct State {
+            var finished = false
+            var hop = 0
+            var task: HTTPClient.Task<Void>?
+            var current: URLRequest
+            var redirectsFollowed = 0
+            var body = Data()
+            var response: HTTPURLResponse?
+            /// When a byte last arrived, for the idle timeout.
+            var lastActivity = NIODeadline.now()
+            /// The pending idle check of the current hop, cancelled when the transfer ends so
+            /// that it does not keep the transfer alive until it fires.
+            var idleCheck: Scheduled<Void>?
+        }
+
+        let transport: AsyncHTTPClientTransport
+        let original: URLRequest
+        let options: TransferOptions
+        private let completionHandler: @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+        /// The idle timeout of `URLRequest.timeoutInterval`, or `nil` for none.
+        private let idleTimeout: TimeAmount?
+        // `lock` guards `state`.
+        private let lock = NSLock()
+        private var state: State
+
+        init(
+            transport: AsyncHTTPClientTransport, original: URLRequest, options: TransferOptions,
+            completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+        ) {
+            self.transport = transport
+            self.original = original
+            self.options = options
+            self.completionHandler = completionHandler
+            let interval = original.timeoutInterval
+            self.idleTimeout = interval > 0 && interval.isFinite ? .nanoseconds(Int64(min(interval, 1e9) * 1e9)) : nil
+            self.state = State(current: original)
+        }
+
+        private func withState<T>(_ body: (inout State) -> T) -> T {
+            lock.lock()
+            defer { lock.unlock() }
+            return body(&state)
+        }
+
+        var isCancelled: Bool { withState { $0.finished } }
+
+        func cancel() {
+            finish(.failure(URLError(.cancelled)))
+        }
+
+        /// Delivers `outcome` unless the transfer has finished already, and stops the current hop.
+        /// Returns whether it delivered.
+        @discardableResult
+        func finish(_ outcome: Result<(Data, URLResponse), any Error>, hop: Int? = nil) -> Bool {
+            let stopped = withState { state -> (task: HTTPClient.Task<Void>?, idleCheck: Scheduled<Void>?)? in
+                guard !state.finished, hop == nil || hop == state.hop else { return nil }
+                state.finished = true
+                state.body = Data()
+                defer { state.idleCheck = nil }
+                return (state.task, state.idleCheck)
+            }
+            guard let stopped else { return false }
+            stopped.idleCheck?.cancel()
+            let current = stopped.task
+            completionHandler(outcome)
+            // A transfer that failed stops its hop: the connection is closed, not kept waiting.
+            if case .failure = outcome { current?.cancel() }
+            return true
+        }
+
+        /// Sends `request` as the next hop.
+        func send(_ request: URLRequest) {
+            let prepared: HTTPClient.Request
+            do {
+                prepared = try Self.clientRequest(for: request)
+            } catch {
+                finish(.failure(error))
+                return
+            }
+            let (hop, previousCheck) = withState { state -> (Int?, Scheduled<Void>?) in
+                guard !state.finished else { return (nil, nil) }
+                state.hop += 1
+                state.current = request
+                state.body = Data()
+                state.response = nil
+                state.lastActivity = .now()
+                defer { state.idleCheck = nil }
+                return (state.hop, state.idleCheck)
+            }
+            previousCheck?.cancel()
+            guard let hop else { return }
+            let task = transport.client.execute(request: prepared, delegate: Hop(transfer: self, hop: hop), eventLoop: .indifferent)
+            let cancelled = withState { state -> Bool in
+                guard state.hop == hop, !state.finished else { return true }
+                state.task = task
+                return false
+            }
+            if cancelled {
+                task.cancel()
+                return
+            }
+            // A task that fails before it starts (the client was shut down, say) tells only its
+            // future, not the delegate.
+            task.futureResult.whenFailure { [self] error in failed(error, hop: hop) }
+            if let idleTimeout { scheduleIdleCheck(after: idleTimeout, hop: hop, on: task.eventLoop) }
+        }
+
+        /// Checks, after `delay`, whether the hop has been idle for the whole idle timeout; if
+        /// not, checks again when it could be.
+        private func scheduleIdleCheck(after delay: TimeAmount, hop: Int, on eventLoop: any EventLoop) {
+            let check = eventLoop.scheduleTask(in: delay) { [self] in
+                guard let idleTimeout else { return }
+                let remaining = withState { state -> TimeAmount? in
+                    guard !state.finished, state.hop == hop else { return nil }
+                    return state.lastActivity + idleTimeout - .now()
+                }
+                guard let remaining else { return }
+                if remaining <= .zero {
+                    finish(.failure(URLError(.timedOut)), hop: hop)
+                } else {
+                    scheduleIdleCheck(after: remaining, hop: hop, on: eventLoop)
+                }
+            }
+            let isCurrent = withState { state -> Bool in
+                guard !state.finished, state.hop == hop else { return false }
+                state.idleCheck = check
+                return true
+            }
+            if !isCurrent { check.cancel() }
+        }
+
+        // MARK: Callbacks of the current hop
+
+        /// A response head arrived: a redirect to follow or refuse, or the response.
+        func receivedHead(_ head: HTTPResponseHead, hop: Int, task: HTTPClient.Task<Void>) -> ResourceError? {
+            let status = Int(head.status.code)
+            if [301, 302, 303, 307, 308].contains(status), let location = head.headers.first(name: "location") {
+                redirect(status: status, location: location, hop: hop, task: task)
+                return nil
+            }
+            let url = withState { $0.current.url } ?? original.url
+            let response = url.flatMap { Self.urlResponse(head, url: $0) }
+            let limit = options.maximumResponseBytes
+            let refusal: ResourceError? = withState { state in
+                guard !state.finished, state.hop == hop else { return nil }
+                state.lastActivity = .now()
+                state.response = response
+                let lengths = head.headers["content-length"]
+                if let length = lengths.first.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }), length > limit {
+                    return .responseTooLarge(limit: limit)
+                }
+                if let coding = head.headers.first(name: "content-encoding"), !Self.isIdentity(coding) {
+                    let asked = state.current.value(forHTTPHeaderField: "Accept-Encoding") ?? "identity"
+                    if Self.isIdentity(asked) {
+                        return .transport(.cannotDecodeContentData, underlying: URLError(.cannotDecodeContentData))
+                    }
+                }
+                return nil
+            }
+            if let refusal { finish(.failure(refusal), hop: hop) }
+            return refusal
+        }
+
+        /// Follows or refuses a redirect answered to hop `hop`, whose task is stopped.
+        private func redirect(status: Int, location: String, hop: Int, task: HTTPClient.Task<Void>) {
+            let decision = withState { state -> URLSessionTransport.RedirectDecision? in
+                guard !state.finished, state.hop == hop else { return nil }
+                let decision = URLSessionTransport.redirect(
+                    statusCode: status, location: location, after: state.current, original: original,
+                    redirectsFollowed: state.redirectsFollowed, options: options)
+                if case .follow = decision {
+                    state.redirectsFollowed += 1
+                    // Callbacks of this hop are ignored from now on.
+                    state.hop += 1
+                }
+                return decision
+            }
+            switch decision {
+            case .follow(let next):
+                // The redirect's body is not wanted: its connection is closed rather than drained.
+                task.fail(reason: RedirectFollowed())
+                send(next)
+            case .refuse(let refusal):
+                finish(.failure(ResourceError.redirectRefused(refusal)), hop: hop)
+            case nil:
+                task.cancel()
+            }
+        }
+
+        /// A part of the body arrived; returns the error that stops the transfer, if any.
+        func receivedBodyPart(_ buffer: ByteBuffer, hop: Int) -> ResourceError? {
+            let limit = options.maximumResponseBytes
+            let refusal: ResourceError? = withState { state in
+                guard !state.finished, state.hop == hop else { return nil }
+                state.lastActivity = .now()
+                guard buffer.readableBytes <= limit - state.body.count else { return .responseTooLarge(limit: limit) }
+                buffer.withUnsafeReadableBytes { state.body.append(contentsOf: $0) }
+                return nil
+            }
+            if let refusal { finish(.failure(refusal), hop: hop) }
+            return refusal
+        }
+
+        /// The hop's response ended.
+        func finished(hop: Int) {
+            let outcome = withState { state -> Result<(Data, URLResponse), any Error>? in
+                guard !state.finished, state.hop == hop else { return nil }
+                guard let response = state.response else { return .failure(URLError(.badServerResponse)) }
+                return .success((state.body, response))
+            }
+            if let outcome { finish(outcome, hop: hop) }
+        }
+
+        /// The hop failed.
+        func failed(_ error: any Error, hop: Int) {
+            if error is RedirectFollowed { return }
+            finish(.failure(AsyncHTTPClientTransport.urlError(for: error)), hop: hop)
+        }
+
+        // MARK: Conversions
+
+        /// The client's request for `request`: its URL, method, header fields (with
+        /// `Accept-Encoding: identity` unless it names one) and body.
+        static func clientRequest(for request: URLRequest) throws -> HTTPClient.Request {
+            guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+                throw URLError(.unsupportedURL)
+            }
+            var headers = HTTPHeaders()
+            var namesEncoding = false
+            for (name, value) in request.allHTTPHeaderFields ?? [:] {
+                if name.caseInsensitiveCompare("Accept-Encoding") == .orderedSame { namesEncoding = true }
+                headers.add(name: name, value: value)
+            }
+            if !namesEncoding { headers.add(name: "Accept-Encoding", value: "identity") }
+            var body: HTTPClient.Body?
+            if let data = request.httpBody {
+                body = .bytes(data)
+            } else if let stream = request.httpBodyStream {
+                body = .bytes(readAll(stream))
+            }
+            do {
+                return try HTTPClient.Request(
+                    url: url, method: HTTPMethod(rawValue: (request.httpMethod ?? "GET").uppercased()), headers: headers,
+                    body: body)
+            } catch {
+                throw URLError(.badURL)
+            }
+        }
+
+        /// The bytes of a request body stream, read once.
+        private static func readAll(_ stream: InputStream) -> Data {
+            var data = Data()
+            stream.open()
+            defer { stream.close() }
+            var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+            while true {
+                let count = stream.read(&buffer, maxLength: buffer.count)
+                guard count > 0 else { break }
+                data.append(buffer, count: count)
+            }
+            return data
+        }
+
+        /// The `HTTPURLResponse` for a response head; repeated header fields are joined with
+        /// commas, as `URLSession` joins them.
+        static func urlResponse(_ head: HTTPResponseHead, url: URL) -> HTTPURLResponse? {
+            var fields: [String: String] = [:]
+            var canonical: [String: String] = [:]
+            for (name, value) in head.headers {
+                let key = canonical[name.lowercased(), default: name]
+                canonical[name.lowercased()] = key
+                fields[key] = fields[key].map { "\($0), \(value)" } ?? value
+            }
+            return HTTPURLResponse(
+                url: url, statusCode: Int(head.status.code), httpVersion: "HTTP/\(head.version.major).\(head.version.minor)",
+                headerFields: fields)
+        }
+
+        /// `true` for an empty coding or `identity`, in any case.
+        static func isIdentity(_ coding: String) -> Bool {
+            let coding = coding.trimmingCharacters(in: .whitespaces)
+            return coding.isEmpty || coding.caseInsensitiveCompare("identity") == .orderedSame
+        }
+    }
+
+    /// Why the transport stopped a hop whose redirect it follows.
+    struct RedirectFollowed: Error {}
+
+    /// The client's delegate for one hop of a ``Transfer``.
+    final class Hop: HTTPClientResponseDelegate {
+        typealias Response = Void
+
+        let transfer: Transfer
+        let hop: Int
+
+        init(transfer: Transfer, hop: Int) {
+            self.transfer = transfer
+            self.hop = hop
+        }
+
+        func didVisitURL(task: HTTPClient.Task<Void>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
+            // Called before the client decides to follow a redirect, so the transport's rules
+            // apply whatever its configuration. Every other head goes on to `didReceiveHead`.
+            guard [301, 302, 303, 307, 308].contains(head.status.code), head.headers.contains(name: "location") else { return }
+            _ = transfer.receivedHead(head, hop: hop, task: task)
+        }
+
+        func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {
+            if let error = transfer.receivedHead(head, hop: hop, task: task) {
+                return task.eventLoop.makeFailedFuture(error)
+            }
+            return task.eventLoop.makeSucceededVoidFuture()
+        }
+
+        func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ buffer: ByteBuffer) -> EventLoopFuture<Void> {
+            if let error = transfer.receivedBodyPart(buffer, hop: hop) {
+                return task.eventLoop.makeFailedFuture(error)
+            }
+            return task.eventLoop.makeSucceededVoidFuture()
+        }
+
+        func didReceiveError(task: HTTPClient.Task<Void>, _ error: any Error) {
+            transfer.failed(error, hop: hop)
+        }
+
+        func didFinishRequest(task: HTTPClient.Task<Void>) throws {
+            transfer.finished(hop: hop)
+        }
+    }
+}
+#endif

@@ -1,0 +1,200 @@
+#if AsyncHTTPClient
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import ResourceLoader
+import ResourceLoaderAsyncHTTPClient
+import ResourceLoaderTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What is particular to `AsyncHTTPClientTransport`: the client's lifecycle, redirects with a
+/// client that would follow them itself, cancellation and the translation of the client's
+/// errors. The rules it shares with ``URLSessionTransport`` are in the fault-injection and
+/// loopback suites, which run against both.
+@Suite("AsyncHTTPClientTransport")
+struct AsyncHTTPClientTransportTests {
+    /// One raw answer of `transport` to a GET of `url`.
+    private func answer(
+        _ transport: AsyncHTTPClientTransport, _ request: URLRequest, options: TransferOptions = TransferOptions()
+    ) async -> Result<(Data, URLResponse), any Error>? {
+        await withTimeLimit {
+            await withCheckedContinuation { continuation in
+                _ = transport.data(for: request, options: options) { continuation.resume(returning: $0) }
+            }
+        }
+    }
+
+    // MARK: Lifecycle
+
+    @Test func anOwnedClientIsShutDownOnceAndThenRefusesRequests() async throws {
+        let server = try LoopbackHTTPServer { _ in .json(#"{"a":"b"}"#) }
+        defer { server.stop() }
+        let transport = AsyncHTTPClientTransport()
+        let first = await answer(transport, URLRequest(url: server.baseURL))
+        #expect(try first?.get().0 == Data(#"{"a":"b"}"#.utf8))
+        try await transport.shutdown()
+        // A second shutdown does nothing (AsyncHTTPClient itself would throw alreadyShutdown).
+        try await transport.shutdown()
+        let after = await answer(transport, URLRequest(url: server.baseURL))
+        #expect((after?.failure as? URLError)?.code == .cannotConnectToHost)
+    }
+
+    @Test func aBorrowedClientIsLeftRunning() async throws {
+        let server = try LoopbackHTTPServer { _ in .json(#"{"a":"b"}"#) }
+        defer { server.stop() }
+        let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
+        var transport: AsyncHTTPClientTransport? = AsyncHTTPClientTransport(client: client)
+        #expect(try await answer(transport!, URLRequest(url: server.baseURL))?.get().0 == Data(#"{"a":"b"}"#.utf8))
+        try await transport?.shutdown()
+        transport = nil
+        // The client still works: neither shutdown() nor the release shut it down.
+        let response = try await client.execute(HTTPClientRequest(url: server.baseURL.absoluteString), timeout: .seconds(10))
+        #expect(response.status == .ok)
+        try await client.shutdown()
+    }
+
+    @Test func releasingATransportWithARequestInFlightStillAnswersOnce() async throws {
+        let server = try LoopbackHTTPServer { _ in .json(#"{"a":"late"}"#).delayed(by: .milliseconds(200)) }
+        defer { server.stop() }
+        let calls = Counter()
+        let answer: Result<(Data, URLResponse), any Error> = await withCheckedContinuation { continuation in
+            var transport: AsyncHTTPClientTransport? = AsyncHTTPClientTransport()
+            _ = transport?.data(for: URLRequest(url: server.baseURL), options: TransferOptions()) { result in
+                calls.increment()
+                continuation.resume(returning: result)
+            }
+            // The request keeps the transport, and so its client, alive until it has answered.
+            transport = nil
+        }
+        #expect(try answer.get().0 == Data(#"{"a":"late"}"#.utf8))
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(calls.value == 1)
+    }
+
+    @Test func aFinishedRequestNoLongerKeepsTheTransportAlive() async throws {
+        // GIVEN a request with a long idle timeout, answered at once
+        let server = try LoopbackHTTPServer { _ in .json(#"{"a":"b"}"#) }
+        defer { server.stop() }
+        var request = URLRequest(url: server.baseURL)
+        request.timeoutInterval = 600
+        var transport: AsyncHTTPClientTransport? = AsyncHTTPClientTransport()
+        weak let released = transport
+        #expect(try await answer(transport!, request)?.get().0 == Data(#"{"a":"b"}"#.utf8))
+        // WHEN the caller lets go of the transport
+        transport = nil
+        // THEN it is released (and its client shut down) without waiting for the idle check
+        try await waitUntil { released == nil }
+    }
+
+    @Test func theSharedTransportIsNeverShutDown() async throws {
+        let server = try LoopbackHTTPServer { _ in .json(#"{"a":"b"}"#) }
+        defer { server.stop() }
+        try await AsyncHTTPClientTransport.shared.shutdown()
+        #expect(try await answer(.shared, URLRequest(url: server.baseURL))?.get().0 == Data(#"{"a":"b"}"#.utf8))
+    }
+
+    // MARK: Redirects with a client that follows them
+
+    @Test func theRulesHoldForAnInjectedClientThatFollowsRedirects() async throws {
+        // GIVEN a client configured to follow redirects itself, and A redirecting to B
+        let seen = OrderRecorder()
+        let serverB = try LoopbackHTTPServer { request in
+            seen.append(request.value(forHeaderField: "Authorization") ?? "-")
+            return .json(#"{"a":"b"}"#)
+        }
+        defer { serverB.stop() }
+        let serverA = try LoopbackHTTPServer { request in
+            let hop = Int(request.path.dropFirst()) ?? 0
+            return hop < 3
+                ? .status(302, headers: ["Location": "/\(hop + 1)"])
+                : .status(302, headers: ["Location": serverB.baseURL.appendingPathComponent("landed").absoluteString])
+        }
+        defer { serverA.stop() }
+        let client = HTTPClient(
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+            configuration: HTTPClient.Configuration(redirectConfiguration: .follow(max: 20, allowCycles: false)))
+        let transport = AsyncHTTPClientTransport(client: client)
+        var request = URLRequest(url: serverA.baseURL.appendingPathComponent("0"))
+        request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
+        // WHEN the limit is 2 redirects
+        let limited = await answer(transport, request, options: TransferOptions(maximumRedirects: 2))
+        // THEN the third is refused, as the transport's rule says, not the client's
+        #expect((limited?.failure as? ResourceError)?.redirectRefusal == .tooManyRedirects(limit: 2))
+        #expect(serverA.requestCount == 3)
+        // AND with room for all of them, B answers without seeing the credential
+        let followed = await answer(transport, request)
+        #expect(try followed?.get().0 == Data(#"{"a":"b"}"#.utf8))
+        #expect(seen.values == ["-"])
+        try await client.shutdown()
+    }
+
+    // MARK: Cancellation
+
+    @Test func cancellingAnswersCancelledOnceAndClosesTheConnection() async throws {
+        let server = try LoopbackHTTPServer { _ in .json("{}").delayed(by: .seconds(600)) }
+        defer { server.stop() }
+        let transport = AsyncHTTPClientTransport()
+        let calls = Counter()
+        let result = await withTimeLimit {
+            await withCheckedContinuation { continuation in
+                let transfer = transport.data(for: URLRequest(url: server.baseURL), options: TransferOptions()) { result in
+                    calls.increment()
+                    continuation.resume(returning: result)
+                }
+                Task {
+                    try await waitUntil { server.requestCount == 1 }
+                    transfer.cancel()
+                    transfer.cancel()
+                }
+            }
+        }
+        #expect((result?.failure as? URLError)?.code == .cancelled)
+        try await waitUntil { server.openConnectionCount == 0 }
+        #expect(calls.value == 1)
+    }
+
+    @Test func aURLThatIsNotHTTPIsRefusedWithoutANetworkRequest() async throws {
+        let result = await answer(AsyncHTTPClientTransport.shared, URLRequest(url: URL(string: "file:///etc/passwd")!))
+        #expect((result?.failure as? URLError)?.code == .unsupportedURL)
+    }
+
+    // MARK: Responses and errors
+
+    @Test func repeatedHeaderFieldsAreJoinedAsURLSessionJoinsThem() async throws {
+        let server = try LoopbackHTTPServer { _ in
+            .script([.write(Data("HTTP/1.1 200 OK\r\nX-Tag: a\r\nx-tag: b\r\nContent-Length: 2\r\n\r\n{}".utf8))])
+        }
+        defer { server.stop() }
+        let result = await answer(.shared, URLRequest(url: server.baseURL))
+        let response = try #require(try result?.get().1 as? HTTPURLResponse)
+        #expect(response.statusCode == 200)
+        #expect(response.value(forHTTPHeaderField: "X-Tag") == "a, b")
+        #expect(response.url == server.baseURL)
+    }
+
+    @Test func theClientsErrorsBecomeTheURLErrorsURLSessionWouldGive() {
+        let cases: [(any Error, URLError.Code)] = [
+            (HTTPClientError.cancelled, .cancelled),
+            (HTTPClientError.readTimeout, .timedOut),
+            (HTTPClientError.connectTimeout, .timedOut),
+            (HTTPClientError.deadlineExceeded, .timedOut),
+            (HTTPClientError.remoteConnectionClosed, .networkConnectionLost),
+            (HTTPClientError.bodyLengthMismatch, .badServerResponse),
+            (HTTPClientError.alreadyShutdown, .cannotConnectToHost),
+            (HTTPClientError.invalidURL, .badURL),
+            (HTTPParserError.invalidContentLength, .badServerResponse),
+            (ChannelError.eof, .networkConnectionLost),
+            (URLError(.dnsLookupFailed), .dnsLookupFailed),
+            (CocoaError(.fileNoSuchFile), .unknown),
+        ]
+        for (error, code) in cases {
+            #expect(AsyncHTTPClientTransport.urlError(for: error).code == code, "\(error)")
+        }
+    }
+}
+#endif
