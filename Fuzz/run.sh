@@ -32,7 +32,8 @@ check_harness() {
     fi
 }
 
-flags=(-parse-as-library -O -g -sanitize=fuzzer,address -swift-version 6)
+# -package-name: the library uses `package` access (shared with its optional integrations).
+flags=(-parse-as-library -O -g -sanitize=fuzzer,address -swift-version 6 -package-name ResourceLoader)
 shared="$root/Tests/ResourceLoaderTests/Reliability/FuzzEntryPoints.swift"
 # One entry point for every harness: the binary's file name picks the harness.
 main="$root/Fuzz/Sources/Fuzzer/main.swift"
