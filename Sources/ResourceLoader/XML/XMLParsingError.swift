@@ -43,7 +43,8 @@ public enum XMLParsingError: Error, Sendable, Hashable {
     /// entities are never read. Only with
     /// ``XMLParsingOptions/DocumentTypeDeclarations-swift.enum/parseInternalSubset``.
     case externalEntityNotRead(name: String, line: Int, column: Int)
-    /// Expanding entities would produce more than `limit` bytes of replacement text (see
+    /// Expanding entities (and applying attribute defaults) would produce more than `limit`
+    /// bytes of replacement text (see
     /// ``XMLParsingOptions/maximumEntityExpansionSize`` and
     /// ``XMLParsingOptions/maximumEntityExpansionRatio``): the end of "billion laughs" and
     /// quadratic-blowup documents.
@@ -75,7 +76,8 @@ public enum XMLParsingError: Error, Sendable, Hashable {
     /// bytes (50,000), checked while the name is read.
     case nameTooLong(limit: Int)
     /// An element has more attributes than ``XMLParsingOptions/maximumAttributesPerElement``
-    /// (`limit`); namespace declarations are not counted.
+    /// (`limit`); namespace declarations are not counted. With a DTD read, defaults it adds
+    /// count, and declaring more attributes than that for one element is refused too.
     case tooManyAttributes(limit: Int)
     /// An element declares more namespaces than
     /// ``XMLParsingOptions/maximumNamespaceDeclarationsPerElement`` (`limit`).

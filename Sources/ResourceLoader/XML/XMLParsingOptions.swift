@@ -79,7 +79,8 @@ public struct XMLParsingOptions: Sendable, Hashable {
     /// What to do with a DTD. Default: ``DocumentTypeDeclarations-swift.enum/refuse``.
     public var documentTypeDeclarations = DocumentTypeDeclarations.refuse
     /// With a DTD allowed: the most bytes of entity replacement text read in all, every
-    /// expansion counted (an entity used twice counts twice).
+    /// expansion counted (an entity used twice counts twice), and of attribute defaults applied
+    /// to elements (names and values).
     public var maximumEntityExpansionSize = XMLParsingOptions.defaultMaximumEntityExpansionSize
     /// With a DTD allowed: past 64 KiB of expansions, their total may not exceed this many
     /// times the document's size.

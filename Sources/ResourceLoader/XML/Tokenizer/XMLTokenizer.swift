@@ -455,7 +455,15 @@ final class XMLTokenizer<Sink: XMLEventSink> {
         }
         try checkTagLength(tagStart, pos)
         if let documentType, documentType.hasAttributeDeclarations {
-            documentType.applyDefaults(to: &attributes, of: name, namespaceAware: namespaceAware)
+            let added = documentType.applyDefaults(to: &attributes, of: name, namespaceAware: namespaceAware)
+            if added > 0 {
+                // Defaults count like written attributes, and like entity expansion.
+                try chargeExpansion(added, at: tagStart)
+                let count = attributes.reduce(0) { $0 + ($1.isNamespaceDeclaration ? 0 : 1) }
+                if count > options.maximumAttributesPerElement {
+                    throw .failed(.error(.tooManyAttributes(limit: options.maximumAttributesPerElement)), offset: base + tagStart)
+                }
+            }
         }
         if open.count >= options.maximumDepth {
             throw .failed(.error(.tooDeep(limit: options.maximumDepth)), offset: base + tagStart)
