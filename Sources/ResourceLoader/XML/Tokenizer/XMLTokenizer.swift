@@ -83,8 +83,9 @@ final class XMLTokenizer<Sink: XMLEventSink> {
     @exclusivity(unchecked) var names = XMLNameTable()
     @exclusivity(unchecked) var namespaces = XMLNamespaceResolver()
     @exclusivity(unchecked) var documentType: XMLDocumentType?
-    /// The names of the open elements, outermost first.
-    @exclusivity(unchecked) var open: [XMLName] = []
+    /// The name numbers (``XMLName/id``) of the open elements, outermost first: numbers, not
+    /// names, so that opening and closing an element retains and releases no string.
+    @exclusivity(unchecked) var open: [Int] = []
     /// While reading an entity's content: how many elements were open at its reference.
     @exclusivity(unchecked) var openAtEntityStart = 0
 
@@ -488,7 +489,7 @@ final class XMLTokenizer<Sink: XMLEventSink> {
             sink.endElement()
             if namespaceAware { namespaces.endElement() }
         } else {
-            open.append(name)
+            open.append(name.id)
         }
     }
 
@@ -516,7 +517,7 @@ final class XMLTokenizer<Sink: XMLEventSink> {
         pos += 1
         // Compared with the open element's name as stored, without interning it again.
         guard open.count > openAtEntityStart, let current = open.last,
-            names.name(current.id, isMadeOf: pointer, nameRange)
+            names.name(current, isMadeOf: pointer, nameRange)
         else {
             throw fail(.malformed, tagStart)
         }
