@@ -90,6 +90,10 @@ final class XMLTokenizer<Sink: XMLEventSink> {
     @exclusivity(unchecked) var openAtEntityStart = 0
 
     // Scratch storage, reused token after token.
+    /// Start tags read so far, numbering them for ``attributeTags``.
+    @exclusivity(unchecked) var startTagNumber = 0
+    /// By name number: the number of the last start tag with an attribute of that name.
+    @exclusivity(unchecked) var attributeTags: [Int] = []
     @exclusivity(unchecked) var attributes: [XMLAttributeEvent] = []
     @exclusivity(unchecked) var valueBuffer: [UInt8] = []
     @exclusivity(unchecked) var textBuffer: [UInt8] = []
@@ -408,6 +412,7 @@ final class XMLTokenizer<Sink: XMLEventSink> {
 
     private func readStartTagWhole(_ pos: inout Int) throws(XMLScanStop) {
         let tagStart = pos
+        startTagNumber &+= 1
         pos += 1
         let nameRange = try readName(&pos)
         let name = names.name(bytes, nameRange)
@@ -493,12 +498,17 @@ final class XMLTokenizer<Sink: XMLEventSink> {
         }
     }
 
-    /// Throws if an attribute named `name` is among `attributes` already.
+    /// Throws if an attribute named `name` is in the current start tag already.
+    ///
+    /// One look-up per attribute, not a comparison with each attribute before it: the table
+    /// holds, for each name number, the number of the last start tag that used it.
     private func checkUnique(_ name: XMLName, at position: Int) throws(XMLScanStop) {
         let id = name.id
-        for attribute in attributes where attribute.name.id == id {
-            throw fail(.malformed, position)
+        if id >= attributeTags.count {
+            attributeTags.append(contentsOf: repeatElement(0, count: id + 1 - attributeTags.count))
         }
+        if attributeTags[id] == startTagNumber { throw fail(.malformed, position) }
+        attributeTags[id] = startTagNumber
     }
 
     /// Reads an end tag at `pos` (`</`).
