@@ -39,6 +39,19 @@ public enum XMLParsingError: Error, Sendable, Hashable {
     /// `&amp;`, `&apos;`, `&quot;`) or a character reference. Such a reference would otherwise be
     /// dropped silently, together with the text around it.
     case undeclaredEntity(name: String, line: Int, column: Int)
+    /// The document refers (in content) to an external entity its DTD declares; external
+    /// entities are never read. Only with
+    /// ``XMLParsingOptions/DocumentTypeDeclarations-swift.enum/parseInternalSubset``.
+    case externalEntityNotRead(name: String, line: Int, column: Int)
+    /// Expanding entities (and applying attribute defaults) would produce more than `limit`
+    /// bytes of replacement text (see
+    /// ``XMLParsingOptions/maximumEntityExpansionSize`` and
+    /// ``XMLParsingOptions/maximumEntityExpansionRatio``): the end of "billion laughs" and
+    /// quadratic-blowup documents.
+    case entityExpansionTooLarge(limit: Int)
+    /// Entity references nest deeper than ``XMLParsingOptions/maximumEntityNestingDepth``
+    /// (`limit`).
+    case entitiesNestedTooDeep(limit: Int)
     /// The document is not well-formed XML; the parser noticed it at this position.
     ///
     /// This includes an XML declaration that is not exactly `<?xml version="1.x"` with an
@@ -54,15 +67,17 @@ public enum XMLParsingError: Error, Sendable, Hashable {
     case truncated
     /// A start or end tag, attributes included, is longer than `limit` bytes (8 MiB).
     ///
-    /// libxml2 holds a tag whole and cannot hold one of about 10,000,000 bytes, so such a tag
-    /// is refused before parsing. (Long text, CDATA sections, comments and processing
-    /// instructions are not limited, apart from ``XMLParsingOptions/maximumDocumentSize``.)
+    /// The tokenizer reads a tag whole before it hands the element on, so a tag's length is
+    /// bounded; it is refused as soon as the tag passes the limit. (Long text, CDATA sections,
+    /// comments and processing instructions are not limited, apart from
+    /// ``XMLParsingOptions/maximumDocumentSize``.)
     case tagTooLong(limit: Int)
     /// The name of an element, attribute or processing instruction is longer than `limit`
-    /// bytes (50,000, libxml2's limit).
+    /// bytes (50,000), checked while the name is read.
     case nameTooLong(limit: Int)
     /// An element has more attributes than ``XMLParsingOptions/maximumAttributesPerElement``
-    /// (`limit`); namespace declarations are not counted.
+    /// (`limit`); namespace declarations are not counted. With a DTD read, defaults it adds
+    /// count, and declaring more attributes than that for one element is refused too.
     case tooManyAttributes(limit: Int)
     /// An element declares more namespaces than
     /// ``XMLParsingOptions/maximumNamespaceDeclarationsPerElement`` (`limit`).
@@ -93,6 +108,12 @@ extension XMLParsingError: ContentFreeDescription {
             "The XML document has a document type declaration (DOCTYPE), which is not allowed"
         case .undeclaredEntity(_, let line, let column):
             "The XML document refers to an undeclared entity at line \(line), column \(column)"
+        case .externalEntityNotRead(_, let line, let column):
+            "The XML document refers to an external entity, which is never read, at line \(line), column \(column)"
+        case .entityExpansionTooLarge(let limit):
+            "The XML document's entities expand to more than the limit of \(limit) bytes"
+        case .entitiesNestedTooDeep(let limit):
+            "The XML document nests entity references deeper than the limit of \(limit)"
         case .malformed(let line, let column):
             "The XML document is not well-formed at line \(line), column \(column)"
         case .contentAfterRoot(let line, let column):

@@ -8,8 +8,9 @@ import Foundation
 ///     .firstDescendant(named: "city")?.text
 /// ```
 ///
-/// Parsing goes through Foundation's `XMLParser` (libxml2), after a pass over the bytes that
-/// refuses what libxml2 must not see. A document is refused with an ``XMLParsingError`` when it
+/// Parsing goes through ResourceLoader's own XML 1.0 (fifth edition) and Namespaces 1.0 parser,
+/// written in Swift: the same on every platform, with no dependency on Foundation's `XMLParser`
+/// or libxml2. A document is refused with an ``XMLParsingError`` when it
 /// is empty, too large or too deep (see ``XMLParsingOptions``), in an encoding other than UTF-8,
 /// US-ASCII, ISO-8859-1 or UTF-16, has a DOCTYPE, refers to an undeclared entity, is not
 /// well-formed, or has anything but exactly one root element. There is never a partial tree.
@@ -41,10 +42,7 @@ public struct XMLTree: Sendable {
     ///   - options: The limits to apply. Default: ``XMLParsingOptions/init(maximumDepth:maximumDocumentSize:maximumAttributesPerElement:maximumNamespaceDeclarationsPerElement:maximumNamespaceDeclarationsInScope:)``'s defaults.
     /// - Throws: ``XMLParsingError`` describing why the document was refused.
     public init(data: Data, options: XMLParsingOptions = XMLParsingOptions()) throws(XMLParsingError) {
-        let data = try XMLTranscoder.utf8Document(data, options: options)
-        let report = try XMLPreflight.check(data, options: options)
-        let body = XMLPreflight.parserInput(data, report: report)
-        storage = try XMLTreeBuilder.build(from: body, startTagCount: report.startTagCount, options: options)
+        storage = try Self.parsedStorage(data, options: options)
     }
 
     /// Parses a document given as text.
@@ -55,6 +53,26 @@ public struct XMLTree: Sendable {
     /// - Throws: ``XMLParsingError`` describing why the document was refused.
     public init(string: String, options: XMLParsingOptions = XMLParsingOptions()) throws(XMLParsingError) {
         try self.init(data: XMLTranscoder.utf8Text(string, options: options), options: options)
+    }
+}
+
+// MARK: - Parsing
+
+extension XMLTree {
+    /// Parses UTF-8 (or transcodable) `data` with ResourceLoader's own tokenizer.
+    static func parsedStorage(_ data: Data, options: XMLParsingOptions) throws(XMLParsingError) -> Storage {
+        let data = try XMLTranscoder.utf8Document(data, options: options)
+        let result: Result<Storage, XMLParsingError> = data.withUnsafeBytes { raw in
+            do throws(XMLParsingError) {
+                let bytes = raw.bindMemory(to: UInt8.self)
+                let sink = try XMLStreamParser.parse(
+                    bytes, sink: XMLTreeSink(expectedNodes: min(bytes.count / 32, 1 << 20)), options: options)
+                return .success(try sink.storage())
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
     }
 }
 

@@ -1,0 +1,60 @@
+/// Receives what the tokenizer reads, in document order, once each token is complete and
+/// checked: well-formed, within the limits and, with namespaces on, namespace-well-formed.
+///
+/// Events are only ever for a document that is well-formed so far; the tokenizer stops at the
+/// first error, so a sink must discard what it built when parsing fails.
+protocol XMLEventSink {
+    /// A start tag (or an empty-element tag, followed at once by ``endElement()``).
+    ///
+    /// `attributes` holds every attribute as written (defaults from a DTD after them), namespace
+    /// declarations included and flagged; it is the tokenizer's scratch storage, valid during
+    /// the call only.
+    mutating func startElement(_ element: XMLStartElement, attributes: [XMLAttributeEvent]) throws(XMLParsingError)
+    /// The end of the innermost open element.
+    mutating func endElement()
+    /// Character data (text, CDATA sections, references), line ends normalised. Valid during
+    /// the call only; an element's text may come in several pieces.
+    mutating func characters(_ bytes: UnsafeBufferPointer<UInt8>)
+    /// A processing instruction (not the XML declaration), anywhere in the document.
+    mutating func processingInstruction(target: String, data: UnsafeBufferPointer<UInt8>)
+    /// A document type declaration starts (only with
+    /// ``XMLParsingOptions/DocumentTypeDeclarations-swift.enum/parseInternalSubset``).
+    mutating func documentTypeDeclaration(name: String)
+    /// A notation declaration in the internal subset.
+    mutating func notationDeclaration(name: String, publicID: String?, systemID: String?)
+}
+
+extension XMLEventSink {
+    mutating func documentTypeDeclaration(name: String) {}
+    mutating func notationDeclaration(name: String, publicID: String?, systemID: String?) {}
+}
+
+/// A start tag's name and, with namespaces on, what it resolved to.
+struct XMLStartElement {
+    /// The element's name.
+    var name: XMLName
+    /// The element's namespace URI (`nil`: no namespace, or namespaces off).
+    var namespaceURI: String?
+    /// The binding that gave the namespace: a number unique in the document for a declared
+    /// binding, ``XMLStartElement/noBinding`` for none, ``XMLStartElement/xmlBinding`` for the
+    /// `xml` prefix.
+    var binding: Int
+
+    /// No binding: no namespace.
+    static let noBinding = -1
+    /// The `xml` prefix, bound without a declaration.
+    static let xmlBinding = -2
+}
+
+/// One attribute of a start tag.
+struct XMLAttributeEvent {
+    /// The attribute's name.
+    var name: XMLName
+    /// The normalised value.
+    var value: String
+    /// The attribute's namespace URI (prefixed attributes only, with namespaces on).
+    var namespaceURI: String?
+    /// Whether this is a namespace declaration (`xmlns`, `xmlns:p`) rather than an attribute
+    /// (always `false` with namespaces off).
+    var isNamespaceDeclaration: Bool
+}

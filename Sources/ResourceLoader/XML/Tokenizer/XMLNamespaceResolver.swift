@@ -1,0 +1,135 @@
+/// Namespaces 1.0 for the tokenizer: the bindings in scope, and the namespace constraints on
+/// each start tag.
+///
+/// A stack of bindings that grows only at elements that declare some; a prefix is looked up
+/// from the innermost binding outwards, and the number in scope is limited
+/// (``XMLParsingOptions/maximumNamespaceDeclarationsInScope``), so a look-up costs a bounded
+/// number of comparisons (interned strings of equal storage compare at once).
+struct XMLNamespaceResolver {
+    static let xmlNamespace = "http://www.w3.org/XML/1998/namespace"
+    static let xmlnsNamespace = "http://www.w3.org/2000/xmlns/"
+
+    /// Why a start tag is refused.
+    enum Failure: Error {
+        /// Not namespace-well-formed.
+        case malformed
+        /// Past a limit on declarations.
+        case limit(XMLParsingError)
+    }
+
+    private struct Binding {
+        /// `""` for the default namespace.
+        var prefix: String
+        /// `nil`: the default namespace undeclared (`xmlns=""`).
+        var uri: String?
+        var serial: Int
+    }
+
+    private var bindings: [Binding] = []
+    /// For each open element, `bindings.count` before its declarations.
+    private var marks: [Int] = []
+    private var serial = 0
+
+    /// Declares the element's namespace declarations, resolves its name and its attributes'
+    /// names, and checks the constraints: QNames, declared prefixes, the `xml` and `xmlns`
+    /// rules, no undeclared prefix (`xmlns:p=""`), unique expanded attribute names.
+    mutating func startElement(
+        _ element: inout XMLStartElement, attributes: inout [XMLAttributeEvent], options: XMLParsingOptions
+    ) throws(Failure) {
+        marks.append(bindings.count)
+        guard element.name.isQualifiedName, element.name.prefix != "xmlns" else { throw .malformed }
+        var declarations = 0
+        var prefixed = 0
+        for attribute in attributes {
+            let name = attribute.name
+            guard name.isQualifiedName else { throw .malformed }
+            guard attribute.isNamespaceDeclaration else {
+                if name.prefix != nil { prefixed += 1 }
+                continue
+            }
+            declarations += 1
+            if declarations > options.maximumNamespaceDeclarationsPerElement {
+                throw .limit(.tooManyNamespaceDeclarations(limit: options.maximumNamespaceDeclarationsPerElement))
+            }
+            let value = attribute.value
+            if name.prefix == nil {
+                // The default namespace: any name but the two reserved ones; empty undeclares.
+                guard value != Self.xmlNamespace, value != Self.xmlnsNamespace else { throw .malformed }
+                bind("", to: value.isEmpty ? nil : value)
+            } else {
+                let prefix = name.local
+                guard prefix != "xmlns", value != Self.xmlnsNamespace, !value.isEmpty else { throw .malformed }
+                // `xml` only to its own namespace, and nothing else to it.
+                guard (prefix == "xml") == (value == Self.xmlNamespace) else { throw .malformed }
+                bind(prefix, to: value)
+            }
+        }
+        if bindings.count > options.maximumNamespaceDeclarationsInScope {
+            throw .limit(.tooManyNamespacesInScope(limit: options.maximumNamespaceDeclarationsInScope))
+        }
+        // The element's name: a prefix must be bound; no prefix takes the default namespace.
+        if let prefix = element.name.prefix {
+            if prefix == "xml" {
+                element.namespaceURI = Self.xmlNamespace
+                element.binding = XMLStartElement.xmlBinding
+            } else {
+                guard let binding = binding(of: prefix), let uri = binding.uri else { throw .malformed }
+                element.namespaceURI = uri
+                element.binding = binding.serial
+            }
+        } else if let binding = binding(of: ""), binding.uri != nil {
+            element.namespaceURI = binding.uri
+            element.binding = binding.serial
+        }
+        // Attributes: only prefixed ones are in a namespace.
+        guard prefixed > 0 else { return }
+        for index in attributes.indices where !attributes[index].isNamespaceDeclaration {
+            guard let prefix = attributes[index].name.prefix else { continue }
+            if prefix == "xml" {
+                attributes[index].namespaceURI = Self.xmlNamespace
+            } else {
+                guard let binding = binding(of: prefix), let uri = binding.uri else { throw .malformed }
+                attributes[index].namespaceURI = uri
+            }
+        }
+        // Two prefixes bound to one namespace must not name the same attribute twice.
+        guard prefixed > 1 else { return }
+        if prefixed <= 16 {
+            for first in attributes.indices where attributes[first].namespaceURI != nil {
+                for second in attributes.indices where second > first && attributes[second].namespaceURI != nil {
+                    if attributes[first].name.local == attributes[second].name.local
+                        && attributes[first].namespaceURI == attributes[second].namespaceURI
+                    {
+                        throw .malformed
+                    }
+                }
+            }
+        } else {
+            var seen = Set<[String]>()
+            for attribute in attributes {
+                guard let uri = attribute.namespaceURI else { continue }
+                guard seen.insert([uri, attribute.name.local]).inserted else { throw .malformed }
+            }
+        }
+    }
+
+    /// Ends the innermost element's scope.
+    mutating func endElement() {
+        guard let mark = marks.popLast() else { return }
+        if bindings.count > mark { bindings.removeSubrange(mark...) }
+    }
+
+    private mutating func bind(_ prefix: String, to uri: String?) {
+        serial += 1
+        bindings.append(Binding(prefix: prefix, uri: uri, serial: serial))
+    }
+
+    private func binding(of prefix: String) -> Binding? {
+        var index = bindings.count
+        while index > 0 {
+            index -= 1
+            if bindings[index].prefix == prefix { return bindings[index] }
+        }
+        return nil
+    }
+}
