@@ -67,12 +67,13 @@ public enum XMLParsingError: Error, Sendable, Hashable {
     case truncated
     /// A start or end tag, attributes included, is longer than `limit` bytes (8 MiB).
     ///
-    /// libxml2 holds a tag whole and cannot hold one of about 10,000,000 bytes, so such a tag
-    /// is refused before parsing. (Long text, CDATA sections, comments and processing
-    /// instructions are not limited, apart from ``XMLParsingOptions/maximumDocumentSize``.)
+    /// The tokenizer reads a tag whole before it hands the element on, so a tag's length is
+    /// bounded; it is refused as soon as the tag passes the limit. (Long text, CDATA sections,
+    /// comments and processing instructions are not limited, apart from
+    /// ``XMLParsingOptions/maximumDocumentSize``.)
     case tagTooLong(limit: Int)
     /// The name of an element, attribute or processing instruction is longer than `limit`
-    /// bytes (50,000, libxml2's limit).
+    /// bytes (50,000), checked while the name is read.
     case nameTooLong(limit: Int)
     /// An element has more attributes than ``XMLParsingOptions/maximumAttributesPerElement``
     /// (`limit`); namespace declarations are not counted. With a DTD read, defaults it adds
