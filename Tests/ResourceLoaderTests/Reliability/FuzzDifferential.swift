@@ -279,7 +279,12 @@ private final class LibXML2TreeBuilder: NSObject, XMLParserDelegate {
     }
 
     func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-        if let index = open.last { nodes[index].text += String(decoding: CDATABlock, as: UTF8.self) }
+        // Known difference: libxml2 hands a CDATA section over without line-end normalisation
+        // (a CR, or CR LF, stays as written); XML 1.0 section 2.11 normalises every line end to
+        // LF before parsing, CDATA included, and so do we. Normalised here before comparing.
+        let text = String(decoding: CDATABlock, as: UTF8.self)
+            .replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+        if let index = open.last { nodes[index].text += text }
     }
 
     func parser(_ parser: XMLParser, parseErrorOccurred parseError: any Error) {
