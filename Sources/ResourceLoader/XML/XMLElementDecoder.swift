@@ -178,8 +178,21 @@ final class XMLElementDecoder: Decoder {
         case decodable
     }
 
+    /// Every type's ``Kind`` found so far in the process (one entry per type ever decoded). A
+    /// look-up under the lock costs a fraction of the casts, which a one-record document would
+    /// otherwise pay for its root, its array and its record type on every parse.
+    private static let kinds = Locked<[ObjectIdentifier: Kind]>([:])
+
     /// What kind of value `type` is to ``unbox(_:)``.
     static func kind<T: Decodable>(of type: T.Type) -> Kind {
+        let id = ObjectIdentifier(type)
+        if let known = kinds.withLock({ $0[id] }) { return known }
+        let kind = findKind(of: type)
+        kinds.withLock { $0[id] = kind }
+        return kind
+    }
+
+    private static func findKind<T: Decodable>(of type: T.Type) -> Kind {
         if let scalarType = type as? any XMLScalar.Type { return .scalar(scalarType) }
         if type == Date.self { return .date }
         if type == URL.self { return .url }
