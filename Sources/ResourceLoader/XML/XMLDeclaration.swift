@@ -1,10 +1,9 @@
 /// The XML declaration at the start of a document (`<?xml version="1.0" encoding="…"?>`), read
 /// completely and strictly, as XML 1.0 (production 23, `XMLDecl`) defines it.
 ///
-/// libxml2 reads every byte of a declaration, however long, and decodes the rest of the document
-/// in the encoding it names. So the checks that run before libxml2 must read the same declaration
-/// the same way, or refuse it: a declaration padded past what a check reads would let libxml2
-/// switch to an encoding (UTF-7, say) in which a DTD the check never saw appears. This reader
+/// The declaration decides how the rest of the document is decoded, so it is read once, here,
+/// by the transcoder and the tokenizer alike: no two readers can disagree about the encoding,
+/// and a declaration padded past ``maximumLength`` is refused rather than read. This reader
 /// accepts exactly
 ///
 /// ```
@@ -14,8 +13,7 @@
 ///
 /// (`Eq` is `S? '=' S?`; `EncName` is `[A-Za-z] [A-Za-z0-9._-]*`), in that order, each
 /// pseudo-attribute at most once, within ``maximumLength`` code units. Anything else that starts
-/// with `<?xml` and white space is malformed. Every declaration it accepts is one libxml2 reads
-/// the same way; libxml2 refuses some that XML allows (`version="1.1"` draws a warning).
+/// with `<?xml` and white space is malformed.
 ///
 /// The declaration is ASCII in every encoding the parser accepts, so it is read from a buffer of
 /// ASCII code units: the document's bytes for UTF-8, US-ASCII and ISO-8859-1, and a copy of its
@@ -51,7 +49,7 @@ struct XMLDeclaration {
     ///
     /// - Returns: `nil` when no declaration starts there (the units there are not `<?xml`
     ///   followed by white space; `<?xml?>` and `<?xml-stylesheet …?>` are processing
-    ///   instructions, for the preflight to judge).
+    ///   instructions, for the tokenizer to judge).
     /// - Throws: ``XMLParsingError/malformed(line:column:)`` at the first unit that does not fit
     ///   the grammar, or where the declaration passes ``maximumLength`` or the input ends.
     static func read(_ units: UnsafeRawBufferPointer, from start: Int) throws(XMLParsingError) -> XMLDeclaration? {

@@ -43,7 +43,8 @@ public enum XMLParsingError: Error, Sendable, Hashable {
     /// entities are never read. Only with
     /// ``XMLParsingOptions/DocumentTypeDeclarations-swift.enum/parseInternalSubset``.
     case externalEntityNotRead(name: String, line: Int, column: Int)
-    /// Expanding entities would produce more than `limit` bytes of replacement text (see
+    /// Expanding entities (and applying attribute defaults) would produce more than `limit`
+    /// bytes of replacement text (see
     /// ``XMLParsingOptions/maximumEntityExpansionSize`` and
     /// ``XMLParsingOptions/maximumEntityExpansionRatio``): the end of "billion laughs" and
     /// quadratic-blowup documents.
@@ -66,15 +67,17 @@ public enum XMLParsingError: Error, Sendable, Hashable {
     case truncated
     /// A start or end tag, attributes included, is longer than `limit` bytes (8 MiB).
     ///
-    /// libxml2 holds a tag whole and cannot hold one of about 10,000,000 bytes, so such a tag
-    /// is refused before parsing. (Long text, CDATA sections, comments and processing
-    /// instructions are not limited, apart from ``XMLParsingOptions/maximumDocumentSize``.)
+    /// The tokenizer reads a tag whole before it hands the element on, so a tag's length is
+    /// bounded; it is refused as soon as the tag passes the limit. (Long text, CDATA sections,
+    /// comments and processing instructions are not limited, apart from
+    /// ``XMLParsingOptions/maximumDocumentSize``.)
     case tagTooLong(limit: Int)
     /// The name of an element, attribute or processing instruction is longer than `limit`
-    /// bytes (50,000, libxml2's limit).
+    /// bytes (50,000), checked while the name is read.
     case nameTooLong(limit: Int)
     /// An element has more attributes than ``XMLParsingOptions/maximumAttributesPerElement``
-    /// (`limit`); namespace declarations are not counted.
+    /// (`limit`); namespace declarations are not counted. With a DTD read, defaults it adds
+    /// count, and declaring more attributes than that for one element is refused too.
     case tooManyAttributes(limit: Int)
     /// An element declares more namespaces than
     /// ``XMLParsingOptions/maximumNamespaceDeclarationsPerElement`` (`limit`).

@@ -10,10 +10,9 @@
 ///
 /// **Time.** Parsing runs after a request's deadline has stopped counting (the body has
 /// arrived), so nothing but these limits bounds it. With them, parsing time grows linearly with
-/// the document's size: libxml2 compares each attribute with the element's others and looks each
-/// prefix up among the declarations in scope, so without the attribute and namespace limits a
-/// hostile document of 1–2 MB could take tens of seconds. They are checked in the pass over the
-/// bytes that runs before libxml2 sees them.
+/// the document's size: each attribute is checked against the element's others and each prefix
+/// looked up among the declarations in scope, so both counts are bounded. The tokenizer checks
+/// each limit at the token that would pass it, before the element reaches the tree.
 ///
 /// ```swift
 /// var xmlParsingOptions: XMLParsingOptions {
@@ -27,8 +26,8 @@ public struct XMLParsingOptions: Sendable, Hashable {
     public static let defaultMaximumDocumentSize = 64 * 1024 * 1024
     /// The default ``maximumAttributesPerElement``: 256.
     ///
-    /// Far more than any real element carries, and small enough that libxml2's duplicate check
-    /// (each attribute against the element's others) costs a few comparisons per byte.
+    /// Far more than any real element carries, and small enough that the tokenizer's duplicate
+    /// check (each attribute against the element's others) stays a bounded cost per byte.
     public static let defaultMaximumAttributesPerElement = 256
     /// The default ``maximumNamespaceDeclarationsPerElement``: 128.
     ///
@@ -37,7 +36,7 @@ public struct XMLParsingOptions: Sendable, Hashable {
     /// The default ``maximumNamespaceDeclarationsInScope``: 512.
     ///
     /// Enough for every level of a document of the default depth to redeclare its default
-    /// namespace, and small enough that libxml2's search of the declarations in scope, once per
+    /// namespace, and small enough that the search of the declarations in scope, once per
     /// prefixed name, stays a bounded cost per byte.
     public static let defaultMaximumNamespaceDeclarationsInScope = 512
 
@@ -80,7 +79,8 @@ public struct XMLParsingOptions: Sendable, Hashable {
     /// What to do with a DTD. Default: ``DocumentTypeDeclarations-swift.enum/refuse``.
     public var documentTypeDeclarations = DocumentTypeDeclarations.refuse
     /// With a DTD allowed: the most bytes of entity replacement text read in all, every
-    /// expansion counted (an entity used twice counts twice).
+    /// expansion counted (an entity used twice counts twice), and of attribute defaults applied
+    /// to elements (names and values).
     public var maximumEntityExpansionSize = XMLParsingOptions.defaultMaximumEntityExpansionSize
     /// With a DTD allowed: past 64 KiB of expansions, their total may not exceed this many
     /// times the document's size.

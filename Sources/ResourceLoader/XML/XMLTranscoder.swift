@@ -1,6 +1,6 @@
 import Foundation
 
-/// Turns a document into the UTF-8 that ``XMLPreflight`` checks and `XMLParser` reads.
+/// Turns a document into the UTF-8 that ``XMLTokenizer`` reads.
 ///
 /// The parser accepts:
 ///
@@ -19,8 +19,8 @@ import Foundation
 ///
 /// A document in any encoding but UTF-8 leaves here as UTF-8 without a byte order mark, its
 /// declaration's `encoding` pseudo-attribute overwritten with spaces (so the declaration keeps
-/// its length and names no encoding): libxml2 then reads UTF-8, and cannot decode the bytes any
-/// other way than the preflight checked them. The size limit applies to the bytes before and
+/// its length and names no encoding): the tokenizer then reads UTF-8 only, and checks the
+/// declaration's syntax as written. The size limit applies to the bytes before and
 /// after transcoding; UTF-16 is measured in a first pass, so the copy is allocated once, at its
 /// final size (at most 1.5 times the input's). A lone surrogate or an odd byte at the end of a
 /// UTF-16 document is ``XMLParsingError/invalidCharacter(line:column:)``, as is a byte above 0x7F

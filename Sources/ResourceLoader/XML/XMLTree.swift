@@ -8,8 +8,9 @@ import Foundation
 ///     .firstDescendant(named: "city")?.text
 /// ```
 ///
-/// Parsing goes through Foundation's `XMLParser` (libxml2), after a pass over the bytes that
-/// refuses what libxml2 must not see. A document is refused with an ``XMLParsingError`` when it
+/// Parsing goes through ResourceLoader's own XML 1.0 (fifth edition) and Namespaces 1.0 parser,
+/// written in Swift: the same on every platform, with no dependency on Foundation's `XMLParser`
+/// or libxml2. A document is refused with an ``XMLParsingError`` when it
 /// is empty, too large or too deep (see ``XMLParsingOptions``), in an encoding other than UTF-8,
 /// US-ASCII, ISO-8859-1 or UTF-16, has a DOCTYPE, refers to an undeclared entity, is not
 /// well-formed, or has anything but exactly one root element. There is never a partial tree.

@@ -27,6 +27,7 @@ enum FuzzEntryPoints {
         case xmlDecoder = "xml-decoder"
         case soap = "soap"
         case json = "json"
+        case xmlDiff = "xml-diff"
     }
 
     /// Runs `harness`'s checks on `data`; returns the violations found.
@@ -36,6 +37,7 @@ enum FuzzEntryPoints {
         case .xmlDecoder: checkXMLDecoder(data)
         case .soap: checkSOAP(data)
         case .json: checkJSON(data)
+        case .xmlDiff: checkXMLDiff(data)
         }
     }
 
@@ -86,7 +88,36 @@ enum FuzzEntryPoints {
         if case .failure = parsed, (try? XMLTree(data: data, options: strict)) != nil {
             problems.append("refused with the default limits but accepted with tighter ones")
         }
-        return problems
+        return problems + checkWithDocumentType(data, defaultOutcome: parsed)
+    }
+
+    /// The same bytes with the internal subset read (`.parseInternalSubset`): a document the
+    /// default options decide without meeting a DOCTYPE is decided the same way; one they refuse
+    /// for its DOCTYPE becomes a sound tree or a typed error, within the entity budgets.
+    static func checkWithDocumentType(_ data: Data, defaultOutcome: Result<XMLTree, XMLParsingError>) -> [String] {
+        var options = XMLParsingOptions()
+        options.documentTypeDeclarations = .parseInternalSubset
+        let outcome: Result<XMLTree, XMLParsingError>
+        do {
+            outcome = .success(try XMLTree(data: data, options: options))
+        } catch {
+            outcome = .failure(error)
+        }
+        switch (defaultOutcome, outcome) {
+        case (.success(let tree), .success(let withDTD)):
+            return tree.root == withDTD.root ? [] : ["allowing DTDs changed the tree of a document without one"]
+        case (.success, .failure(let error)):
+            return ["allowing DTDs refused a document the defaults accept: \(error)"]
+        case (.failure(.doctypeNotAllowed), .success(let tree)):
+            return checkTreeShape(tree)
+        case (.failure(.doctypeNotAllowed), .failure(let error)):
+            if error == .doctypeNotAllowed { return ["a DOCTYPE refused with DTDs allowed"] }
+            return error.description.isEmpty ? ["an XMLParsingError with an empty description"] : []
+        case (.failure(let error), .success):
+            return ["allowing DTDs accepted a document the defaults refuse with \(error)"]
+        case (.failure(let error), .failure(let withDTD)):
+            return error == withDTD ? [] : ["allowing DTDs changed the error of a document without one: \(error), \(withDTD)"]
+        }
     }
 
     /// Walks the whole tree without recursion and checks that its views agree with each other.

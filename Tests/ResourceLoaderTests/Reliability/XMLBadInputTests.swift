@@ -306,7 +306,7 @@ struct XMLBadInputTests {
         // WHEN they are parsed, directly and through a resource (a safety net, not a timing)
         await withTimeLimit(.seconds(120)) {
             for (data, expected) in shapes {
-                // THEN each ends with the typed error, before libxml2 sees the bytes
+                // THEN each ends with the typed error, at the start tag that passes the limit
                 #expect(treeParsingError(data) == expected)
                 let error = TreeResource().result(from: data).failure
                 #expect(error.flatMap(xmlParsingError) == expected)

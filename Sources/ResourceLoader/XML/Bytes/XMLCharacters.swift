@@ -1,29 +1,61 @@
 /// Character classes of XML 1.0 (fifth edition) and Namespaces 1.0, over code points and
 /// UTF-8 bytes.
 ///
-/// The tokenizer reads ASCII through ``byteClass`` (one table look-up per byte) and decodes a
-/// scalar only where a byte above 0x7F starts one.
+/// The tokenizer tests ASCII bytes with comparisons (or one look-up in ``nameClasses``) and
+/// decodes a scalar only where a byte above 0x7F starts one.
 enum XMLCharacters {
-    /// What a byte means to the text scanners.
-    enum ByteClass: UInt8 {
-        /// An ASCII character with no meaning to markup in text.
-        case plain = 0
-        /// `<`, `&`, `]`, `\r`, or a byte that is never a character by itself (C0 controls
-        /// other than tab and line feed): the scanner stops and looks.
-        case special = 1
-        /// The first byte of a multi-byte UTF-8 sequence, or a stray continuation byte.
-        case nonASCII = 2
-    }
+    /// A readable address for an input of no bytes, so that the scanners' pointer is never
+    /// `nil`. Nothing is ever read through it: every read is checked against the input's count.
+    nonisolated(unsafe) static let noBytes: UnsafePointer<UInt8> = {
+        let storage = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
+        storage.initialize(to: 0)
+        return UnsafePointer(storage)
+    }()
 
-    /// The class of each byte, for text content.
-    static let byteClass: [ByteClass] = (0..<256).map { value in
-        switch value {
-        case 0x09, 0x0A: .plain
-        case 0x00..<0x20: .special
-        case 0x3C, 0x26, 0x5D: .special  // < & ]
-        case 0x20..<0x80: .plain
-        default: .nonASCII
+    /// Per byte: bit 0, an ASCII name start character; bit 1, an ASCII name character; bit 2, a
+    /// byte above 0x7F (the start of a scalar the name scanner decodes). Allocated once and
+    /// never freed; read through a pointer so a look-up is one load even in unoptimised builds.
+    nonisolated(unsafe) static let nameClasses: UnsafePointer<UInt8> = {
+        let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+        for value in 0..<256 {
+            table[value] = value < 128 ? asciiNameTable[value] : 4
         }
+        return UnsafePointer(table)
+    }()
+
+    /// The length of the legal XML character (`Char`) whose UTF-8 starts at `bytes[index]`, a
+    /// byte above 0x7F, or 0 when the bytes there are not one (not UTF-8, cut short, a
+    /// surrogate, U+FFFE or U+FFFF): the fast check of the text scanners, which call
+    /// ``decode(_:at:end:)`` only to tell which error it is.
+    static func legalScalarLength(_ bytes: UnsafePointer<UInt8>, _ index: Int, _ end: Int) -> Int {
+        let lead = bytes[index]
+        if lead >= 0xC2 && lead <= 0xDF {
+            // U+0080…U+07FF: all characters.
+            guard index &+ 1 < end, bytes[index &+ 1] & 0xC0 == 0x80 else { return 0 }
+            return 2
+        }
+        if lead >= 0xE0 && lead <= 0xEF {
+            guard index &+ 2 < end else { return 0 }
+            let second = bytes[index &+ 1]
+            let third = bytes[index &+ 2]
+            guard second & 0xC0 == 0x80 && third & 0xC0 == 0x80 else { return 0 }
+            let scalar = UInt32(lead & 0x0F) &* 4096 | UInt32(second & 0x3F) &* 64 | UInt32(third & 0x3F)
+            guard scalar >= 0x800 && (scalar < 0xD800 || scalar > 0xDFFF) && scalar <= 0xFFFD else { return 0 }
+            return 3
+        }
+        if lead >= 0xF0 && lead <= 0xF4 {
+            guard index &+ 3 < end else { return 0 }
+            let second = bytes[index &+ 1]
+            let third = bytes[index &+ 2]
+            let fourth = bytes[index &+ 3]
+            guard second & 0xC0 == 0x80 && third & 0xC0 == 0x80 && fourth & 0xC0 == 0x80 else { return 0 }
+            let scalar =
+                UInt32(lead & 0x07) &* 262_144 | UInt32(second & 0x3F) &* 4096 | UInt32(third & 0x3F) &* 64
+                | UInt32(fourth & 0x3F)
+            guard scalar >= 0x1_0000 && scalar <= 0x10_FFFF else { return 0 }
+            return 4
+        }
+        return 0
     }
 
     /// Bit 0: name start character; bit 1: name character (ASCII only).

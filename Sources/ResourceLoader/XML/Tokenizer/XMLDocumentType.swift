@@ -63,25 +63,34 @@ struct XMLDocumentType {
 
     var hasAttributeDeclarations: Bool { !attributeLists.isEmpty }
 
-    /// Adds `declaration` for `element` unless the attribute is declared already.
-    mutating func declare(_ declaration: XMLAttributeDeclaration, for element: String) {
-        if let existing = attributeLists[element], existing.contains(where: { $0.name.id == declaration.name.id }) { return }
+    /// Adds `declaration` for `element` unless the attribute is declared already; returns how
+    /// many attributes `element` has declared now.
+    mutating func declare(_ declaration: XMLAttributeDeclaration, for element: String) -> Int {
+        if let existing = attributeLists[element], existing.contains(where: { $0.name.id == declaration.name.id }) {
+            return existing.count
+        }
         attributeLists[element, default: []].append(declaration)
+        return attributeLists[element]?.count ?? 0
     }
 
-    /// Normalises the attributes of a tokenized type, and adds the defaults of those missing.
-    func applyDefaults(to attributes: inout [XMLAttributeEvent], of element: XMLName, namespaceAware: Bool) {
-        guard let declarations = attributeLists[element.qualified] else { return }
+    /// Normalises the attributes of a tokenized type, and adds the defaults of those missing;
+    /// returns the bytes added (names and values), which count as expansion: a few bytes of
+    /// start tag would otherwise stand for every default of the element.
+    func applyDefaults(to attributes: inout [XMLAttributeEvent], of element: XMLName, namespaceAware: Bool) -> Int {
+        guard let declarations = attributeLists[element.qualified] else { return 0 }
+        var added = 0
         for declaration in declarations {
             if let index = attributes.firstIndex(where: { $0.name.id == declaration.name.id }) {
                 if !declaration.isCDATA { attributes[index].value = Self.tokenized(attributes[index].value) }
             } else if let value = declaration.defaultValue {
                 let name = declaration.name
+                added += name.qualified.utf8.count + value.utf8.count
                 attributes.append(XMLAttributeEvent(
                     name: name, value: value, namespaceURI: nil,
                     isNamespaceDeclaration: namespaceAware && (name.prefix == "xmlns" || (name.prefix == nil && name.qualified == "xmlns"))))
             }
         }
+        return added
     }
 
     /// A value of a tokenized type: runs of spaces collapsed to one, none at either end.

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A name as the tokenizer hands it on: the qualified name as written, and its parts.
 ///
 /// Every distinct name of a document is made once, by ``XMLNameTable``, so the strings of a
@@ -31,37 +33,47 @@ struct XMLNameTable {
 
     /// The name made of `bytes[range]`, created on first sight.
     mutating func name(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> XMLName {
-        var hash: UInt32 = 2_166_136_261
-        for index in range {
-            hash = (hash ^ UInt32(bytes[index])) &* 16_777_619
-        }
+        let input = (bytes.baseAddress ?? XMLCharacters.noBytes) + range.lowerBound
         let count = range.count
+        var hash: UInt32 = 2_166_136_261
+        var index = 0
+        while index < count {
+            hash = (hash ^ UInt32(input[index])) &* 16_777_619
+            index &+= 1
+        }
         let mask = slots.count - 1
         var slot = Int(hash) & mask
         while true {
             let entry = Int(slots[slot])
             if entry == 0 { break }
             let span = spans[entry - 1]
-            if span.hash == hash && span.count == count {
-                let equal = arena.withUnsafeBufferPointer { stored in
-                    var offset = 0
-                    while offset < count {
-                        if stored[span.offset + offset] != bytes[range.lowerBound + offset] { return false }
-                        offset += 1
-                    }
-                    return true
-                }
-                if equal { return names[entry - 1] }
+            if span.hash == hash && span.count == count && storedBytes(span.offset, equal: input, count: count) {
+                return names[entry - 1]
             }
             slot = (slot + 1) & mask
         }
         let name = Self.make(bytes, range, id: names.count)
         spans.append((arena.count, count, hash))
-        arena.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[range]))
+        arena.append(contentsOf: UnsafeBufferPointer(start: input, count: count))
         names.append(name)
         slots[slot] = Int32(names.count)
         if names.count * 2 > slots.count { grow() }
         return name
+    }
+
+    /// Whether the name numbered `id` is made of `bytes[range]`: an end tag's check against its
+    /// start tag, without hashing.
+    func name(_ id: Int, isMadeOf bytes: UnsafePointer<UInt8>, _ range: Range<Int>) -> Bool {
+        let span = spans[id]
+        return span.count == range.count && storedBytes(span.offset, equal: bytes + range.lowerBound, count: span.count)
+    }
+
+    /// Whether `count` bytes of the arena from `offset` equal `bytes`.
+    private func storedBytes(_ offset: Int, equal bytes: UnsafePointer<UInt8>, count: Int) -> Bool {
+        guard count > 0 else { return true }
+        return arena.withUnsafeBufferPointer { stored in
+            memcmp(stored.baseAddress! + offset, bytes, count) == 0
+        }
     }
 
     /// The name made of `string`'s UTF-8.

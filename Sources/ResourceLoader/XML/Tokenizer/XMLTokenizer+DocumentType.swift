@@ -233,8 +233,13 @@ extension XMLTokenizer {
             }
             if processes {
                 if !isCDATA { defaultValue = defaultValue.map(XMLDocumentType.tokenized) }
-                documentType?.declare(
-                    XMLAttributeDeclaration(name: name, isCDATA: isCDATA, defaultValue: defaultValue), for: element.qualified)
+                let declared = documentType?.declare(
+                    XMLAttributeDeclaration(name: name, isCDATA: isCDATA, defaultValue: defaultValue), for: element.qualified) ?? 0
+                // More declared attributes than an element may have would make every start tag
+                // of it check them all.
+                if declared > options.maximumAttributesPerElement {
+                    throw .failed(.error(.tooManyAttributes(limit: options.maximumAttributesPerElement)), offset: base + pos)
+                }
             }
         }
     }

@@ -4,24 +4,11 @@ extension XMLTokenizer {
     /// Reads a comment at `pos` (`<!--`): no `--` inside, and nothing delivered.
     func readComment(_ pos: inout Int) throws(XMLScanStop) {
         pos += 4
-        while true {
-            try need(pos + 1, pos)
-            let byte = bytes[pos]
-            if byte == UInt8(ascii: "-") {
-                try need(pos + 3, pos)
-                if bytes[pos + 1] == UInt8(ascii: "-") {
-                    guard bytes[pos + 2] == UInt8(ascii: ">") else { throw fail(.malformed, pos) }
-                    pos += 3
-                    return
-                }
-                pos += 1
-            } else if byte < 0x80 {
-                if byte < 0x20 && !XMLCharacters.isWhitespace(byte) { throw fail(.invalidCharacter, pos) }
-                pos += 1
-            } else {
-                pos = try scalarEnd(at: pos)
-            }
-        }
+        _ = try readUntil(&pos, terminator: (0x2D, 0x2D, nil))
+        // `--` ends the comment or is an error.
+        try need(pos + 1, pos - 2)
+        guard pointer[pos] == UInt8(ascii: ">") else { throw fail(.malformed, pos - 2) }
+        pos += 1
     }
 
     /// Reads a processing instruction at `pos` (`<?`) and delivers it (inside a DTD, once the
@@ -63,49 +50,69 @@ extension XMLTokenizer {
     }
 
     /// Reads legal characters up to a two- or three-byte terminator, which it consumes; returns
-    /// the characters' range.
+    /// the characters' range, and whether it holds a carriage return in ``sawCarriageReturn``.
     private func readUntil(_ pos: inout Int, terminator: (UInt8, UInt8, UInt8?)) throws(XMLScanStop) -> Range<Int> {
         let start = pos
+        let input = pointer
+        let end = self.end
+        let first = terminator.0
+        let second = terminator.1
+        let third = terminator.2 ?? 0
         let length = terminator.2 == nil ? 2 : 3
-        while true {
-            try need(pos + 1, pos)
-            let byte = bytes[pos]
-            if byte == terminator.0 {
-                try need(pos + length, pos)
-                if bytes[pos + 1] == terminator.1 && (terminator.2 == nil || bytes[pos + 2] == terminator.2) {
-                    let range = start..<pos
-                    pos += length
-                    return range
+        var carriageReturn = false
+        var index = pos
+        while index < end {
+            let byte = input[index]
+            if byte >= 0x20 && byte < 0x80 {
+                if byte == first {
+                    if index &+ length > end { break }
+                    if input[index &+ 1] == second && (length == 2 || input[index &+ 2] == third) {
+                        sawCarriageReturn = carriageReturn
+                        pos = index &+ length
+                        return start..<index
+                    }
                 }
-                pos += 1
-            } else if byte < 0x80 {
-                if byte < 0x20 && !XMLCharacters.isWhitespace(byte) { throw fail(.invalidCharacter, pos) }
-                pos += 1
+                index &+= 1
+            } else if byte >= 0x80 {
+                let scalarLength = XMLCharacters.legalScalarLength(input, index, end)
+                index = scalarLength == 0 ? try scalarEnd(at: index) : index &+ scalarLength
+            } else if byte == 0x0A || byte == 0x09 {
+                index &+= 1
+            } else if byte == 0x0D {
+                carriageReturn = true
+                index &+= 1
             } else {
-                pos = try scalarEnd(at: pos)
+                throw fail(.invalidCharacter, index)
             }
         }
+        // The input ends before the terminator.
+        pos = index
+        try need(index + length, index)
+        throw fail(.malformed, index)
     }
 
-    /// Hands `range` to `deliver`, with line ends normalised when it holds a carriage return.
+    /// Hands `range` to `deliver`, with line ends normalised when ``sawCarriageReturn`` says it
+    /// holds a carriage return.
     private func deliverNormalised(
         _ range: Range<Int>, _ deliver: (XMLTokenizer, UnsafeBufferPointer<UInt8>) -> Void
     ) {
-        let slice = UnsafeBufferPointer(rebasing: bytes[range])
-        guard anchor == nil, slice.contains(0x0D) else { return deliver(self, slice) }
+        let slice = UnsafeBufferPointer(start: pointer + range.lowerBound, count: range.count)
+        guard anchor == nil, sawCarriageReturn else { return deliver(self, slice) }
+        let input = pointer
         var output: [UInt8] = []
         output.reserveCapacity(slice.count)
-        var index = 0
-        while index < slice.count {
-            let byte = slice[index]
-            if byte == 0x0D {
+        var copiedUpTo = range.lowerBound
+        var index = range.lowerBound
+        while index < range.upperBound {
+            if input[index] == 0x0D {
+                output.append(contentsOf: UnsafeBufferPointer(start: input + copiedUpTo, count: index - copiedUpTo))
                 output.append(0x0A)
-                if index + 1 < slice.count && slice[index + 1] == 0x0A { index += 1 }
-            } else {
-                output.append(byte)
+                if index + 1 < range.upperBound && input[index + 1] == 0x0A { index += 1 }
+                copiedUpTo = index + 1
             }
             index += 1
         }
+        output.append(contentsOf: UnsafeBufferPointer(start: input + copiedUpTo, count: range.upperBound - copiedUpTo))
         output.withUnsafeBufferPointer { deliver(self, $0) }
     }
 
@@ -250,9 +257,10 @@ extension XMLTokenizer {
     func withEntity(
         _ text: XMLEntityText, at start: Int, _ body: (XMLTokenizer) throws(XMLScanStop) -> Void
     ) throws(XMLScanStop) {
-        let saved = (bytes, end, isFinal, base, anchor)
+        let saved = (bytes, pointer, end, isFinal, base, anchor)
         let outerAnchor = anchor ?? (base + start)
         bytes = text.bytes
+        pointer = text.bytes.baseAddress ?? XMLCharacters.noBytes
         end = text.bytes.count
         isFinal = true
         base = 0
@@ -260,7 +268,7 @@ extension XMLTokenizer {
         entityDepth += 1
         expanding.append(text.name)
         defer {
-            (bytes, end, isFinal, base, anchor) = saved
+            (bytes, pointer, end, isFinal, base, anchor) = saved
             entityDepth -= 1
             expanding.removeLast()
         }
@@ -273,22 +281,26 @@ extension XMLTokenizer {
     /// (a default in an ignored declaration), entity references are checked only for syntax.
     func readAttributeValue(_ pos: inout Int, expand: Bool) throws(XMLScanStop) -> String {
         try need(pos + 1, pos)
-        let quote = bytes[pos]
+        let input = pointer
+        let end = self.end
+        let quote = input[pos]
         guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else { throw unexpected(at: pos) }
         pos += 1
         let start = pos
         // Most values are plain ASCII without references or white space to normalise.
-        while pos < end {
-            let byte = bytes[pos]
+        var index = start
+        while index < end {
+            let byte = input[index]
             if byte == quote {
-                pos += 1
-                return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<(pos - 1)]), as: UTF8.self)
+                pos = index &+ 1
+                return String(decoding: UnsafeBufferPointer(start: input + start, count: index - start), as: UTF8.self)
             }
-            guard byte >= 0x20 && byte < 0x80 && byte != UInt8(ascii: "<") && byte != UInt8(ascii: "&") else { break }
-            pos &+= 1
+            guard byte >= 0x20 && byte < 0x80 && byte != 0x3C && byte != 0x26 else { break }
+            index &+= 1
         }
+        pos = index
         valueBuffer.removeAll(keepingCapacity: true)
-        valueBuffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<pos]))
+        valueBuffer.append(contentsOf: UnsafeBufferPointer(start: input + start, count: index - start))
         try appendAttributeCharacters(&pos, quote: quote, expand: expand)
         return String(decoding: valueBuffer, as: UTF8.self)
     }
@@ -297,42 +309,44 @@ extension XMLTokenizer {
     /// it consumes) or, with no quote, to the end of the input (an entity's replacement text).
     private func appendAttributeCharacters(_ pos: inout Int, quote: UInt8?, expand: Bool) throws(XMLScanStop) {
         let collapsesCRLF = anchor == nil
+        let closing = quote ?? 0
         while true {
             guard pos < end else {
                 if quote == nil { return }
                 try need(pos + 1, pos)
                 continue
             }
-            let byte = bytes[pos]
-            if byte == quote {
+            let input = pointer
+            let byte = input[pos]
+            if byte == closing && quote != nil {
                 pos += 1
                 return
             }
-            switch byte {
-            case UInt8(ascii: "<"):
-                throw fail(.malformed, pos)
-            case UInt8(ascii: "&"):
-                try appendAttributeReference(&pos, expand: expand)
-            case 0x09, 0x0A:
+            if byte >= 0x20 && byte < 0x80 {
+                if byte == 0x3C { throw fail(.malformed, pos) }
+                if byte == 0x26 {
+                    try appendAttributeReference(&pos, expand: expand)
+                } else {
+                    valueBuffer.append(byte)
+                    pos += 1
+                }
+            } else if byte >= 0x80 {
+                let next = try scalarEnd(at: pos)
+                valueBuffer.append(contentsOf: UnsafeBufferPointer(start: input + pos, count: next - pos))
+                pos = next
+            } else if byte == 0x09 || byte == 0x0A {
                 valueBuffer.append(0x20)
                 pos += 1
-            case 0x0D:
+            } else if byte == 0x0D {
                 valueBuffer.append(0x20)
                 if collapsesCRLF {
                     try need(pos + 2, pos, orEndOf: true)
-                    pos += pos + 1 < end && bytes[pos + 1] == 0x0A ? 2 : 1
+                    pos += pos + 1 < end && input[pos + 1] == 0x0A ? 2 : 1
                 } else {
                     pos += 1
                 }
-            case ..<0x20:
+            } else {
                 throw fail(.invalidCharacter, pos)
-            case ..<0x80:
-                valueBuffer.append(byte)
-                pos += 1
-            default:
-                let next = try scalarEnd(at: pos)
-                valueBuffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[pos..<next]))
-                pos = next
             }
         }
     }

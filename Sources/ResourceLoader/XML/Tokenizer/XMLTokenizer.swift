@@ -61,6 +61,12 @@ final class XMLTokenizer<Sink: XMLEventSink> {
 
     // The input being read: the document, or an entity's replacement text.
     @exclusivity(unchecked) var bytes: UnsafeBufferPointer<UInt8> = UnsafeBufferPointer(start: nil, count: 0)
+    /// `bytes`' first byte (never `nil`: an empty input points at ``XMLCharacters/noBytes``).
+    ///
+    /// The scanning loops read through this pointer, not `bytes`: an `UnsafePointer`
+    /// subscript is inlined into a plain load even in unoptimised builds, where a buffer
+    /// pointer's subscript is a call into the standard library's generic code for each byte.
+    @exclusivity(unchecked) var pointer: UnsafePointer<UInt8> = XMLCharacters.noBytes
     @exclusivity(unchecked) var end = 0
     @exclusivity(unchecked) var isFinal = true
     /// The document offset of `bytes[0]`.
@@ -86,6 +92,9 @@ final class XMLTokenizer<Sink: XMLEventSink> {
     @exclusivity(unchecked) var attributes: [XMLAttributeEvent] = []
     @exclusivity(unchecked) var valueBuffer: [UInt8] = []
     @exclusivity(unchecked) var textBuffer: [UInt8] = []
+    /// Whether the last section `readUntil` read holds a carriage return (so its line ends need
+    /// normalising).
+    @exclusivity(unchecked) var sawCarriageReturn = false
 
     // Entity expansion budget.
     @exclusivity(unchecked) var expandedBytes = 0
@@ -113,6 +122,7 @@ final class XMLTokenizer<Sink: XMLEventSink> {
     /// - Throws: ``XMLScanStop/failed(_:offset:)`` at the first error.
     func parse(_ input: UnsafeBufferPointer<UInt8>, base: Int, isFinal: Bool) throws(XMLScanStop) -> Int {
         bytes = input
+        pointer = input.baseAddress ?? XMLCharacters.noBytes
         end = input.count
         documentSize = base + input.count
         self.isFinal = isFinal
@@ -293,54 +303,72 @@ final class XMLTokenizer<Sink: XMLEventSink> {
     }
 
     /// Reads character data up to the next `<` or `&`.
+    ///
+    /// The hot loop of most documents: one load and a few comparisons per ASCII byte, through
+    /// ``pointer``; a byte above 0x7F costs one call to check its scalar. Text without a
+    /// carriage return goes to the sink as a slice of the input; with one, the line ends are
+    /// normalised into ``textBuffer``.
     private func readText(_ pos: inout Int) throws(XMLScanStop) {
         let start = pos
+        let input = pointer
+        let end = self.end
+        let normalisesLineEnds = anchor == nil
+        var index = pos
         var copiedUpTo = start
         var buffered = false
-        let classes = XMLCharacters.byteClass
-        let normalisesLineEnds = anchor == nil
-        scan: while pos < end {
-            let byte = bytes[pos]
-            switch classes[Int(byte)] {
-            case .plain:
-                pos &+= 1
-            case .nonASCII:
-                pos = try scalarEnd(at: pos)
-            case .special:
-                switch byte {
-                case UInt8(ascii: "<"), UInt8(ascii: "&"):
-                    break scan
-                case UInt8(ascii: "]"):
-                    try need(pos + 3, pos, orEndOf: true)
-                    if pos + 2 < end && bytes[pos + 1] == UInt8(ascii: "]") && bytes[pos + 2] == UInt8(ascii: ">") {
-                        throw fail(.malformed, pos)
-                    }
-                    pos &+= 1
-                case 0x0D:
-                    guard normalisesLineEnds else {
-                        pos &+= 1
+        while index < end {
+            let byte = input[index]
+            if byte >= 0x20 {
+                if byte < 0x80 {
+                    if byte != 0x3C && byte != 0x26 && byte != 0x5D {
+                        index &+= 1
                         continue
                     }
-                    try need(pos + 2, pos, orEndOf: true)
-                    if !buffered {
-                        textBuffer.removeAll(keepingCapacity: true)
-                        buffered = true
+                    if byte != 0x5D { break }  // `<` or `&`
+                    // `]`: `]]>` may not appear in text.
+                    if index &+ 2 < end {
+                        if input[index &+ 1] == 0x5D && input[index &+ 2] == 0x3E { throw fail(.malformed, index) }
+                    } else if !isFinal && anchor == nil {
+                        pos = index
+                        throw .needsInput
                     }
-                    textBuffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copiedUpTo..<pos]))
-                    textBuffer.append(0x0A)
-                    pos += pos + 1 < end && bytes[pos + 1] == 0x0A ? 2 : 1
-                    copiedUpTo = pos
-                default:
-                    throw fail(.invalidCharacter, pos)
+                    index &+= 1
+                    continue
                 }
+                let length = XMLCharacters.legalScalarLength(input, index, end)
+                if length == 0 {
+                    index = try scalarEnd(at: index)
+                } else {
+                    index &+= length
+                }
+                continue
             }
+            if byte == 0x0A || byte == 0x09 {
+                index &+= 1
+                continue
+            }
+            guard byte == 0x0D else { throw fail(.invalidCharacter, index) }
+            guard normalisesLineEnds else {
+                index &+= 1
+                continue
+            }
+            try need(index + 2, index, orEndOf: true)
+            if !buffered {
+                textBuffer.removeAll(keepingCapacity: true)
+                buffered = true
+            }
+            textBuffer.append(contentsOf: UnsafeBufferPointer(start: input + copiedUpTo, count: index - copiedUpTo))
+            textBuffer.append(0x0A)
+            index += index + 1 < end && input[index + 1] == 0x0A ? 2 : 1
+            copiedUpTo = index
         }
-        if pos == end && !isFinal { throw .needsInput }
+        pos = index
+        if index == end && !isFinal { throw .needsInput }
         if buffered {
-            textBuffer.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[copiedUpTo..<pos]))
+            textBuffer.append(contentsOf: UnsafeBufferPointer(start: input + copiedUpTo, count: index - copiedUpTo))
             textBuffer.withUnsafeBufferPointer { sink.characters($0) }
         } else {
-            sink.characters(UnsafeBufferPointer(rebasing: bytes[start..<pos]))
+            sink.characters(UnsafeBufferPointer(start: input + start, count: index - start))
         }
     }
 
@@ -348,6 +376,36 @@ final class XMLTokenizer<Sink: XMLEventSink> {
 
     /// Reads a start tag or empty-element tag at `pos` (`<` and a name).
     private func readStartTag(_ pos: inout Int) throws(XMLScanStop) {
+        let tagStart = pos
+        do throws(XMLScanStop) {
+            try readStartTagWhole(&pos)
+        } catch {
+            throw tagStop(error, tagStart: tagStart)
+        }
+    }
+
+    /// The error for a tag at `tagStart` that stopped with `stop`: a tag cut short (by the end of
+    /// the document, or of the bytes fed so far) that already holds more than
+    /// ``maximumTagLength`` bytes is too long, however it would have ended.
+    private func tagStop(_ stop: XMLScanStop, tagStart: Int) -> XMLScanStop {
+        guard anchor == nil, end - tagStart > Self.maximumTagLength else { return stop }
+        switch stop {
+        case .needsInput, .failed(.error(.truncated), _):
+            return .failed(.error(.tagTooLong(limit: Self.maximumTagLength)), offset: base + tagStart)
+        default:
+            return stop
+        }
+    }
+
+    /// Throws ``XMLParsingError/tagTooLong(limit:)`` when the tag from `tagStart` to `pos` is
+    /// longer than ``maximumTagLength``.
+    private func checkTagLength(_ tagStart: Int, _ pos: Int) throws(XMLScanStop) {
+        if pos - tagStart > Self.maximumTagLength {
+            throw .failed(.error(.tagTooLong(limit: Self.maximumTagLength)), offset: base + tagStart)
+        }
+    }
+
+    private func readStartTagWhole(_ pos: inout Int) throws(XMLScanStop) {
         let tagStart = pos
         pos += 1
         let nameRange = try readName(&pos)
@@ -370,6 +428,7 @@ final class XMLTokenizer<Sink: XMLEventSink> {
                 selfClosing = true
                 break
             }
+            try checkTagLength(tagStart, pos)
             guard hadSpace else { throw unexpected(at: pos) }
             let attributeStart = pos
             let attributeName = names.name(bytes, try readName(&pos))
@@ -379,9 +438,7 @@ final class XMLTokenizer<Sink: XMLEventSink> {
             pos += 1
             _ = skipWhitespace(&pos)
             let value = try readAttributeValue(&pos, expand: true)
-            if pos - tagStart > Self.maximumTagLength {
-                throw .failed(.error(.tagTooLong(limit: Self.maximumTagLength)), offset: base + tagStart)
-            }
+            try checkTagLength(tagStart, pos)
             let isDeclaration =
                 namespaceAware
                 && (attributeName.prefix == "xmlns" || (attributeName.prefix == nil && attributeName.qualified == "xmlns"))
@@ -396,8 +453,17 @@ final class XMLTokenizer<Sink: XMLEventSink> {
             attributes.append(XMLAttributeEvent(
                 name: attributeName, value: value, namespaceURI: nil, isNamespaceDeclaration: isDeclaration))
         }
+        try checkTagLength(tagStart, pos)
         if let documentType, documentType.hasAttributeDeclarations {
-            documentType.applyDefaults(to: &attributes, of: name, namespaceAware: namespaceAware)
+            let added = documentType.applyDefaults(to: &attributes, of: name, namespaceAware: namespaceAware)
+            if added > 0 {
+                // Defaults count like written attributes, and like entity expansion.
+                try chargeExpansion(added, at: tagStart)
+                let count = attributes.reduce(0) { $0 + ($1.isNamespaceDeclaration ? 0 : 1) }
+                if count > options.maximumAttributesPerElement {
+                    throw .failed(.error(.tooManyAttributes(limit: options.maximumAttributesPerElement)), offset: base + tagStart)
+                }
+            }
         }
         if open.count >= options.maximumDepth {
             throw .failed(.error(.tooDeep(limit: options.maximumDepth)), offset: base + tagStart)
@@ -440,11 +506,18 @@ final class XMLTokenizer<Sink: XMLEventSink> {
         pos += 2
         let nameRange = try readName(&pos)
         _ = skipWhitespace(&pos)
-        try need(pos + 1, pos)
+        try checkTagLength(tagStart, pos)
+        do throws(XMLScanStop) {
+            try need(pos + 1, pos)
+        } catch {
+            throw tagStop(error, tagStart: tagStart)
+        }
         guard bytes[pos] == UInt8(ascii: ">") else { throw unexpected(at: pos) }
         pos += 1
-        let name = names.name(bytes, nameRange)
-        guard open.count > openAtEntityStart, let current = open.last, current.id == name.id else {
+        // Compared with the open element's name as stored, without interning it again.
+        guard open.count > openAtEntityStart, let current = open.last,
+            names.name(current.id, isMadeOf: pointer, nameRange)
+        else {
             throw fail(.malformed, tagStart)
         }
         open.removeLast()
@@ -457,45 +530,65 @@ final class XMLTokenizer<Sink: XMLEventSink> {
     /// Reads a `Name` at `pos`; returns its range.
     func readName(_ pos: inout Int, token: Bool = false) throws(XMLScanStop) -> Range<Int> {
         let start = pos
-        let table = XMLCharacters.asciiNameTable
-        var first = !token
-        scan: while true {
-            guard pos < end else {
-                if isFinal || anchor != nil { break scan }
+        let input = pointer
+        let end = self.end
+        let classes = XMLCharacters.nameClasses
+        let limit = start + Self.maximumNameLength
+        var index = pos
+        var wanted: UInt8 = token ? 2 : 1
+        while true {
+            guard index < end else {
+                if isFinal || anchor != nil { break }
                 throw .needsInput
             }
-            let byte = bytes[pos]
-            if byte < 0x80 {
-                let bits = table[Int(byte)]
-                guard bits & (first ? 1 : 2) != 0 else { break scan }
-                pos &+= 1
-            } else {
-                switch XMLCharacters.decode(bytes, at: pos, end: end) {
+            let bits = classes[Int(input[index])]
+            if bits & wanted != 0 {
+                index &+= 1
+            } else if bits & 4 != 0 {
+                switch XMLCharacters.decode(bytes, at: index, end: end) {
                 case .scalar(let scalar, let length):
-                    guard first ? XMLCharacters.isNameStart(scalar) : XMLCharacters.isNameChar(scalar) else { break scan }
-                    pos &+= length
+                    guard wanted == 1 ? XMLCharacters.isNameStart(scalar) : XMLCharacters.isNameChar(scalar) else {
+                        pos = index
+                        return try nameRange(start, index)
+                    }
+                    index &+= length
                 case .invalid:
-                    throw fail(.invalidUTF8, pos)
+                    throw fail(.invalidUTF8, index)
                 case .truncated:
-                    if isFinal || anchor != nil { throw fail(.invalidUTF8, pos) }
+                    if isFinal || anchor != nil { throw fail(.invalidUTF8, index) }
                     throw .needsInput
                 }
+            } else {
+                break
             }
-            first = false
-            if pos - start > Self.maximumNameLength {
+            wanted = 2
+            if index > limit {
                 throw .failed(.error(.nameTooLong(limit: Self.maximumNameLength)), offset: base + start)
             }
         }
-        guard pos > start else { throw unexpected(at: start) }
-        return start..<pos
+        pos = index
+        return try nameRange(start, index)
+    }
+
+    /// The range of a name read from `start` to `end`, which must not be empty.
+    private func nameRange(_ start: Int, _ end: Int) throws(XMLScanStop) -> Range<Int> {
+        guard end > start else { throw unexpected(at: start) }
+        return start..<end
     }
 
     /// Skips white space; returns whether there was any.
-    @inline(__always)
     func skipWhitespace(_ pos: inout Int) -> Bool {
+        let input = pointer
+        let end = self.end
         let start = pos
-        while pos < end && XMLCharacters.isWhitespace(bytes[pos]) { pos &+= 1 }
-        return pos > start
+        var index = pos
+        while index < end {
+            let byte = input[index]
+            guard byte == 0x20 || byte == 0x0A || byte == 0x09 || byte == 0x0D else { break }
+            index &+= 1
+        }
+        pos = index
+        return index > start
     }
 
     /// Throws ``XMLScanStop/needsInput`` (or, at the end of the input, an error at `position`)
@@ -517,14 +610,21 @@ final class XMLTokenizer<Sink: XMLEventSink> {
     func matches(_ literal: StaticString, at position: Int) -> Bool {
         let count = literal.utf8CodeUnitCount
         guard position + count <= end else { return false }
-        let pointer = literal.utf8Start
-        for offset in 0..<count where bytes[position + offset] != pointer[offset] { return false }
+        let expected = literal.utf8Start
+        let input = pointer + position
+        var offset = 0
+        while offset < count {
+            if input[offset] != expected[offset] { return false }
+            offset &+= 1
+        }
         return true
     }
 
     /// The end of the character at `pos` (a byte above 0x7F), which must be a legal one.
     @inline(__always)
     func scalarEnd(at pos: Int) throws(XMLScanStop) -> Int {
+        let length = XMLCharacters.legalScalarLength(pointer, pos, end)
+        if length > 0 { return pos &+ length }
         switch XMLCharacters.decode(bytes, at: pos, end: end) {
         case .scalar(let scalar, let length):
             guard XMLCharacters.isChar(scalar) else { throw fail(.invalidCharacter, pos) }

@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+@testable import ResourceLoader
+
+/// The DTDs the old `XMLParser`-based builder had to catch from libxml2's declaration callbacks
+/// (and two it could not: an internal entity, whose text FoundationXML silently dropped, and a
+/// notation without a public identifier, which crashed FoundationXML). On our own parser each is
+/// refused with `doctypeNotAllowed` by default and, with the internal subset opted in, parses to
+/// the tree the DTD describes.
+@Suite("XML document type declarations")
+struct XMLDocumentTypeTests {
+    static let internalSubset: XMLParsingOptions = {
+        var options = XMLParsingOptions()
+        options.documentTypeDeclarations = .parseInternalSubset
+        return options
+    }()
+
+    @Test(arguments: [
+        #"<!DOCTYPE r [<!ATTLIST r xmlns CDATA "urn:evil">]><r/>"#,
+        #"<!DOCTYPE r [<!ATTLIST r a CDATA "added">]><r/>"#,
+        "<!DOCTYPE r [<!ELEMENT r ANY>]><r/>",
+        #"<!DOCTYPE r [<!NOTATION n PUBLIC "-//N//EN" "urn:n">]><r/>"#,
+        #"<!DOCTYPE r [<!NOTATION n SYSTEM "urn:n">]><r/>"#,
+        #"<!DOCTYPE r [<!ENTITY e "text">]><r>a&e;b</r>"#,
+    ])
+    func aDoctypeIsRefusedByDefault(document: String) {
+        #expect(treeParsingError(document) == .doctypeNotAllowed, "\(document.debugDescription)")
+    }
+
+    @Test func anUndeclaredEntityIsRefusedWithoutADoctype() {
+        #expect(treeParsingError("<r>a&undeclared;b</r>") == .undeclaredEntity(name: "undeclared", line: 1, column: 5))
+    }
+
+    @Test func withTheInternalSubsetOptedInTheDeclarationsTakeEffect() throws {
+        // An attribute default puts the root in the namespace the DTD names.
+        let namespaced = try XMLTree(
+            string: #"<!DOCTYPE r [<!ATTLIST r xmlns CDATA "urn:d">]><r/>"#, options: Self.internalSubset)
+        #expect(namespaced.root.namespaceURI == "urn:d")
+        let defaulted = try XMLTree(
+            string: #"<!DOCTYPE r [<!ATTLIST r a CDATA "added">]><r/>"#, options: Self.internalSubset)
+        #expect(defaulted.root.attribute(named: "a") == "added")
+        // An internal entity's text is kept (FoundationXML dropped it).
+        let entity = try XMLTree(
+            string: #"<!DOCTYPE r [<!ENTITY e "text">]><r>a&e;b</r>"#, options: Self.internalSubset)
+        #expect(entity.root.text == "atextb")
+        // Element and notation declarations (a notation without a public identifier crashed
+        // FoundationXML) are read and change nothing in the tree.
+        for document in [
+            "<!DOCTYPE r [<!ELEMENT r ANY>]><r/>", #"<!DOCTYPE r [<!NOTATION n SYSTEM "urn:n">]><r/>"#,
+        ] {
+            let tree = try XMLTree(string: document, options: Self.internalSubset)
+            #expect(tree.root.name == "r" && tree.root.attributes.isEmpty && !tree.root.hasChildren)
+        }
+    }
+}
