@@ -83,12 +83,17 @@ final class XMLTokenizer<Sink: XMLEventSink> {
     @exclusivity(unchecked) var names = XMLNameTable()
     @exclusivity(unchecked) var namespaces = XMLNamespaceResolver()
     @exclusivity(unchecked) var documentType: XMLDocumentType?
-    /// The names of the open elements, outermost first.
-    @exclusivity(unchecked) var open: [XMLName] = []
+    /// The name numbers (``XMLName/id``) of the open elements, outermost first: numbers, not
+    /// names, so that opening and closing an element retains and releases no string.
+    @exclusivity(unchecked) var open: [Int] = []
     /// While reading an entity's content: how many elements were open at its reference.
     @exclusivity(unchecked) var openAtEntityStart = 0
 
     // Scratch storage, reused token after token.
+    /// Start tags read so far, numbering them for ``attributeTags``.
+    @exclusivity(unchecked) var startTagNumber = 0
+    /// By name number: the number of the last start tag with an attribute of that name.
+    @exclusivity(unchecked) var attributeTags: [Int] = []
     @exclusivity(unchecked) var attributes: [XMLAttributeEvent] = []
     @exclusivity(unchecked) var valueBuffer: [UInt8] = []
     @exclusivity(unchecked) var textBuffer: [UInt8] = []
@@ -407,6 +412,7 @@ final class XMLTokenizer<Sink: XMLEventSink> {
 
     private func readStartTagWhole(_ pos: inout Int) throws(XMLScanStop) {
         let tagStart = pos
+        startTagNumber &+= 1
         pos += 1
         let nameRange = try readName(&pos)
         let name = names.name(bytes, nameRange)
@@ -488,16 +494,21 @@ final class XMLTokenizer<Sink: XMLEventSink> {
             sink.endElement()
             if namespaceAware { namespaces.endElement() }
         } else {
-            open.append(name)
+            open.append(name.id)
         }
     }
 
-    /// Throws if an attribute named `name` is among `attributes` already.
+    /// Throws if an attribute named `name` is in the current start tag already.
+    ///
+    /// One look-up per attribute, not a comparison with each attribute before it: the table
+    /// holds, for each name number, the number of the last start tag that used it.
     private func checkUnique(_ name: XMLName, at position: Int) throws(XMLScanStop) {
         let id = name.id
-        for attribute in attributes where attribute.name.id == id {
-            throw fail(.malformed, position)
+        if id >= attributeTags.count {
+            attributeTags.append(contentsOf: repeatElement(0, count: id + 1 - attributeTags.count))
         }
+        if attributeTags[id] == startTagNumber { throw fail(.malformed, position) }
+        attributeTags[id] = startTagNumber
     }
 
     /// Reads an end tag at `pos` (`</`).
@@ -516,7 +527,7 @@ final class XMLTokenizer<Sink: XMLEventSink> {
         pos += 1
         // Compared with the open element's name as stored, without interning it again.
         guard open.count > openAtEntityStart, let current = open.last,
-            names.name(current.id, isMadeOf: pointer, nameRange)
+            names.name(current, isMadeOf: pointer, nameRange)
         else {
             throw fail(.malformed, tagStart)
         }
