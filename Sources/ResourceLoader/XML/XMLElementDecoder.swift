@@ -163,29 +163,73 @@ final class XMLElementDecoder: Decoder {
         return value
     }
 
+    /// How ``unbox(_:)`` reads a type: found once per type by ``kind(of:)``, because the two
+    /// protocol casts it takes cost about a thousand instructions each when they fail, which is
+    /// more than decoding a small record's field.
+    enum Kind {
+        /// Read from text by ``XMLScalar``.
+        case scalar(any XMLScalar.Type)
+        case date
+        case url
+        case decimal
+        /// An array, decoded into reserved storage (``XMLDecodableArray``).
+        case array(any XMLDecodableArray.Type)
+        /// Any other type: its own `init(from:)`.
+        case decodable
+    }
+
+    /// Every type's ``Kind`` found so far in the process (one entry per type ever decoded). A
+    /// look-up under the lock costs a fraction of the casts, which a one-record document would
+    /// otherwise pay for its root, its array and its record type on every parse.
+    private static let kinds = Locked<[ObjectIdentifier: Kind]>([:])
+
+    /// What kind of value `type` is to ``unbox(_:)``.
+    static func kind<T: Decodable>(of type: T.Type) -> Kind {
+        let id = ObjectIdentifier(type)
+        if let known = kinds.withLock({ $0[id] }) { return known }
+        let kind = findKind(of: type)
+        kinds.withLock { $0[id] = kind }
+        return kind
+    }
+
+    private static func findKind<T: Decodable>(of type: T.Type) -> Kind {
+        if let scalarType = type as? any XMLScalar.Type { return .scalar(scalarType) }
+        if type == Date.self { return .date }
+        if type == URL.self { return .url }
+        if type == Decimal.self { return .decimal }
+        if let arrayType = type as? any XMLDecodableArray.Type { return .array(arrayType) }
+        return .decodable
+    }
+
     /// Decodes any `Decodable`, handling the types whose own `init(from:)` would not read text.
     func unbox<T: Decodable>(_ type: T.Type) throws -> T {
-        if let scalarType = type as? any XMLScalar.Type {
+        try unbox(type, as: Self.kind(of: type))
+    }
+
+    /// ``unbox(_:)`` with the type's ``Kind`` known already.
+    func unbox<T: Decodable>(_ type: T.Type, as kind: Kind) throws -> T {
+        switch kind {
+        case .decodable:
+            return try T(from: self)
+        case .scalar(let scalarType):
             return try scalar(scalarType) as! T
-        }
-        if type == Date.self {
+        case .date:
             return try date() as! T
-        }
-        if type == URL.self {
+        case .url:
             let text = trimmingXMLWhitespace(try text(for: URL.self))
             guard !text.isEmpty, let url = URL(string: text) else {
                 throw DecodingError.dataCorrupted(context("The text is not a valid URL"))
             }
             return url as! T
-        }
-        if type == Decimal.self {
+        case .decimal:
             let text = trimmingXMLWhitespace(try text(for: Decimal.self))
             guard Self.isDecimal(text), let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")) else {
                 throw DecodingError.dataCorrupted(context("The text is not a valid Decimal"))
             }
             return decimal as! T
+        case .array(let arrayType):
+            return try arrayType.init(xmlArrayFrom: self) as! T
         }
-        return try T(from: self)
     }
 
     private func date() throws -> Date {
@@ -356,6 +400,9 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
     private(set) var currentIndex = 0
     /// The last item's decoder, reused for the next item when nothing else holds it.
     private var spare: XMLElementDecoder?
+    /// The type last decoded through ``decode(_:)``, and its kind.
+    private var kindType: ObjectIdentifier?
+    private var kind = XMLElementDecoder.Kind.decodable
 
     init(storage: XMLTree.Storage, first: Int, end: Int, name: String?, decoder: XMLElementDecoder) {
         self.storage = storage
@@ -421,7 +468,13 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try nextDecoder(for: type).unbox(type)
+        // The items of an array are usually all of one type: its kind is found once.
+        let id = ObjectIdentifier(type)
+        if id != kindType {
+            kind = XMLElementDecoder.kind(of: type)
+            kindType = id
+        }
+        return try nextDecoder(for: type).unbox(type, as: kind)
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
@@ -463,6 +516,29 @@ private struct SingleValueContainer: SingleValueDecodingContainer {
     func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.scalar(type) }
     func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.scalar(type) }
     func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.scalar(type) }
+}
+
+// MARK: - Arrays
+
+/// An array decoded into storage reserved for all its items at once.
+///
+/// `Array.init(from:)` appends item by item, so a large array is copied each time it doubles and
+/// its final storage is up to twice the items' size; the container knows the count up front (a
+/// walk over sibling indices), so the array is allocated once, at its final size. Otherwise the
+/// same as `Array.init(from:)`: items decoded in order through the same unkeyed container.
+protocol XMLDecodableArray {
+    init(xmlArrayFrom decoder: XMLElementDecoder) throws
+}
+
+extension Array: XMLDecodableArray where Element: Decodable {
+    init(xmlArrayFrom decoder: XMLElementDecoder) throws {
+        var container = try decoder.unkeyedContainer()
+        self.init()
+        if let count = container.count { reserveCapacity(count) }
+        while !container.isAtEnd {
+            append(try container.decode(Element.self))
+        }
+    }
 }
 
 // MARK: - Keys and scalars
@@ -532,9 +608,14 @@ extension UInt32: XMLScalar { init?(xmlText: String) { self.init(xmlText) } }
 extension UInt64: XMLScalar { init?(xmlText: String) { self.init(xmlText) } }
 
 /// `text` without leading and trailing XML whitespace (space, tab, CR, LF).
+///
+/// `text` itself, not a copy, when there is nothing to trim: the usual case for numbers and
+/// dates, which are read from trimmed text.
 func trimmingXMLWhitespace(_ text: String) -> String {
     let isWhitespace: (UInt8) -> Bool = { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
     let utf8 = text.utf8
+    guard let firstByte = utf8.first, let lastByte = utf8.last else { return text }
+    if !isWhitespace(firstByte) && !isWhitespace(lastByte) { return text }
     guard let first = utf8.firstIndex(where: { !isWhitespace($0) }),
         let last = utf8.lastIndex(where: { !isWhitespace($0) })
     else { return "" }

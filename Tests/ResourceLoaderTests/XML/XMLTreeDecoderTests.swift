@@ -101,6 +101,42 @@ struct XMLTreeDecoderTests {
         #expect(matrix == [[1, 2], [3]])
     }
 
+    @Test func arraysDecodeLikeTheStandardLibrarysArrayInitFromDecoder() throws {
+        // Arrays are decoded into storage reserved for all their items (XMLDecodableArray): the
+        // same items, in the same order, with the same errors, as `Array.init(from:)` gives.
+        struct Row: Decodable, Equatable { let n: [Int]; let label: String? }
+        struct Table: Decodable { let row: [Row]; let empty: [Row]; let word: [String] }
+        var document = "<t>"
+        for index in 0..<300 {
+            document += "<row><label>r\(index)</label>" + (0..<(index % 4)).map { "<n> \($0 + index) </n>" }.joined() + "</row>"
+            if index % 100 == 0 { document += "<word>w\(index)</word><other/>" }
+        }
+        document += "</t>"
+        let table = try decoder.decode(Table.self, from: try root(document))
+        #expect(table.row == (0..<300).map { index in Row(n: (0..<(index % 4)).map { $0 + index }, label: "r\(index)") })
+        #expect(table.empty.isEmpty)
+        #expect(table.word == ["w0", "w100", "w200"])
+        // The children of a top-level element, whatever their names, in order.
+        #expect(try decoder.decode([String].self, from: try root("<l><a>1</a><b>2</b><a>3</a></l>")) == ["1", "2", "3"])
+        #expect(try decoder.decode([[String]].self, from: try root("<l><a/><b><c>x</c><d>y</d></b></l>")) == [[], ["x", "y"]])
+        // An item that does not decode stops the array with its position in the path.
+        let error = #expect(throws: DecodingError.self) {
+            try decoder.decode(Table.self, from: try root("<t><row><n>1</n></row><row><n>x</n></row></t>"))
+        }
+        #expect(codingPath(of: try #require(error)) == "row[1].n[0]")
+    }
+
+    @Test func scalarsAreTrimmedOnlyWhenThereIsWhiteSpace() throws {
+        struct Reading: Decodable { let a: Int; let b: Int; let c: Double; let d: String; let e: Bool }
+        let reading = try decoder.decode(Reading.self, from: try root("<r><a>12</a><b>\n\t12 </b><c> 2.5</c><d> x </d><e>true\r\n</e></r>"))
+        #expect(reading.a == 12)
+        #expect(reading.b == 12)
+        #expect(reading.c == 2.5)
+        #expect(reading.d == " x ")
+        #expect(reading.e)
+        #expect(throws: DecodingError.self) { try decoder.decode(Reading.self, from: try root("<r><a> </a><b>1</b><c>1</c><d/><e>1</e></r>")) }
+    }
+
     @Test func aDictionaryCollectsChildrenAndAttributes() throws {
         let fields = try decoder.decode([String: String].self, from: try root(#"<r id="1"><a>x</a><b>y</b></r>"#))
         #expect(fields == ["id": "1", "a": "x", "b": "y"])
