@@ -418,6 +418,16 @@ extension XMLTokenizer {
     }
 
     private func readSystemLiteral(_ pos: inout Int) throws(XMLScanStop) -> Range<Int> {
+        try readQuotedLiteral(&pos, publicID: false)
+    }
+
+    private func readPublicIDLiteral(_ pos: inout Int) throws(XMLScanStop) -> Range<Int> {
+        try readQuotedLiteral(&pos, publicID: true)
+    }
+
+    /// The bytes between a pair of quotes (either kind) starting at `pos`: a `PubidLiteral`'s
+    /// characters when `publicID`, else any legal character (a `SystemLiteral`).
+    private func readQuotedLiteral(_ pos: inout Int, publicID: Bool) throws(XMLScanStop) -> Range<Int> {
         try need(pos + 1, pos)
         let quote = bytes[pos]
         guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else { throw unexpected(at: pos) }
@@ -430,30 +440,15 @@ extension XMLTokenizer {
                 pos += 1
                 return (start + 1)..<(pos - 1)
             }
-            if byte < 0x80 {
+            if publicID {
+                guard XMLCharacters.isPublicIDChar(byte) else { throw unexpected(at: pos) }
+                pos += 1
+            } else if byte < 0x80 {
                 if byte < 0x20 && !XMLCharacters.isWhitespace(byte) { throw fail(.invalidCharacter, pos) }
                 pos += 1
             } else {
                 pos = try scalarEnd(at: pos)
             }
-        }
-    }
-
-    private func readPublicIDLiteral(_ pos: inout Int) throws(XMLScanStop) -> Range<Int> {
-        try need(pos + 1, pos)
-        let quote = bytes[pos]
-        guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else { throw unexpected(at: pos) }
-        let start = pos
-        pos += 1
-        while true {
-            try need(pos + 1, pos)
-            let byte = bytes[pos]
-            if byte == quote {
-                pos += 1
-                return (start + 1)..<(pos - 1)
-            }
-            guard XMLCharacters.isPublicIDChar(byte) else { throw unexpected(at: pos) }
-            pos += 1
         }
     }
 
