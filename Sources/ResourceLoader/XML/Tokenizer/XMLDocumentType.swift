@@ -87,7 +87,7 @@ struct XMLDocumentType {
                 added += name.qualified.utf8.count + value.utf8.count
                 attributes.append(XMLAttributeEvent(
                     name: name, value: value, namespaceURI: nil,
-                    isNamespaceDeclaration: namespaceAware && (name.prefix == "xmlns" || (name.prefix == nil && name.qualified == "xmlns"))))
+                    isNamespaceDeclaration: namespaceAware && name.declaresNamespace))
             }
         }
         return added

@@ -29,6 +29,9 @@ struct XMLNamespaceResolver {
     /// For each open element, `bindings.count` before its declarations.
     private var marks: [Int] = []
     private var serial = 0
+    /// The index in `bindings` of the innermost default-namespace binding, or -1: kept on
+    /// bind and unbind, so an unprefixed element finds its namespace without a search.
+    private var defaultBinding = -1
 
     /// Declares the element's namespace declarations, resolves its name and its attributes'
     /// names, and checks the constraints: QNames, declared prefixes, the `xml` and `xmlns`
@@ -37,7 +40,7 @@ struct XMLNamespaceResolver {
         _ element: inout XMLStartElement, attributes: inout [XMLAttributeEvent], options: XMLParsingOptions
     ) throws(Failure) {
         marks.append(bindings.count)
-        guard element.name.isQualifiedName, element.name.prefix != "xmlns" else { throw .malformed }
+        guard element.name.isQualifiedName, !element.name.hasXMLNSPrefix else { throw .malformed }
         var declarations = 0
         var prefixed = 0
         for attribute in attributes {
@@ -69,7 +72,7 @@ struct XMLNamespaceResolver {
         }
         // The element's name: a prefix must be bound; no prefix takes the default namespace.
         if let prefix = element.name.prefix {
-            if prefix == "xml" {
+            if element.name.hasXMLPrefix {
                 element.namespaceURI = Self.xmlNamespace
                 element.binding = XMLStartElement.xmlBinding
             } else {
@@ -77,9 +80,9 @@ struct XMLNamespaceResolver {
                 element.namespaceURI = uri
                 element.binding = binding.serial
             }
-        } else if let binding = binding(of: ""), binding.uri != nil {
-            element.namespaceURI = binding.uri
-            element.binding = binding.serial
+        } else if defaultBinding >= 0, let uri = bindings[defaultBinding].uri {
+            element.namespaceURI = uri
+            element.binding = bindings[defaultBinding].serial
         }
         // Attributes: only prefixed ones are in a namespace.
         guard prefixed > 0 else { return }
@@ -116,11 +119,24 @@ struct XMLNamespaceResolver {
     /// Ends the innermost element's scope.
     mutating func endElement() {
         guard let mark = marks.popLast() else { return }
-        if bindings.count > mark { bindings.removeSubrange(mark...) }
+        guard bindings.count > mark else { return }
+        bindings.removeSubrange(mark...)
+        if defaultBinding >= mark {
+            defaultBinding = -1
+            var index = mark
+            while index > 0 {
+                index -= 1
+                if bindings[index].prefix.isEmpty {
+                    defaultBinding = index
+                    break
+                }
+            }
+        }
     }
 
     private mutating func bind(_ prefix: String, to uri: String?) {
         serial += 1
+        if prefix.isEmpty { defaultBinding = bindings.count }
         bindings.append(Binding(prefix: prefix, uri: uri, serial: serial))
     }
 

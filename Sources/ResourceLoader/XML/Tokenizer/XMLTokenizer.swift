@@ -80,7 +80,11 @@ final class XMLTokenizer<Sink: XMLEventSink> {
     @exclusivity(unchecked) var sawContent = false
     @exclusivity(unchecked) var sawDoctype = false
     @exclusivity(unchecked) var standalone = false
-    @exclusivity(unchecked) var names = XMLNameTable()
+    let names = XMLNameTable()
+    /// The number of the last start tag's name (-1: none yet), whose successor predicts the next.
+    @exclusivity(unchecked) var lastStartName = -1
+    /// ``XMLCharacters/nameClasses``, read once per document rather than once per name.
+    let nameClasses = XMLCharacters.nameClasses
     @exclusivity(unchecked) var namespaces = XMLNamespaceResolver()
     @exclusivity(unchecked) var documentType: XMLDocumentType?
     /// The name numbers (``XMLName/id``) of the open elements, outermost first: numbers, not
@@ -414,8 +418,16 @@ final class XMLTokenizer<Sink: XMLEventSink> {
         let tagStart = pos
         startTagNumber &+= 1
         pos += 1
-        let nameRange = try readName(&pos)
-        let name = names.name(bytes, nameRange)
+        let name: XMLName
+        if let predicted = names.successor(of: lastStartName, at: pointer + pos, available: end - pos) {
+            // The name that followed the last one last time, checked byte for byte.
+            name = predicted.name
+            pos += predicted.count
+        } else {
+            name = names.name(bytes, try readName(&pos))
+            names.setSuccessor(of: lastStartName, to: name.id)
+        }
+        lastStartName = name.id
         attributes.removeAll(keepingCapacity: true)
         var plainCount = 0
         var selfClosing = false
@@ -445,9 +457,7 @@ final class XMLTokenizer<Sink: XMLEventSink> {
             _ = skipWhitespace(&pos)
             let value = try readAttributeValue(&pos, expand: true)
             try checkTagLength(tagStart, pos)
-            let isDeclaration =
-                namespaceAware
-                && (attributeName.prefix == "xmlns" || (attributeName.prefix == nil && attributeName.qualified == "xmlns"))
+            let isDeclaration = namespaceAware && attributeName.declaresNamespace
             if !isDeclaration {
                 plainCount += 1
                 if plainCount > options.maximumAttributesPerElement {
@@ -514,6 +524,17 @@ final class XMLTokenizer<Sink: XMLEventSink> {
     /// Reads an end tag at `pos` (`</`).
     private func readEndTag(_ pos: inout Int) throws(XMLScanStop) {
         let tagStart = pos
+        // The common case: the open element's name, as stored, and `>` at once.
+        if open.count > openAtEntityStart, let current = open.last {
+            let count = names.length(of: current, at: pointer + pos + 2, available: end - pos - 2) { $0 == 0x3E }
+            if count > 0 {
+                pos += count + 3
+                open.removeLast()
+                sink.endElement()
+                if namespaceAware { namespaces.endElement() }
+                return
+            }
+        }
         pos += 2
         let nameRange = try readName(&pos)
         _ = skipWhitespace(&pos)
@@ -538,53 +559,76 @@ final class XMLTokenizer<Sink: XMLEventSink> {
 
     // MARK: - Names, white space, positions
 
-    /// Reads a `Name` at `pos`; returns its range.
+    /// Reads a `Name` (with `token`, an `Nmtoken`) at `pos`; returns its range.
+    ///
+    /// The first byte apart (it alone may have to be a name start), then a loop of one table
+    /// load and one test per ASCII byte, bounded by the input; the name's length is checked
+    /// where the loop stops. An error found past ``maximumNameLength`` bytes is reported as the
+    /// name being too long, as it would be had the length been checked byte by byte.
     func readName(_ pos: inout Int, token: Bool = false) throws(XMLScanStop) -> Range<Int> {
         let start = pos
         let input = pointer
         let end = self.end
-        let classes = XMLCharacters.nameClasses
-        let limit = start + Self.maximumNameLength
-        var index = pos
-        var wanted: UInt8 = token ? 2 : 1
-        while true {
-            guard index < end else {
-                if isFinal || anchor != nil { break }
-                throw .needsInput
-            }
-            let bits = classes[Int(input[index])]
-            if bits & wanted != 0 {
-                index &+= 1
-            } else if bits & 4 != 0 {
-                switch XMLCharacters.decode(bytes, at: index, end: end) {
-                case .scalar(let scalar, let length):
-                    guard wanted == 1 ? XMLCharacters.isNameStart(scalar) : XMLCharacters.isNameChar(scalar) else {
-                        pos = index
-                        return try nameRange(start, index)
-                    }
-                    index &+= length
-                case .invalid:
-                    throw fail(.invalidUTF8, index)
-                case .truncated:
-                    if isFinal || anchor != nil { throw fail(.invalidUTF8, index) }
-                    throw .needsInput
-                }
-            } else {
-                break
-            }
-            wanted = 2
-            if index > limit {
-                throw .failed(.error(.nameTooLong(limit: Self.maximumNameLength)), offset: base + start)
-            }
+        let classes = nameClasses
+        var index = start
+        guard index < end else {
+            if isFinal || anchor != nil { throw unexpected(at: start) }
+            throw .needsInput
         }
+        let firstBits = classes[Int(input[index])]
+        if firstBits & (token ? 2 : 1) != 0 {
+            index &+= 1
+        } else if firstBits & 4 != 0 {
+            guard try readNameScalar(&index, start: start, first: !token) else {
+                throw unexpected(at: start)
+            }
+        } else {
+            throw unexpected(at: start)
+        }
+        while index < end {
+            let bits = classes[Int(input[index])]
+            if bits & 2 != 0 {
+                index &+= 1
+                continue
+            }
+            guard bits & 4 != 0, try readNameScalar(&index, start: start, first: false) else { break }
+        }
+        if index - start > Self.maximumNameLength {
+            throw .failed(.error(.nameTooLong(limit: Self.maximumNameLength)), offset: base + start)
+        }
+        if index == end && !isFinal && anchor == nil { throw .needsInput }
         pos = index
-        return try nameRange(start, index)
+        return start..<index
     }
 
-    /// The range of a name read from `start` to `end`, which must not be empty.
-    private func nameRange(_ start: Int, _ end: Int) throws(XMLScanStop) -> Range<Int> {
-        guard end > start else { throw unexpected(at: start) }
-        return start..<end
+    /// Decodes the scalar at `index` (a byte above 0x7F) of the name that started at `start`;
+    /// when it is a name start character (`first`) or a name character, moves `index` past it
+    /// and returns `true`.
+    private func readNameScalar(_ index: inout Int, start: Int, first: Bool) throws(XMLScanStop) -> Bool {
+        let position = index
+        switch XMLCharacters.decode(bytes, at: position, end: end) {
+        case .scalar(let scalar, let length):
+            guard first ? XMLCharacters.isNameStart(scalar) : XMLCharacters.isNameChar(scalar) else { return false }
+            index = position &+ length
+            return true
+        case .invalid:
+            throw nameFailure(.invalidUTF8, at: position, start: start)
+        case .truncated:
+            if isFinal || anchor != nil { throw nameFailure(.invalidUTF8, at: position, start: start) }
+            if position - start > Self.maximumNameLength {
+                throw .failed(.error(.nameTooLong(limit: Self.maximumNameLength)), offset: base + start)
+            }
+            throw .needsInput
+        }
+    }
+
+    /// The error for `failure` at `position` in a name from `start`: the name is too long if the
+    /// failure is past the limit.
+    private func nameFailure(_ failure: XMLScanStop.Failure, at position: Int, start: Int) -> XMLScanStop {
+        if position - start > Self.maximumNameLength {
+            return .failed(.error(.nameTooLong(limit: Self.maximumNameLength)), offset: base + start)
+        }
+        return fail(failure, position)
     }
 
     /// Skips white space; returns whether there was any.
