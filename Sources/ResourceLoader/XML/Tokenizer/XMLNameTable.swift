@@ -2,10 +2,11 @@ import Foundation
 
 /// A name as the tokenizer hands it on: the qualified name as written, and its parts.
 ///
-/// Every distinct name of a document is made once, by ``XMLNameTable``, so the strings of a
-/// name repeated a million times share one storage, and comparing two names compares
-/// identifiers. A class: handing a name on (in a start tag, an attribute, a declaration)
-/// retains one object instead of copying three strings.
+/// Every distinct name of a document is made once, by ``XMLNameTable`` (or once per process,
+/// by ``XMLSharedNames``), so the strings of a name repeated a million times share one
+/// storage. Within a document, equal names are the same object (compare them with `===`). A
+/// class: handing a name on (in a start tag, an attribute, a declaration) retains one object
+/// instead of copying three strings.
 final class XMLName: Sendable {
     /// The name as written: `soap:Envelope`.
     let qualified: String
@@ -15,8 +16,6 @@ final class XMLName: Sendable {
     let local: String
     /// Whether the name is a `QName` of Namespaces 1.0: an `NCName`, or two joined by one colon.
     let isQualifiedName: Bool
-    /// The name's number in its table: equal names, equal numbers.
-    let id: Int
     /// Whether the prefix is `xmlns` (a prefixed namespace declaration, or a name no element
     /// may have).
     let hasXMLNSPrefix: Bool
@@ -26,12 +25,11 @@ final class XMLName: Sendable {
     /// `xmlns` or `xmlns:p`.
     let declaresNamespace: Bool
 
-    init(qualified: String, prefix: String?, local: String, isQualifiedName: Bool, id: Int) {
+    init(qualified: String, prefix: String?, local: String, isQualifiedName: Bool) {
         self.qualified = qualified
         self.prefix = prefix
         self.local = local
         self.isQualifiedName = isQualifiedName
-        self.id = id
         hasXMLNSPrefix = prefix == "xmlns"
         hasXMLPrefix = prefix == "xml"
         declaresNamespace = hasXMLNSPrefix || (prefix == nil && qualified == "xmlns")
@@ -70,12 +68,15 @@ final class XMLNameTable {
     private let seed: UInt64
 
     /// The process's hash seed, drawn once.
-    private static let processSeed = UInt64.random(in: 0...UInt64.max) | 1
+    static let processSeed = UInt64.random(in: 0...UInt64.max) | 1
 
     /// A table for a document; the first slots suit a small one (the table grows with its
     /// names, not with the document).
     init() {
-        slots = [Int32](repeating: 0, count: 32)
+        slots = [Int32](repeating: 0, count: 64)
+        names.reserveCapacity(32)
+        entries.reserveCapacity(32)
+        arena.reserveCapacity(512)
         seed = Self.processSeed
     }
 
@@ -99,20 +100,26 @@ final class XMLNameTable {
         }
     }
 
-    /// The name made of `bytes[range]`, created on first sight.
-    func name(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> XMLName {
+    /// The number of the name made of `bytes[range]` (its index in ``names``), entered on first
+    /// sight: equal names, equal numbers.
+    func id(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int {
         let input = (bytes.baseAddress ?? XMLCharacters.noBytes) + range.lowerBound
         let count = range.count
         let hash = Self.hash(input, count, seed: seed)
         let (entry, slot) = find(input, count, hash: hash)
-        if entry >= 0 { return names[entry] }
-        let name = Self.make(bytes, range, id: names.count)
+        if entry >= 0 { return entry }
+        let name = XMLSharedNames.name(bytes, range, hash: hash)
         entries.append(Entry(offset: arena.count, count: Int32(count), hash: hash, successor: -1))
         arena.append(contentsOf: UnsafeBufferPointer(start: input, count: count))
         names.append(name)
         slots[slot] = Int32(names.count)
         if names.count &* 2 > slots.count { grow() }
-        return name
+        return names.count &- 1
+    }
+
+    /// The name made of `bytes[range]`, entered on first sight.
+    func name(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> XMLName {
+        names[id(bytes, range)]
     }
 
     /// The name made of `string`'s UTF-8.
@@ -138,18 +145,18 @@ final class XMLNameTable {
         return count
     }
 
-    /// The name that followed the last start tag named `id`, when the bytes at `input` (of which
-    /// `available` may be read) are that name followed by white space, `>` or `/`: the name of
-    /// a start tag read without reading it.
+    /// The number of the name that followed the last start tag named `id`, and its byte count,
+    /// when the bytes at `input` (of which `available` may be read) are that name followed by
+    /// white space, `>` or `/`: the name of a start tag read without reading it.
     @inline(__always)
-    func successor(of id: Int, at input: UnsafePointer<UInt8>, available: Int) -> (name: XMLName, count: Int)? {
+    func successor(of id: Int, at input: UnsafePointer<UInt8>, available: Int) -> (id: Int, count: Int)? {
         guard id >= 0 else { return nil }
         let next = Int(entries[id].successor)
         guard next >= 0 else { return nil }
         let count = length(of: next, at: input, available: available) { byte in
             byte == 0x3E || byte == 0x20 || byte == 0x0A || byte == 0x2F || byte == 0x09 || byte == 0x0D
         }
-        return count > 0 ? (names[next], count) : nil
+        return count > 0 ? (next, count) : nil
     }
 
     /// Records that a start tag named `next` followed one named `id` (-1: the first start tag).
@@ -208,7 +215,8 @@ final class XMLNameTable {
         slots = newSlots
     }
 
-    private static func make(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, id: Int) -> XMLName {
+    /// A new name made of `bytes[range]`.
+    static func make(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> XMLName {
         let qualified = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
         var colon = -1
         var colons = 0
@@ -217,7 +225,7 @@ final class XMLNameTable {
             colons += 1
         }
         guard colons == 1, colon > range.lowerBound, colon + 1 < range.upperBound else {
-            return XMLName(qualified: qualified, prefix: nil, local: qualified, isQualifiedName: colons == 0, id: id)
+            return XMLName(qualified: qualified, prefix: nil, local: qualified, isQualifiedName: colons == 0)
         }
         // The local part must start as a name does (`a:1b` and `a:-b` are not QNames).
         var isQualifiedName = true
@@ -229,6 +237,61 @@ final class XMLNameTable {
         }
         let prefix = String(decoding: UnsafeBufferPointer(rebasing: bytes[range.lowerBound..<colon]), as: UTF8.self)
         let local = String(decoding: UnsafeBufferPointer(rebasing: bytes[(colon + 1)..<range.upperBound]), as: UTF8.self)
-        return XMLName(qualified: qualified, prefix: prefix, local: local, isQualifiedName: isQualifiedName, id: id)
+        return XMLName(qualified: qualified, prefix: prefix, local: local, isQualifiedName: isQualifiedName)
+    }
+}
+
+/// The names earlier documents of the process used, so that a document of names seen before
+/// (the next response of the same service) makes none of its names again: no strings, no
+/// objects, one look-up under a lock for each name the document's own table has not seen.
+///
+/// Bounded: at most ``capacity`` names of at most ``longestName`` bytes are kept, the first
+/// ones seen; past that, names are made per document as without it. Names only (never text or
+/// attribute values), and never removed.
+struct XMLSharedNames {
+    /// How many names are kept at most.
+    static let capacity = 4_096
+    /// The longest name kept, in bytes.
+    static let longestName = 64
+
+    private static let shared = Locked(XMLSharedNames())
+
+    private var names: [XMLName] = []
+    /// Per entry: where its bytes are in `arena`, their count and hash.
+    private var entries: [(offset: Int, count: Int, hash: UInt32)] = []
+    private var arena: [UInt8] = []
+    /// Slot → entry index + 1; 0 is empty. Twice ``capacity``: never more than half full.
+    private var slots = [Int32](repeating: 0, count: 2 * capacity)
+
+    /// The shared name made of `bytes[range]`, whose hash (``XMLNameTable/hash(_:_:seed:)``
+    /// with the process's seed) is `hash`; made and kept on first sight while there is room.
+    static func name(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, hash: UInt32) -> XMLName {
+        guard range.count <= longestName else { return XMLNameTable.make(bytes, range) }
+        return shared.withLock { $0.name(bytes, range, hash: hash) }
+    }
+
+    private mutating func name(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, hash: UInt32) -> XMLName {
+        let input = (bytes.baseAddress ?? XMLCharacters.noBytes) + range.lowerBound
+        let count = range.count
+        let mask = slots.count - 1
+        var slot = Int(hash) & mask
+        while true {
+            let entry = Int(slots[slot])
+            if entry == 0 { break }
+            let stored = entries[entry - 1]
+            if stored.hash == hash && stored.count == count
+                && arena.withUnsafeBufferPointer({ count == 0 || memcmp($0.baseAddress! + stored.offset, input, count) == 0 })
+            {
+                return names[entry - 1]
+            }
+            slot = (slot + 1) & mask
+        }
+        let name = XMLNameTable.make(bytes, range)
+        guard names.count < Self.capacity else { return name }
+        entries.append((arena.count, count, hash))
+        arena.append(contentsOf: UnsafeBufferPointer(start: input, count: count))
+        names.append(name)
+        slots[slot] = Int32(names.count)
+        return name
     }
 }

@@ -26,8 +26,11 @@ struct XMLNamespaceResolver {
     }
 
     private var bindings: [Binding] = []
-    /// For each open element, `bindings.count` before its declarations.
-    private var marks: [Int] = []
+    /// How many elements are open.
+    private var depth = 0
+    /// For each open element that declared a namespace, innermost last: its depth, and
+    /// `bindings.count` before its declarations. Elements that declare none (most) push nothing.
+    private var marks: [(depth: Int, count: Int)] = []
     private var serial = 0
     /// The index in `bindings` of the innermost default-namespace binding, or -1: kept on
     /// bind and unbind, so an unprefixed element finds its namespace without a search.
@@ -39,7 +42,9 @@ struct XMLNamespaceResolver {
     mutating func startElement(
         _ element: inout XMLStartElement, attributes: inout [XMLAttributeEvent], options: XMLParsingOptions
     ) throws(Failure) {
-        marks.append(bindings.count)
+        depth += 1
+        let mark = bindings.count
+        defer { if bindings.count > mark { marks.append((depth, mark)) } }
         guard element.name.isQualifiedName, !element.name.hasXMLNSPrefix else { throw .malformed }
         var declarations = 0
         var prefixed = 0
@@ -118,8 +123,10 @@ struct XMLNamespaceResolver {
 
     /// Ends the innermost element's scope.
     mutating func endElement() {
-        guard let mark = marks.popLast() else { return }
-        guard bindings.count > mark else { return }
+        defer { depth -= 1 }
+        guard let last = marks.last, last.depth == depth else { return }
+        marks.removeLast()
+        let mark = last.count
         bindings.removeSubrange(mark...)
         if defaultBinding >= mark {
             defaultBinding = -1

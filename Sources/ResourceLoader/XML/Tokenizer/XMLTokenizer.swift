@@ -87,7 +87,7 @@ final class XMLTokenizer<Sink: XMLEventSink> {
     let nameClasses = XMLCharacters.nameClasses
     @exclusivity(unchecked) var namespaces = XMLNamespaceResolver()
     @exclusivity(unchecked) var documentType: XMLDocumentType?
-    /// The name numbers (``XMLName/id``) of the open elements, outermost first: numbers, not
+    /// The name numbers (``XMLNameTable/id(_:_:)``) of the open elements, outermost first: numbers, not
     /// names, so that opening and closing an element retains and releases no string.
     @exclusivity(unchecked) var open: [Int] = []
     /// While reading an entity's content: how many elements were open at its reference.
@@ -313,10 +313,11 @@ final class XMLTokenizer<Sink: XMLEventSink> {
 
     /// Reads character data up to the next `<` or `&`.
     ///
-    /// The hot loop of most documents: one load and a few comparisons per ASCII byte, through
-    /// ``pointer``; a byte above 0x7F costs one call to check its scalar. Text without a
-    /// carriage return goes to the sink as a slice of the input; with one, the line ends are
-    /// normalised into ``textBuffer``.
+    /// The hot loop of most documents: eight bytes at a time while none of them needs a look
+    /// (``textStops(_:)``), then byte by byte through ``pointer`` from the first that does; a
+    /// byte above 0x7F costs one call to check its scalar. Text without a carriage return goes
+    /// to the sink as a slice of the input; with one, the line ends are normalised into
+    /// ``textBuffer``.
     private func readText(_ pos: inout Int) throws(XMLScanStop) {
         let start = pos
         let input = pointer
@@ -326,6 +327,17 @@ final class XMLTokenizer<Sink: XMLEventSink> {
         var copiedUpTo = start
         var buffered = false
         while index < end {
+            // Whole words of plain text; `index + 8 <= end` bounds the load.
+            while index &+ 8 <= end {
+                let word = UInt64(littleEndian: UnsafeRawPointer(input + index).loadUnaligned(as: UInt64.self))
+                let stops = Self.textStops(word)
+                if stops != 0 {
+                    index &+= stops.trailingZeroBitCount &>> 3
+                    break
+                }
+                index &+= 8
+            }
+            guard index < end else { break }
             let byte = input[index]
             if byte >= 0x20 {
                 if byte < 0x80 {
@@ -381,6 +393,21 @@ final class XMLTokenizer<Sink: XMLEventSink> {
         }
     }
 
+    /// The bytes of `word` (eight bytes of text, the first in the low byte) that text scanning
+    /// must look at, as their high bits: a control character (below 0x20), a byte above 0x7F,
+    /// `<`, `&` or `]`. The lowest set bit is exact (it marks the first such byte); bits above
+    /// it may be set for bytes that are not such (a borrow carries into them), and are not read.
+    @inline(__always)
+    static func textStops(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        /// The high bit of each byte of `value` that is zero (exact up to the first).
+        func zeroBytes(_ value: UInt64) -> UInt64 { (value &- ones) & ~value & highs }
+        let controls = (word &- ones &* 0x20) & ~word & highs
+        return (word & highs) | controls | zeroBytes(word ^ (ones &* 0x3C)) | zeroBytes(word ^ (ones &* 0x26))
+            | zeroBytes(word ^ (ones &* 0x5D))
+    }
+
     // MARK: - Tags
 
     /// Reads a start tag or empty-element tag at `pos` (`<` and a name).
@@ -418,17 +445,18 @@ final class XMLTokenizer<Sink: XMLEventSink> {
         let tagStart = pos
         startTagNumber &+= 1
         pos += 1
-        let name: XMLName
+        let nameID: Int
         if let predicted = names.successor(of: lastStartName, at: pointer + pos, available: end - pos) {
             // The name that followed the last one last time, checked byte for byte.
-            name = predicted.name
+            nameID = predicted.id
             pos += predicted.count
         } else {
-            name = names.name(bytes, try readName(&pos))
-            names.setSuccessor(of: lastStartName, to: name.id)
+            nameID = names.id(bytes, try readName(&pos))
+            names.setSuccessor(of: lastStartName, to: nameID)
         }
-        lastStartName = name.id
-        attributes.removeAll(keepingCapacity: true)
+        lastStartName = nameID
+        let name = names.names[nameID]
+        if !attributes.isEmpty { attributes.removeAll(keepingCapacity: true) }
         var plainCount = 0
         var selfClosing = false
         while true {
@@ -449,7 +477,8 @@ final class XMLTokenizer<Sink: XMLEventSink> {
             try checkTagLength(tagStart, pos)
             guard hadSpace else { throw unexpected(at: pos) }
             let attributeStart = pos
-            let attributeName = names.name(bytes, try readName(&pos))
+            let attributeID = names.id(bytes, try readName(&pos))
+            let attributeName = names.names[attributeID]
             _ = skipWhitespace(&pos)
             try need(pos + 1, pos)
             guard bytes[pos] == UInt8(ascii: "=") else { throw unexpected(at: pos) }
@@ -465,7 +494,7 @@ final class XMLTokenizer<Sink: XMLEventSink> {
                 }
             }
             // Unique attribute names (checked by qualified name here, expanded names below).
-            try checkUnique(attributeName, at: attributeStart)
+            try checkUnique(attributeID, at: attributeStart)
             attributes.append(XMLAttributeEvent(
                 name: attributeName, value: value, namespaceURI: nil, isNamespaceDeclaration: isDeclaration))
         }
@@ -504,7 +533,7 @@ final class XMLTokenizer<Sink: XMLEventSink> {
             sink.endElement()
             if namespaceAware { namespaces.endElement() }
         } else {
-            open.append(name.id)
+            open.append(nameID)
         }
     }
 
@@ -512,8 +541,7 @@ final class XMLTokenizer<Sink: XMLEventSink> {
     ///
     /// One look-up per attribute, not a comparison with each attribute before it: the table
     /// holds, for each name number, the number of the last start tag that used it.
-    private func checkUnique(_ name: XMLName, at position: Int) throws(XMLScanStop) {
-        let id = name.id
+    private func checkUnique(_ id: Int, at position: Int) throws(XMLScanStop) {
         if id >= attributeTags.count {
             attributeTags.append(contentsOf: repeatElement(0, count: id + 1 - attributeTags.count))
         }

@@ -51,6 +51,11 @@ private func eventsInPieces(_ document: String, chunk: Int) -> Result<[String], 
     }
 }
 
+/// The number `table` gives `name`.
+private func number(_ table: XMLNameTable, _ name: String) -> Int {
+    Array(name.utf8).withUnsafeBufferPointer { table.id($0, 0..<$0.count) }
+}
+
 @Suite("XML name table and tag fast paths")
 struct XMLNameTableTests {
     // MARK: The table
@@ -61,8 +66,9 @@ struct XMLNameTableTests {
         let again = table.name("soap:Envelope")
         let other = table.name("Envelope")
         #expect(first === again)
-        #expect(first.id == again.id)
-        #expect(other.id != first.id)
+        #expect(number(table, "soap:Envelope") == number(table, "soap:Envelope"))
+        #expect(number(table, "Envelope") != number(table, "soap:Envelope"))
+        #expect(other !== first)
         #expect(first.prefix == "soap")
         #expect(first.local == "Envelope")
         #expect(other.prefix == nil)
@@ -73,10 +79,10 @@ struct XMLNameTableTests {
         // GIVEN far more names than the table's first slots hold
         let table = XMLNameTable()
         let spellings = (0..<2_000).map { "n\($0)" } + (0..<64).map { String(repeating: "x", count: $0 + 1) }
-        let numbers = spellings.map { table.name($0).id }
+        let numbers = spellings.map { number(table, $0) }
         // THEN each name is numbered once, in order of first sight, and found again after the growth
         #expect(numbers == Array(0..<spellings.count))
-        #expect(spellings.map { table.name($0).id } == numbers)
+        #expect(spellings.map { number(table, $0) } == numbers)
         #expect(table.names.map(\.qualified) == spellings)
     }
 
@@ -96,14 +102,14 @@ struct XMLNameTableTests {
 
     @Test func theSuccessorIsOnlyTakenWhenTheWholeNameMatches() throws {
         let table = XMLNameTable()
-        let city = table.name("city")
-        let email = table.name("email")
-        table.setSuccessor(of: city.id, to: email.id)
+        let city = number(table, "city")
+        let email = number(table, "email")
+        table.setSuccessor(of: city, to: email)
         func guess(_ text: String) -> String? {
             let bytes = Array(text.utf8)
             return bytes.withUnsafeBufferPointer { buffer in
-                table.successor(of: city.id, at: buffer.baseAddress!, available: buffer.count).map {
-                    "\($0.name.qualified):\($0.count)"
+                table.successor(of: city, at: buffer.baseAddress!, available: buffer.count).map {
+                    "\(table.names[$0.id].qualified):\($0.count)"
                 }
             }
         }
@@ -117,7 +123,21 @@ struct XMLNameTableTests {
         #expect(guess("email") == nil)
         #expect(guess("fax>") == nil)
         // No successor recorded: no guess
-        #expect(table.successor(of: email.id, at: XMLCharacters.noBytes, available: 0) == nil)
+        #expect(table.successor(of: email, at: XMLCharacters.noBytes, available: 0) == nil)
+    }
+
+    @Test func documentsShareTheNamesOfEarlierOnes() {
+        // GIVEN two documents' tables
+        let first = XMLNameTable()
+        let second = XMLNameTable()
+        // THEN a short name is one object for both, made once for the process
+        #expect(first.name("p:sharedAcrossDocuments") === second.name("p:sharedAcrossDocuments"))
+        #expect(second.name("p:sharedAcrossDocuments").local == "sharedAcrossDocuments")
+        // AND a name over the shared table's limit is made per document, with the same parts
+        let long = "q:" + String(repeating: "l", count: XMLSharedNames.longestName)
+        #expect(first.name(long) !== second.name(long))
+        #expect(first.name(long).local == second.name(long).local)
+        #expect(first.name(long) === first.name(long))
     }
 
     // MARK: Through the tokenizer
@@ -167,5 +187,58 @@ struct XMLNameTableTests {
         #expect(treeParsingError(shortBad) != .nameTooLong(limit: 50_000))
         // Fed in pieces, a name that passes the limit stops at the limit, not at the end
         #expect(eventsInPieces("<r><\(tooLong)/></r>", chunk: 4_096) == .failure(.nameTooLong(limit: 50_000)))
+    }
+
+    // MARK: Text a word at a time
+
+    @Test func theFirstTextStopOfAWordIsExact() {
+        // GIVEN words of plain bytes with one byte to look at somewhere, and then anything above it
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next() -> UInt64 {
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
+            return state
+        }
+        func isStop(_ byte: UInt8) -> Bool { byte < 0x20 || byte >= 0x80 || byte == 0x3C || byte == 0x26 || byte == 0x5D }
+        let plain = Array("abc XYZ 019 .,;:=?!/>'\"#-_+*()[{}|~".utf8)
+        var checked = 0
+        for round in 0..<20_000 {
+            var bytes = (0..<8).map { _ in plain[Int(next() % UInt64(plain.count))] }
+            // Most words get stops: a random byte at a random place, sometimes two
+            for _ in 0..<(round % 3) { bytes[Int(next() % 8)] = UInt8(truncatingIfNeeded: next()) }
+            let word = bytes.enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << (8 * UInt64($1.offset)) }
+            let stops = XMLTokenizer<RecordingSink>.textStops(word)
+            let expected = bytes.firstIndex(where: isStop)
+            // THEN the lowest mark is the first such byte, and no mark means none
+            #expect(stops == 0 ? expected == nil : stops.trailingZeroBitCount / 8 == expected, "\(bytes)")
+            checked += expected == nil ? 0 : 1
+        }
+        #expect(checked > 5_000)
+    }
+
+    @Test func textWithAStopAtEachPlaceOfAWordReadsTheSame() throws {
+        // GIVEN texts of 24 bytes with a character that needs a look at every offset
+        let stops = ["\n", "\r\n", "\t", "\r", "é", "€", "𝄞", "&amp;", "&#x3C;", "]", "]]"]
+        for stop in stops {
+            for offset in 0..<12 {
+                let text = String(repeating: "a", count: offset) + stop + String(repeating: "b", count: 24 - offset)
+                let document = "<r>\(text)<x/>\(text)</r>"
+                let expectedText = text.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+                    .replacingOccurrences(of: "&amp;", with: "&").replacingOccurrences(of: "&#x3C;", with: "<")
+                // THEN the text is whole, normalised, and the same fed in pieces
+                let whole = try eventsWhole(document).get()
+                #expect(whole == ["<r{}", "\"" + expectedText, "<x{}", "/", "\"" + expectedText, "/"], "\(document)")
+                #expect(try eventsInPieces(document, chunk: 5).get() == whole)
+            }
+        }
+        // AND the bytes XML forbids in text are refused wherever they stand in a word
+        for offset in 0..<12 {
+            let prefix = Data(repeating: UInt8(ascii: "a"), count: offset)
+            for bad in [Data([0x01]), Data([0xFF]), Data([0xC3]), Data("]]>".utf8), Data([0xEF, 0xBF, 0xBF])] {
+                let document = Data("<r>".utf8) + prefix + bad + Data(repeating: UInt8(ascii: "b"), count: 16) + Data("</r>".utf8)
+                #expect(treeParsingError(document) != nil, "\(offset) \(Array(bad))")
+            }
+        }
     }
 }
