@@ -43,6 +43,15 @@ struct XMLNamespaceResolver {
         _ element: inout XMLStartElement, attributes: inout [XMLAttributeEvent], options: XMLParsingOptions
     ) throws(Failure) {
         depth += 1
+        // Most elements: no attributes, no prefix. Nothing to declare or check but the name.
+        if attributes.isEmpty && element.name.prefix == nil {
+            guard element.name.isQualifiedName else { throw .malformed }
+            if defaultBinding >= 0, let uri = bindings[defaultBinding].uri {
+                element.namespaceURI = uri
+                element.binding = bindings[defaultBinding].serial
+            }
+            return
+        }
         let mark = bindings.count
         defer { if bindings.count > mark { marks.append((depth, mark)) } }
         guard element.name.isQualifiedName, !element.name.hasXMLNSPrefix else { throw .malformed }
