@@ -66,7 +66,7 @@ struct XMLDocumentType {
     /// Adds `declaration` for `element` unless the attribute is declared already; returns how
     /// many attributes `element` has declared now.
     mutating func declare(_ declaration: XMLAttributeDeclaration, for element: String) -> Int {
-        if let existing = attributeLists[element], existing.contains(where: { $0.name.id == declaration.name.id }) {
+        if let existing = attributeLists[element], existing.contains(where: { $0.name === declaration.name }) {
             return existing.count
         }
         attributeLists[element, default: []].append(declaration)
@@ -80,14 +80,14 @@ struct XMLDocumentType {
         guard let declarations = attributeLists[element.qualified] else { return 0 }
         var added = 0
         for declaration in declarations {
-            if let index = attributes.firstIndex(where: { $0.name.id == declaration.name.id }) {
+            if let index = attributes.firstIndex(where: { $0.name === declaration.name }) {
                 if !declaration.isCDATA { attributes[index].value = Self.tokenized(attributes[index].value) }
             } else if let value = declaration.defaultValue {
                 let name = declaration.name
                 added += name.qualified.utf8.count + value.utf8.count
                 attributes.append(XMLAttributeEvent(
                     name: name, value: value, namespaceURI: nil,
-                    isNamespaceDeclaration: namespaceAware && (name.prefix == "xmlns" || (name.prefix == nil && name.qualified == "xmlns"))))
+                    isNamespaceDeclaration: namespaceAware && name.declaresNamespace))
             }
         }
         return added

@@ -2,10 +2,12 @@ import Foundation
 
 /// A name as the tokenizer hands it on: the qualified name as written, and its parts.
 ///
-/// Every distinct name of a document is made once, by ``XMLNameTable``, so the strings of a
-/// name repeated a million times share one storage, and comparing two names compares
-/// identifiers.
-struct XMLName: Sendable {
+/// Every distinct name of a document is made once, by ``XMLNameTable`` (or once per process,
+/// by ``XMLSharedNames``), so the strings of a name repeated a million times share one
+/// storage. Within a document, equal names are the same object (compare them with `===`). A
+/// class: handing a name on (in a start tag, an attribute, a declaration) retains one object
+/// instead of copying three strings.
+final class XMLName: Sendable {
     /// The name as written: `soap:Envelope`.
     let qualified: String
     /// The part before the colon, when the name is a qualified name with a prefix.
@@ -14,61 +16,158 @@ struct XMLName: Sendable {
     let local: String
     /// Whether the name is a `QName` of Namespaces 1.0: an `NCName`, or two joined by one colon.
     let isQualifiedName: Bool
-    /// The name's number in its table: equal names, equal numbers.
-    let id: Int
+    /// Whether the prefix is `xmlns` (a prefixed namespace declaration, or a name no element
+    /// may have).
+    let hasXMLNSPrefix: Bool
+    /// Whether the prefix is `xml`.
+    let hasXMLPrefix: Bool
+    /// Whether, as an attribute's name with namespaces on, the name declares a namespace:
+    /// `xmlns` or `xmlns:p`.
+    let declaresNamespace: Bool
+
+    init(qualified: String, prefix: String?, local: String, isQualifiedName: Bool) {
+        self.qualified = qualified
+        self.prefix = prefix
+        self.local = local
+        self.isQualifiedName = isQualifiedName
+        hasXMLNSPrefix = prefix == "xmlns"
+        hasXMLPrefix = prefix == "xml"
+        declaresNamespace = hasXMLNSPrefix || (prefix == nil && qualified == "xmlns")
+    }
 }
 
 /// Interns names: the bytes of a name in, an ``XMLName`` out, without making a string for a
 /// name seen before.
 ///
-/// An open-addressing hash table over the bytes (FNV-1a), whose entries point into one arena
-/// of name bytes. A look-up hashes the bytes and compares them with at most a few stored names.
-struct XMLNameTable {
-    private(set) var names: [XMLName] = []
-    private var arena: [UInt8] = []
-    /// Per entry: the offset of its bytes in `arena`, their count and hash.
-    private var spans: [(offset: Int, count: Int, hash: UInt32)] = []
-    /// Slot → entry index + 1; 0 is empty.
-    private var slots: [Int32] = Array(repeating: 0, count: 256)
+/// An open-addressing hash table over the bytes, whose entries point into one arena of name
+/// bytes. A look-up hashes the bytes a word at a time (seeded per process, so that which names
+/// collide cannot be chosen from outside) and compares them with at most a few stored names.
+///
+/// **Successors.** Documents repeat their element names in the same order (a record's fields,
+/// record after record), so each entry remembers the name of the start tag that followed the
+/// last one of its name (``setSuccessor(of:to:)``); ``successor(of:at:available:)`` checks that
+/// guess with one byte comparison instead of reading and hashing the name.
+///
+/// A class: the tokenizer holds one per document and reaches it through one reference.
+final class XMLNameTable {
+    /// Per entry (by name number): where its bytes are in `arena`, their count, hash, and the
+    /// number of the name that followed it last (-1: none yet).
+    private struct Entry {
+        var offset: Int
+        var count: Int32
+        var hash: UInt32
+        var successor: Int32
+    }
 
-    /// The name made of `bytes[range]`, created on first sight.
-    mutating func name(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> XMLName {
+    /// The names, by number.
+    @exclusivity(unchecked) private(set) var names: [XMLName] = []
+    @exclusivity(unchecked) private var entries: [Entry] = []
+    @exclusivity(unchecked) private var arena: [UInt8] = []
+    /// Slot → entry index + 1; 0 is empty. A power of two, at most half full.
+    @exclusivity(unchecked) private var slots: [Int32]
+    private let seed: UInt64
+
+    /// The process's hash seed, drawn once.
+    static let processSeed = UInt64.random(in: 0...UInt64.max) | 1
+
+    /// A table for a document; the first slots suit a small one (the table grows with its
+    /// names, not with the document).
+    init() {
+        slots = [Int32](repeating: 0, count: 64)
+        names.reserveCapacity(32)
+        entries.reserveCapacity(32)
+        arena.reserveCapacity(512)
+        seed = Self.processSeed
+    }
+
+    /// The number of the name made of `count` bytes at `input`, or -1.
+    @inline(__always)
+    private func find(_ input: UnsafePointer<UInt8>, _ count: Int, hash: UInt32) -> (entry: Int, slot: Int) {
+        let mask = slots.count &- 1
+        var slot = Int(hash) & mask
+        return slots.withUnsafeBufferPointer { slots in
+            entries.withUnsafeBufferPointer { entries in
+                while true {
+                    let entry = Int(slots[slot])
+                    if entry == 0 { return (-1, slot) }
+                    let stored = entries[entry &- 1]
+                    if stored.hash == hash && Int(stored.count) == count && storedBytes(stored.offset, equal: input, count: count) {
+                        return (entry &- 1, slot)
+                    }
+                    slot = (slot &+ 1) & mask
+                }
+            }
+        }
+    }
+
+    /// The number of the name made of `bytes[range]` (its index in ``names``), entered on first
+    /// sight: equal names, equal numbers.
+    func id(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Int {
         let input = (bytes.baseAddress ?? XMLCharacters.noBytes) + range.lowerBound
         let count = range.count
-        var hash: UInt32 = 2_166_136_261
-        var index = 0
-        while index < count {
-            hash = (hash ^ UInt32(input[index])) &* 16_777_619
-            index &+= 1
-        }
-        let mask = slots.count - 1
-        var slot = Int(hash) & mask
-        while true {
-            let entry = Int(slots[slot])
-            if entry == 0 { break }
-            let span = spans[entry - 1]
-            if span.hash == hash && span.count == count && storedBytes(span.offset, equal: input, count: count) {
-                return names[entry - 1]
-            }
-            slot = (slot + 1) & mask
-        }
-        let name = Self.make(bytes, range, id: names.count)
-        spans.append((arena.count, count, hash))
+        let hash = Self.hash(input, count, seed: seed)
+        let (entry, slot) = find(input, count, hash: hash)
+        if entry >= 0 { return entry }
+        let name = XMLSharedNames.name(bytes, range, hash: hash)
+        entries.append(Entry(offset: arena.count, count: Int32(count), hash: hash, successor: -1))
         arena.append(contentsOf: UnsafeBufferPointer(start: input, count: count))
         names.append(name)
         slots[slot] = Int32(names.count)
-        if names.count * 2 > slots.count { grow() }
-        return name
+        if names.count &* 2 > slots.count { grow() }
+        return names.count &- 1
+    }
+
+    /// The name made of `bytes[range]`, entered on first sight.
+    func name(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> XMLName {
+        names[id(bytes, range)]
+    }
+
+    /// The name made of `string`'s UTF-8.
+    func name(_ string: String) -> XMLName {
+        var string = string
+        return string.withUTF8 { name($0, 0..<$0.count) }
     }
 
     /// Whether the name numbered `id` is made of `bytes[range]`: an end tag's check against its
     /// start tag, without hashing.
     func name(_ id: Int, isMadeOf bytes: UnsafePointer<UInt8>, _ range: Range<Int>) -> Bool {
-        let span = spans[id]
-        return span.count == range.count && storedBytes(span.offset, equal: bytes + range.lowerBound, count: span.count)
+        let entry = entries[id]
+        return Int(entry.count) == range.count && storedBytes(entry.offset, equal: bytes + range.lowerBound, count: range.count)
+    }
+
+    /// The byte count of the name numbered `id` when its bytes are at `input`, followed by a
+    /// byte within `available` for which `isEnd` holds; otherwise 0.
+    @inline(__always)
+    func length(of id: Int, at input: UnsafePointer<UInt8>, available: Int, followedBy isEnd: (UInt8) -> Bool) -> Int {
+        let entry = entries[id]
+        let count = Int(entry.count)
+        guard count < available, isEnd(input[count]), storedBytes(entry.offset, equal: input, count: count) else { return 0 }
+        return count
+    }
+
+    /// The number of the name that followed the last start tag named `id`, and its byte count,
+    /// when the bytes at `input` (of which `available` may be read) are that name followed by
+    /// white space, `>` or `/`: the name of a start tag read without reading it.
+    @inline(__always)
+    func successor(of id: Int, at input: UnsafePointer<UInt8>, available: Int) -> (id: Int, count: Int)? {
+        guard id >= 0 else { return nil }
+        let next = Int(entries[id].successor)
+        guard next >= 0 else { return nil }
+        let count = length(of: next, at: input, available: available) { byte in
+            byte == 0x3E || byte == 0x20 || byte == 0x0A || byte == 0x2F || byte == 0x09 || byte == 0x0D
+        }
+        return count > 0 ? (next, count) : nil
+    }
+
+    /// Records that a start tag named `next` followed one named `id` (-1: the first start tag).
+    @inline(__always)
+    func setSuccessor(of id: Int, to next: Int) {
+        guard id >= 0 else { return }
+        entries[id].successor = Int32(truncatingIfNeeded: next)
     }
 
     /// Whether `count` bytes of the arena from `offset` equal `bytes`.
+    @inline(__always)
     private func storedBytes(_ offset: Int, equal bytes: UnsafePointer<UInt8>, count: Int) -> Bool {
         guard count > 0 else { return true }
         return arena.withUnsafeBufferPointer { stored in
@@ -76,24 +175,48 @@ struct XMLNameTable {
         }
     }
 
-    /// The name made of `string`'s UTF-8.
-    mutating func name(_ string: String) -> XMLName {
-        var string = string
-        return string.withUTF8 { name($0, 0..<$0.count) }
+    /// The hash of `count` bytes at `input`: eight bytes at a time, then the rest, mixed by
+    /// multiplication and shifts.
+    @inline(__always)
+    static func hash(_ input: UnsafePointer<UInt8>, _ count: Int, seed: UInt64) -> UInt32 {
+        let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var state = seed ^ UInt64(truncatingIfNeeded: count)
+        let raw = UnsafeRawPointer(input)
+        var index = 0
+        while index &+ 8 <= count {
+            state = (state ^ raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)) &* multiplier
+            state ^= state >> 32
+            index &+= 8
+        }
+        if index < count {
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while index < count {
+                tail |= UInt64(input[index]) << shift
+                shift &+= 8
+                index &+= 1
+            }
+            state = (state ^ tail) &* multiplier
+        }
+        state ^= state >> 29
+        state = state &* multiplier
+        state ^= state >> 32
+        return UInt32(truncatingIfNeeded: state)
     }
 
-    private mutating func grow() {
-        var newSlots = [Int32](repeating: 0, count: slots.count * 2)
-        let mask = newSlots.count - 1
-        for (index, span) in spans.enumerated() {
-            var slot = Int(span.hash) & mask
-            while newSlots[slot] != 0 { slot = (slot + 1) & mask }
-            newSlots[slot] = Int32(index + 1)
+    private func grow() {
+        var newSlots = [Int32](repeating: 0, count: slots.count &* 2)
+        let mask = newSlots.count &- 1
+        for (index, entry) in entries.enumerated() {
+            var slot = Int(entry.hash) & mask
+            while newSlots[slot] != 0 { slot = (slot &+ 1) & mask }
+            newSlots[slot] = Int32(index &+ 1)
         }
         slots = newSlots
     }
 
-    private static func make(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, id: Int) -> XMLName {
+    /// A new name made of `bytes[range]`.
+    static func make(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> XMLName {
         let qualified = String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
         var colon = -1
         var colons = 0
@@ -102,7 +225,7 @@ struct XMLNameTable {
             colons += 1
         }
         guard colons == 1, colon > range.lowerBound, colon + 1 < range.upperBound else {
-            return XMLName(qualified: qualified, prefix: nil, local: qualified, isQualifiedName: colons == 0, id: id)
+            return XMLName(qualified: qualified, prefix: nil, local: qualified, isQualifiedName: colons == 0)
         }
         // The local part must start as a name does (`a:1b` and `a:-b` are not QNames).
         var isQualifiedName = true
@@ -114,6 +237,61 @@ struct XMLNameTable {
         }
         let prefix = String(decoding: UnsafeBufferPointer(rebasing: bytes[range.lowerBound..<colon]), as: UTF8.self)
         let local = String(decoding: UnsafeBufferPointer(rebasing: bytes[(colon + 1)..<range.upperBound]), as: UTF8.self)
-        return XMLName(qualified: qualified, prefix: prefix, local: local, isQualifiedName: isQualifiedName, id: id)
+        return XMLName(qualified: qualified, prefix: prefix, local: local, isQualifiedName: isQualifiedName)
+    }
+}
+
+/// The names earlier documents of the process used, so that a document of names seen before
+/// (the next response of the same service) makes none of its names again: no strings, no
+/// objects, one look-up under a lock for each name the document's own table has not seen.
+///
+/// Bounded: at most ``capacity`` names of at most ``longestName`` bytes are kept, the first
+/// ones seen; past that, names are made per document as without it. Names only (never text or
+/// attribute values), and never removed.
+struct XMLSharedNames {
+    /// How many names are kept at most.
+    static let capacity = 4_096
+    /// The longest name kept, in bytes.
+    static let longestName = 64
+
+    private static let shared = Locked(XMLSharedNames())
+
+    private var names: [XMLName] = []
+    /// Per entry: where its bytes are in `arena`, their count and hash.
+    private var entries: [(offset: Int, count: Int, hash: UInt32)] = []
+    private var arena: [UInt8] = []
+    /// Slot → entry index + 1; 0 is empty. Twice ``capacity``: never more than half full.
+    private var slots = [Int32](repeating: 0, count: 2 * capacity)
+
+    /// The shared name made of `bytes[range]`, whose hash (``XMLNameTable/hash(_:_:seed:)``
+    /// with the process's seed) is `hash`; made and kept on first sight while there is room.
+    static func name(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, hash: UInt32) -> XMLName {
+        guard range.count <= longestName else { return XMLNameTable.make(bytes, range) }
+        return shared.withLock { $0.name(bytes, range, hash: hash) }
+    }
+
+    private mutating func name(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, hash: UInt32) -> XMLName {
+        let input = (bytes.baseAddress ?? XMLCharacters.noBytes) + range.lowerBound
+        let count = range.count
+        let mask = slots.count - 1
+        var slot = Int(hash) & mask
+        while true {
+            let entry = Int(slots[slot])
+            if entry == 0 { break }
+            let stored = entries[entry - 1]
+            if stored.hash == hash && stored.count == count
+                && arena.withUnsafeBufferPointer({ count == 0 || memcmp($0.baseAddress! + stored.offset, input, count) == 0 })
+            {
+                return names[entry - 1]
+            }
+            slot = (slot + 1) & mask
+        }
+        let name = XMLNameTable.make(bytes, range)
+        guard names.count < Self.capacity else { return name }
+        entries.append((arena.count, count, hash))
+        arena.append(contentsOf: UnsafeBufferPointer(start: input, count: count))
+        names.append(name)
+        slots[slot] = Int32(names.count)
+        return name
     }
 }

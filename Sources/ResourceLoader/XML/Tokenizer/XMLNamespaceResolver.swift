@@ -26,9 +26,15 @@ struct XMLNamespaceResolver {
     }
 
     private var bindings: [Binding] = []
-    /// For each open element, `bindings.count` before its declarations.
-    private var marks: [Int] = []
+    /// How many elements are open.
+    private var depth = 0
+    /// For each open element that declared a namespace, innermost last: its depth, and
+    /// `bindings.count` before its declarations. Elements that declare none (most) push nothing.
+    private var marks: [(depth: Int, count: Int)] = []
     private var serial = 0
+    /// The index in `bindings` of the innermost default-namespace binding, or -1: kept on
+    /// bind and unbind, so an unprefixed element finds its namespace without a search.
+    private var defaultBinding = -1
 
     /// Declares the element's namespace declarations, resolves its name and its attributes'
     /// names, and checks the constraints: QNames, declared prefixes, the `xml` and `xmlns`
@@ -36,8 +42,19 @@ struct XMLNamespaceResolver {
     mutating func startElement(
         _ element: inout XMLStartElement, attributes: inout [XMLAttributeEvent], options: XMLParsingOptions
     ) throws(Failure) {
-        marks.append(bindings.count)
-        guard element.name.isQualifiedName, element.name.prefix != "xmlns" else { throw .malformed }
+        depth += 1
+        // Most elements: no attributes, no prefix. Nothing to declare or check but the name.
+        if attributes.isEmpty && element.name.prefix == nil {
+            guard element.name.isQualifiedName else { throw .malformed }
+            if defaultBinding >= 0, let uri = bindings[defaultBinding].uri {
+                element.namespaceURI = uri
+                element.binding = bindings[defaultBinding].serial
+            }
+            return
+        }
+        let mark = bindings.count
+        defer { if bindings.count > mark { marks.append((depth, mark)) } }
+        guard element.name.isQualifiedName, !element.name.hasXMLNSPrefix else { throw .malformed }
         var declarations = 0
         var prefixed = 0
         for attribute in attributes {
@@ -69,7 +86,7 @@ struct XMLNamespaceResolver {
         }
         // The element's name: a prefix must be bound; no prefix takes the default namespace.
         if let prefix = element.name.prefix {
-            if prefix == "xml" {
+            if element.name.hasXMLPrefix {
                 element.namespaceURI = Self.xmlNamespace
                 element.binding = XMLStartElement.xmlBinding
             } else {
@@ -77,9 +94,9 @@ struct XMLNamespaceResolver {
                 element.namespaceURI = uri
                 element.binding = binding.serial
             }
-        } else if let binding = binding(of: ""), binding.uri != nil {
-            element.namespaceURI = binding.uri
-            element.binding = binding.serial
+        } else if defaultBinding >= 0, let uri = bindings[defaultBinding].uri {
+            element.namespaceURI = uri
+            element.binding = bindings[defaultBinding].serial
         }
         // Attributes: only prefixed ones are in a namespace.
         guard prefixed > 0 else { return }
@@ -115,12 +132,27 @@ struct XMLNamespaceResolver {
 
     /// Ends the innermost element's scope.
     mutating func endElement() {
-        guard let mark = marks.popLast() else { return }
-        if bindings.count > mark { bindings.removeSubrange(mark...) }
+        defer { depth -= 1 }
+        guard let last = marks.last, last.depth == depth else { return }
+        marks.removeLast()
+        let mark = last.count
+        bindings.removeSubrange(mark...)
+        if defaultBinding >= mark {
+            defaultBinding = -1
+            var index = mark
+            while index > 0 {
+                index -= 1
+                if bindings[index].prefix.isEmpty {
+                    defaultBinding = index
+                    break
+                }
+            }
+        }
     }
 
     private mutating func bind(_ prefix: String, to uri: String?) {
         serial += 1
+        if prefix.isEmpty { defaultBinding = bindings.count }
         bindings.append(Binding(prefix: prefix, uri: uri, serial: serial))
     }
 

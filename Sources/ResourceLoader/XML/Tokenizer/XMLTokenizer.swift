@@ -80,10 +80,14 @@ final class XMLTokenizer<Sink: XMLEventSink> {
     @exclusivity(unchecked) var sawContent = false
     @exclusivity(unchecked) var sawDoctype = false
     @exclusivity(unchecked) var standalone = false
-    @exclusivity(unchecked) var names = XMLNameTable()
+    let names = XMLNameTable()
+    /// The number of the last start tag's name (-1: none yet), whose successor predicts the next.
+    @exclusivity(unchecked) var lastStartName = -1
+    /// ``XMLCharacters/nameClasses``, read once per document rather than once per name.
+    let nameClasses = XMLCharacters.nameClasses
     @exclusivity(unchecked) var namespaces = XMLNamespaceResolver()
     @exclusivity(unchecked) var documentType: XMLDocumentType?
-    /// The name numbers (``XMLName/id``) of the open elements, outermost first: numbers, not
+    /// The name numbers (``XMLNameTable/id(_:_:)``) of the open elements, outermost first: numbers, not
     /// names, so that opening and closing an element retains and releases no string.
     @exclusivity(unchecked) var open: [Int] = []
     /// While reading an entity's content: how many elements were open at its reference.
@@ -309,10 +313,11 @@ final class XMLTokenizer<Sink: XMLEventSink> {
 
     /// Reads character data up to the next `<` or `&`.
     ///
-    /// The hot loop of most documents: one load and a few comparisons per ASCII byte, through
-    /// ``pointer``; a byte above 0x7F costs one call to check its scalar. Text without a
-    /// carriage return goes to the sink as a slice of the input; with one, the line ends are
-    /// normalised into ``textBuffer``.
+    /// The hot loop of most documents: eight bytes at a time while none of them needs a look
+    /// (``textStops(_:)``), then byte by byte through ``pointer`` from the first that does; a
+    /// byte above 0x7F costs one call to check its scalar. Text without a carriage return goes
+    /// to the sink as a slice of the input; with one, the line ends are normalised into
+    /// ``textBuffer``.
     private func readText(_ pos: inout Int) throws(XMLScanStop) {
         let start = pos
         let input = pointer
@@ -322,6 +327,17 @@ final class XMLTokenizer<Sink: XMLEventSink> {
         var copiedUpTo = start
         var buffered = false
         while index < end {
+            // Whole words of plain text; `index + 8 <= end` bounds the load.
+            while index &+ 8 <= end {
+                let word = UInt64(littleEndian: UnsafeRawPointer(input + index).loadUnaligned(as: UInt64.self))
+                let stops = Self.textStops(word)
+                if stops != 0 {
+                    index &+= stops.trailingZeroBitCount &>> 3
+                    break
+                }
+                index &+= 8
+            }
+            guard index < end else { break }
             let byte = input[index]
             if byte >= 0x20 {
                 if byte < 0x80 {
@@ -377,6 +393,21 @@ final class XMLTokenizer<Sink: XMLEventSink> {
         }
     }
 
+    /// The bytes of `word` (eight bytes of text, the first in the low byte) that text scanning
+    /// must look at, as their high bits: a control character (below 0x20), a byte above 0x7F,
+    /// `<`, `&` or `]`. The lowest set bit is exact (it marks the first such byte); bits above
+    /// it may be set for bytes that are not such (a borrow carries into them), and are not read.
+    @inline(__always)
+    static func textStops(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        /// The high bit of each byte of `value` that is zero (exact up to the first).
+        func zeroBytes(_ value: UInt64) -> UInt64 { (value &- ones) & ~value & highs }
+        let controls = (word &- ones &* 0x20) & ~word & highs
+        return (word & highs) | controls | zeroBytes(word ^ (ones &* 0x3C)) | zeroBytes(word ^ (ones &* 0x26))
+            | zeroBytes(word ^ (ones &* 0x5D))
+    }
+
     // MARK: - Tags
 
     /// Reads a start tag or empty-element tag at `pos` (`<` and a name).
@@ -414,9 +445,18 @@ final class XMLTokenizer<Sink: XMLEventSink> {
         let tagStart = pos
         startTagNumber &+= 1
         pos += 1
-        let nameRange = try readName(&pos)
-        let name = names.name(bytes, nameRange)
-        attributes.removeAll(keepingCapacity: true)
+        let nameID: Int
+        if let predicted = names.successor(of: lastStartName, at: pointer + pos, available: end - pos) {
+            // The name that followed the last one last time, checked byte for byte.
+            nameID = predicted.id
+            pos += predicted.count
+        } else {
+            nameID = names.id(bytes, try readName(&pos))
+            names.setSuccessor(of: lastStartName, to: nameID)
+        }
+        lastStartName = nameID
+        let name = names.names[nameID]
+        if !attributes.isEmpty { attributes.removeAll(keepingCapacity: true) }
         var plainCount = 0
         var selfClosing = false
         while true {
@@ -437,7 +477,8 @@ final class XMLTokenizer<Sink: XMLEventSink> {
             try checkTagLength(tagStart, pos)
             guard hadSpace else { throw unexpected(at: pos) }
             let attributeStart = pos
-            let attributeName = names.name(bytes, try readName(&pos))
+            let attributeID = names.id(bytes, try readName(&pos))
+            let attributeName = names.names[attributeID]
             _ = skipWhitespace(&pos)
             try need(pos + 1, pos)
             guard bytes[pos] == UInt8(ascii: "=") else { throw unexpected(at: pos) }
@@ -445,9 +486,7 @@ final class XMLTokenizer<Sink: XMLEventSink> {
             _ = skipWhitespace(&pos)
             let value = try readAttributeValue(&pos, expand: true)
             try checkTagLength(tagStart, pos)
-            let isDeclaration =
-                namespaceAware
-                && (attributeName.prefix == "xmlns" || (attributeName.prefix == nil && attributeName.qualified == "xmlns"))
+            let isDeclaration = namespaceAware && attributeName.declaresNamespace
             if !isDeclaration {
                 plainCount += 1
                 if plainCount > options.maximumAttributesPerElement {
@@ -455,7 +494,7 @@ final class XMLTokenizer<Sink: XMLEventSink> {
                 }
             }
             // Unique attribute names (checked by qualified name here, expanded names below).
-            try checkUnique(attributeName, at: attributeStart)
+            try checkUnique(attributeID, at: attributeStart)
             attributes.append(XMLAttributeEvent(
                 name: attributeName, value: value, namespaceURI: nil, isNamespaceDeclaration: isDeclaration))
         }
@@ -494,7 +533,7 @@ final class XMLTokenizer<Sink: XMLEventSink> {
             sink.endElement()
             if namespaceAware { namespaces.endElement() }
         } else {
-            open.append(name.id)
+            open.append(nameID)
         }
     }
 
@@ -502,8 +541,7 @@ final class XMLTokenizer<Sink: XMLEventSink> {
     ///
     /// One look-up per attribute, not a comparison with each attribute before it: the table
     /// holds, for each name number, the number of the last start tag that used it.
-    private func checkUnique(_ name: XMLName, at position: Int) throws(XMLScanStop) {
-        let id = name.id
+    private func checkUnique(_ id: Int, at position: Int) throws(XMLScanStop) {
         if id >= attributeTags.count {
             attributeTags.append(contentsOf: repeatElement(0, count: id + 1 - attributeTags.count))
         }
@@ -514,6 +552,17 @@ final class XMLTokenizer<Sink: XMLEventSink> {
     /// Reads an end tag at `pos` (`</`).
     private func readEndTag(_ pos: inout Int) throws(XMLScanStop) {
         let tagStart = pos
+        // The common case: the open element's name, as stored, and `>` at once.
+        if open.count > openAtEntityStart, let current = open.last {
+            let count = names.length(of: current, at: pointer + pos + 2, available: end - pos - 2) { $0 == 0x3E }
+            if count > 0 {
+                pos += count + 3
+                open.removeLast()
+                sink.endElement()
+                if namespaceAware { namespaces.endElement() }
+                return
+            }
+        }
         pos += 2
         let nameRange = try readName(&pos)
         _ = skipWhitespace(&pos)
@@ -538,53 +587,76 @@ final class XMLTokenizer<Sink: XMLEventSink> {
 
     // MARK: - Names, white space, positions
 
-    /// Reads a `Name` at `pos`; returns its range.
+    /// Reads a `Name` (with `token`, an `Nmtoken`) at `pos`; returns its range.
+    ///
+    /// The first byte apart (it alone may have to be a name start), then a loop of one table
+    /// load and one test per ASCII byte, bounded by the input; the name's length is checked
+    /// where the loop stops. An error found past ``maximumNameLength`` bytes is reported as the
+    /// name being too long, as it would be had the length been checked byte by byte.
     func readName(_ pos: inout Int, token: Bool = false) throws(XMLScanStop) -> Range<Int> {
         let start = pos
         let input = pointer
         let end = self.end
-        let classes = XMLCharacters.nameClasses
-        let limit = start + Self.maximumNameLength
-        var index = pos
-        var wanted: UInt8 = token ? 2 : 1
-        while true {
-            guard index < end else {
-                if isFinal || anchor != nil { break }
-                throw .needsInput
-            }
-            let bits = classes[Int(input[index])]
-            if bits & wanted != 0 {
-                index &+= 1
-            } else if bits & 4 != 0 {
-                switch XMLCharacters.decode(bytes, at: index, end: end) {
-                case .scalar(let scalar, let length):
-                    guard wanted == 1 ? XMLCharacters.isNameStart(scalar) : XMLCharacters.isNameChar(scalar) else {
-                        pos = index
-                        return try nameRange(start, index)
-                    }
-                    index &+= length
-                case .invalid:
-                    throw fail(.invalidUTF8, index)
-                case .truncated:
-                    if isFinal || anchor != nil { throw fail(.invalidUTF8, index) }
-                    throw .needsInput
-                }
-            } else {
-                break
-            }
-            wanted = 2
-            if index > limit {
-                throw .failed(.error(.nameTooLong(limit: Self.maximumNameLength)), offset: base + start)
-            }
+        let classes = nameClasses
+        var index = start
+        guard index < end else {
+            if isFinal || anchor != nil { throw unexpected(at: start) }
+            throw .needsInput
         }
+        let firstBits = classes[Int(input[index])]
+        if firstBits & (token ? 2 : 1) != 0 {
+            index &+= 1
+        } else if firstBits & 4 != 0 {
+            guard try readNameScalar(&index, start: start, first: !token) else {
+                throw unexpected(at: start)
+            }
+        } else {
+            throw unexpected(at: start)
+        }
+        while index < end {
+            let bits = classes[Int(input[index])]
+            if bits & 2 != 0 {
+                index &+= 1
+                continue
+            }
+            guard bits & 4 != 0, try readNameScalar(&index, start: start, first: false) else { break }
+        }
+        if index - start > Self.maximumNameLength {
+            throw .failed(.error(.nameTooLong(limit: Self.maximumNameLength)), offset: base + start)
+        }
+        if index == end && !isFinal && anchor == nil { throw .needsInput }
         pos = index
-        return try nameRange(start, index)
+        return start..<index
     }
 
-    /// The range of a name read from `start` to `end`, which must not be empty.
-    private func nameRange(_ start: Int, _ end: Int) throws(XMLScanStop) -> Range<Int> {
-        guard end > start else { throw unexpected(at: start) }
-        return start..<end
+    /// Decodes the scalar at `index` (a byte above 0x7F) of the name that started at `start`;
+    /// when it is a name start character (`first`) or a name character, moves `index` past it
+    /// and returns `true`.
+    private func readNameScalar(_ index: inout Int, start: Int, first: Bool) throws(XMLScanStop) -> Bool {
+        let position = index
+        switch XMLCharacters.decode(bytes, at: position, end: end) {
+        case .scalar(let scalar, let length):
+            guard first ? XMLCharacters.isNameStart(scalar) : XMLCharacters.isNameChar(scalar) else { return false }
+            index = position &+ length
+            return true
+        case .invalid:
+            throw nameFailure(.invalidUTF8, at: position, start: start)
+        case .truncated:
+            if isFinal || anchor != nil { throw nameFailure(.invalidUTF8, at: position, start: start) }
+            if position - start > Self.maximumNameLength {
+                throw .failed(.error(.nameTooLong(limit: Self.maximumNameLength)), offset: base + start)
+            }
+            throw .needsInput
+        }
+    }
+
+    /// The error for `failure` at `position` in a name from `start`: the name is too long if the
+    /// failure is past the limit.
+    private func nameFailure(_ failure: XMLScanStop.Failure, at position: Int, start: Int) -> XMLScanStop {
+        if position - start > Self.maximumNameLength {
+            return .failed(.error(.nameTooLong(limit: Self.maximumNameLength)), offset: base + start)
+        }
+        return fail(failure, position)
     }
 
     /// Skips white space; returns whether there was any.
