@@ -71,7 +71,7 @@ extension XMLTree {
                 return .failure(error)
             }
         }
-        return try result.get().storage(document: data)
+        return try result.get().storage()
     }
 }
 
@@ -82,9 +82,8 @@ extension XMLTree {
     /// what they refer to: names, attributes, text bytes and prefix/namespace pairs.
     ///
     /// Immutable once built; shared by every ``Element`` of the document. An element's text is
-    /// kept as bytes, not as a `String`: a slice of the document itself when the text is one
-    /// piece written verbatim (the common case: no references, no CDATA next to text, no
-    /// carriage return), otherwise a slice of ``arena``. Strings are made when read.
+    /// kept as UTF-8 bytes in ``arena``, not as a `String` (which would cost a 16-byte field
+    /// per node and an allocation per text over 15 bytes); strings are made when read.
     final class Storage: Sendable {
         let nodes: [Node]
         /// The distinct local names, by ``Node/name``.
@@ -92,9 +91,7 @@ extension XMLTree {
         /// Every element's attributes, element after element in document order: a node's are
         /// `attributes[node.attributeStart ..< next.attributeStart]`.
         let attributes: [Attribute]
-        /// The parsed (UTF-8) document: single-piece texts are slices of it.
-        let document: Data
-        /// The text of elements whose text is not one verbatim slice of ``document``.
+        /// Every element's text, element after element in the order they end.
         let arena: [UInt8]
         /// Each distinct binding elements used: `scopes[0]` is no prefix, no namespace.
         let scopes: [Scope]
@@ -104,13 +101,12 @@ extension XMLTree {
         let declarations: [Int: [Scope]]
 
         init(
-            nodes: [Node], names: [String], attributes: [Attribute], document: Data, arena: [UInt8],
-            scopes: [Scope], declarations: [Int: [Scope]] = [:]
+            nodes: [Node], names: [String], attributes: [Attribute], arena: [UInt8], scopes: [Scope],
+            declarations: [Int: [Scope]] = [:]
         ) {
             self.nodes = nodes
             self.names = names
             self.attributes = attributes
-            self.document = document
             self.arena = arena
             self.scopes = scopes
             self.declarations = declarations
@@ -146,18 +142,12 @@ extension XMLTree {
         /// The element's own text, made from its bytes.
         func text(of index: Int) -> String {
             let node = nodes[index]
-            let count = Int(node.textCount & Node.countMask)
+            let count = Int(node.textCount)
             guard count > 0 else { return "" }
             let offset = Int(node.textOffset)
-            if node.textCount & Node.inArena != 0 {
-                return arena.withUnsafeBufferPointer { arena in
-                    // The tokenizer checked the bytes: valid UTF-8, so decoding repairs nothing.
-                    String(decoding: UnsafeBufferPointer(rebasing: arena[offset ..< offset + count]), as: UTF8.self)
-                }
-            }
-            return document.withUnsafeBytes { raw in
-                let bytes = raw.bindMemory(to: UInt8.self)
-                return String(decoding: UnsafeBufferPointer(rebasing: bytes[offset ..< offset + count]), as: UTF8.self)
+            return arena.withUnsafeBufferPointer { arena in
+                // The tokenizer checked the bytes: valid UTF-8, so decoding repairs nothing.
+                String(decoding: UnsafeBufferPointer(rebasing: arena[offset ..< offset + count]), as: UTF8.self)
             }
         }
 
@@ -221,16 +211,15 @@ extension XMLTree {
         var end: UInt32
         /// The first attribute's index in ``Storage/attributes``.
         var attributeStart: UInt32
-        /// Where the text starts: in ``Storage/document``, or in ``Storage/arena`` when
-        /// ``textCount`` has ``inArena`` set.
+        /// Where the text starts in ``Storage/arena``. While the element is open (see
+        /// ``XMLTreeSink``): where its one piece of text so far starts in the document.
         var textOffset: UInt32
-        /// The text's length in bytes, with ``inArena`` as its top bit.
+        /// The text's length in bytes. While the element is open: the length of its one piece
+        /// in the document, or ``inArena`` alone when its text is gathered in a buffer.
         var textCount: UInt32
 
-        /// ``textCount``'s flag: the text is in the arena.
+        /// ``textCount``'s value while an open element's text is gathered in a buffer.
         static let inArena: UInt32 = 1 << 31
-        /// ``textCount``'s length bits.
-        static let countMask: UInt32 = inArena - 1
         /// The largest offset or length a node can record: documents, arenas and node counts
         /// stay below it.
         static let limit = Int(Int32.max)

@@ -6,12 +6,13 @@ import Foundation
 /// the node's descendants end. Attributes go into one array shared by all elements, names into
 /// a table of distinct local names.
 ///
-/// Text is not turned into strings here. While an element is open its node's text fields say
-/// where its text is so far: nothing; one piece that is a verbatim slice of the document (the
-/// tokenizer hands out slices of its input for plain text), kept as an offset; or, from the
-/// second piece on or for a piece that is not in the document (a decoded reference, normalised
-/// line ends), bytes gathered in a buffer for the element's depth, moved into the arena when it
-/// ends. Most elements have one piece, so most text is never copied at all.
+/// Text is not turned into strings here: it is copied once, when its element ends, into one
+/// byte arena. While an element is open its node's text fields say where its text is so far:
+/// nothing; one piece that is a verbatim slice of the document (the tokenizer hands out slices
+/// of its input for plain text), kept as an offset; or, from the second piece on or for a piece
+/// that is not in the document (a decoded reference, normalised line ends), bytes gathered in a
+/// buffer for the element's depth. Most elements have one piece, so most text is copied once,
+/// straight from the document to the arena.
 struct XMLTreeSink: XMLEventSink {
     private(set) var nodes: [XMLTree.Node] = []
     /// The distinct local names, by number.
@@ -36,7 +37,7 @@ struct XMLTreeSink: XMLEventSink {
     private let documentStart: UInt
     private let documentCount: UInt
     /// Set when the text would not fit the nodes' 32-bit offsets (only entity expansion can
-    /// produce that much text); ``storage(document:)`` then throws.
+    /// produce that much text); ``storage()`` then throws.
     private var overflowed = false
 
     /// A sink for the document `document`, reserving a node for each of its start tags.
@@ -106,13 +107,13 @@ struct XMLTreeSink: XMLEventSink {
     }
 
     /// The finished storage: exactly one root element, closed.
-    func storage(document: Data) throws(XMLParsingError) -> XMLTree.Storage {
+    func storage() throws(XMLParsingError) -> XMLTree.Storage {
         guard !nodes.isEmpty else { throw .noRoot }
         guard open.isEmpty else { throw .truncated }
         guard !overflowed else { throw .tooLarge(limit: XMLTree.Node.limit) }
         return XMLTree.Storage(
-            nodes: nodes, names: names, attributes: attributes, document: document, arena: arena,
-            scopes: scopes, declarations: declarations)
+            nodes: nodes, names: names, attributes: attributes, arena: arena, scopes: scopes,
+            declarations: declarations)
     }
 
     mutating func startElement(_ element: XMLStartElement, attributes events: [XMLAttributeEvent]) throws(XMLParsingError) {
@@ -191,18 +192,34 @@ struct XMLTreeSink: XMLEventSink {
     mutating func endElement() {
         guard let index = open.popLast() else { return }
         nodes[index].end = UInt32(truncatingIfNeeded: nodes.count)
-        // Buffered text: the in-arena flag with no length yet.
-        guard nodes[index].textCount == XMLTree.Node.inArena else { return }
+        let textCount = nodes[index].textCount
+        guard textCount != 0 else { return }
         let depth = open.count
-        let count = texts[depth].count
-        if arena.count + count >= XMLTree.Node.limit {
-            overflowed = true
+        if textCount == XMLTree.Node.inArena {
+            // Buffered text: the flag with no length yet.
+            var buffered: [UInt8] = []
+            swap(&buffered, &texts[depth])
+            buffered.withUnsafeBufferPointer { moveToArena(index, $0) }
+            buffered.removeAll(keepingCapacity: true)
+            swap(&buffered, &texts[depth])
         } else {
-            nodes[index].textOffset = UInt32(arena.count)
-            nodes[index].textCount = XMLTree.Node.inArena | UInt32(count)
-            arena.append(contentsOf: texts[depth])
+            // One document slice: the document is still there until the parse ends.
+            moveToArena(index, UnsafeBufferPointer(
+                start: UnsafePointer<UInt8>(bitPattern: documentStart &+ UInt(nodes[index].textOffset)),
+                count: Int(textCount)))
         }
-        texts[depth].removeAll(keepingCapacity: true)
+    }
+
+    /// Appends an ended element's text to the arena, and points its node there.
+    @inline(__always)
+    private mutating func moveToArena(_ index: Int, _ bytes: UnsafeBufferPointer<UInt8>) {
+        guard arena.count + bytes.count < XMLTree.Node.limit else {
+            overflowed = true
+            return
+        }
+        nodes[index].textOffset = UInt32(arena.count)
+        nodes[index].textCount = UInt32(bytes.count)
+        arena.append(contentsOf: bytes)
     }
 
     mutating func characters(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -217,7 +234,7 @@ struct XMLTreeSink: XMLEventSink {
                 return
             }
             nodes[index].textCount = XMLTree.Node.inArena
-        } else if textCount != XMLTree.Node.inArena {
+        } else if textCount & XMLTree.Node.inArena == 0 {
             // A second piece: the first one, a document slice, goes into the buffer first.
             let first = UnsafeBufferPointer(
                 start: UnsafePointer<UInt8>(bitPattern: documentStart &+ UInt(nodes[index].textOffset)),

@@ -6,21 +6,18 @@ import Testing
 /// by number, attributes as ranges of one shared array, and the node reservation.
 @Suite("XML tree storage")
 struct XMLTreeSinkTests {
-    @Test func textInOnePieceStaysASliceOfTheDocument() throws {
+    @Test func textInOnePieceIsCopiedOnceIntoTheArena() throws {
         // GIVEN elements whose text is written verbatim, one piece each
         let tree = try XMLTree(string: "<r><a>plain</a><b>caf\u{E9} \u{1F600}</b><c/></r>")
-        let storage = tree.storage
-        // THEN their text points into the document and reads back as written
-        for index in 1 ... 2 {
-            #expect(storage.nodes[index].textCount & XMLTree.Node.inArena == 0)
-        }
-        #expect(storage.arena.isEmpty)
+        // THEN the arena holds exactly their bytes, in the order the elements end
+        #expect(tree.storage.arena == Array("plaincaf\u{E9} \u{1F600}".utf8))
         #expect(tree.root.child(named: "a")?.text == "plain")
         #expect(tree.root.child(named: "b")?.text == "caf\u{E9} \u{1F600}")
         #expect(tree.root.child(named: "c")?.text == "")
+        #expect(tree.root.text == "")
     }
 
-    @Test func textInSeveralPiecesIsGatheredInTheArena() throws {
+    @Test func textInSeveralPiecesIsGatheredWhole() throws {
         // GIVEN text split by references, CDATA, a carriage return and child elements, nested
         let document = "<r>1<a>x&amp;y</a>2<b><![CDATA[<c>]]>tail</b>3<d>line\r\nend</d><e>&#233;</e>4</r>"
         let tree = try XMLTree(data: Data(document.utf8))
@@ -30,9 +27,8 @@ struct XMLTreeSinkTests {
         #expect(tree.root.child(named: "b")?.text == "<c>tail")
         #expect(tree.root.child(named: "d")?.text == "line\nend")
         #expect(tree.root.child(named: "e")?.text == "\u{E9}")
-        // and the multi-piece ones (the root's four, a, b, d, e) went to the arena
-        let inArena = tree.storage.nodes.filter { $0.textCount & XMLTree.Node.inArena != 0 }
-        #expect(inArena.count == 5)
+        // and each text is in the arena once: nothing is left there from a first piece
+        #expect(tree.storage.arena.count == "x&y<c>tailline\nend\u{E9}1234".utf8.count)
     }
 
     @Test func textSurvivesTheInputsRelease() throws {
