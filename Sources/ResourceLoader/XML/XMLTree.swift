@@ -27,7 +27,11 @@ import Foundation
 /// document's size.
 ///
 /// The tree is stored flat, in document order, so building, walking, comparing and releasing it
-/// never recurse, however deep the document.
+/// never recurse, however deep the document. It is compact (28 bytes an element, plus the text's
+/// UTF-8 bytes and the attributes) and keeps no reference to `data`; each read of an element's
+/// ``XMLTree/Element/text`` makes a new string from its bytes. Its offsets are 32-bit: a document,
+/// its text or its element count of 2 GiB or more is refused with
+/// ``XMLParsingError/tooLarge(limit:)`` (the default size limit is 64 MiB).
 public struct XMLTree: Sendable {
     let storage: Storage
 
