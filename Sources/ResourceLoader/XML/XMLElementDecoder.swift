@@ -79,10 +79,10 @@ final class XMLElementDecoder: Decoder {
         switch value {
         case .element(let element):
             return UnkeyedContainer(
-                storage: element.storage, first: element.index + 1, end: element.storage.nodes[element.index].end,
+                storage: element.storage, first: element.index + 1, end: element.storage.end(of: element.index),
                 name: nil, decoder: self)
         case .matches(let parent, let key, let first):
-            let end = parent.storage.nodes[parent.index].end
+            let end = parent.storage.end(of: parent.index)
             return UnkeyedContainer(storage: parent.storage, first: first ?? end, end: end, name: key.stringValue, decoder: self)
         case .attribute:
             throw DecodingError.typeMismatch([Any].self, context("Expected elements, found an attribute value"))
@@ -121,22 +121,23 @@ final class XMLElementDecoder: Decoder {
     var isNil: Bool {
         switch value {
         case .element(let element):
-            return Self.isNil(element.storage.nodes[element.index])
+            return Self.isNil(element.storage, element.index)
         case .matches(let parent, _, let first):
-            return first.map { Self.isNil(parent.storage.nodes[$0]) } ?? true
+            return first.map { Self.isNil(parent.storage, $0) } ?? true
         case .attribute:
             return false
         }
     }
 
     static func isNil(_ element: XMLTree.Element) -> Bool {
-        isNil(element.storage.nodes[element.index])
+        isNil(element.storage, element.index)
     }
 
     @inline(__always)
-    static func isNil(_ node: XMLTree.Node) -> Bool {
-        guard !node.attributes.isEmpty,
-            let marker = node.attributes.first(where: { $0.matches(name: "nil", namespaceURI: schemaInstanceNamespace) })?.value
+    static func isNil(_ storage: XMLTree.Storage, _ index: Int) -> Bool {
+        let range = storage.attributeRange(of: index)
+        guard !range.isEmpty,
+            let marker = storage.attributes[range].first(where: { $0.matches(name: "nil", namespaceURI: schemaInstanceNamespace) })?.value
         else { return false }
         let trimmed = trimmingXMLWhitespace(marker)
         return trimmed == "true" || trimmed == "1"
@@ -148,11 +149,10 @@ final class XMLElementDecoder: Decoder {
             if case .attribute(let value) = value { return value }
             return ""
         }
-        let nodes = element.storage.nodes
-        if !nodes[element.index].attributes.isEmpty, Self.isNil(nodes[element.index]) {
+        if Self.isNil(element.storage, element.index) {
             throw DecodingError.valueNotFound(type, context("Expected \(type), found xsi:nil"))
         }
-        return nodes[element.index].text
+        return element.storage.text(of: element.index)
     }
 
     func scalar<T: XMLScalar>(_ type: T.Type) throws -> T {
@@ -321,13 +321,11 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let name = key.stringValue
         let text: String
         if let child = element.firstChildIndex(named: name) {
-            // Field by field: copying the whole node would retain and release all of it.
-            let nodes = element.storage.nodes
-            if !nodes[child].attributes.isEmpty, XMLElementDecoder.isNil(nodes[child]) {
+            if XMLElementDecoder.isNil(element.storage, child) {
                 throw DecodingError.valueNotFound(type, DecodingError.Context(
                     codingPath: path(key), debugDescription: "Expected \(type), found xsi:nil"))
             }
-            text = nodes[child].text
+            text = element.storage.text(of: child)
         } else if let attribute = element.attribute(named: name) {
             text = attribute
         } else {
@@ -344,7 +342,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decodeNil(forKey key: Key) throws -> Bool {
         let name = key.stringValue
         if let child = element.firstChildIndex(named: name) {
-            return XMLElementDecoder.isNil(element.storage.nodes[child])
+            return XMLElementDecoder.isNil(element.storage, child)
         }
         return element.attribute(named: name) == nil
     }
@@ -396,6 +394,8 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
     private let end: Int
     /// The local name items must have, `nil` for every child.
     private let name: String?
+    /// Compares item names with ``name``.
+    private var matcher: XMLTree.Storage.NameMatcher?
     let decoder: XMLElementDecoder
     private(set) var currentIndex = 0
     /// The last item's decoder, reused for the next item when nothing else holds it.
@@ -408,6 +408,7 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
         self.storage = storage
         self.end = end
         self.name = name
+        matcher = name.map { XMLTree.Storage.NameMatcher($0) }
         self.decoder = decoder
         next = first
         skipToMatch()
@@ -415,9 +416,9 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
 
     /// Moves `next` to the first sibling, from `next` on, that has the name.
     private mutating func skipToMatch() {
-        guard let name else { return }
-        while next < end, storage.nodes[next].name != name {
-            next = storage.nodes[next].end
+        guard matcher != nil else { return }
+        while next < end, !matcher!.matches(next, in: storage) {
+            next = storage.end(of: next)
         }
     }
 
@@ -427,8 +428,8 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
         var count = 0
         var index = next
         while index < end {
-            if name == nil || storage.nodes[index].name == name { count += 1 }
-            index = storage.nodes[index].end
+            if name == nil || storage.name(of: index) == name { count += 1 }
+            index = storage.end(of: index)
         }
         return currentIndex + count
     }
@@ -436,7 +437,7 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
     var isAtEnd: Bool { next >= end }
 
     private mutating func advance() {
-        next = storage.nodes[next].end
+        next = storage.end(of: next)
         currentIndex += 1
         skipToMatch()
     }
@@ -462,7 +463,7 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decodeNil() throws -> Bool {
-        guard !isAtEnd, XMLElementDecoder.isNil(storage.nodes[next]) else { return false }
+        guard !isAtEnd, XMLElementDecoder.isNil(storage, next) else { return false }
         advance()
         return true
     }

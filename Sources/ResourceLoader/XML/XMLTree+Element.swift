@@ -16,13 +16,11 @@ extension XMLTree {
             self.index = index
         }
 
-        private var node: Node { storage.nodes[index] }
-
         /// The local name, without any prefix: `Envelope` for `<soap:Envelope>`.
-        public var name: String { storage.nodes[index].name }
+        public var name: String { storage.name(of: index) }
 
         /// The prefix the document used, if any: `soap` for `<soap:Envelope>`.
-        public var prefix: String? { storage.scopes[storage.nodes[index].scope].prefix }
+        public var prefix: String? { storage.scopes[Int(storage.nodes[index].scope)].prefix }
 
         /// The name as written in the document: `soap:Envelope`.
         public var qualifiedName: String { prefix.map { "\($0):\(name)" } ?? name }
@@ -50,38 +48,40 @@ extension XMLTree {
                 {
                     return binding.namespaceURI
                 }
-                current = storage.nodes[current].parent
+                current = Int(storage.nodes[current].parent)
             }
             return nil
         }
 
         /// The attributes, sorted by prefix then local name. Namespace declarations (`xmlns`,
         /// `xmlns:p`) are not attributes.
-        public var attributes: [Attribute] { storage.nodes[index].attributes }
+        public var attributes: [Attribute] {
+            let range = storage.attributeRange(of: index)
+            return range.isEmpty ? [] : Array(storage.attributes[range])
+        }
 
         /// The element's own character data, in document order: text and CDATA sections, with
         /// entity and character references decoded. Text inside child elements is not included,
         /// and whitespace is kept exactly as in the document.
-        public var text: String { storage.nodes[index].text }
+        public var text: String { storage.text(of: index) }
 
         /// The element that contains this one, or `nil` for the root element.
         public var parent: Element? {
-            let parent = storage.nodes[index].parent
+            let parent = Int(storage.nodes[index].parent)
             return parent < 0 ? nil : Element(storage: storage, index: parent)
         }
 
         /// Whether the element has child elements.
-        public var hasChildren: Bool { storage.nodes[index].end > index + 1 }
+        public var hasChildren: Bool { storage.end(of: index) > index + 1 }
 
         /// The child elements, in document order.
         public var children: [Element] {
-            let nodes = storage.nodes
-            let end = nodes[index].end
+            let end = storage.end(of: index)
             var count = 0
             var child = index + 1
             while child < end {
                 count += 1
-                child = nodes[child].end
+                child = storage.end(of: child)
             }
             // Counted first: one allocation instead of a growing array's four or five.
             var result: [Element] = []
@@ -89,7 +89,7 @@ extension XMLTree {
             child = index + 1
             while child < end {
                 result.append(Element(storage: storage, index: child))
-                child = nodes[child].end
+                child = storage.end(of: child)
             }
             return result
         }
@@ -97,38 +97,36 @@ extension XMLTree {
         /// Returns the value of the first attribute with this local name (and namespace, when
         /// `namespaceURI` is not `nil`).
         public func attribute(named name: String, namespaceURI: String? = nil) -> String? {
-            let attributes = storage.nodes[index].attributes
-            guard !attributes.isEmpty else { return nil }
-            return attributes.first { $0.matches(name: name, namespaceURI: namespaceURI) }?.value
+            let range = storage.attributeRange(of: index)
+            guard !range.isEmpty else { return nil }
+            return storage.attributes[range].first { $0.matches(name: name, namespaceURI: namespaceURI) }?.value
         }
 
         /// Returns the first child element with this local name (and namespace, when
         /// `namespaceURI` is not `nil`).
         public func child(named name: String, namespaceURI: String? = nil) -> Element? {
+            var matcher = Storage.NameMatcher(name)
             var child = index + 1
-            let nodes = storage.nodes
-            let end = nodes[index].end
+            let end = storage.end(of: index)
             while child < end {
-                if storage.node(child, matches: name, namespaceURI: namespaceURI) {
+                if matcher.matches(child, in: storage)
+                    && (namespaceURI == nil || storage.namespaceURI(of: child) == namespaceURI)
+                {
                     return Element(storage: storage, index: child)
                 }
-                child = nodes[child].end
+                child = storage.end(of: child)
             }
             return nil
         }
 
         /// The node index of the first child element with this local name, walking siblings.
-        ///
-        /// Names are compared by length first: an inline load for the small strings most names
-        /// are, where `==` is a call into the standard library (about 45 instructions).
         func firstChildIndex(named name: String) -> Int? {
+            var matcher = Storage.NameMatcher(name)
             var child = index + 1
-            let nodes = storage.nodes
-            let end = nodes[index].end
-            let length = name.utf8.count
+            let end = storage.end(of: index)
             while child < end {
-                if nodes[child].name.utf8.count == length && nodes[child].name == name { return child }
-                child = nodes[child].end
+                if matcher.matches(child, in: storage) { return child }
+                child = storage.end(of: child)
             }
             return nil
         }
@@ -136,15 +134,17 @@ extension XMLTree {
         /// Returns every child element with this local name (and namespace, when `namespaceURI`
         /// is not `nil`), in document order.
         public func children(named name: String, namespaceURI: String? = nil) -> [Element] {
+            var matcher = Storage.NameMatcher(name)
             var result: [Element] = []
             var child = index + 1
-            let nodes = storage.nodes
-            let end = nodes[index].end
+            let end = storage.end(of: index)
             while child < end {
-                if storage.node(child, matches: name, namespaceURI: namespaceURI) {
+                if matcher.matches(child, in: storage)
+                    && (namespaceURI == nil || storage.namespaceURI(of: child) == namespaceURI)
+                {
                     result.append(Element(storage: storage, index: child))
                 }
-                child = nodes[child].end
+                child = storage.end(of: child)
             }
             return result
         }
@@ -164,8 +164,11 @@ extension XMLTree {
         /// Returns the first element with this local name (and namespace, when `namespaceURI` is
         /// not `nil`) among this element's descendants, in document order.
         public func firstDescendant(named name: String, namespaceURI: String? = nil) -> Element? {
-            for descendant in index + 1 ..< node.end
-            where storage.node(descendant, matches: name, namespaceURI: namespaceURI) {
+            var matcher = Storage.NameMatcher(name)
+            for descendant in index + 1 ..< storage.end(of: index)
+            where matcher.matches(descendant, in: storage)
+                && (namespaceURI == nil || storage.namespaceURI(of: descendant) == namespaceURI)
+            {
                 return Element(storage: storage, index: descendant)
             }
             return nil
@@ -193,10 +196,10 @@ extension XMLTree {
                 return nil
             }
             var result: [String: String] = [:]
-            let nodes = storage.nodes
-            for descendant in start.index + 1 ..< nodes[start.index].end
-            where nodes[descendant].end == descendant + 1 && result[nodes[descendant].name] == nil {
-                result[nodes[descendant].name] = nodes[descendant].text
+            for descendant in start.index + 1 ..< storage.end(of: start.index)
+            where storage.end(of: descendant) == descendant + 1 {
+                let name = storage.name(of: descendant)
+                if result[name] == nil { result[name] = storage.text(of: descendant) }
             }
             return result
         }
@@ -231,12 +234,13 @@ extension XMLTree {
 extension XMLTree.Storage {
     /// Equal name, namespace, attributes (in any order) and text; prefixes do not count.
     func node(_ index: Int, hasSameContentAs otherIndex: Int, in otherStorage: XMLTree.Storage) -> Bool {
-        let node = nodes[index]
-        let other = otherStorage.nodes[otherIndex]
-        return node.name == other.name && namespaceURI(of: index) == otherStorage.namespaceURI(of: otherIndex)
-            && node.text == other.text
-            && node.attributes.count == other.attributes.count
-            && Set(node.attributes.map(\.identity)) == Set(other.attributes.map(\.identity))
+        let attributes = attributes(of: index)
+        let otherAttributes = otherStorage.attributes(of: otherIndex)
+        return name(of: index) == otherStorage.name(of: otherIndex)
+            && namespaceURI(of: index) == otherStorage.namespaceURI(of: otherIndex)
+            && text(of: index) == otherStorage.text(of: otherIndex)
+            && attributes.count == otherAttributes.count
+            && (attributes.isEmpty || Set(attributes.map(\.identity)) == Set(otherAttributes.map(\.identity)))
     }
 }
 
@@ -257,16 +261,12 @@ extension XMLTree.Element: Hashable {
     /// prefixes aside. Compared without recursion, however deep the elements are.
     public static func == (lhs: XMLTree.Element, rhs: XMLTree.Element) -> Bool {
         if lhs.storage === rhs.storage && lhs.index == rhs.index { return true }
-        let lhsNodes = lhs.storage.nodes
-        let rhsNodes = rhs.storage.nodes
-        let count = lhsNodes[lhs.index].end - lhs.index
-        guard rhsNodes[rhs.index].end - rhs.index == count else { return false }
+        let count = lhs.storage.end(of: lhs.index) - lhs.index
+        guard rhs.storage.end(of: rhs.index) - rhs.index == count else { return false }
         // Both subtrees are laid out in document order: equal shape means equal relative
         // `end` offsets at every position.
         for offset in 0..<count {
-            let left = lhsNodes[lhs.index + offset]
-            let right = rhsNodes[rhs.index + offset]
-            guard left.end - lhs.index == right.end - rhs.index,
+            guard lhs.storage.end(of: lhs.index + offset) - lhs.index == rhs.storage.end(of: rhs.index + offset) - rhs.index,
                 lhs.storage.node(lhs.index + offset, hasSameContentAs: rhs.index + offset, in: rhs.storage)
             else {
                 return false
@@ -280,7 +280,7 @@ extension XMLTree.Element: Hashable {
         hasher.combine(name)
         hasher.combine(namespaceURI)
         hasher.combine(text)
-        hasher.combine(storage.nodes[index].end - index)
+        hasher.combine(storage.end(of: index) - index)
     }
 }
 

@@ -27,7 +27,11 @@ import Foundation
 /// document's size.
 ///
 /// The tree is stored flat, in document order, so building, walking, comparing and releasing it
-/// never recurse, however deep the document.
+/// never recurse, however deep the document. It is compact (28 bytes an element, plus the text's
+/// UTF-8 bytes and the attributes) and keeps no reference to `data`; each read of an element's
+/// ``XMLTree/Element/text`` makes a new string from its bytes. Its offsets are 32-bit: a document,
+/// its text or its element count of 2 GiB or more is refused with
+/// ``XMLParsingError/tooLarge(limit:)`` (the default size limit is 64 MiB).
 public struct XMLTree: Sendable {
     let storage: Storage
 
@@ -62,17 +66,16 @@ extension XMLTree {
     /// Parses UTF-8 (or transcodable) `data` with ResourceLoader's own tokenizer.
     static func parsedStorage(_ data: Data, options: XMLParsingOptions) throws(XMLParsingError) -> Storage {
         let data = try XMLTranscoder.utf8Document(data, options: options)
-        let result: Result<Storage, XMLParsingError> = data.withUnsafeBytes { raw in
+        let result: Result<XMLTreeSink, XMLParsingError> = data.withUnsafeBytes { raw in
             do throws(XMLParsingError) {
                 let bytes = raw.bindMemory(to: UInt8.self)
-                let sink = try XMLStreamParser.parse(
-                    bytes, sink: XMLTreeSink(expectedNodes: min(bytes.count / 32, 1 << 20)), options: options)
-                return .success(try sink.storage())
+                let sink = try XMLStreamParser.parse(bytes, sink: try XMLTreeSink(document: bytes), options: options)
+                return .success(sink)
             } catch {
                 return .failure(error)
             }
         }
-        return try result.get()
+        return try result.get().storage()
     }
 }
 
@@ -80,11 +83,20 @@ extension XMLTree {
 
 extension XMLTree {
     /// The nodes of one document, in document order (each element before its descendants), and
-    /// the prefix/namespace pairs they use.
+    /// what they refer to: names, attributes, text bytes and prefix/namespace pairs.
     ///
-    /// Immutable once built; shared by every ``Element`` of the document.
+    /// Immutable once built; shared by every ``Element`` of the document. An element's text is
+    /// kept as UTF-8 bytes in ``arena``, not as a `String` (which would cost a 16-byte field
+    /// per node and an allocation per text over 15 bytes); strings are made when read.
     final class Storage: Sendable {
         let nodes: [Node]
+        /// The distinct local names, by ``Node/name``.
+        let names: [String]
+        /// Every element's attributes, element after element in document order: a node's are
+        /// `attributes[node.attributeStart ..< next.attributeStart]`.
+        let attributes: [Attribute]
+        /// Every element's text, element after element in the order they end.
+        let arena: [UInt8]
         /// Each distinct binding elements used: `scopes[0]` is no prefix, no namespace.
         let scopes: [Scope]
         /// The namespace declarations (`xmlns`, `xmlns:p`) of the elements that have some, by node
@@ -92,20 +104,89 @@ extension XMLTree {
         /// (`xmlns=""`). Kept for resolving prefixes in text, such as a SOAP fault code.
         let declarations: [Int: [Scope]]
 
-        init(nodes: [Node], scopes: [Scope], declarations: [Int: [Scope]] = [:]) {
+        init(
+            nodes: [Node], names: [String], attributes: [Attribute], arena: [UInt8], scopes: [Scope],
+            declarations: [Int: [Scope]] = [:]
+        ) {
             self.nodes = nodes
+            self.names = names
+            self.attributes = attributes
+            self.arena = arena
             self.scopes = scopes
             self.declarations = declarations
         }
 
+        /// The index one past the last descendant of the node at `index`.
+        @inline(__always)
+        func end(of index: Int) -> Int { Int(nodes[index].end) }
+
+        /// The local name of the node at `index`.
+        @inline(__always)
+        func name(of index: Int) -> String { names[Int(nodes[index].name)] }
+
         /// The namespace URI of the node at `index`.
         @inline(__always)
-        func namespaceURI(of index: Int) -> String? { scopes[nodes[index].scope].namespaceURI }
+        func namespaceURI(of index: Int) -> String? { scopes[Int(nodes[index].scope)].namespaceURI }
+
+        /// The range of the node's attributes in ``attributes``.
+        @inline(__always)
+        func attributeRange(of index: Int) -> Range<Int> {
+            let next = index + 1 < nodes.count ? Int(nodes[index + 1].attributeStart) : attributes.count
+            return Int(nodes[index].attributeStart) ..< next
+        }
+
+        /// Whether the node at `index` has attributes.
+        @inline(__always)
+        func hasAttributes(_ index: Int) -> Bool { !attributeRange(of: index).isEmpty }
+
+        /// The node's attributes, in the order ``XMLTree/Element/attributes`` gives them.
+        @inline(__always)
+        func attributes(of index: Int) -> ArraySlice<Attribute> { attributes[attributeRange(of: index)] }
+
+        /// The element's own text, made from its bytes.
+        func text(of index: Int) -> String {
+            let node = nodes[index]
+            let count = Int(node.textCount)
+            guard count > 0 else { return "" }
+            let offset = Int(node.textOffset)
+            return arena.withUnsafeBufferPointer { arena in
+                // The tokenizer checked the bytes: valid UTF-8, so decoding repairs nothing.
+                String(decoding: UnsafeBufferPointer(rebasing: arena[offset ..< offset + count]), as: UTF8.self)
+            }
+        }
 
         /// Whether the node at `index` has this local name (and namespace, unless `nil`).
         @inline(__always)
         func node(_ index: Int, matches name: String, namespaceURI: String?) -> Bool {
-            nodes[index].name == name && (namespaceURI == nil || self.namespaceURI(of: index) == namespaceURI)
+            names[Int(nodes[index].name)] == name
+                && (namespaceURI == nil || self.namespaceURI(of: index) == namespaceURI)
+        }
+
+        /// The indices in ``names`` equal to `name`, as a one-entry cache: the last name number
+        /// found equal and the last found different, so that walking many elements compares
+        /// each distinct name's string at most once or twice.
+        struct NameMatcher {
+            let name: String
+            private var equal: UInt32 = .max
+            private var different: UInt32 = .max
+
+            init(_ name: String) { self.name = name }
+
+            /// Whether the node's local name is ``name``.
+            @inline(__always)
+            mutating func matches(_ index: Int, in storage: Storage) -> Bool {
+                let number = storage.nodes[index].name
+                if number == equal { return true }
+                if number == different { return false }
+                // Compared by length first: an inline load for the small strings most names are.
+                let candidate = storage.names[Int(number)]
+                if candidate.utf8.count == name.utf8.count && candidate == name {
+                    equal = number
+                    return true
+                }
+                different = number
+                return false
+            }
         }
     }
 
@@ -115,19 +196,36 @@ extension XMLTree {
         var namespaceURI: String?
     }
 
-    /// One element. Its descendants are the nodes at `index + 1 ..< end`, so its first child, if
-    /// any, is at `index + 1` and each child's next sibling starts at that child's `end`.
+    /// One element: 28 bytes, every field a 32-bit number. Its descendants are the nodes at
+    /// `index + 1 ..< end`, so its first child, if any, is at `index + 1` and each child's next
+    /// sibling starts at that child's `end`.
     ///
-    /// Kept small (64 bytes): a large document has about one node per 30 bytes of input, so the
-    /// prefix and namespace are an index into ``Storage/scopes`` rather than two strings.
+    /// A large document has about one node per 30 bytes of input, so nothing here is a string
+    /// or an array: the name is a number in ``Storage/names``, the prefix and namespace one in
+    /// ``Storage/scopes``, the attributes a range of ``Storage/attributes`` (ending where the
+    /// next node's start) and the text a range of bytes.
     struct Node: Sendable {
-        var name: String
-        var text: String
-        var attributes: [Attribute]
-        /// The parent's index; -1 for the root.
-        var parent: Int
-        var end: Int
+        /// The local name's index in ``Storage/names``.
+        var name: UInt32
         /// The index of the element's prefix and namespace in ``Storage/scopes``.
-        var scope: Int
+        var scope: UInt32
+        /// The parent's index; -1 for the root.
+        var parent: Int32
+        /// One past the last descendant's index.
+        var end: UInt32
+        /// The first attribute's index in ``Storage/attributes``.
+        var attributeStart: UInt32
+        /// Where the text starts in ``Storage/arena``. While the element is open (see
+        /// ``XMLTreeSink``): where its one piece of text so far starts in the document.
+        var textOffset: UInt32
+        /// The text's length in bytes. While the element is open: the length of its one piece
+        /// in the document, or ``inArena`` alone when its text is gathered in a buffer.
+        var textCount: UInt32
+
+        /// ``textCount``'s value while an open element's text is gathered in a buffer.
+        static let inArena: UInt32 = 1 << 31
+        /// The largest offset or length a node can record: documents, arenas and node counts
+        /// stay below it.
+        static let limit = Int(Int32.max)
     }
 }

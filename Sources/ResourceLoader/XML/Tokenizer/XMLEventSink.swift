@@ -33,6 +33,9 @@ extension XMLEventSink {
 struct XMLStartElement {
     /// The element's name.
     var name: XMLName
+    /// The name's number in the document's name table: equal names, equal numbers, counted
+    /// from 0 (a sink can index an array with it).
+    var nameID: Int
     /// The element's namespace URI (`nil`: no namespace, or namespaces off).
     var namespaceURI: String?
     /// The binding that gave the namespace: a number unique in the document for a declared

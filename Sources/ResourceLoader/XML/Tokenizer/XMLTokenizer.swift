@@ -513,7 +513,7 @@ final class XMLTokenizer<Sink: XMLEventSink> {
         if open.count >= options.maximumDepth {
             throw .failed(.error(.tooDeep(limit: options.maximumDepth)), offset: base + tagStart)
         }
-        var element = XMLStartElement(name: name, namespaceURI: nil, binding: XMLStartElement.noBinding)
+        var element = XMLStartElement(name: name, nameID: nameID, namespaceURI: nil, binding: XMLStartElement.noBinding)
         if namespaceAware {
             do throws(XMLNamespaceResolver.Failure) {
                 try namespaces.startElement(&element, attributes: &attributes, options: options)

@@ -1,59 +1,173 @@
+import Foundation
+
 /// Builds an ``XMLTree``'s storage from the tokenizer's events.
 ///
 /// The tree is flat, in document order: a start tag appends a node, its end tag records where
-/// the node's descendants end. Text is gathered per open element (one reused buffer per depth)
-/// and becomes the element's string when it ends, so an element's text is one allocation
-/// whatever the number of pieces (text, CDATA, references) it came in.
+/// the node's descendants end. Attributes go into one array shared by all elements, names into
+/// a table of distinct local names.
+///
+/// Text is not turned into strings here: it is copied once, when its element ends, into one
+/// byte arena. While an element is open its node's text fields say where its text is so far:
+/// nothing; one piece that is a verbatim slice of the document (the tokenizer hands out slices
+/// of its input for plain text), kept as an offset; or, from the second piece on or for a piece
+/// that is not in the document (a decoded reference, normalised line ends), bytes gathered in a
+/// buffer for the element's depth. Most elements have one piece, so most text is copied once,
+/// straight from the document to the arena.
 struct XMLTreeSink: XMLEventSink {
     private(set) var nodes: [XMLTree.Node] = []
+    /// The distinct local names, by number.
+    private var names: [String] = []
+    /// A name's number in ``names`` + 1, by the tokenizer's name id (0: not seen yet).
+    private var nameNumbers: [UInt32] = []
+    /// The same, for ids too large to index an array with (the tokenizer's ids are dense, so
+    /// this stays empty).
+    private var otherNameNumbers: [Int: UInt32] = [:]
+    private var attributes: [XMLTree.Attribute] = []
+    private var arena: [UInt8] = []
     /// The open elements' node indices, outermost first.
     private var open: [Int] = []
-    /// Text gathered for each open element, by depth.
+    /// Text gathered for each open element whose text is not one document slice, by depth.
     private var texts: [[UInt8]] = []
-    private(set) var scopes: [XMLTree.Scope] = [XMLTree.Scope(prefix: nil, namespaceURI: nil)]
+    private var scopes: [XMLTree.Scope] = [XMLTree.Scope(prefix: nil, namespaceURI: nil)]
     /// The scope index of each namespace binding elements used, by the binding's number.
     private var bindingScopes: [Int: Int] = [:]
     private var xmlScope = -1
-    private(set) var declarations: [Int: [XMLTree.Scope]] = [:]
+    private var declarations: [Int: [XMLTree.Scope]] = [:]
+    /// The document's bytes, to tell its slices from other text.
+    private let documentStart: UInt
+    private let documentCount: UInt
+    /// Set when the text would not fit the nodes' 32-bit offsets (only entity expansion can
+    /// produce that much text); ``storage()`` then throws.
+    private var overflowed = false
 
-    init(expectedNodes: Int = 0) {
-        nodes.reserveCapacity(expectedNodes)
+    /// A sink for the document `document`, reserving a node for each of its start tags.
+    ///
+    /// - Throws: ``XMLParsingError/tooLarge(limit:)`` for a document of 2 GiB or more, which a
+    ///   node's 32-bit offsets cannot address.
+    init(document: UnsafeBufferPointer<UInt8>) throws(XMLParsingError) {
+        guard document.count < XMLTree.Node.limit else { throw .tooLarge(limit: XMLTree.Node.limit) }
+        documentStart = UInt(bitPattern: document.baseAddress)
+        documentCount = UInt(document.count)
+        nodes.reserveCapacity(Self.expectedNodes(document))
+        // A document has few distinct names: one allocation each instead of several doublings.
+        names.reserveCapacity(32)
+        nameNumbers.reserveCapacity(64)
+    }
+
+    /// How many nodes to reserve for `bytes`: about the number of its start tags, so that for
+    /// a large document the node array is allocated once at its final size rather than doubled
+    /// near the end with both copies alive (a reservation that turns out short still grows).
+    ///
+    /// A small document gets one node per 16 bytes. A larger one is sampled: start tags are
+    /// counted exactly in 16 windows of 4 KiB spread over the document, and the count is scaled
+    /// to its size, plus 1/16 for spread. Cost: 64 KiB scanned, whatever the document's size.
+    static func expectedNodes(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        let window = 4096
+        let windows = 16
+        guard bytes.count > window * windows * 2 else { return bytes.count / 16 + 16 }
+        let stride = bytes.count / windows
+        var sampled = 0
+        for start in Swift.stride(from: 0, to: stride * windows, by: stride) {
+            sampled += startTagCount(UnsafeBufferPointer(rebasing: bytes[start ..< start + window + 1]))
+        }
+        let estimate = sampled * bytes.count / (window * windows)
+        return estimate + estimate / 16 + 16
+    }
+
+    /// The number of `<` not followed by `/`, `!` or `?` in `bytes`, the last byte aside: the
+    /// start tags, where `bytes` holds no comment, CDATA section or attribute value with a `<`
+    /// (an estimate otherwise). Eight bytes at a time.
+    static func startTagCount(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+        guard let base = bytes.baseAddress, bytes.count > 1 else { return 0 }
+        /// The top bit of each byte of `word` that is zero, and no other bit.
+        func zeroBytes(_ word: UInt64) -> UInt64 {
+            let low7: UInt64 = 0x7F7F_7F7F_7F7F_7F7F
+            return ~(((word & low7) &+ low7) | word | low7)
+        }
+        let raw = UnsafeRawPointer(base)
+        let last = bytes.count - 1
+        var count = 0
+        var index = 0
+        while index + 8 <= last {
+            let word = raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            // The following bytes with 0x10 set: `/` and `?` become 0x3F, `!` 0x31.
+            let next = raw.loadUnaligned(fromByteOffset: index + 1, as: UInt64.self) | 0x1010_1010_1010_1010
+            let open = zeroBytes(word ^ 0x3C3C_3C3C_3C3C_3C3C)
+            let notStart = zeroBytes(next ^ 0x3F3F_3F3F_3F3F_3F3F) | zeroBytes(next ^ 0x3131_3131_3131_3131)
+            // One top bit per start tag: gathered into the top byte by a multiplication.
+            count &+= Int(truncatingIfNeeded: (((open & ~notStart) >> 7) &* 0x0101_0101_0101_0101) >> 56)
+            index &+= 8
+        }
+        while index < last {
+            let next = base[index + 1] | 0x10
+            if base[index] == 0x3C && next != 0x3F && next != 0x31 { count &+= 1 }
+            index &+= 1
+        }
+        return count
     }
 
     /// The finished storage: exactly one root element, closed.
     func storage() throws(XMLParsingError) -> XMLTree.Storage {
         guard !nodes.isEmpty else { throw .noRoot }
         guard open.isEmpty else { throw .truncated }
-        return XMLTree.Storage(nodes: nodes, scopes: scopes, declarations: declarations)
+        guard !overflowed else { throw .tooLarge(limit: XMLTree.Node.limit) }
+        return XMLTree.Storage(
+            nodes: nodes, names: names, attributes: attributes, arena: arena, scopes: scopes,
+            declarations: declarations)
     }
 
-    mutating func startElement(_ element: XMLStartElement, attributes: [XMLAttributeEvent]) throws(XMLParsingError) {
-        var elementAttributes: [XMLTree.Attribute] = []
-        var elementDeclarations: [XMLTree.Scope] = []
-        if !attributes.isEmpty {
-            for attribute in attributes {
+    mutating func startElement(_ element: XMLStartElement, attributes events: [XMLAttributeEvent]) throws(XMLParsingError) {
+        let index = nodes.count
+        guard index < XMLTree.Node.limit, attributes.count < XMLTree.Node.limit else {
+            throw .tooLarge(limit: XMLTree.Node.limit)
+        }
+        let attributeStart = attributes.count
+        if !events.isEmpty {
+            var elementDeclarations: [XMLTree.Scope] = []
+            for attribute in events {
                 if attribute.isNamespaceDeclaration {
                     let name = attribute.name
                     elementDeclarations.append(XMLTree.Scope(
                         prefix: name.prefix == nil ? nil : name.local,
                         namespaceURI: attribute.value.isEmpty ? nil : attribute.value))
                 } else {
-                    elementAttributes.append(XMLTree.Attribute(
+                    attributes.append(XMLTree.Attribute(
                         name: attribute.name.local, prefix: attribute.name.prefix,
                         namespaceURI: attribute.namespaceURI, value: attribute.value))
                 }
             }
-            if elementAttributes.count > 1 {
-                elementAttributes.sort { ($0.prefix ?? "", $0.name) < ($1.prefix ?? "", $1.name) }
+            if attributes.count - attributeStart > 1 {
+                attributes[attributeStart...].sort { ($0.prefix ?? "", $0.name) < ($1.prefix ?? "", $1.name) }
             }
+            if !elementDeclarations.isEmpty { declarations[index] = elementDeclarations }
         }
-        let index = nodes.count
         nodes.append(XMLTree.Node(
-            name: element.name.local, text: "", attributes: elementAttributes, parent: open.last ?? -1, end: -1,
-            scope: scope(of: element)))
-        if !elementDeclarations.isEmpty { declarations[index] = elementDeclarations }
+            name: nameNumber(element.name, id: element.nameID), scope: UInt32(scope(of: element)),
+            parent: Int32(open.last ?? -1), end: 0, attributeStart: UInt32(attributeStart),
+            textOffset: 0, textCount: 0))
         open.append(index)
         if texts.count < open.count { texts.append([]) }
+    }
+
+    /// The number of `name`'s local name in ``names``, added on first sight; `id` is the
+    /// name's number in the tokenizer's table.
+    @inline(__always)
+    private mutating func nameNumber(_ name: XMLName, id: Int) -> UInt32 {
+        if id >= 0 && id < 1 << 20 {
+            if id < nameNumbers.count {
+                let number = nameNumbers[id]
+                if number != 0 { return number - 1 }
+            } else {
+                nameNumbers.append(contentsOf: repeatElement(0, count: id + 1 - nameNumbers.count))
+            }
+            names.append(name.local)
+            nameNumbers[id] = UInt32(names.count)
+            return UInt32(names.count - 1)
+        }
+        if let number = otherNameNumbers[id] { return number }
+        names.append(name.local)
+        otherNameNumbers[id] = UInt32(names.count - 1)
+        return UInt32(names.count - 1)
     }
 
     private mutating func scope(of element: XMLStartElement) -> Int {
@@ -77,16 +191,57 @@ struct XMLTreeSink: XMLEventSink {
 
     mutating func endElement() {
         guard let index = open.popLast() else { return }
-        nodes[index].end = nodes.count
+        nodes[index].end = UInt32(truncatingIfNeeded: nodes.count)
+        let textCount = nodes[index].textCount
+        guard textCount != 0 else { return }
         let depth = open.count
-        if !texts[depth].isEmpty {
-            nodes[index].text = String(decoding: texts[depth], as: UTF8.self)
-            texts[depth].removeAll(keepingCapacity: true)
+        if textCount == XMLTree.Node.inArena {
+            // Buffered text: the flag with no length yet.
+            var buffered: [UInt8] = []
+            swap(&buffered, &texts[depth])
+            buffered.withUnsafeBufferPointer { moveToArena(index, $0) }
+            buffered.removeAll(keepingCapacity: true)
+            swap(&buffered, &texts[depth])
+        } else {
+            // One document slice: the document is still there until the parse ends.
+            moveToArena(index, UnsafeBufferPointer(
+                start: UnsafePointer<UInt8>(bitPattern: documentStart &+ UInt(nodes[index].textOffset)),
+                count: Int(textCount)))
         }
     }
 
+    /// Appends an ended element's text to the arena, and points its node there.
+    @inline(__always)
+    private mutating func moveToArena(_ index: Int, _ bytes: UnsafeBufferPointer<UInt8>) {
+        guard arena.count + bytes.count < XMLTree.Node.limit else {
+            overflowed = true
+            return
+        }
+        nodes[index].textOffset = UInt32(arena.count)
+        nodes[index].textCount = UInt32(bytes.count)
+        arena.append(contentsOf: bytes)
+    }
+
     mutating func characters(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard !open.isEmpty, !bytes.isEmpty else { return }
+        guard let index = open.last, !bytes.isEmpty else { return }
+        let textCount = nodes[index].textCount
+        if textCount == 0 {
+            // The first piece: a slice of the document is kept where it is.
+            let offset = UInt(bitPattern: bytes.baseAddress) &- documentStart
+            if offset < documentCount && UInt(bytes.count) <= documentCount &- offset {
+                nodes[index].textOffset = UInt32(offset)
+                nodes[index].textCount = UInt32(bytes.count)
+                return
+            }
+            nodes[index].textCount = XMLTree.Node.inArena
+        } else if textCount & XMLTree.Node.inArena == 0 {
+            // A second piece: the first one, a document slice, goes into the buffer first.
+            let first = UnsafeBufferPointer(
+                start: UnsafePointer<UInt8>(bitPattern: documentStart &+ UInt(nodes[index].textOffset)),
+                count: Int(textCount))
+            texts[open.count - 1].append(contentsOf: first)
+            nodes[index].textCount = XMLTree.Node.inArena
+        }
         texts[open.count - 1].append(contentsOf: bytes)
     }
 
