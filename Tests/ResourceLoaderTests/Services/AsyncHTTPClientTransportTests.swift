@@ -178,9 +178,10 @@ struct AsyncHTTPClientTransportTests {
     }
 
     /// Heads whose fields repeat, differ in case, carry parameters or are empty: the transport's
-    /// `HTTPURLResponse` must read as `URLSessionTransport`'s does for the same bytes, and as one
-    /// made by `HTTPURLResponse`'s initialiser from the fields joined the way `URLSession` joins
-    /// them (case-insensitive names, first spelling kept, values joined with ", " in order).
+    /// `HTTPURLResponse` must read as one made by `HTTPURLResponse`'s initialiser from the fields
+    /// joined as the transport has always joined them (case-insensitive names, first spelling
+    /// kept, values joined with ", " in order), and, where no name repeats, as
+    /// `URLSessionTransport`'s does for the same bytes.
     @Test(arguments: [
         "X-Tag: a\r\nx-tag: b\r\nX-TAG: c\r\nContent-Type: application/json\r\n",
         "Set-Cookie: a=1; Path=/\r\nSet-Cookie: b=2\r\nset-cookie: c=3\r\n",
@@ -219,7 +220,11 @@ struct AsyncHTTPClientTransportTests {
         }
         let expected = try #require(HTTPURLResponse(
             url: server.baseURL, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: joined))
-        for other in [theirs, expected] {
+        // Where a name repeats, URLSession on Linux (libcurl) keeps only the last field of a
+        // name, and keeps names differing in case apart; the transport joins them, as Apple's
+        // URLSession does: there `expected` alone is the reference.
+        let repeats = spelling.count < fields.split(separator: "\r\n").count + 1
+        for other in repeats ? [expected] : [theirs, expected] {
             #expect(ours.statusCode == other.statusCode)
             #expect(ours.url == other.url)
             #expect(ours.mimeType == other.mimeType)
@@ -227,7 +232,7 @@ struct AsyncHTTPClientTransportTests {
             #expect(ours.expectedContentLength == other.expectedContentLength)
             #expect(ours.suggestedFilename == other.suggestedFilename)
             #expect(ours.allHeaderFields as? [String: String] == other.allHeaderFields as? [String: String])
-            for name in spelling.keys + spelling.values + ["missing", "X-TAG", "SET-COOKIE", "Content-type"] {
+            for name in Array(spelling.keys) + Array(spelling.values) + ["missing", "X-TAG", "SET-COOKIE", "Content-type"] {
                 #expect(ours.value(forHTTPHeaderField: name) == other.value(forHTTPHeaderField: name), "\(name)")
             }
         }
