@@ -475,7 +475,7 @@ extension AsyncHTTPClientTransport {
         /// stops itself once the hop is no longer current.
         func receivedHead(_ head: HTTPResponseHead, hop: Int, task: HTTPClient.Task<Void>?) -> ResourceError? {
             let status = Int(head.status.code)
-            if [301, 302, 303, 307, 308].contains(status), let location = head.headers.first(name: "location") {
+            if Self.isRedirect(status), let location = head.headers.first(name: "location") {
                 redirect(status: status, location: location, hop: hop, task: task)
                 return nil
             }
@@ -487,7 +487,7 @@ extension AsyncHTTPClientTransport {
                 state.lastActivity = .now()
                 state.response = response
                 let lengths = head.headers["content-length"]
-                if let length = lengths.first.flatMap({ Int($0.trimmingCharacters(in: .whitespaces)) }), length > limit {
+                if let length = lengths.first.flatMap({ Int($0) ?? Int($0.trimmingCharacters(in: .whitespaces)) }), length > limit {
                     return .responseTooLarge(limit: limit)
                 }
                 if let coding = head.headers.first(name: "content-encoding"), !Self.isIdentity(coding) {
@@ -576,13 +576,16 @@ extension AsyncHTTPClientTransport {
         /// What both of the client's request types are made of: the URL, method, header fields
         /// (with `Accept-Encoding: identity` unless `request` names one) and body of `request`.
         static func requestParts(of request: URLRequest) throws -> RequestParts {
-            guard let url = request.url, let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            guard let url = request.url, let scheme = url.scheme,
+                  sameFieldName(scheme, "http") || sameFieldName(scheme, "https") else {
                 throw URLError(.unsupportedURL)
             }
+            let fields = request.allHTTPHeaderFields ?? [:]
             var headers = HTTPHeaders()
+            headers.reserveCapacity(fields.count + 1)
             var namesEncoding = false
-            for (name, value) in request.allHTTPHeaderFields ?? [:] {
-                if name.caseInsensitiveCompare("Accept-Encoding") == .orderedSame { namesEncoding = true }
+            for (name, value) in fields {
+                if !namesEncoding && sameFieldName(name, "Accept-Encoding") { namesEncoding = true }
                 headers.add(name: name, value: value)
             }
             if !namesEncoding { headers.add(name: "Accept-Encoding", value: "identity") }
@@ -592,7 +595,12 @@ extension AsyncHTTPClientTransport {
             } else if let stream = request.httpBodyStream {
                 body = readAll(stream)
             }
-            return (url, NIOHTTP1.HTTPMethod(rawValue: (request.httpMethod ?? "GET").uppercased()), headers, body)
+            let method: NIOHTTP1.HTTPMethod
+            switch request.httpMethod {
+            case nil, "GET": method = .GET
+            case let name?: method = NIOHTTP1.HTTPMethod(rawValue: name.uppercased())
+            }
+            return (url, method, headers, body)
         }
 
         /// The bytes of a request body stream, read once.
@@ -610,18 +618,83 @@ extension AsyncHTTPClientTransport {
         }
 
         /// The `HTTPURLResponse` for a response head; repeated header fields are joined with
-        /// commas, as `URLSession` joins them.
+        /// commas, as `URLSession` joins them (see ``joinedFields(_:)``).
         static func urlResponse(_ head: HTTPResponseHead, url: URL) -> HTTPURLResponse? {
-            var fields: [String: String] = [:]
-            var canonical: [String: String] = [:]
-            for (name, value) in head.headers {
-                let key = canonical[name.lowercased(), default: name]
-                canonical[name.lowercased()] = key
-                fields[key] = fields[key].map { "\($0), \(value)" } ?? value
+            let version: String
+            switch (head.version.major, head.version.minor) {
+            case (1, 1): version = "HTTP/1.1"
+            case (1, 0): version = "HTTP/1.0"
+            case let (major, minor): version = "HTTP/\(major).\(minor)"
             }
             return HTTPURLResponse(
-                url: url, statusCode: Int(head.status.code), httpVersion: "HTTP/\(head.version.major).\(head.version.minor)",
-                headerFields: fields)
+                url: url, statusCode: Int(head.status.code), httpVersion: version, headerFields: joinedFields(head.headers))
+        }
+
+        /// The header fields of a response as `HTTPURLResponse` takes them: one entry per field
+        /// name, named as it was first spelled, with the values of every field of that name
+        /// (matched without regard to ASCII case) joined with `", "` in the order received.
+        ///
+        /// For a head of up to ``joinedFieldsScanLimit`` fields (every ordinary response) the
+        /// names are matched by comparing their bytes, with no string lowercased or hashed twice;
+        /// a longer head goes through a dictionary keyed by the lowercased name, so that the work
+        /// stays linear in the number of fields.
+        static func joinedFields(_ headers: HTTPHeaders) -> [String: String] {
+            guard headers.count <= joinedFieldsScanLimit else { return joinedFieldsHashed(headers) }
+            var names: [String] = []
+            var values: [String] = []
+            names.reserveCapacity(headers.count)
+            values.reserveCapacity(headers.count)
+            next: for (name, value) in headers {
+                for index in names.indices where sameFieldName(names[index], name) {
+                    values[index] += ", "
+                    values[index] += value
+                    continue next
+                }
+                names.append(name)
+                values.append(value)
+            }
+            var fields = [String: String](minimumCapacity: names.count)
+            for index in names.indices {
+                fields[names[index]] = values[index]
+            }
+            return fields
+        }
+
+        /// The most fields ``joinedFields(_:)`` matches by scanning the names seen so far.
+        static let joinedFieldsScanLimit = 24
+
+        /// ``joinedFields(_:)`` for a head of many fields: linear, through a dictionary.
+        static func joinedFieldsHashed(_ headers: HTTPHeaders) -> [String: String] {
+            var fields: [String: String] = [:]
+            var canonical: [String: String] = [:]
+            for (name, value) in headers {
+                let lowercased = name.lowercased()
+                let key = canonical[lowercased, default: name]
+                canonical[lowercased] = key
+                fields[key] = fields[key].map { "\($0), \(value)" } ?? value
+            }
+            return fields
+        }
+
+        /// Whether two header field names (or URL schemes) are the same without regard to ASCII
+        /// case. Field names are tokens, ASCII by RFC 9110 (SwiftNIO's parser refuses others).
+        static func sameFieldName(_ lhs: String, _ rhs: String) -> Bool {
+            let left = lhs.utf8
+            let right = rhs.utf8
+            guard left.count == right.count else { return false }
+            for (l, r) in zip(left, right) where l != r {
+                // Equal only as the two cases of one ASCII letter.
+                guard l ^ r == 0x20, case 0x61...0x7A = l | 0x20 else { return false }
+            }
+            return true
+        }
+
+        /// Whether `status` is one of the redirects the transport follows or refuses.
+        static func isRedirect(_ status: Int) -> Bool {
+            switch status {
+            case 301, 302, 303, 307, 308: true
+            default: false
+            }
         }
 
         /// `true` for an empty coding or `identity`, in any case.
@@ -664,7 +737,7 @@ extension AsyncHTTPClientTransport {
         func didVisitURL(task: HTTPClient.Task<Void>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
             // Called before the client decides to follow a redirect, so the transport's rules
             // apply whatever its configuration. Every other head goes on to `didReceiveHead`.
-            guard [301, 302, 303, 307, 308].contains(head.status.code), head.headers.contains(name: "location") else { return }
+            guard Transfer.isRedirect(Int(head.status.code)), head.headers.contains(name: "location") else { return }
             _ = transfer.receivedHead(head, hop: hop, task: task)
         }
 

@@ -177,6 +177,67 @@ struct AsyncHTTPClientTransportTests {
         #expect(response.url == server.baseURL)
     }
 
+    /// Heads whose fields repeat, differ in case, carry parameters or are empty: the transport's
+    /// `HTTPURLResponse` must read as one made by `HTTPURLResponse`'s initialiser from the fields
+    /// joined as the transport has always joined them (case-insensitive names, first spelling
+    /// kept, values joined with ", " in order), and, where no name repeats, as
+    /// `URLSessionTransport`'s does for the same bytes.
+    @Test(arguments: [
+        "X-Tag: a\r\nx-tag: b\r\nX-TAG: c\r\nContent-Type: application/json\r\n",
+        "Set-Cookie: a=1; Path=/\r\nSet-Cookie: b=2\r\nset-cookie: c=3\r\n",
+        "content-type: Application/JSON; charset=UTF-8\r\nETag: \"v1\"\r\ncache-control: no-cache\r\n",
+        "X-Empty: \r\nX-Empty: x\r\nVary: Accept\r\nvary: Origin\r\nWWW-Authenticate: Bearer\r\n",
+        "Content-Type: text/plain; format=flowed; charset=\"iso-8859-1\"\r\nContent-Disposition: inline\r\n",
+        "Server: nginx/1.22.1\r\nDate: Tue, 24 Nov 2026 03:40:00 GMT\r\nContent-Type: application/json\r\n"
+            + "Last-Modified: Tue, 24 Nov 2026 01:00:00 GMT\r\nConnection: keep-alive\r\nETag: \"6567a-3b8\"\r\n"
+            + "Accept-Ranges: bytes\r\n",
+        // More fields than the transport matches by scanning: the dictionary path.
+        (0..<30).map { "X-Field-\($0): \($0)\r\n" }.joined() + "x-field-3: again\r\nX-FIELD-29: last\r\n",
+    ])
+    func theResponseReadsAsURLSessionTransportsForTheSameHead(_ fields: String) async throws {
+        let head = "HTTP/1.1 200 OK\r\n" + fields + "Content-Length: 2\r\n\r\n{}"
+        let server = try LoopbackHTTPServer { _ in .script([.write(Data(head.utf8))]) }
+        defer { server.stop() }
+        let ours = try #require(try await answer(.shared, URLRequest(url: server.baseURL))?.get().1 as? HTTPURLResponse)
+        let reference = try #require(await withTimeLimit {
+            await withCheckedContinuation { continuation in
+                _ = URLSessionTransport().data(for: URLRequest(url: server.baseURL), options: TransferOptions()) {
+                    continuation.resume(returning: $0)
+                }
+            }
+        })
+        let theirs = try #require(try reference.get().1 as? HTTPURLResponse)
+        // What the initialiser makes of the fields joined as URLSession joins them.
+        var joined: [String: String] = [:]
+        var spelling: [String: String] = [:]
+        for line in (fields + "Content-Length: 2\r\n").split(separator: "\r\n") {
+            let colon = try #require(line.firstIndex(of: ":"))
+            let name = String(line[..<colon])
+            let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            let key = spelling[name.lowercased(), default: name]
+            spelling[name.lowercased()] = key
+            joined[key] = joined[key].map { "\($0), \(value)" } ?? value
+        }
+        let expected = try #require(HTTPURLResponse(
+            url: server.baseURL, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: joined))
+        // Where a name repeats, URLSession on Linux (libcurl) keeps only the last field of a
+        // name, and keeps names differing in case apart; the transport joins them, as Apple's
+        // URLSession does: there `expected` alone is the reference.
+        let repeats = spelling.count < fields.split(separator: "\r\n").count + 1
+        for other in repeats ? [expected] : [theirs, expected] {
+            #expect(ours.statusCode == other.statusCode)
+            #expect(ours.url == other.url)
+            #expect(ours.mimeType == other.mimeType)
+            #expect(ours.textEncodingName == other.textEncodingName)
+            #expect(ours.expectedContentLength == other.expectedContentLength)
+            #expect(ours.suggestedFilename == other.suggestedFilename)
+            #expect(ours.allHeaderFields as? [String: String] == other.allHeaderFields as? [String: String])
+            for name in Array(spelling.keys) + Array(spelling.values) + ["missing", "X-TAG", "SET-COOKIE", "Content-type"] {
+                #expect(ours.value(forHTTPHeaderField: name) == other.value(forHTTPHeaderField: name), "\(name)")
+            }
+        }
+    }
+
     @Test func theClientsErrorsBecomeTheURLErrorsURLSessionWouldGive() {
         let cases: [(any Error, URLError.Code)] = [
             (HTTPClientError.cancelled, .cancelled),
