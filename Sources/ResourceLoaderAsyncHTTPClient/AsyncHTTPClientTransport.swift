@@ -418,8 +418,8 @@ extension AsyncHTTPClientTransport {
             if let tracer = transport.tracer {
                 // AsyncHTTPClient's async API, whose span nests under the fetch's (the +Tracing file).
                 let (traced, context) = Self.tracedRequest(from: parts, tracer: tracer)
-                task = .async(Task { await self.run(traced, in: context, hop: hop) })
                 eventLoop = transport.client.eventLoopGroup.any()
+                task = .async(startTracedHop(traced, in: context, hop: hop, on: eventLoop))
             } else {
                 let clientTask = transport.client.execute(
                     request: prepared, delegate: Hop(transfer: self, hop: hop), eventLoop: .indifferent)
