@@ -24,12 +24,11 @@ struct AsyncHTTPClientTransportTracedHopTests {
 
         // WHEN busy tasks hold every thread of the pool until the transport has answered (or 20
         // seconds have passed: a hop waiting for the pool would answer only once they let go).
-        // Other tests' work may keep a thread busy when the hold starts: the hold then lets go at
-        // once and is tried again a little later, up to ten times.
-        var run: (held: Bool, value: Result<(Data, URLResponse), any Error>??) = (false, nil)
+        // Other tests' work may keep a thread when the hold starts, and then the pool is not held
+        // throughout: the hold is tried again, up to three times.
+        var run: (held: Bool, value: Result<(Data, URLResponse), any Error>?)?
         var answers = Answers()
-        for attempt in 0..<10 where !run.held {
-            if attempt > 0 { try await Task.sleep(for: .milliseconds(500)) }
+        for _ in 0..<3 where run?.held != true {
             answers = Answers()
             run = try await offTheCooperativePool { [answers] in
                 CooperativePoolHold.whileHeld {
@@ -40,8 +39,9 @@ struct AsyncHTTPClientTransportTracedHopTests {
         }
 
         // THEN the pool was held throughout, and the transport answered meanwhile
-        try #require(run.held, "the test could not hold every thread of the pool")
-        let answer = try #require(run.value ?? nil, "no answer while the pool was held")
+        let held = try #require(run)
+        try #require(held.held, "the test could not hold every thread of the pool")
+        let answer = try #require(held.value, "no answer while the pool was held")
         #expect(try answer.get().0 == Data(#"{"a":"b"}"#.utf8))
         // AND only once (a second answer would follow the first at once)
         try await Task.sleep(for: .milliseconds(100))
@@ -54,41 +54,41 @@ struct AsyncHTTPClientTransportTracedHopTests {
 /// released, as CPU-heavy synchronous work does.
 enum CooperativePoolHold {
     /// Calls `body` while tasks hold every thread of the cooperative pool, and returns whether
-    /// the pool was held throughout, and what `body` returned (`nil` if the pool could not be
-    /// held, and `body` was not called).
+    /// the pool was held throughout, and what `body` returned.
     ///
     /// Call it from a thread that is not the pool's (``offTheCooperativePool(_:)``). It starts
-    /// holding tasks one by one until a task started after them cannot run at once (the pool's
-    /// width is the number of cores on Linux and Apple platforms; it looks rather than assumes).
-    /// That probe task, of high priority, stays queued ahead of any task of lower or equal priority
-    /// while no thread of the pool is free, so it tells, after `body`, whether one was free at any
-    /// time meanwhile (whoever held it). A holding task that cannot start at once finds a thread
-    /// busy with other work; then the hold lets go rather than keep part of the pool from the
-    /// other tests, and returns `false`. The holding tasks spin rather than wait, so that no thread
-    /// of the pool looks blocked (Dispatch may add a thread beside blocked ones), and let go when
-    /// `body` returns.
-    static func whileHeld<Value>(_ body: () -> Value) -> (held: Bool, value: Value?) {
+    /// holding tasks one by one until a task started after them cannot run (the pool's width is
+    /// the number of cores on Linux and Apple platforms; it looks rather than assumes). That probe
+    /// task stays queued while the pool is held, so it also tells, after `body`, whether the pool
+    /// was held throughout. The holding tasks spin rather than wait, so that no thread of the pool
+    /// looks blocked (Dispatch may add a thread beside blocked ones), and let go when `body`
+    /// returns, or after two minutes whatever happens.
+    static func whileHeld<Value>(_ body: () -> Value) -> (held: Bool, value: Value) {
         let release = Flag()
         defer { release.set() }
+        var holders = 0
         var probe: DispatchSemaphore?
-        for _ in 0..<64 where probe == nil {
+        while probe == nil, holders < 64 {
             let started = DispatchSemaphore(value: 0)
-            // (High priority: ahead of the tasks other tests have queued.)
-            Task.detached(priority: .high) { hold(signalling: started, until: release) }
-            guard started.wait(timeout: .now() + 2) == .success else { return (false, nil) }
+            Task.detached { hold(signalling: started, until: release) }
+            holders += 1
+            // Other tests' work may hold a thread for a while; a holder that cannot start within
+            // a minute finds the pool held.
+            guard started.wait(timeout: .now() + 60) == .success else { break }
+            // A task started now runs at once unless the pool is held (or another test's work
+            // holds a thread for longer than this; the check after `body` finds that out).
             let candidate = DispatchSemaphore(value: 0)
-            Task.detached(priority: .high) { candidate.signal() }
-            if candidate.wait(timeout: .now() + 0.1) == .timedOut { probe = candidate }
+            Task.detached { candidate.signal() }
+            if candidate.wait(timeout: .now() + 1.5) == .timedOut { probe = candidate }
         }
-        guard let probe else { return (false, nil) }
         let value = body()
+        guard let probe else { return (false, value) }
         return (probe.wait(timeout: .now()) == .timedOut, value)
     }
 
     /// Tells `started`, then keeps the calling thread busy until `release` is set.
     private static func hold(signalling started: DispatchSemaphore, until release: Flag) {
         started.signal()
-        // (Two minutes at most, whatever happens.)
         let end = ContinuousClock.now + .seconds(120)
         while !release.isSet, ContinuousClock.now < end {}
     }
