@@ -2,14 +2,17 @@
 import PackageDescription
 
 /// The products `ResourceLoaderAsyncHTTPClient` uses, each only while the `AsyncHTTPClient` trait
-/// is on.
+/// is on, apart from swift-distributed-tracing's `Tracing` (`tracingForAsyncHTTPClient`).
 let asyncHTTPClientProducts: [Target.Dependency] = [
     ("AsyncHTTPClient", "async-http-client"), ("NIOCore", "swift-nio"), ("NIOHTTP1", "swift-nio"),
     ("NIOPosix", "swift-nio"), ("NIOHTTPCompression", "swift-nio-extras"),
-    // AsyncHTTPClient depends on swift-distributed-tracing itself: the transport uses it to nest
-    // AsyncHTTPClient's spans under the fetch's, which adds no package.
-    ("Tracing", "swift-distributed-tracing"),
 ].map { .product(name: $0.0, package: $0.1, condition: .when(traits: ["AsyncHTTPClient"])) }
+
+/// swift-distributed-tracing's `Tracing`, while the `AsyncHTTPClient` trait is on. AsyncHTTPClient
+/// depends on swift-distributed-tracing itself: the transport uses it to nest AsyncHTTPClient's
+/// spans under the fetch's, which adds no package.
+let tracingForAsyncHTTPClient: Target.Dependency = .product(
+    name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["AsyncHTTPClient"]))
 
 /// The in-memory tracer of swift-distributed-tracing, for the tests of the transport's tracing.
 let inMemoryTracingForAsyncHTTPClient: Target.Dependency = .product(
@@ -21,6 +24,12 @@ let logging: Target.Dependency = .product(name: "Logging", package: "swift-log",
 let metrics: Target.Dependency = .product(name: "Metrics", package: "swift-metrics", condition: .when(traits: ["Metrics"]))
 let tracing: Target.Dependency = .product(
     name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"]))
+
+/// `Tracing` for the test targets that use it under either trait: one entry, since SwiftPM ignores
+/// (with a warning) a second entry of the same product. A condition of several traits holds when
+/// any of them is on.
+let tracingForEitherTrait: Target.Dependency = .product(
+    name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing", "AsyncHTTPClient"]))
 
 let package = Package(
     name: "ResourceLoader",
@@ -76,15 +85,17 @@ let package = Package(
         .target(name: "ResourceLoaderTesting", dependencies: ["ResourceLoader"]),
         .target(
             name: "ResourceLoaderAsyncHTTPClient",
-            dependencies: ["ResourceLoader"] + asyncHTTPClientProducts
+            dependencies: ["ResourceLoader", tracingForAsyncHTTPClient] + asyncHTTPClientProducts
         ),
         .target(name: "ResourceLoaderLogging", dependencies: ["ResourceLoader", logging]),
         .target(name: "ResourceLoaderMetrics", dependencies: ["ResourceLoader", metrics]),
         .target(name: "ResourceLoaderTracing", dependencies: ["ResourceLoader", tracing]),
         .testTarget(
             name: "ResourceLoaderTests",
-            dependencies: ["ResourceLoader", "ResourceLoaderTesting", "ResourceLoaderAsyncHTTPClient", inMemoryTracingForAsyncHTTPClient]
-                + asyncHTTPClientProducts,
+            dependencies: [
+                "ResourceLoader", "ResourceLoaderTesting", "ResourceLoaderAsyncHTTPClient",
+                inMemoryTracingForAsyncHTTPClient, tracingForAsyncHTTPClient,
+            ] + asyncHTTPClientProducts,
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
@@ -92,7 +103,8 @@ let package = Package(
             dependencies: [
                 "ResourceLoader", "ResourceLoaderTesting", "ResourceLoaderAsyncHTTPClient",
                 // For the snippets of ObservingOnAServer.md, compiled only with the traits on.
-                "ResourceLoaderLogging", "ResourceLoaderMetrics", "ResourceLoaderTracing", logging, metrics, tracing,
+                "ResourceLoaderLogging", "ResourceLoaderMetrics", "ResourceLoaderTracing", logging, metrics,
+                tracingForEitherTrait,
             ] + asyncHTTPClientProducts
         ),
         // The integrations' tests: they compile only with their traits on, and the target builds
@@ -110,7 +122,7 @@ let package = Package(
                 .product(name: "InMemoryLogging", package: "swift-log", condition: .when(traits: ["Logging"])),
                 metrics,
                 .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["Metrics"])),
-                tracing,
+                tracingForEitherTrait,
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing"])),
             ] + asyncHTTPClientProducts
         ),

@@ -51,6 +51,25 @@ extension AsyncHTTPClientTransport.Transfer {
         return (traced, context)
     }
 
+    /// Starts the task that sends `request` as hop `hop` (`run(_:in:hop:)`), preferring
+    /// `eventLoop` as its executor.
+    ///
+    /// The task's jobs then run on the event loop, as the delegate API's callbacks do, and never
+    /// wait for a thread of the cooperative pool, which synchronous work elsewhere in the process
+    /// can hold (`EventLoopTaskExecutor`). On Apple platforms older than macOS 15, iOS 18, tvOS 18,
+    /// watchOS 11 and visionOS 2, which have no task executors, it runs on the global executor.
+    func startTracedHop(_ request: HTTPClientRequest, in context: ServiceContext, hop: Int, on eventLoop: any EventLoop) -> Task<Void, Never> {
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+            let executor = EventLoopTaskExecutor(eventLoop)
+            return Task(executorPreference: executor) {
+                await self.run(request, in: context, hop: hop)
+                // The task keeps its executor alive until it ends, whatever the runtime retains.
+                withExtendedLifetime(executor) {}
+            }
+        }
+        return Task { await self.run(request, in: context, hop: hop) }
+    }
+
     /// Sends `request` over the async API as hop `hop`, with `context` as the task's
     /// `ServiceContext.current`, feeding the response to the same callbacks as the delegate API's
     /// hops.

@@ -96,6 +96,12 @@ import FoundationNetworking
 /// `configuration.tracing.tracer` to `nil`) or with a no-op one makes no span, and the transport
 /// sends through the delegate API, as without tracing: the request carries the headers the
 /// adapters set, untouched.
+///
+/// A hop over the async API runs in a Swift task that prefers one of the client's event loops as
+/// its task executor, so, like a hop over the delegate API, it never waits for a thread of Swift's
+/// cooperative pool, which synchronous work elsewhere in the process may hold. (Task executors
+/// need macOS 15, iOS 18, tvOS 18, watchOS 11 or visionOS 2; on earlier Apple systems the task
+/// runs on the global executor.)
 public final class AsyncHTTPClientTransport: URLSessionType {
     /// A transport with its own client, made with ``defaultConfiguration`` on the shared event
     /// loop group. It lives as long as the process and is never shut down.
@@ -418,8 +424,8 @@ extension AsyncHTTPClientTransport {
             if let tracer = transport.tracer {
                 // AsyncHTTPClient's async API, whose span nests under the fetch's (the +Tracing file).
                 let (traced, context) = Self.tracedRequest(from: parts, tracer: tracer)
-                task = .async(Task { await self.run(traced, in: context, hop: hop) })
                 eventLoop = transport.client.eventLoopGroup.any()
+                task = .async(startTracedHop(traced, in: context, hop: hop, on: eventLoop))
             } else {
                 let clientTask = transport.client.execute(
                     request: prepared, delegate: Hop(transfer: self, hop: hop), eventLoop: .indifferent)

@@ -197,6 +197,43 @@ struct AsyncHTTPClientTracingTests {
         let requests = log.requests
         #expect(requests.map(\.traceparents) == spans.map { [W3CInMemoryTracer.traceparent(traceID: $0.traceID, spanID: $0.spanID)] })
     }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aRefusedConnectionEndsAtOnceInCannotConnectToHostWithOneCompletion() async throws {
+        // GIVEN a port that refuses connections, a client that traces, and a traced fetch with
+        // a deadline far above the time a refusal takes: a transport that kept trying to connect
+        // would end in timedOut
+        let tracer = W3CInMemoryTracer()
+        let port = try LoopbackHTTPServer.RefusingPort()
+        let transport = Self.transport(tracer: tracer)
+        let service = ResourceService<LoopbackGreeting>(pipeline: Self.pipeline(transport, tracer: tracer))
+        var resource = LoopbackGreeting(baseURL: port.baseURL)
+        resource.deadline = .seconds(20)
+
+        // WHEN
+        let queue = DispatchQueue(label: "AsyncHTTPClientTracingTests.outcome")
+        let completions = Counter()
+        let outcome = await withCheckedContinuation { continuation in
+            service.fetch(resource, callbackQueue: queue) { result in
+                if completions.next() == 0 { continuation.resume(returning: result) }
+            }
+        }
+        // (A late second completion would be queued on `queue` behind this wait.)
+        try await Task.sleep(for: .milliseconds(100))
+        await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+        try await transport.shutdown()
+
+        // THEN the fetch failed to connect, once
+        guard case .failure(.transport(let code, _)) = outcome else {
+            Issue.record("expected a transport error, got \(outcome)")
+            return
+        }
+        #expect(code == .cannotConnectToHost)
+        #expect(completions.next() == 1)
+        // AND the fetch's span has ended, with every other
+        _ = try Self.fetchSpan(tracer)
+        #expect(tracer.recorder.activeSpans.isEmpty)
+    }
 }
 
 // MARK: - Support
@@ -204,7 +241,14 @@ struct AsyncHTTPClientTracingTests {
 /// A GET of `/greeting` on the loopback server, whose body is the model.
 struct LoopbackGreeting: NetworkResourceType, DataResourceType {
     let baseURL: URL
+    /// The fetch's deadline, if not the service's.
+    var deadline: Duration?
     var url: URL { baseURL.appending(path: "greeting") }
+    func transferOptions(_ serviceDefaults: TransferOptions) -> TransferOptions {
+        var options = serviceDefaults
+        if let deadline { options.deadline = deadline }
+        return options
+    }
     func model(from data: Data) throws -> String {
         String(decoding: data, as: UTF8.self)
     }

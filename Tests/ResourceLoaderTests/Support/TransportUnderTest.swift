@@ -14,14 +14,8 @@ import FoundationNetworking
 
 /// The transports the loopback and fault-injection suites run against: ``URLSessionTransport``,
 /// a plain `URLSession` and, when the package is built with the `AsyncHTTPClient` trait,
-/// `AsyncHTTPClientTransport` over a client that does not trace (AsyncHTTPClient's delegate API).
-///
-/// `tracedAsyncHTTPClientTransport` (a client that traces, so AsyncHTTPClient's async API) passes
-/// both suites run on their own, but is left out of ``allCases``: each of its hops is a Swift
-/// task, and in the one test process, where CPU-heavy suites hold the cooperative pool's threads
-/// (two on a 2-core machine), a hop can wait past its test's short deadline for a thread, so its
-/// timing-bound tests fail by starvation, not by a fault of the transport. Run them over it with
-/// `RESOURCELOADER_TEST_TRACED_TRANSPORT=1`; `AsyncHTTPClientTracingTests` covers the path always.
+/// `AsyncHTTPClientTransport` over a client that does not trace (AsyncHTTPClient's delegate API)
+/// and over one that traces (its async API, each hop a Swift task on the client's event loop).
 enum TransportUnderTest: String, CaseIterable, CustomTestStringConvertible {
     case urlSessionTransport
     case plainURLSession
@@ -29,17 +23,6 @@ enum TransportUnderTest: String, CaseIterable, CustomTestStringConvertible {
     case asyncHTTPClientTransport
     case tracedAsyncHTTPClientTransport
     #endif
-
-    /// The transports the suites run against (see the type's documentation).
-    static var allCases: [TransportUnderTest] {
-        #if AsyncHTTPClient
-        let traced = ProcessInfo.processInfo.environment["RESOURCELOADER_TEST_TRACED_TRANSPORT"] == "1"
-        return [.urlSessionTransport, .plainURLSession, .asyncHTTPClientTransport]
-            + (traced ? [.tracedAsyncHTTPClientTransport] : [])
-        #else
-        return [.urlSessionTransport, .plainURLSession]
-        #endif
-    }
 
     /// A new transport of this kind.
     var session: any URLSessionType {
