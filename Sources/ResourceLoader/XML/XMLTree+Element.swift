@@ -120,21 +120,7 @@ extension XMLTree {
         }
 
         /// The node index of the first child element with this local name, walking siblings.
-        ///
-        /// In a document with few distinct names (``Storage/nameMask(_:)``), `name` is compared
-        /// with each of them once and the siblings by number; otherwise with each sibling's name.
         func firstChildIndex(named name: String) -> Int? {
-            if storage.names.count <= Storage.maskableNames {
-                let mask = storage.nameMask(name)
-                guard mask != 0 else { return nil }
-                var child = index + 1
-                let end = storage.end(of: index)
-                while child < end {
-                    if mask & (1 &<< UInt64(storage.nodes[child].name)) != 0 { return child }
-                    child = storage.end(of: child)
-                }
-                return nil
-            }
             var matcher = Storage.NameMatcher(name)
             var child = index + 1
             let end = storage.end(of: index)

@@ -155,24 +155,6 @@ extension XMLTree {
             }
         }
 
-        /// The most distinct names ``nameMask(_:)`` can answer for.
-        static let maskableNames = 64
-
-        /// The numbers in ``names`` (at most ``maskableNames`` of them) equal to `name`, as bits
-        /// (bit `n` for number `n`; several when prefixes made one local name two entries).
-        /// Decoding a record looks up each of its keys among the record's children; one pass
-        /// over a short name table and integer tests on the siblings beat comparing the key with
-        /// each sibling's name.
-        func nameMask(_ name: String) -> UInt64 {
-            let count = name.utf8.count
-            var mask: UInt64 = 0
-            for number in 0 ..< min(names.count, Self.maskableNames) {
-                let candidate = names[number]
-                if candidate.utf8.count == count && candidate == name { mask |= 1 &<< UInt64(number) }
-            }
-            return mask
-        }
-
         /// Whether the node at `index` has this local name (and namespace, unless `nil`).
         @inline(__always)
         func node(_ index: Int, matches name: String, namespaceURI: String?) -> Bool {
