@@ -216,7 +216,8 @@ extension XMLTree {
         /// The first attribute's index in ``Storage/attributes``.
         var attributeStart: UInt32
         /// Where the text starts in ``Storage/arena``. While the element is open (see
-        /// ``XMLTreeSink``): where its one piece of text so far starts in the document.
+        /// ``XMLTreeSink``): where its one piece of text so far starts in the document, or where
+        /// its gathered text starts in the sink's buffer.
         var textOffset: UInt32
         /// The text's length in bytes. While the element is open: the length of its one piece
         /// in the document, or ``inArena`` alone when its text is gathered in a buffer.

@@ -60,6 +60,28 @@ struct XMLTreeDecoderTests {
         #expect(order.homepage == URL(string: "https://example.com/a?b=c"))
     }
 
+    @Test func aKeyFindsTheFirstChildWithItsLocalNameWhateverThePrefix() throws {
+        // GIVEN one local name written with a prefix and without (two entries in the name table),
+        // after a sibling with another name, and a key that no element has
+        struct Record: Decodable { let name: [String]; let first: String; let missing: String? }
+        let record = try decoder.decode(Record.self, from: try root(
+            #"<r xmlns:p="urn:p"><other/><p:name>1</p:name><name>2</name><first>a</first></r>"#))
+        // THEN both spellings match, the first in document order wins, and a missing key is nil
+        #expect(record.name == ["1", "2"])
+        #expect(record.first == "a")
+        #expect(record.missing == nil)
+    }
+
+    @Test func keysAreFoundInADocumentWithMoreThanSixtyFourNames() throws {
+        // GIVEN 80 distinct element names before the record's fields (past the name-number path)
+        struct Record: Decodable { let city: String; let zip: String? }
+        let noise = (0 ..< 80).map { "<n\($0)/>" }.joined()
+        let record = try decoder.decode(Record.self, from: try root("<r>\(noise)<zip>1</zip><city>x</city></r>"))
+        // THEN look-ups still find them by name
+        #expect(record.city == "x")
+        #expect(record.zip == "1")
+    }
+
     @Test func optionalsAreNilWhenMissingOrXSINil() throws {
         struct Person: Decodable { let name: String?; let age: Int?; let email: String?; let nick: String? }
         let person = try decoder.decode(Person.self, from: try root("""

@@ -10,9 +10,14 @@ import Foundation
 /// byte arena. While an element is open its node's text fields say where its text is so far:
 /// nothing; one piece that is a verbatim slice of the document (the tokenizer hands out slices
 /// of its input for plain text), kept as an offset; or, from the second piece on or for a piece
-/// that is not in the document (a decoded reference, normalised line ends), bytes gathered in a
-/// buffer for the element's depth. Most elements have one piece, so most text is copied once,
-/// straight from the document to the arena.
+/// that is not in the document (a decoded reference, normalised line ends), bytes gathered in
+/// ``pending``. Most elements have one piece, so most text is copied once, straight from the
+/// document to the arena.
+///
+/// ``pending`` is a stack: an element's gathered text starts where the buffer ended when it
+/// began gathering (kept in its node's `textOffset`), and everything above that belongs to
+/// its descendants, which end first and take their bytes off the top. So the open elements'
+/// texts share one buffer, with no array per depth.
 struct XMLTreeSink: XMLEventSink {
     private(set) var nodes: [XMLTree.Node] = []
     /// The distinct local names, by number.
@@ -26,8 +31,9 @@ struct XMLTreeSink: XMLEventSink {
     private var arena: [UInt8] = []
     /// The open elements' node indices, outermost first.
     private var open: [Int] = []
-    /// Text gathered for each open element whose text is not one document slice, by depth.
-    private var texts: [[UInt8]] = []
+    /// The text gathered so far by the open elements whose text is not one document slice,
+    /// outermost first (see the type's description).
+    private var pending: [UInt8] = []
     private var scopes: [XMLTree.Scope] = [XMLTree.Scope(prefix: nil, namespaceURI: nil)]
     /// The scope index of each namespace binding elements used, by the binding's number.
     private var bindingScopes: [Int: Int] = [:]
@@ -146,7 +152,6 @@ struct XMLTreeSink: XMLEventSink {
             parent: Int32(open.last ?? -1), end: 0, attributeStart: UInt32(attributeStart),
             textOffset: 0, textCount: 0))
         open.append(index)
-        if texts.count < open.count { texts.append([]) }
     }
 
     /// The number of `name`'s local name in ``names``, added on first sight; `id` is the
@@ -194,14 +199,11 @@ struct XMLTreeSink: XMLEventSink {
         nodes[index].end = UInt32(truncatingIfNeeded: nodes.count)
         let textCount = nodes[index].textCount
         guard textCount != 0 else { return }
-        let depth = open.count
         if textCount == XMLTree.Node.inArena {
-            // Buffered text: the flag with no length yet.
-            var buffered: [UInt8] = []
-            swap(&buffered, &texts[depth])
-            buffered.withUnsafeBufferPointer { moveToArena(index, $0) }
-            buffered.removeAll(keepingCapacity: true)
-            swap(&buffered, &texts[depth])
+            // Gathered text: the top of `pending`, from the offset the node holds.
+            let start = Int(nodes[index].textOffset)
+            pending.withUnsafeBufferPointer { moveToArena(index, UnsafeBufferPointer(rebasing: $0[start...])) }
+            pending.removeSubrange(start...)
         } else {
             // One document slice: the document is still there until the parse ends.
             moveToArena(index, UnsafeBufferPointer(
@@ -224,6 +226,11 @@ struct XMLTreeSink: XMLEventSink {
 
     mutating func characters(_ bytes: UnsafeBufferPointer<UInt8>) {
         guard let index = open.last, !bytes.isEmpty else { return }
+        // Gathered text is bounded like the arena it goes to (so its offsets fit 32 bits).
+        guard pending.count + bytes.count < XMLTree.Node.limit else {
+            overflowed = true
+            return
+        }
         let textCount = nodes[index].textCount
         if textCount == 0 {
             // The first piece: a slice of the document is kept where it is.
@@ -233,16 +240,18 @@ struct XMLTreeSink: XMLEventSink {
                 nodes[index].textCount = UInt32(bytes.count)
                 return
             }
+            nodes[index].textOffset = UInt32(truncatingIfNeeded: pending.count)
             nodes[index].textCount = XMLTree.Node.inArena
         } else if textCount & XMLTree.Node.inArena == 0 {
             // A second piece: the first one, a document slice, goes into the buffer first.
             let first = UnsafeBufferPointer(
                 start: UnsafePointer<UInt8>(bitPattern: documentStart &+ UInt(nodes[index].textOffset)),
                 count: Int(textCount))
-            texts[open.count - 1].append(contentsOf: first)
+            nodes[index].textOffset = UInt32(truncatingIfNeeded: pending.count)
             nodes[index].textCount = XMLTree.Node.inArena
+            pending.append(contentsOf: first)
         }
-        texts[open.count - 1].append(contentsOf: bytes)
+        pending.append(contentsOf: bytes)
     }
 
     mutating func processingInstruction(target: String, data: UnsafeBufferPointer<UInt8>) {}
