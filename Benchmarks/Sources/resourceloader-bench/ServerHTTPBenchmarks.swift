@@ -279,27 +279,11 @@ func printServerHTTPTable(_ summary: Summary) {
 /// Without a URL it starts nginx itself (valgrind cannot: pass the URL of a 50-city document
 /// served elsewhere).
 func runServerHTTPProfile(_ arguments: [String]) throws {
-    guard (3...4).contains(arguments.count), let kind = ServerHTTPClientKind.allCases.first(where: { $0.key == arguments[0] }),
-        let concurrency = Int(arguments[1]), let total = Int(arguments[2])
-    else {
-        throw HarnessError("usage: --profile-http-server \(ServerHTTPClientKind.allCases.map(\.key).joined(separator: "|")) CONCURRENCY TOTAL [URL]")
+    try runProfile(arguments, option: "--profile-http-server", key: \ServerHTTPClientKind.key) { kind, url, concurrency, total in
+        let clients = ServerHTTPClients(url: url, expectedCount: 50)
+        defer { try? clients.shutdown() }
+        return try clients.load(kind, concurrency: concurrency, total: total)
     }
-    var server: NginxServer?
-    defer { server?.stop() }
-    let url: URL
-    if arguments.count == 4, let given = URL(string: arguments[3]) {
-        url = given
-    } else {
-        guard let binary = NginxServer.locateOrInstall() else { throw HarnessError("nginx is not installed") }
-        let started = try NginxServer(binary: binary, files: ["europe.json": citiesDocument(count: 50)])
-        server = started
-        url = URL(string: "http://127.0.0.1:\(started.port)/europe.json")!
-    }
-    let clients = ServerHTTPClients(url: url, expectedCount: 50)
-    defer { try? clients.shutdown() }
-    let result = try clients.load(kind, concurrency: concurrency, total: total)
-    log(String(format: "%@ c%d: %.0f req/s, %.0f µs CPU/request, %d failures", kind.rawValue, concurrency,
-               result.requestsPerSecond, result.cpuPerRequest * 1e6, result.failures))
 }
 
 /// The system's load averages over 1, 5 and 15 minutes, as `/proc/loadavg` gives them

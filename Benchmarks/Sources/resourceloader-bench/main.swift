@@ -458,13 +458,27 @@ func runPipelineHTTP(_ recorder: Recorder, clients: HTTPClients, shuffler: inout
 
 /// Runs one HTTP client alone, so that a profiler sees only its work:
 /// `--profile-http CONTENDER CONCURRENCY TOTAL [URL]`, CONTENDER being a key such as
-/// `resourceservice-async`. Without a URL it starts nginx itself; pass the URL of a 50-city document
-/// served elsewhere when running under valgrind, which cannot start child processes here.
+/// `resourceservice-async` (see ``runProfile(_:option:key:load:)``).
 func runHTTPProfile(_ arguments: [String]) throws {
-    guard (3...4).contains(arguments.count), let kind = HTTPClientKind.allCases.first(where: { $0.key == arguments[0] }),
+    try runProfile(arguments, option: "--profile-http", key: \HTTPClientKind.key) { kind, url, concurrency, total in
+        let clients = HTTPClients(url: url, expectedCount: 50)
+        defer { try? clients.shutdown() }
+        return try clients.load(kind, concurrency: concurrency, total: total)
+    }
+}
+
+/// Runs one client of an HTTP group alone: `OPTION CONTENDER CONCURRENCY TOTAL [URL]`, CONTENDER
+/// being one of `Kind`'s keys, then logs its requests per second and CPU per request. Without a
+/// URL it starts nginx with the 50-city document itself; pass the URL of one served elsewhere
+/// when running under valgrind, which cannot start child processes here.
+func runProfile<Kind: CaseIterable & RawRepresentable<String>>(
+    _ arguments: [String], option: String, key: (Kind) -> String,
+    load: (_ kind: Kind, _ url: URL, _ concurrency: Int, _ total: Int) throws -> LoadResult
+) throws {
+    guard (3...4).contains(arguments.count), let kind = Kind.allCases.first(where: { key($0) == arguments[0] }),
         let concurrency = Int(arguments[1]), let total = Int(arguments[2])
     else {
-        throw HarnessError("usage: --profile-http \(HTTPClientKind.allCases.map(\.key).joined(separator: "|")) CONCURRENCY TOTAL [URL]")
+        throw HarnessError("usage: \(option) \(Kind.allCases.map(key).joined(separator: "|")) CONCURRENCY TOTAL [URL]")
     }
     var server: NginxServer?
     defer { server?.stop() }
@@ -477,9 +491,7 @@ func runHTTPProfile(_ arguments: [String]) throws {
         server = started
         url = URL(string: "http://127.0.0.1:\(started.port)/europe.json")!
     }
-    let clients = HTTPClients(url: url, expectedCount: 50)
-    defer { try? clients.shutdown() }
-    let result = try clients.load(kind, concurrency: concurrency, total: total)
+    let result = try load(kind, url, concurrency, total)
     log(String(format: "%@ c%d: %.0f req/s, %.0f µs CPU/request, %d failures", kind.rawValue, concurrency,
                result.requestsPerSecond, result.cpuPerRequest * 1e6, result.failures))
 }
