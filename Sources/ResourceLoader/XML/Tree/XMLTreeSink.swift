@@ -22,11 +22,10 @@ struct XMLTreeSink: XMLEventSink {
     private(set) var nodes: [XMLTree.Node] = []
     /// The distinct local names, by number.
     private var names: [String] = []
-    /// A name's number in ``names`` + 1, by the tokenizer's name id (0: not seen yet).
+    /// A name's number in ``names`` + 1, by the tokenizer's name id (0: not seen yet). The
+    /// tokenizer's ids are dense (one per distinct name of the document), so this array is no
+    /// longer than the document has names.
     private var nameNumbers: [UInt32] = []
-    /// The same, for ids too large to index an array with (the tokenizer's ids are dense, so
-    /// this stays empty).
-    private var otherNameNumbers: [Int: UInt32] = [:]
     private var attributes: [XMLTree.Attribute] = []
     private var arena: [UInt8] = []
     /// The open elements' node indices, outermost first.
@@ -158,20 +157,14 @@ struct XMLTreeSink: XMLEventSink {
     /// name's number in the tokenizer's table.
     @inline(__always)
     private mutating func nameNumber(_ name: XMLName, id: Int) -> UInt32 {
-        if id >= 0 && id < 1 << 20 {
-            if id < nameNumbers.count {
-                let number = nameNumbers[id]
-                if number != 0 { return number - 1 }
-            } else {
-                nameNumbers.append(contentsOf: repeatElement(0, count: id + 1 - nameNumbers.count))
-            }
-            names.append(name.local)
-            nameNumbers[id] = UInt32(names.count)
-            return UInt32(names.count - 1)
+        if id < nameNumbers.count {
+            let number = nameNumbers[id]
+            if number != 0 { return number - 1 }
+        } else {
+            nameNumbers.append(contentsOf: repeatElement(0, count: id + 1 - nameNumbers.count))
         }
-        if let number = otherNameNumbers[id] { return number }
         names.append(name.local)
-        otherNameNumbers[id] = UInt32(names.count - 1)
+        nameNumbers[id] = UInt32(names.count)
         return UInt32(names.count - 1)
     }
 
