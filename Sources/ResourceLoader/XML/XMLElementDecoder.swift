@@ -21,8 +21,9 @@ final class XMLElementDecoder: Decoder {
 
     /// How this decoder's coding path extends its parent's.
     enum Step {
-        /// The top level: the path is given.
-        case root([any CodingKey])
+        /// The top level: the path is given, as the element names that led there (made into
+        /// coding keys only when a coding path is asked for).
+        case root([String])
         /// A key of the parent's keyed container.
         case key(any CodingKey)
         /// A position in the parent's unkeyed container.
@@ -33,7 +34,7 @@ final class XMLElementDecoder: Decoder {
 
     // Mutable only so that an unkeyed container can reuse a decoder nobody else holds.
     fileprivate(set) var value: Value
-    private let parent: XMLElementDecoder?
+    fileprivate let parent: XMLElementDecoder?
     fileprivate(set) var step: Step
     let options: XMLTreeDecoder
 
@@ -44,8 +45,8 @@ final class XMLElementDecoder: Decoder {
         self.options = options
     }
 
-    convenience init(value: Value, codingPath: [any CodingKey], options: XMLTreeDecoder) {
-        self.init(value: value, parent: nil, step: .root(codingPath), options: options)
+    convenience init(value: Value, path: [String], options: XMLTreeDecoder) {
+        self.init(value: value, parent: nil, step: .root(path), options: options)
     }
 
     /// Built on demand from the chain of parents.
@@ -55,7 +56,7 @@ final class XMLElementDecoder: Decoder {
         while let current = decoder {
             switch current.step {
             case .root(let path):
-                return path + steps.reversed()
+                return path.map { XMLCodingKey($0) } + steps.reversed()
             case .key(let key):
                 steps.append(key)
             case .index(let index):
@@ -378,7 +379,8 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func superDecoder() throws -> any Decoder {
-        XMLElementDecoder(value: .element(element), codingPath: codingPath, options: decoder.options)
+        // The same coding path as this container's decoder.
+        XMLElementDecoder(value: .element(element), parent: decoder.parent, step: decoder.step, options: decoder.options)
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
@@ -545,22 +547,31 @@ extension Array: XMLDecodableArray where Element: Decodable {
 // MARK: - Keys and scalars
 
 /// A coding key for element names and array positions.
+///
+/// 24 bytes (a string and an integer, `Int.min` standing for no integer), so that it fits an
+/// existential's inline buffer: a coding path of these allocates no box per key.
 struct XMLCodingKey: CodingKey {
     let stringValue: String
-    let intValue: Int?
+    private let integer: Int
+
+    var intValue: Int? { integer == .min ? nil : integer }
 
     init(_ name: String) {
         stringValue = name
-        intValue = nil
+        integer = .min
     }
 
     init(index: Int) {
         stringValue = "Index \(index)"
-        intValue = index
+        integer = index
     }
 
     init?(stringValue: String) { self.init(stringValue) }
-    init?(intValue: Int) { self.init(index: intValue) }
+    /// `nil` for `Int.min`, which stands for no integer.
+    init?(intValue: Int) {
+        guard intValue != .min else { return nil }
+        self.init(index: intValue)
+    }
 }
 
 /// A type read directly from an element's text.

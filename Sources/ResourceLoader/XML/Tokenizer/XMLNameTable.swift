@@ -48,7 +48,17 @@ final class XMLName: Sendable {
 /// last one of its name (``setSuccessor(of:to:)``); ``successor(of:at:available:)`` checks that
 /// guess with one byte comparison instead of reading and hashing the name.
 ///
-/// A class: the tokenizer holds one per document and reaches it through one reference.
+/// **Kept between documents.** A tokenizer takes a table from a small process-wide pool
+/// (``checkOut()``) and gives it back when it is done (``checkIn()``), so the next document of
+/// the same service finds its names, and the successors of its start tags, there already: no
+/// table to build, no name to enter, per document. The pool is bounded: at most
+/// ``pooledTables`` tables, each kept only while it holds at most ``largestPooledTable`` names
+/// of at most ``largestPooledArena`` bytes in all (a larger one is dropped, as it would be
+/// without the pool). Name numbers therefore count the names of every document the table has
+/// read, not only the current one's.
+///
+/// A class: the tokenizer holds one and reaches it through one reference. One tokenizer at a
+/// time owns it: the pool hands each table to one caller, and takes it back once.
 final class XMLNameTable {
     /// Per entry (by name number): where its bytes are in `arena`, their count, hash, and the
     /// number of the name that followed it last (-1: none yet).
@@ -116,6 +126,40 @@ final class XMLNameTable {
         if names.count &* 2 > slots.count { grow() }
         return names.count &- 1
     }
+
+    // MARK: The pool
+
+    /// How many tables the pool keeps at most.
+    static let pooledTables = 4
+    /// The most names a table may hold and still go back to the pool.
+    static let largestPooledTable = 1_024
+    /// The most name bytes a table may hold and still go back to the pool.
+    static let largestPooledArena = 32 * 1_024
+
+    /// The tables no tokenizer is using, the most recently returned last.
+    private static let pool = Locked<[XMLNameTable]>([])
+
+    /// A table for one tokenizer: one from the pool, or a new one.
+    static func checkOut() -> XMLNameTable {
+        pool.withLock { $0.popLast() } ?? XMLNameTable()
+    }
+
+    /// Gives the table back to the pool, unless it has grown past the pool's bounds or the pool
+    /// is full. The caller must not use the table afterwards.
+    func checkIn() {
+        guard names.count <= Self.largestPooledTable, arena.count <= Self.largestPooledArena else { return }
+        Self.pool.withLock { tables in
+            if tables.count < Self.pooledTables { tables.append(self) }
+        }
+    }
+
+    /// The number of tables in the pool (for tests).
+    static var pooledTableCount: Int { pool.withLock { $0.count } }
+
+    /// The number of names in the table.
+    var count: Int { names.count }
+
+    // MARK: Names
 
     /// The name made of `bytes[range]`, entered on first sight.
     func name(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> XMLName {

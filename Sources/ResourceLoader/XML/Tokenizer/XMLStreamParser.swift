@@ -29,8 +29,11 @@ struct XMLStreamParser<Sink: XMLEventSink> {
     }
 
     /// Parses a whole document in one piece, without copying it.
+    ///
+    /// `sink` is consumed: the tokenizer then holds the only copy, so the arrays the sink
+    /// reserved are not copied on their first append.
     static func parse(
-        _ bytes: UnsafeBufferPointer<UInt8>, sink: Sink, options: XMLParsingOptions, namespaceAware: Bool = true
+        _ bytes: UnsafeBufferPointer<UInt8>, sink: consuming Sink, options: XMLParsingOptions, namespaceAware: Bool = true
     ) throws(XMLParsingError) -> Sink {
         guard bytes.count <= options.maximumDocumentSize else { throw .tooLarge(limit: options.maximumDocumentSize) }
         let tokenizer = XMLTokenizer(sink: sink, options: options, namespaceAware: namespaceAware)

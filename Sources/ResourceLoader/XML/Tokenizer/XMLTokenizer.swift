@@ -80,7 +80,9 @@ final class XMLTokenizer<Sink: XMLEventSink> {
     @exclusivity(unchecked) var sawContent = false
     @exclusivity(unchecked) var sawDoctype = false
     @exclusivity(unchecked) var standalone = false
-    let names = XMLNameTable()
+    /// The name table, taken from the pool for this tokenizer's life (see
+    /// ``XMLNameTable/checkOut()``).
+    let names = XMLNameTable.checkOut()
     /// The number of the last start tag's name (-1: none yet), whose successor predicts the next.
     @exclusivity(unchecked) var lastStartName = -1
     /// ``XMLCharacters/nameClasses``, read once per document rather than once per name.
@@ -121,6 +123,11 @@ final class XMLTokenizer<Sink: XMLEventSink> {
         self.sink = sink
         self.options = options
         self.namespaceAware = namespaceAware
+        open.reserveCapacity(16)
+    }
+
+    deinit {
+        names.checkIn()
     }
 
     // MARK: - Driving
@@ -167,12 +174,11 @@ final class XMLTokenizer<Sink: XMLEventSink> {
     /// A byte order mark and the XML declaration.
     private func readStart(_ pos: inout Int) throws(XMLScanStop) {
         if base == 0 && pos == 0 {
-            if end < 3 && !isFinal && Self.couldStart(bytes, with: [0xEF, 0xBB, 0xBF]) { throw .needsInput }
+            if end < 3 && !isFinal && Self.couldStart(bytes, with: "\u{FEFF}") { throw .needsInput }
             if end >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { pos = 3 }
         }
         // `<?xml` and white space: a declaration, read whole.
-        let prefix: [UInt8] = Array("<?xml".utf8)
-        if end - pos < 6 && !isFinal && Self.couldStart(UnsafeBufferPointer(rebasing: bytes[pos...]), with: prefix) {
+        if end - pos < 6 && !isFinal && Self.couldStart(UnsafeBufferPointer(rebasing: bytes[pos...]), with: "<?xml") {
             throw .needsInput
         }
         if end - pos >= 6 && matches("<?xml", at: pos) && XMLCharacters.isWhitespace(bytes[pos + 5]) {
@@ -195,8 +201,9 @@ final class XMLTokenizer<Sink: XMLEventSink> {
     }
 
     /// Whether `bytes` is a prefix of `literal` (so more bytes could make it start with it).
-    private static func couldStart(_ bytes: UnsafeBufferPointer<UInt8>, with literal: [UInt8]) -> Bool {
-        for index in 0..<min(bytes.count, literal.count) where bytes[index] != literal[index] { return false }
+    private static func couldStart(_ bytes: UnsafeBufferPointer<UInt8>, with literal: StaticString) -> Bool {
+        let units = literal.utf8Start
+        for index in 0..<min(bytes.count, literal.utf8CodeUnitCount) where bytes[index] != units[index] { return false }
         return true
     }
 

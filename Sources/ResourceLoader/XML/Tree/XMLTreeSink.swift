@@ -23,8 +23,9 @@ struct XMLTreeSink: XMLEventSink {
     /// The distinct local names, by number.
     private var names: [String] = []
     /// A name's number in ``names`` + 1, by the tokenizer's name id (0: not seen yet). The
-    /// tokenizer's ids are dense (one per distinct name of the document), so this array is no
-    /// longer than the document has names.
+    /// tokenizer's ids are dense: one per name of its table, which holds this document's names
+    /// and at most ``XMLNameTable/largestPooledTable`` of earlier documents'; this array is no
+    /// longer than that.
     private var nameNumbers: [UInt32] = []
     private var attributes: [XMLTree.Attribute] = []
     private var arena: [UInt8] = []
@@ -57,7 +58,15 @@ struct XMLTreeSink: XMLEventSink {
         // A document has few distinct names: one allocation each instead of several doublings.
         names.reserveCapacity(32)
         nameNumbers.reserveCapacity(64)
+        open.reserveCapacity(16)
+        scopes.reserveCapacity(4)
+        // A small document's text fits in its own size (only entity expansion makes more): one
+        // allocation instead of a doubling per few elements. A large one's arena grows.
+        if document.count <= Self.smallDocument { arena.reserveCapacity(document.count) }
     }
+
+    /// The largest document whose arena is reserved at its size up front.
+    static let smallDocument = 16 * 1024
 
     /// How many nodes to reserve for `bytes`: about the number of its start tags, so that for
     /// a large document the node array is allocated once at its final size rather than doubled
