@@ -23,6 +23,8 @@ struct XMLDeclaration {
     /// are under 100; white space past this bound is refused rather than read.
     static let maximumLength = 4096
 
+    /// The offset of the declaration's `<?xml`.
+    var start = 0
     /// The offset just after the declaration's `?>`.
     var end: Int
     /// The declared encoding name, as written (`nil` when the declaration names none).
@@ -102,7 +104,7 @@ private struct Reader {
         guard index > digitsStart else { throw malformed() }
         try closingQuote(versionQuote)
 
-        var declaration = XMLDeclaration(end: 0)
+        var declaration = XMLDeclaration(start: start, end: 0)
         var sawWhitespace = skipWhitespace()
         if matches("?>") { return finish(declaration) }
 

@@ -37,6 +37,10 @@ final class XMLElementDecoder: Decoder {
     fileprivate let parent: XMLElementDecoder?
     fileprivate(set) var step: Step
     let options: XMLTreeDecoder
+    /// Where the keyed container's look-ups in this decoder's element stand (see
+    /// ``XMLTree/Element/firstChildIndex(named:cursor:)``); reset with each new keyed
+    /// container. Touched only by this decoder's containers, one call at a time.
+    @exclusivity(unchecked) fileprivate var cursor = ChildCursor()
 
     init(value: Value, parent: XMLElementDecoder?, step: Step, options: XMLTreeDecoder) {
         self.value = value
@@ -73,6 +77,7 @@ final class XMLElementDecoder: Decoder {
         guard let element = try singleElement() else {
             throw DecodingError.typeMismatch([String: Any].self, context("Expected an element, found an attribute value"))
         }
+        cursor = ChildCursor()
         return KeyedDecodingContainer(KeyedContainer<Key>(element: element, decoder: self))
     }
 
@@ -304,9 +309,15 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// The path of a value under `key`, for errors only.
     private func path(_ key: Key) -> [any CodingKey] { codingPath + [key] }
 
+    /// The first child named `key`, found from where the last look-up stopped.
+    @inline(__always)
+    private func firstChild(named name: String) -> Int? {
+        element.firstChildIndex(named: name, cursor: &decoder.cursor)
+    }
+
     private func decoder(for key: Key) -> XMLElementDecoder {
         let name = key.stringValue
-        let first = element.firstChildIndex(named: name)
+        let first = firstChild(named: name)
         if first == nil, let attribute = element.attribute(named: name) {
             return XMLElementDecoder(value: .attribute(attribute), parent: decoder, step: .key(key), options: decoder.options)
         }
@@ -321,7 +332,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func scalar<T: XMLScalar>(_ type: T.Type, forKey key: Key) throws -> T {
         let name = key.stringValue
         let text: String
-        if let child = element.firstChildIndex(named: name) {
+        if let child = firstChild(named: name) {
             if XMLElementDecoder.isNil(element.storage, child) {
                 throw DecodingError.valueNotFound(type, DecodingError.Context(
                     codingPath: path(key), debugDescription: "Expected \(type), found xsi:nil"))
@@ -342,7 +353,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeNil(forKey key: Key) throws -> Bool {
         let name = key.stringValue
-        if let child = element.firstChildIndex(named: name) {
+        if let child = firstChild(named: name) {
             return XMLElementDecoder.isNil(element.storage, child)
         }
         return element.attribute(named: name) == nil

@@ -24,12 +24,16 @@ final class XMLName: Sendable {
     /// Whether, as an attribute's name with namespaces on, the name declares a namespace:
     /// `xmlns` or `xmlns:p`.
     let declaresNamespace: Bool
+    /// A hash of ``local``'s bytes: names whose local parts differ mostly differ here, so
+    /// comparing local parts (as the tree does across prefixes) seldom compares strings.
+    let localHash: UInt32
 
-    init(qualified: String, prefix: String?, local: String, isQualifiedName: Bool) {
+    init(qualified: String, prefix: String?, local: String, isQualifiedName: Bool, localHash: UInt32) {
         self.qualified = qualified
         self.prefix = prefix
         self.local = local
         self.isQualifiedName = isQualifiedName
+        self.localHash = localHash
         hasXMLNSPrefix = prefix == "xmlns"
         hasXMLPrefix = prefix == "xml"
         declaresNamespace = hasXMLNSPrefix || (prefix == nil && qualified == "xmlns")
@@ -268,8 +272,13 @@ final class XMLNameTable {
             if colon < 0 { colon = index }
             colons += 1
         }
+        /// The hash of `bytes[part]`.
+        func hash(_ part: Range<Int>) -> UInt32 {
+            Self.hash((bytes.baseAddress ?? XMLCharacters.noBytes) + part.lowerBound, part.count, seed: processSeed)
+        }
         guard colons == 1, colon > range.lowerBound, colon + 1 < range.upperBound else {
-            return XMLName(qualified: qualified, prefix: nil, local: qualified, isQualifiedName: colons == 0)
+            return XMLName(
+                qualified: qualified, prefix: nil, local: qualified, isQualifiedName: colons == 0, localHash: hash(range))
         }
         // The local part must start as a name does (`a:1b` and `a:-b` are not QNames).
         var isQualifiedName = true
@@ -281,7 +290,9 @@ final class XMLNameTable {
         }
         let prefix = String(decoding: UnsafeBufferPointer(rebasing: bytes[range.lowerBound..<colon]), as: UTF8.self)
         let local = String(decoding: UnsafeBufferPointer(rebasing: bytes[(colon + 1)..<range.upperBound]), as: UTF8.self)
-        return XMLName(qualified: qualified, prefix: prefix, local: local, isQualifiedName: isQualifiedName)
+        return XMLName(
+            qualified: qualified, prefix: prefix, local: local, isQualifiedName: isQualifiedName,
+            localHash: hash((colon + 1)..<range.upperBound))
     }
 }
 

@@ -80,6 +80,9 @@ final class XMLTokenizer<Sink: XMLEventSink> {
     @exclusivity(unchecked) var sawContent = false
     @exclusivity(unchecked) var sawDoctype = false
     @exclusivity(unchecked) var standalone = false
+    /// The document's XML declaration, read already from the same bytes (see
+    /// ``XMLStreamParser/parse(_:sink:options:namespaceAware:declaration:)``).
+    @exclusivity(unchecked) var knownDeclaration: XMLDeclaration?
     /// The name table, taken from the pool for this tokenizer's life (see
     /// ``XMLNameTable/checkOut()``).
     let names = XMLNameTable.checkOut()
@@ -186,7 +189,11 @@ final class XMLTokenizer<Sink: XMLEventSink> {
             let raw = UnsafeRawBufferPointer(bytes)
             let declaration: XMLDeclaration?
             do throws(XMLParsingError) {
-                declaration = try XMLDeclaration.read(raw, from: pos)
+                if base == 0, let known = knownDeclaration, known.start == pos {
+                    declaration = known
+                } else {
+                    declaration = try XMLDeclaration.read(raw, from: pos)
+                }
             } catch {
                 // Perhaps only because the bytes stop early.
                 if !isFinal && end - pos < XMLDeclaration.maximumLength { throw .needsInput }

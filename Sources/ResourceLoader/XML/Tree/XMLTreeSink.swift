@@ -20,8 +20,11 @@ import Foundation
 /// texts share one buffer, with no array per depth.
 struct XMLTreeSink: XMLEventSink {
     private(set) var nodes: [XMLTree.Node] = []
-    /// The distinct local names, by number.
+    /// The local names, by number: one per distinct qualified name (so `a:x` and `x` have two
+    /// numbers and the same string).
     private var names: [String] = []
+    /// ``XMLName/localHash`` of each name in ``names``.
+    private var localHashes: [UInt32] = []
     /// A name's number in ``names`` + 1, by the tokenizer's name id (0: not seen yet). The
     /// tokenizer's ids are dense: one per name of its table, which holds this document's names
     /// and at most ``XMLNameTable/largestPooledTable`` of earlier documents'; this array is no
@@ -57,6 +60,7 @@ struct XMLTreeSink: XMLEventSink {
         nodes.reserveCapacity(Self.expectedNodes(document))
         // A document has few distinct names: one allocation each instead of several doublings.
         names.reserveCapacity(32)
+        localHashes.reserveCapacity(32)
         nameNumbers.reserveCapacity(64)
         open.reserveCapacity(16)
         scopes.reserveCapacity(4)
@@ -126,7 +130,7 @@ struct XMLTreeSink: XMLEventSink {
         guard open.isEmpty else { throw .truncated }
         guard !overflowed else { throw .tooLarge(limit: XMLTree.Node.limit) }
         return XMLTree.Storage(
-            nodes: nodes, names: names, attributes: attributes, arena: arena, scopes: scopes,
+            nodes: nodes, names: names, localHashes: localHashes, attributes: attributes, arena: arena, scopes: scopes,
             declarations: declarations)
     }
 
@@ -173,6 +177,7 @@ struct XMLTreeSink: XMLEventSink {
             nameNumbers.append(contentsOf: repeatElement(0, count: id + 1 - nameNumbers.count))
         }
         names.append(name.local)
+        localHashes.append(name.localHash)
         nameNumbers[id] = UInt32(names.count)
         return UInt32(names.count - 1)
     }
