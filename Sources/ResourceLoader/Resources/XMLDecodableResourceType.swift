@@ -74,7 +74,7 @@ extension XMLDecodableResourceType {
         let root: Root
         do {
             let element = try XMLTreeDecoder.element(atPath: path, in: document.root)
-            root = try xmlDecoder.decode(Root.self, from: element, codingPath: path.map(XMLCodingKey.init))
+            root = try xmlDecoder.decode(Root.self, from: element, path: path)
         } catch {
             throw ResourceError.parsing(.init(context: "decoding \(Root.self) from XML", underlying: error))
         }

@@ -23,6 +23,8 @@ struct XMLDeclaration {
     /// are under 100; white space past this bound is refused rather than read.
     static let maximumLength = 4096
 
+    /// The offset of the declaration's `<?xml`.
+    var start = 0
     /// The offset just after the declaration's `?>`.
     var end: Int
     /// The declared encoding name, as written (`nil` when the declaration names none).
@@ -36,13 +38,28 @@ struct XMLDeclaration {
     /// Whether `encoding` names UTF-8 (`UTF-8` or `UTF8`, in any case).
     var declaresUTF8: Bool {
         guard let encoding else { return false }
-        return Self.name(encoding, isOneOf: ["utf-8", "utf8"])
+        return Self.name(encoding, is: "utf-8") || Self.name(encoding, is: "utf8")
     }
 
     /// Whether `name`, compared without regard to case, is one of `names` (given in lowercase).
     static func name(_ name: String, isOneOf names: [String]) -> Bool {
         let lowercased = name.lowercased()
         return names.contains(lowercased)
+    }
+
+    /// Whether `name` is `lowercase` (ASCII), compared without regard to ASCII case: no string
+    /// made, for the one test every UTF-8 document's declaration goes through.
+    static func name(_ name: String, is lowercase: StaticString) -> Bool {
+        let count = lowercase.utf8CodeUnitCount
+        guard name.utf8.count == count else { return false }
+        let expected = lowercase.utf8Start
+        var index = 0
+        for unit in name.utf8 {
+            let folded = unit >= UInt8(ascii: "A") && unit <= UInt8(ascii: "Z") ? unit | 0x20 : unit
+            guard folded == expected[index] else { return false }
+            index += 1
+        }
+        return true
     }
 
     /// Reads the declaration at `start` in `units`.
@@ -87,7 +104,7 @@ private struct Reader {
         guard index > digitsStart else { throw malformed() }
         try closingQuote(versionQuote)
 
-        var declaration = XMLDeclaration(end: 0)
+        var declaration = XMLDeclaration(start: start, end: 0)
         var sawWhitespace = skipWhitespace()
         if matches("?>") { return finish(declaration) }
 

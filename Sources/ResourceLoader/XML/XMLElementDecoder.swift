@@ -21,8 +21,9 @@ final class XMLElementDecoder: Decoder {
 
     /// How this decoder's coding path extends its parent's.
     enum Step {
-        /// The top level: the path is given.
-        case root([any CodingKey])
+        /// The top level: the path is given, as the element names that led there (made into
+        /// coding keys only when a coding path is asked for).
+        case root([String])
         /// A key of the parent's keyed container.
         case key(any CodingKey)
         /// A position in the parent's unkeyed container.
@@ -33,9 +34,13 @@ final class XMLElementDecoder: Decoder {
 
     // Mutable only so that an unkeyed container can reuse a decoder nobody else holds.
     fileprivate(set) var value: Value
-    private let parent: XMLElementDecoder?
+    fileprivate let parent: XMLElementDecoder?
     fileprivate(set) var step: Step
     let options: XMLTreeDecoder
+    /// Where the keyed container's look-ups in this decoder's element stand (see
+    /// ``XMLTree/Element/firstChildIndex(named:cursor:)``); reset with each new keyed
+    /// container. Touched only by this decoder's containers, one call at a time.
+    @exclusivity(unchecked) fileprivate var cursor = ChildCursor()
 
     init(value: Value, parent: XMLElementDecoder?, step: Step, options: XMLTreeDecoder) {
         self.value = value
@@ -44,8 +49,8 @@ final class XMLElementDecoder: Decoder {
         self.options = options
     }
 
-    convenience init(value: Value, codingPath: [any CodingKey], options: XMLTreeDecoder) {
-        self.init(value: value, parent: nil, step: .root(codingPath), options: options)
+    convenience init(value: Value, path: [String], options: XMLTreeDecoder) {
+        self.init(value: value, parent: nil, step: .root(path), options: options)
     }
 
     /// Built on demand from the chain of parents.
@@ -55,7 +60,7 @@ final class XMLElementDecoder: Decoder {
         while let current = decoder {
             switch current.step {
             case .root(let path):
-                return path + steps.reversed()
+                return path.map { XMLCodingKey($0) } + steps.reversed()
             case .key(let key):
                 steps.append(key)
             case .index(let index):
@@ -72,6 +77,7 @@ final class XMLElementDecoder: Decoder {
         guard let element = try singleElement() else {
             throw DecodingError.typeMismatch([String: Any].self, context("Expected an element, found an attribute value"))
         }
+        cursor = ChildCursor()
         return KeyedDecodingContainer(KeyedContainer<Key>(element: element, decoder: self))
     }
 
@@ -303,9 +309,15 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// The path of a value under `key`, for errors only.
     private func path(_ key: Key) -> [any CodingKey] { codingPath + [key] }
 
+    /// The first child named `key`, found from where the last look-up stopped.
+    @inline(__always)
+    private func firstChild(named name: String) -> Int? {
+        element.firstChildIndex(named: name, cursor: &decoder.cursor)
+    }
+
     private func decoder(for key: Key) -> XMLElementDecoder {
         let name = key.stringValue
-        let first = element.firstChildIndex(named: name)
+        let first = firstChild(named: name)
         if first == nil, let attribute = element.attribute(named: name) {
             return XMLElementDecoder(value: .attribute(attribute), parent: decoder, step: .key(key), options: decoder.options)
         }
@@ -320,7 +332,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     private func scalar<T: XMLScalar>(_ type: T.Type, forKey key: Key) throws -> T {
         let name = key.stringValue
         let text: String
-        if let child = element.firstChildIndex(named: name) {
+        if let child = firstChild(named: name) {
             if XMLElementDecoder.isNil(element.storage, child) {
                 throw DecodingError.valueNotFound(type, DecodingError.Context(
                     codingPath: path(key), debugDescription: "Expected \(type), found xsi:nil"))
@@ -341,7 +353,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeNil(forKey key: Key) throws -> Bool {
         let name = key.stringValue
-        if let child = element.firstChildIndex(named: name) {
+        if let child = firstChild(named: name) {
             return XMLElementDecoder.isNil(element.storage, child)
         }
         return element.attribute(named: name) == nil
@@ -378,7 +390,8 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func superDecoder() throws -> any Decoder {
-        XMLElementDecoder(value: .element(element), codingPath: codingPath, options: decoder.options)
+        // The same coding path as this container's decoder.
+        XMLElementDecoder(value: .element(element), parent: decoder.parent, step: decoder.step, options: decoder.options)
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
@@ -545,22 +558,31 @@ extension Array: XMLDecodableArray where Element: Decodable {
 // MARK: - Keys and scalars
 
 /// A coding key for element names and array positions.
+///
+/// 24 bytes (a string and an integer, `Int.min` standing for no integer), so that it fits an
+/// existential's inline buffer: a coding path of these allocates no box per key.
 struct XMLCodingKey: CodingKey {
     let stringValue: String
-    let intValue: Int?
+    private let integer: Int
+
+    var intValue: Int? { integer == .min ? nil : integer }
 
     init(_ name: String) {
         stringValue = name
-        intValue = nil
+        integer = .min
     }
 
     init(index: Int) {
         stringValue = "Index \(index)"
-        intValue = index
+        integer = index
     }
 
     init?(stringValue: String) { self.init(stringValue) }
-    init?(intValue: Int) { self.init(index: intValue) }
+    /// `nil` for `Int.min`, which stands for no integer.
+    init?(intValue: Int) {
+        guard intValue != .min else { return nil }
+        self.init(index: intValue)
+    }
 }
 
 /// A type read directly from an element's text.

@@ -38,18 +38,34 @@ enum XMLTranscoder {
     ]
 
     /// `data` as UTF-8: `data` itself when it is UTF-8 already, or a transcoded copy.
-    static func utf8Document(_ data: Data, options: XMLParsingOptions) throws(XMLParsingError) -> Data {
+    ///
+    /// - Returns: The UTF-8 bytes, and the XML declaration when it was read from those very
+    ///   bytes (a UTF-8 document's own), so that the tokenizer need not read it again.
+    static func utf8Document(
+        _ data: Data, options: XMLParsingOptions
+    ) throws(XMLParsingError) -> (data: Data, declaration: XMLDeclaration?) {
         guard data.count <= options.maximumDocumentSize else {
             throw .tooLarge(limit: options.maximumDocumentSize)
         }
-        let result: Result<Data?, XMLParsingError> = data.withUnsafeBytes { bytes in
+        let result: Result<Transcoding, XMLParsingError> = data.withUnsafeBytes { bytes in
             do throws(XMLParsingError) {
                 return .success(try transcoded(bytes, limit: options.maximumDocumentSize))
             } catch {
                 return .failure(error)
             }
         }
-        return try result.get() ?? data
+        switch try result.get() {
+        case .utf8(let declaration): return (data, declaration)
+        case .transcoded(let copy): return (copy, nil)
+        }
+    }
+
+    /// What ``transcoded(_:limit:)`` found.
+    private enum Transcoding {
+        /// The bytes are UTF-8 already; their declaration, if any.
+        case utf8(XMLDeclaration?)
+        /// The document in UTF-8.
+        case transcoded(Data)
     }
 
     /// `text`'s UTF-8, as the parser reads it: its characters are decoded already, so a
@@ -74,8 +90,8 @@ enum XMLTranscoder {
         return data
     }
 
-    /// The transcoded document, or `nil` when `bytes` are UTF-8 already.
-    private static func transcoded(_ bytes: UnsafeRawBufferPointer, limit: Int) throws(XMLParsingError) -> Data? {
+    /// The transcoded document, or `bytes`' own declaration when they are UTF-8 already.
+    private static func transcoded(_ bytes: UnsafeRawBufferPointer, limit: Int) throws(XMLParsingError) -> Transcoding {
         let count = bytes.count
         let b0: UInt8 = count > 0 ? bytes[0] : 0xAA
         let b1: UInt8 = count > 1 ? bytes[1] : 0xAA
@@ -89,28 +105,29 @@ enum XMLTranscoder {
             }
             if b0 == 0x4C && b1 == 0x6F && b2 == 0xA7 && b3 == 0x94 { throw .unsupportedEncoding("EBCDIC") }
         }
-        if b0 == 0xFE && b1 == 0xFF { return try utf16(bytes, bigEndian: true, byteOrderMark: true, limit: limit) }
-        if b0 == 0xFF && b1 == 0xFE { return try utf16(bytes, bigEndian: false, byteOrderMark: true, limit: limit) }
+        if b0 == 0xFE && b1 == 0xFF { return .transcoded(try utf16(bytes, bigEndian: true, byteOrderMark: true, limit: limit)) }
+        if b0 == 0xFF && b1 == 0xFE { return .transcoded(try utf16(bytes, bigEndian: false, byteOrderMark: true, limit: limit)) }
         if b0 == 0x00 && b1 == 0x3C && b2 == 0x00 && b3 == 0x3F {
-            return try utf16(bytes, bigEndian: true, byteOrderMark: false, limit: limit)
+            return .transcoded(try utf16(bytes, bigEndian: true, byteOrderMark: false, limit: limit))
         }
         if b0 == 0x3C && b1 == 0x00 && b2 == 0x3F && b3 == 0x00 {
-            return try utf16(bytes, bigEndian: false, byteOrderMark: false, limit: limit)
+            return .transcoded(try utf16(bytes, bigEndian: false, byteOrderMark: false, limit: limit))
         }
         if count >= 2 && (b0 == 0 || b1 == 0) { throw .unsupportedEncoding("UTF-16") }
 
         // An ASCII-compatible encoding: the declaration is read from the bytes themselves.
         let hasByteOrderMark = b0 == 0xEF && b1 == 0xBB && b2 == 0xBF
-        guard let declaration = try XMLDeclaration.read(bytes, from: hasByteOrderMark ? 3 : 0),
-            let name = declaration.encoding, !declaration.declaresUTF8
-        else { return nil }
+        let declaration = try XMLDeclaration.read(bytes, from: hasByteOrderMark ? 3 : 0)
+        guard let declaration, let name = declaration.encoding, !declaration.declaresUTF8 else {
+            return .utf8(declaration)
+        }
         if !hasByteOrderMark {
             if XMLDeclaration.name(name, isOneOf: usASCIINames) {
                 try checkASCII(bytes)
-                return rewritten(bytes, declaration: declaration)
+                return .transcoded(rewritten(bytes, declaration: declaration))
             }
             if XMLDeclaration.name(name, isOneOf: latin1Names) {
-                return try latin1(bytes, declaration: declaration, limit: limit)
+                return .transcoded(try latin1(bytes, declaration: declaration, limit: limit))
             }
         }
         // Any other name, or a UTF-8 byte order mark with a declaration of something else.

@@ -131,6 +131,49 @@ extension XMLTree {
             return nil
         }
 
+        /// ``firstChildIndex(named:)`` for a run of look-ups in this element's children, such as
+        /// a record's fields decoded one key after another: each search starts at the sibling
+        /// after the last match, so fields looked up in document order cost one comparison each.
+        ///
+        /// The answer is the same as ``firstChildIndex(named:)``'s. A match found after the
+        /// cursor is taken only when no sibling before the cursor can have its local name: the
+        /// cursor keeps a 64-bit filter of those siblings' local-name hashes, and a match whose
+        /// bit is set there (the same name, or a hash that shares its bit) sends the search back
+        /// to the first child, as does finding no match after the cursor.
+        func firstChildIndex(named name: String, cursor: inout ChildCursor) -> Int? {
+            var matcher = Storage.NameMatcher(name)
+            let first = index + 1
+            let end = storage.end(of: index)
+            if cursor.next > first {
+                var child = cursor.next
+                var passed: UInt64 = 0
+                while child < end {
+                    let bit = storage.localNameBit(of: child)
+                    if matcher.matches(child, in: storage) {
+                        guard cursor.before & bit == 0 else { break }
+                        cursor.next = storage.end(of: child)
+                        cursor.before |= passed | bit
+                        return child
+                    }
+                    passed |= bit
+                    child = storage.end(of: child)
+                }
+            }
+            // From the first child, recording every local name passed.
+            var before: UInt64 = 0
+            var child = first
+            while child < end {
+                before |= storage.localNameBit(of: child)
+                if matcher.matches(child, in: storage) {
+                    cursor.next = storage.end(of: child)
+                    cursor.before = before
+                    return child
+                }
+                child = storage.end(of: child)
+            }
+            return nil
+        }
+
         /// Returns every child element with this local name (and namespace, when `namespaceURI`
         /// is not `nil`), in document order.
         public func children(named name: String, namespaceURI: String? = nil) -> [Element] {
@@ -311,4 +354,15 @@ extension XMLTree.Element: Decodable {
         }
         self = element
     }
+}
+
+/// Where a run of child look-ups in one element stands: the sibling to start the next search at,
+/// and which local names the siblings before it have (see
+/// ``XMLTree/Element/firstChildIndex(named:cursor:)``).
+struct ChildCursor {
+    /// The node index after the last match; 0 before any look-up.
+    var next = 0
+    /// The local-name hashes of the siblings before ``next``, one bit each
+    /// (``XMLTree/Storage/localNameBit(of:)``).
+    var before: UInt64 = 0
 }

@@ -65,11 +65,12 @@ public struct XMLTree: Sendable {
 extension XMLTree {
     /// Parses UTF-8 (or transcodable) `data` with ResourceLoader's own tokenizer.
     static func parsedStorage(_ data: Data, options: XMLParsingOptions) throws(XMLParsingError) -> Storage {
-        let data = try XMLTranscoder.utf8Document(data, options: options)
+        let (data, declaration) = try XMLTranscoder.utf8Document(data, options: options)
         let result: Result<XMLTreeSink, XMLParsingError> = data.withUnsafeBytes { raw in
             do throws(XMLParsingError) {
                 let bytes = raw.bindMemory(to: UInt8.self)
-                let sink = try XMLStreamParser.parse(bytes, sink: try XMLTreeSink(document: bytes), options: options)
+                let sink = try XMLStreamParser.parse(
+                    bytes, sink: try XMLTreeSink(document: bytes), options: options, declaration: declaration)
                 return .success(sink)
             } catch {
                 return .failure(error)
@@ -90,8 +91,11 @@ extension XMLTree {
     /// per node and an allocation per text over 15 bytes); strings are made when read.
     final class Storage: Sendable {
         let nodes: [Node]
-        /// The distinct local names, by ``Node/name``.
+        /// The local names, by ``Node/name``: one per distinct qualified name of the document
+        /// (`a:x` and `x` have two numbers and the same string).
         let names: [String]
+        /// A hash of each of ``names`` (``XMLName/localHash``): equal local names, equal hashes.
+        let localHashes: [UInt32]
         /// Every element's attributes, element after element in document order: a node's are
         /// `attributes[node.attributeStart ..< next.attributeStart]`.
         let attributes: [Attribute]
@@ -105,11 +109,12 @@ extension XMLTree {
         let declarations: [Int: [Scope]]
 
         init(
-            nodes: [Node], names: [String], attributes: [Attribute], arena: [UInt8], scopes: [Scope],
-            declarations: [Int: [Scope]] = [:]
+            nodes: [Node], names: [String], localHashes: [UInt32], attributes: [Attribute], arena: [UInt8],
+            scopes: [Scope], declarations: [Int: [Scope]] = [:]
         ) {
             self.nodes = nodes
             self.names = names
+            self.localHashes = localHashes
             self.attributes = attributes
             self.arena = arena
             self.scopes = scopes
@@ -123,6 +128,13 @@ extension XMLTree {
         /// The local name of the node at `index`.
         @inline(__always)
         func name(of index: Int) -> String { names[Int(nodes[index].name)] }
+
+        /// One of 64 bits, chosen by the hash of the node's local name: nodes with equal local
+        /// names (whatever their prefixes) have the same bit.
+        @inline(__always)
+        func localNameBit(of index: Int) -> UInt64 {
+            1 << (localHashes[Int(nodes[index].name)] & 63)
+        }
 
         /// The namespace URI of the node at `index`.
         @inline(__always)

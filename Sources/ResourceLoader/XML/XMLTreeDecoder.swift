@@ -63,7 +63,7 @@ public struct XMLTreeDecoder: Sendable {
     ///
     /// - Throws: `DecodingError` when the element does not hold a `T`.
     public func decode<T: Decodable>(_ type: T.Type, from element: XMLTree.Element) throws -> T {
-        try decode(type, from: element, codingPath: [])
+        try decode(type, from: element, path: [])
     }
 
     /// Parses a document and decodes a value from the element at `path` below its root.
@@ -83,25 +83,25 @@ public struct XMLTreeDecoder: Sendable {
         options: XMLParsingOptions = XMLParsingOptions()
     ) throws -> T {
         let tree = try XMLTree(data: data, options: options)
-        return try decode(type, from: try Self.element(atPath: path, in: tree.root), codingPath: path.map(XMLCodingKey.init))
+        return try decode(type, from: try Self.element(atPath: path, in: tree.root), path: path)
     }
 
-    func decode<T: Decodable>(_ type: T.Type, from element: XMLTree.Element, codingPath: [any CodingKey]) throws -> T {
-        let decoder = XMLElementDecoder(value: .element(element), codingPath: codingPath, options: self)
+    /// Decodes a value from `element`, reached from the root by the element names `path` (the
+    /// start of every coding path).
+    func decode<T: Decodable>(_ type: T.Type, from element: XMLTree.Element, path: [String]) throws -> T {
+        let decoder = XMLElementDecoder(value: .element(element), path: path, options: self)
         return try decoder.unbox(type)
     }
 
     /// Follows `path` from `root`, throwing `DecodingError.keyNotFound` at the first missing step.
     static func element(atPath path: [String], in root: XMLTree.Element) throws -> XMLTree.Element {
         var current = root
-        var codingPath: [any CodingKey] = []
-        for name in path {
+        for (step, name) in path.enumerated() {
             guard let next = current.child(named: name) else {
                 throw DecodingError.keyNotFound(XMLCodingKey(name), DecodingError.Context(
-                    codingPath: codingPath,
+                    codingPath: path[..<step].map { XMLCodingKey($0) },
                     debugDescription: "No element named \(name.debugDescription) below <\(current.qualifiedName)>"))
             }
-            codingPath.append(XMLCodingKey(name))
             current = next
         }
         return current

@@ -199,7 +199,7 @@ enum ConformanceSuite {
         _ data: Data, options: XMLParsingOptions, namespaces: Bool, chunkSize: Int? = nil
     ) -> Result<([UInt8], Bool), XMLParsingError> {
         Result { () throws(XMLParsingError) -> ([UInt8], Bool) in
-            let utf8 = try XMLTranscoder.utf8Document(data, options: options)
+            let utf8 = try XMLTranscoder.utf8Document(data, options: options).data
             let bytes = [UInt8](utf8)
             let sink: CanonicalSink
             if let chunkSize {

@@ -24,12 +24,16 @@ final class XMLName: Sendable {
     /// Whether, as an attribute's name with namespaces on, the name declares a namespace:
     /// `xmlns` or `xmlns:p`.
     let declaresNamespace: Bool
+    /// A hash of ``local``'s bytes: names whose local parts differ mostly differ here, so
+    /// comparing local parts (as the tree does across prefixes) seldom compares strings.
+    let localHash: UInt32
 
-    init(qualified: String, prefix: String?, local: String, isQualifiedName: Bool) {
+    init(qualified: String, prefix: String?, local: String, isQualifiedName: Bool, localHash: UInt32) {
         self.qualified = qualified
         self.prefix = prefix
         self.local = local
         self.isQualifiedName = isQualifiedName
+        self.localHash = localHash
         hasXMLNSPrefix = prefix == "xmlns"
         hasXMLPrefix = prefix == "xml"
         declaresNamespace = hasXMLNSPrefix || (prefix == nil && qualified == "xmlns")
@@ -48,7 +52,17 @@ final class XMLName: Sendable {
 /// last one of its name (``setSuccessor(of:to:)``); ``successor(of:at:available:)`` checks that
 /// guess with one byte comparison instead of reading and hashing the name.
 ///
-/// A class: the tokenizer holds one per document and reaches it through one reference.
+/// **Kept between documents.** A tokenizer takes a table from a small process-wide pool
+/// (``checkOut()``) and gives it back when it is done (``checkIn()``), so the next document of
+/// the same service finds its names, and the successors of its start tags, there already: no
+/// table to build, no name to enter, per document. The pool is bounded: at most
+/// ``pooledTables`` tables, each kept only while it holds at most ``largestPooledTable`` names
+/// of at most ``largestPooledArena`` bytes in all (a larger one is dropped, as it would be
+/// without the pool). Name numbers therefore count the names of every document the table has
+/// read, not only the current one's.
+///
+/// A class: the tokenizer holds one and reaches it through one reference. One tokenizer at a
+/// time owns it: the pool hands each table to one caller, and takes it back once.
 final class XMLNameTable {
     /// Per entry (by name number): where its bytes are in `arena`, their count, hash, and the
     /// number of the name that followed it last (-1: none yet).
@@ -116,6 +130,40 @@ final class XMLNameTable {
         if names.count &* 2 > slots.count { grow() }
         return names.count &- 1
     }
+
+    // MARK: The pool
+
+    /// How many tables the pool keeps at most.
+    static let pooledTables = 4
+    /// The most names a table may hold and still go back to the pool.
+    static let largestPooledTable = 1_024
+    /// The most name bytes a table may hold and still go back to the pool.
+    static let largestPooledArena = 32 * 1_024
+
+    /// The tables no tokenizer is using, the most recently returned last.
+    private static let pool = Locked<[XMLNameTable]>([])
+
+    /// A table for one tokenizer: one from the pool, or a new one.
+    static func checkOut() -> XMLNameTable {
+        pool.withLock { $0.popLast() } ?? XMLNameTable()
+    }
+
+    /// Gives the table back to the pool, unless it has grown past the pool's bounds or the pool
+    /// is full. The caller must not use the table afterwards.
+    func checkIn() {
+        guard names.count <= Self.largestPooledTable, arena.count <= Self.largestPooledArena else { return }
+        Self.pool.withLock { tables in
+            if tables.count < Self.pooledTables { tables.append(self) }
+        }
+    }
+
+    /// The number of tables in the pool (for tests).
+    static var pooledTableCount: Int { pool.withLock { $0.count } }
+
+    /// The number of names in the table.
+    var count: Int { names.count }
+
+    // MARK: Names
 
     /// The name made of `bytes[range]`, entered on first sight.
     func name(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> XMLName {
@@ -224,8 +272,13 @@ final class XMLNameTable {
             if colon < 0 { colon = index }
             colons += 1
         }
+        /// The hash of `bytes[part]`.
+        func hash(_ part: Range<Int>) -> UInt32 {
+            Self.hash((bytes.baseAddress ?? XMLCharacters.noBytes) + part.lowerBound, part.count, seed: processSeed)
+        }
         guard colons == 1, colon > range.lowerBound, colon + 1 < range.upperBound else {
-            return XMLName(qualified: qualified, prefix: nil, local: qualified, isQualifiedName: colons == 0)
+            return XMLName(
+                qualified: qualified, prefix: nil, local: qualified, isQualifiedName: colons == 0, localHash: hash(range))
         }
         // The local part must start as a name does (`a:1b` and `a:-b` are not QNames).
         var isQualifiedName = true
@@ -237,7 +290,9 @@ final class XMLNameTable {
         }
         let prefix = String(decoding: UnsafeBufferPointer(rebasing: bytes[range.lowerBound..<colon]), as: UTF8.self)
         let local = String(decoding: UnsafeBufferPointer(rebasing: bytes[(colon + 1)..<range.upperBound]), as: UTF8.self)
-        return XMLName(qualified: qualified, prefix: prefix, local: local, isQualifiedName: isQualifiedName)
+        return XMLName(
+            qualified: qualified, prefix: prefix, local: local, isQualifiedName: isQualifiedName,
+            localHash: hash((colon + 1)..<range.upperBound))
     }
 }
 

@@ -29,11 +29,18 @@ struct XMLStreamParser<Sink: XMLEventSink> {
     }
 
     /// Parses a whole document in one piece, without copying it.
+    ///
+    /// `sink` is consumed: the tokenizer then holds the only copy, so the arrays the sink
+    /// reserved are not copied on their first append. `declaration`, when given, is the XML
+    /// declaration ``XMLDeclaration/read(_:from:)`` found in these same bytes (the transcoder
+    /// reads it first): the tokenizer takes it instead of reading it again.
     static func parse(
-        _ bytes: UnsafeBufferPointer<UInt8>, sink: Sink, options: XMLParsingOptions, namespaceAware: Bool = true
+        _ bytes: UnsafeBufferPointer<UInt8>, sink: consuming Sink, options: XMLParsingOptions, namespaceAware: Bool = true,
+        declaration: XMLDeclaration? = nil
     ) throws(XMLParsingError) -> Sink {
         guard bytes.count <= options.maximumDocumentSize else { throw .tooLarge(limit: options.maximumDocumentSize) }
         let tokenizer = XMLTokenizer(sink: sink, options: options, namespaceAware: namespaceAware)
+        tokenizer.knownDeclaration = declaration
         do throws(XMLScanStop) {
             _ = try tokenizer.parse(bytes, base: 0, isFinal: true)
         } catch {

@@ -80,7 +80,12 @@ final class XMLTokenizer<Sink: XMLEventSink> {
     @exclusivity(unchecked) var sawContent = false
     @exclusivity(unchecked) var sawDoctype = false
     @exclusivity(unchecked) var standalone = false
-    let names = XMLNameTable()
+    /// The document's XML declaration, read already from the same bytes (see
+    /// ``XMLStreamParser/parse(_:sink:options:namespaceAware:declaration:)``).
+    @exclusivity(unchecked) var knownDeclaration: XMLDeclaration?
+    /// The name table, taken from the pool for this tokenizer's life (see
+    /// ``XMLNameTable/checkOut()``).
+    let names = XMLNameTable.checkOut()
     /// The number of the last start tag's name (-1: none yet), whose successor predicts the next.
     @exclusivity(unchecked) var lastStartName = -1
     /// ``XMLCharacters/nameClasses``, read once per document rather than once per name.
@@ -121,6 +126,11 @@ final class XMLTokenizer<Sink: XMLEventSink> {
         self.sink = sink
         self.options = options
         self.namespaceAware = namespaceAware
+        open.reserveCapacity(16)
+    }
+
+    deinit {
+        names.checkIn()
     }
 
     // MARK: - Driving
@@ -167,12 +177,11 @@ final class XMLTokenizer<Sink: XMLEventSink> {
     /// A byte order mark and the XML declaration.
     private func readStart(_ pos: inout Int) throws(XMLScanStop) {
         if base == 0 && pos == 0 {
-            if end < 3 && !isFinal && Self.couldStart(bytes, with: [0xEF, 0xBB, 0xBF]) { throw .needsInput }
+            if end < 3 && !isFinal && Self.couldStart(bytes, with: "\u{FEFF}") { throw .needsInput }
             if end >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { pos = 3 }
         }
         // `<?xml` and white space: a declaration, read whole.
-        let prefix: [UInt8] = Array("<?xml".utf8)
-        if end - pos < 6 && !isFinal && Self.couldStart(UnsafeBufferPointer(rebasing: bytes[pos...]), with: prefix) {
+        if end - pos < 6 && !isFinal && Self.couldStart(UnsafeBufferPointer(rebasing: bytes[pos...]), with: "<?xml") {
             throw .needsInput
         }
         if end - pos >= 6 && matches("<?xml", at: pos) && XMLCharacters.isWhitespace(bytes[pos + 5]) {
@@ -180,7 +189,11 @@ final class XMLTokenizer<Sink: XMLEventSink> {
             let raw = UnsafeRawBufferPointer(bytes)
             let declaration: XMLDeclaration?
             do throws(XMLParsingError) {
-                declaration = try XMLDeclaration.read(raw, from: pos)
+                if base == 0, let known = knownDeclaration, known.start == pos {
+                    declaration = known
+                } else {
+                    declaration = try XMLDeclaration.read(raw, from: pos)
+                }
             } catch {
                 // Perhaps only because the bytes stop early.
                 if !isFinal && end - pos < XMLDeclaration.maximumLength { throw .needsInput }
@@ -195,8 +208,9 @@ final class XMLTokenizer<Sink: XMLEventSink> {
     }
 
     /// Whether `bytes` is a prefix of `literal` (so more bytes could make it start with it).
-    private static func couldStart(_ bytes: UnsafeBufferPointer<UInt8>, with literal: [UInt8]) -> Bool {
-        for index in 0..<min(bytes.count, literal.count) where bytes[index] != literal[index] { return false }
+    private static func couldStart(_ bytes: UnsafeBufferPointer<UInt8>, with literal: StaticString) -> Bool {
+        let units = literal.utf8Start
+        for index in 0..<min(bytes.count, literal.utf8CodeUnitCount) where bytes[index] != units[index] { return false }
         return true
     }
 

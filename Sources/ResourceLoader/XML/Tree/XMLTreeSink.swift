@@ -20,11 +20,15 @@ import Foundation
 /// texts share one buffer, with no array per depth.
 struct XMLTreeSink: XMLEventSink {
     private(set) var nodes: [XMLTree.Node] = []
-    /// The distinct local names, by number.
+    /// The local names, by number: one per distinct qualified name (so `a:x` and `x` have two
+    /// numbers and the same string).
     private var names: [String] = []
+    /// ``XMLName/localHash`` of each name in ``names``.
+    private var localHashes: [UInt32] = []
     /// A name's number in ``names`` + 1, by the tokenizer's name id (0: not seen yet). The
-    /// tokenizer's ids are dense (one per distinct name of the document), so this array is no
-    /// longer than the document has names.
+    /// tokenizer's ids are dense: one per name of its table, which holds this document's names
+    /// and at most ``XMLNameTable/largestPooledTable`` of earlier documents'; this array is no
+    /// longer than that.
     private var nameNumbers: [UInt32] = []
     private var attributes: [XMLTree.Attribute] = []
     private var arena: [UInt8] = []
@@ -56,8 +60,17 @@ struct XMLTreeSink: XMLEventSink {
         nodes.reserveCapacity(Self.expectedNodes(document))
         // A document has few distinct names: one allocation each instead of several doublings.
         names.reserveCapacity(32)
+        localHashes.reserveCapacity(32)
         nameNumbers.reserveCapacity(64)
+        open.reserveCapacity(16)
+        scopes.reserveCapacity(4)
+        // A small document's text fits in its own size (only entity expansion makes more): one
+        // allocation instead of a doubling per few elements. A large one's arena grows.
+        if document.count <= Self.smallDocument { arena.reserveCapacity(document.count) }
     }
+
+    /// The largest document whose arena is reserved at its size up front.
+    static let smallDocument = 16 * 1024
 
     /// How many nodes to reserve for `bytes`: about the number of its start tags, so that for
     /// a large document the node array is allocated once at its final size rather than doubled
@@ -117,7 +130,7 @@ struct XMLTreeSink: XMLEventSink {
         guard open.isEmpty else { throw .truncated }
         guard !overflowed else { throw .tooLarge(limit: XMLTree.Node.limit) }
         return XMLTree.Storage(
-            nodes: nodes, names: names, attributes: attributes, arena: arena, scopes: scopes,
+            nodes: nodes, names: names, localHashes: localHashes, attributes: attributes, arena: arena, scopes: scopes,
             declarations: declarations)
     }
 
@@ -164,6 +177,7 @@ struct XMLTreeSink: XMLEventSink {
             nameNumbers.append(contentsOf: repeatElement(0, count: id + 1 - nameNumbers.count))
         }
         names.append(name.local)
+        localHashes.append(name.localHash)
         nameNumbers[id] = UInt32(names.count)
         return UInt32(names.count - 1)
     }

@@ -241,4 +241,69 @@ struct XMLNameTableTests {
             }
         }
     }
+
+    // MARK: The pool
+
+    @Test func aTableThatGrewPastThePoolsBoundIsNotKept() {
+        // GIVEN a table from the pool that has taken more names than a pooled table may hold
+        let large = XMLNameTable.checkOut()
+        for index in 0...XMLNameTable.largestPooledTable { _ = large.name("pool-bound-\(index)") }
+        #expect(large.count > XMLNameTable.largestPooledTable)
+        large.checkIn()
+        // THEN no later check-out hands it out again (the pool never holds more than its bound)
+        let taken = (0...XMLNameTable.pooledTables).map { _ in XMLNameTable.checkOut() }
+        #expect(!taken.contains { $0 === large })
+        #expect(XMLNameTable.pooledTableCount <= XMLNameTable.pooledTables)
+        for table in taken { table.checkIn() }
+        #expect(XMLNameTable.pooledTableCount <= XMLNameTable.pooledTables)
+    }
+
+    @Test func tablesKeptFromEarlierDocumentsReadOtherDocumentsRight() throws {
+        // GIVEN documents whose names overlap and whose start tags follow one another in
+        // different orders (so a reused table's successors guess wrong), read again and again
+        let documents = [
+            "<r><a>1</a><b>2</b><c>3</c></r>",
+            "<r><c>3</c><a>1</a><b x='1'>2</b></r>",
+            "<r><ab>1</ab><a>2</a><abc/><b/></r>",
+            "<p:r xmlns:p='urn:p'><p:a>1</p:a><a>2</a><p:b/></p:r>",
+            "<a><a><a/></a><r/></a>",
+        ]
+        let expected = try documents.map { try eventsWhole($0).get() }
+        for round in 0..<40 {
+            for (index, document) in documents.enumerated().shuffled() {
+                // THEN every reading gives the same events, whole or in pieces
+                #expect(try eventsWhole(document).get() == expected[index], "round \(round): \(document)")
+                #expect(try eventsInPieces(document, chunk: 3).get() == expected[index], "round \(round): \(document)")
+            }
+        }
+        // AND an end tag that names an element the table knows from earlier documents still fails
+        #expect(throws: XMLParsingError.self) { try eventsWhole("<r><a></b></r>").get() }
+    }
+
+    @Test func concurrentParsesShareThePoolSafely() async throws {
+        // GIVEN many documents parsed at once on several threads (the thread sanitizer run
+        // checks that a table is only ever used by one tokenizer at a time)
+        let documents = (0..<8).map { worker in
+            "<r\(worker)>" + (0..<20).map { "<f\(($0 * 7 + worker) % 20)>\(worker)</f\(($0 * 7 + worker) % 20)>" }.joined()
+                + "</r\(worker)>"
+        }
+        let expected = try documents.map { try XMLTree(string: $0).root.children.map(\.name) }
+        let mismatches = await withTaskGroup(of: Int.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    var mismatches = 0
+                    for round in 0..<100 {
+                        let index = (worker + round) % documents.count
+                        let names = (try? XMLTree(string: documents[index]))?.root.children.map(\.name)
+                        if names != expected[index] { mismatches += 1 }
+                    }
+                    return mismatches
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        // THEN every tree is right
+        #expect(mismatches == 0)
+        #expect(XMLNameTable.pooledTableCount <= XMLNameTable.pooledTables)
+    }
 }
