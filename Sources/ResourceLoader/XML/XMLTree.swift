@@ -91,11 +91,11 @@ extension XMLTree {
     /// per node and an allocation per text over 15 bytes); strings are made when read.
     final class Storage: Sendable {
         let nodes: [Node]
-        /// The local names, by ``Node/name``: one per distinct qualified name of the document
-        /// (`a:x` and `x` have two numbers and the same string).
-        let names: [String]
-        /// A hash of each of ``names`` (``XMLName/localHash``): equal local names, equal hashes.
-        let localHashes: [UInt32]
+        /// The names, by ``Node/name``: the tokenizer's name table as the document ended, so
+        /// one per distinct qualified name (`a:x` and `x` have two numbers and the same local
+        /// name), and possibly names of earlier documents the pooled table read (see
+        /// ``XMLNameTable``), which no node refers to. Shared with the table, not copied.
+        let names: [XMLName]
         /// Every element's attributes, element after element in document order: a node's are
         /// `attributes[node.attributeStart ..< next.attributeStart]`.
         let attributes: [Attribute]
@@ -109,12 +109,11 @@ extension XMLTree {
         let declarations: [Int: [Scope]]
 
         init(
-            nodes: [Node], names: [String], localHashes: [UInt32], attributes: [Attribute], arena: [UInt8],
-            scopes: [Scope], declarations: [Int: [Scope]] = [:]
+            nodes: [Node], names: [XMLName], attributes: [Attribute], arena: [UInt8], scopes: [Scope],
+            declarations: [Int: [Scope]] = [:]
         ) {
             self.nodes = nodes
             self.names = names
-            self.localHashes = localHashes
             self.attributes = attributes
             self.arena = arena
             self.scopes = scopes
@@ -127,13 +126,13 @@ extension XMLTree {
 
         /// The local name of the node at `index`.
         @inline(__always)
-        func name(of index: Int) -> String { names[Int(nodes[index].name)] }
+        func name(of index: Int) -> String { names[Int(nodes[index].name)].local }
 
         /// One of 64 bits, chosen by the hash of the node's local name: nodes with equal local
         /// names (whatever their prefixes) have the same bit.
         @inline(__always)
         func localNameBit(of index: Int) -> UInt64 {
-            1 << (localHashes[Int(nodes[index].name)] & 63)
+            1 << (names[Int(nodes[index].name)].localHash & 63)
         }
 
         /// The namespace URI of the node at `index`.
@@ -170,7 +169,7 @@ extension XMLTree {
         /// Whether the node at `index` has this local name (and namespace, unless `nil`).
         @inline(__always)
         func node(_ index: Int, matches name: String, namespaceURI: String?) -> Bool {
-            names[Int(nodes[index].name)] == name
+            names[Int(nodes[index].name)].local == name
                 && (namespaceURI == nil || self.namespaceURI(of: index) == namespaceURI)
         }
 
@@ -191,7 +190,7 @@ extension XMLTree {
                 if number == equal { return true }
                 if number == different { return false }
                 // Compared by length first: an inline load for the small strings most names are.
-                let candidate = storage.names[Int(number)]
+                let candidate = storage.names[Int(number)].local
                 if candidate.utf8.count == name.utf8.count && candidate == name {
                     equal = number
                     return true

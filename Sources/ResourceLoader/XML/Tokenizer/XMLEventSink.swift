@@ -22,25 +22,31 @@ protocol XMLEventSink {
     mutating func documentTypeDeclaration(name: String)
     /// A notation declaration in the internal subset.
     mutating func notationDeclaration(name: String, publicID: String?, systemID: String?)
+    /// The document is complete and well-formed; `names` are the name table's names, by
+    /// ``XMLStartElement/nameID``.
+    mutating func endDocument(names: [XMLName])
 }
 
 extension XMLEventSink {
     mutating func documentTypeDeclaration(name: String) {}
     mutating func notationDeclaration(name: String, publicID: String?, systemID: String?) {}
+    mutating func endDocument(names: [XMLName]) {}
 }
 
 /// A start tag's name and, with namespaces on, what it resolved to.
 struct XMLStartElement {
     /// The element's name.
     var name: XMLName
-    /// The name's number in the document's name table: equal names, equal numbers, counted
-    /// from 0 (a sink can index an array with it).
+    /// The name's number in the tokenizer's name table: equal names, equal numbers, counted
+    /// from 0 (a sink can index an array with it). The table may also hold names of documents
+    /// read before (see ``XMLNameTable``), so numbers need not start at 0 in each document.
     var nameID: Int
     /// The element's namespace URI (`nil`: no namespace, or namespaces off).
     var namespaceURI: String?
-    /// The binding that gave the namespace: a number unique in the document for a declared
-    /// binding, ``XMLStartElement/noBinding`` for none, ``XMLStartElement/xmlBinding`` for the
-    /// `xml` prefix.
+    /// The binding that gave the namespace: for a declared binding, a number unique in the
+    /// document (the declarations counted from 1, so a sink can index an array with it);
+    /// ``XMLStartElement/noBinding`` for none, ``XMLStartElement/xmlBinding`` for the `xml`
+    /// prefix.
     var binding: Int
 
     /// No binding: no namespace.

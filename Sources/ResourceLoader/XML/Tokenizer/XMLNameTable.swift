@@ -157,6 +157,10 @@ final class XMLNameTable {
         }
     }
 
+    /// The last tokenizer's emptied working storage, handed to the next one with the table
+    /// (see ``XMLTokenizerBuffers``).
+    var spareBuffers: XMLTokenizerBuffers?
+
     /// The number of tables in the pool (for tests).
     static var pooledTableCount: Int { pool.withLock { $0.count } }
 
@@ -348,5 +352,21 @@ struct XMLSharedNames {
         names.append(name)
         slots[slot] = Int32(names.count)
         return name
+    }
+}
+
+/// A tokenizer's working storage (open elements, a start tag's attributes, the namespace
+/// bindings), emptied, kept with its name table in the pool so that the next document's
+/// tokenizer allocates none of it. Kept only while small (``isSmall``).
+struct XMLTokenizerBuffers {
+    var open: [Int]
+    var attributes: [XMLAttributeEvent]
+    var attributeTags: [Int]
+    var namespaces: XMLNamespaceResolver
+
+    /// Whether the buffers are small enough to keep between documents: a document that needed
+    /// large ones (deep, or with many attributes or names) does not leave them behind.
+    var isSmall: Bool {
+        open.capacity <= 1_024 && attributes.capacity <= 256 && attributeTags.capacity <= 4_096 && namespaces.isSmall
     }
 }

@@ -130,6 +130,18 @@ struct XMLNamespaceResolver {
         }
     }
 
+    /// Forgets every binding, keeping the storage: a resolver for another document.
+    mutating func reset() {
+        bindings.removeAll(keepingCapacity: true)
+        marks.removeAll(keepingCapacity: true)
+        depth = 0
+        serial = 0
+        defaultBinding = -1
+    }
+
+    /// Whether the storage kept by ``reset()`` is small enough to keep between documents.
+    var isSmall: Bool { bindings.capacity <= 256 && marks.capacity <= 256 }
+
     /// Ends the innermost element's scope.
     mutating func endElement() {
         defer { depth -= 1 }

@@ -46,6 +46,7 @@ struct XMLStreamParser<Sink: XMLEventSink> {
         } catch {
             throw Self.error(error, in: bytes, startingAt: 0, line: 1, lineStart: 0)
         }
+        tokenizer.sink.endDocument(names: tokenizer.names.names)
         return tokenizer.sink
     }
 
@@ -64,6 +65,7 @@ struct XMLStreamParser<Sink: XMLEventSink> {
     mutating func finish() throws(XMLParsingError) -> Sink {
         if let failure { throw failure }
         try run(isFinal: true)
+        tokenizer.sink.endDocument(names: tokenizer.names.names)
         return tokenizer.sink
     }
 

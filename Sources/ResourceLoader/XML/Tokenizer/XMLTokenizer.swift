@@ -126,10 +126,27 @@ final class XMLTokenizer<Sink: XMLEventSink> {
         self.sink = sink
         self.options = options
         self.namespaceAware = namespaceAware
-        open.reserveCapacity(16)
+        if let spare = names.spareBuffers {
+            // Emptied by the tokenizer that used them last.
+            names.spareBuffers = nil
+            open = spare.open
+            attributes = spare.attributes
+            attributeTags = spare.attributeTags
+            namespaces = spare.namespaces
+        } else {
+            open.reserveCapacity(16)
+        }
     }
 
     deinit {
+        open.removeAll(keepingCapacity: true)
+        attributes.removeAll(keepingCapacity: true)
+        // The tags are numbered afresh in each document, so old numbers must not stay.
+        attributeTags.removeAll(keepingCapacity: true)
+        namespaces.reset()
+        let buffers = XMLTokenizerBuffers(
+            open: open, attributes: attributes, attributeTags: attributeTags, namespaces: namespaces)
+        names.spareBuffers = buffers.isSmall ? buffers : nil
         names.checkIn()
     }
 

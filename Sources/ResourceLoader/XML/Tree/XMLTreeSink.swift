@@ -20,16 +20,9 @@ import Foundation
 /// texts share one buffer, with no array per depth.
 struct XMLTreeSink: XMLEventSink {
     private(set) var nodes: [XMLTree.Node] = []
-    /// The local names, by number: one per distinct qualified name (so `a:x` and `x` have two
-    /// numbers and the same string).
-    private var names: [String] = []
-    /// ``XMLName/localHash`` of each name in ``names``.
-    private var localHashes: [UInt32] = []
-    /// A name's number in ``names`` + 1, by the tokenizer's name id (0: not seen yet). The
-    /// tokenizer's ids are dense: one per name of its table, which holds this document's names
-    /// and at most ``XMLNameTable/largestPooledTable`` of earlier documents'; this array is no
-    /// longer than that.
-    private var nameNumbers: [UInt32] = []
+    /// The tokenizer's name table's names, by number (``XMLStartElement/nameID``): a node's
+    /// name is its number there. Handed over when the document ends (``endDocument(names:)``).
+    private var names: [XMLName] = []
     private var attributes: [XMLTree.Attribute] = []
     private var arena: [UInt8] = []
     /// The open elements' node indices, outermost first.
@@ -38,8 +31,9 @@ struct XMLTreeSink: XMLEventSink {
     /// outermost first (see the type's description).
     private var pending: [UInt8] = []
     private var scopes: [XMLTree.Scope] = [XMLTree.Scope(prefix: nil, namespaceURI: nil)]
-    /// The scope index of each namespace binding elements used, by the binding's number.
-    private var bindingScopes: [Int: Int] = [:]
+    /// The scope index + 1 of each namespace binding elements used, by the binding's serial
+    /// number (0: not used yet). Serial numbers count the document's declarations from 1.
+    private var bindingScopes: [UInt32] = []
     private var xmlScope = -1
     private var declarations: [Int: [XMLTree.Scope]] = [:]
     /// The document's bytes, to tell its slices from other text.
@@ -58,10 +52,6 @@ struct XMLTreeSink: XMLEventSink {
         documentStart = UInt(bitPattern: document.baseAddress)
         documentCount = UInt(document.count)
         nodes.reserveCapacity(Self.expectedNodes(document))
-        // A document has few distinct names: one allocation each instead of several doublings.
-        names.reserveCapacity(32)
-        localHashes.reserveCapacity(32)
-        nameNumbers.reserveCapacity(64)
         open.reserveCapacity(16)
         scopes.reserveCapacity(4)
         // A small document's text fits in its own size (only entity expansion makes more): one
@@ -130,7 +120,7 @@ struct XMLTreeSink: XMLEventSink {
         guard open.isEmpty else { throw .truncated }
         guard !overflowed else { throw .tooLarge(limit: XMLTree.Node.limit) }
         return XMLTree.Storage(
-            nodes: nodes, names: names, localHashes: localHashes, attributes: attributes, arena: arena, scopes: scopes,
+            nodes: nodes, names: names, attributes: attributes, arena: arena, scopes: scopes,
             declarations: declarations)
     }
 
@@ -160,26 +150,14 @@ struct XMLTreeSink: XMLEventSink {
             if !elementDeclarations.isEmpty { declarations[index] = elementDeclarations }
         }
         nodes.append(XMLTree.Node(
-            name: nameNumber(element.name, id: element.nameID), scope: UInt32(scope(of: element)),
+            name: UInt32(truncatingIfNeeded: element.nameID), scope: UInt32(scope(of: element)),
             parent: Int32(open.last ?? -1), end: 0, attributeStart: UInt32(attributeStart),
             textOffset: 0, textCount: 0))
         open.append(index)
     }
 
-    /// The number of `name`'s local name in ``names``, added on first sight; `id` is the
-    /// name's number in the tokenizer's table.
-    @inline(__always)
-    private mutating func nameNumber(_ name: XMLName, id: Int) -> UInt32 {
-        if id < nameNumbers.count {
-            let number = nameNumbers[id]
-            if number != 0 { return number - 1 }
-        } else {
-            nameNumbers.append(contentsOf: repeatElement(0, count: id + 1 - nameNumbers.count))
-        }
-        names.append(name.local)
-        localHashes.append(name.localHash)
-        nameNumbers[id] = UInt32(names.count)
-        return UInt32(names.count - 1)
+    mutating func endDocument(names: [XMLName]) {
+        self.names = names
     }
 
     private mutating func scope(of element: XMLStartElement) -> Int {
@@ -193,10 +171,16 @@ struct XMLTreeSink: XMLEventSink {
             }
             return xmlScope
         default:
-            if let scope = bindingScopes[element.binding] { return scope }
+            let serial = element.binding
+            if serial < bindingScopes.count {
+                let known = bindingScopes[serial]
+                if known != 0 { return Int(known) - 1 }
+            } else {
+                bindingScopes.append(contentsOf: repeatElement(0, count: serial + 1 - bindingScopes.count))
+            }
             let scope = scopes.count
             scopes.append(XMLTree.Scope(prefix: element.name.prefix, namespaceURI: element.namespaceURI))
-            bindingScopes[element.binding] = scope
+            bindingScopes[serial] = UInt32(truncatingIfNeeded: scope + 1)
             return scope
         }
     }
