@@ -24,7 +24,7 @@ struct XMLTreeSink: XMLEventSink {
     /// name is its number there. Handed over when the document ends (``endDocument(names:)``).
     private var names: [XMLName] = []
     private var attributes: [XMLTree.Attribute] = []
-    private var arena: [UInt8] = []
+    private var arena: XMLByteArena
     /// The open elements' node indices, outermost first.
     private var open: [Int] = []
     /// The text gathered so far by the open elements whose text is not one document slice,
@@ -56,7 +56,7 @@ struct XMLTreeSink: XMLEventSink {
         scopes.reserveCapacity(4)
         // A small document's text fits in its own size (only entity expansion makes more): one
         // allocation instead of a doubling per few elements. A large one's arena grows.
-        if document.count <= Self.smallDocument { arena.reserveCapacity(document.count) }
+        arena = XMLByteArena(capacity: document.count <= Self.smallDocument ? document.count : 0)
     }
 
     /// The largest document whose arena is reserved at its size up front.
@@ -212,7 +212,7 @@ struct XMLTreeSink: XMLEventSink {
         }
         nodes[index].textOffset = UInt32(arena.count)
         nodes[index].textCount = UInt32(bytes.count)
-        arena.append(contentsOf: bytes)
+        arena.append(bytes)
     }
 
     mutating func characters(_ bytes: UnsafeBufferPointer<UInt8>) {
