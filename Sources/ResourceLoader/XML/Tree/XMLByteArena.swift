@@ -1,7 +1,8 @@
 import Foundation
 
 /// The bytes of a tree's text: one block of memory that grows while the document is parsed and
-/// is only read afterwards.
+/// is only read afterwards. (The sink also uses one as the stack where text that comes in
+/// several pieces is gathered.)
 ///
 /// An `[UInt8]` would do, but appending a short text to one costs about 200 instructions (a
 /// uniqueness check, then a generic copy), once per element with text; here an append is one
@@ -33,6 +34,13 @@ final class XMLByteArena: @unchecked Sendable {
         // `reserve` has made room: `base` is set.
         (base.unsafelyUnwrapped + count).update(from: source, count: bytes.count)
         count &+= bytes.count
+    }
+
+    /// Forgets the last `k` bytes appended (keeping the memory): the arena used as a stack.
+    @inline(__always)
+    func removeLast(_ k: Int) {
+        precondition(k >= 0 && k <= count, "XMLByteArena: removing more bytes than there are")
+        count &-= k
     }
 
     /// The `count` bytes from `offset`, which must lie within the bytes appended.
