@@ -100,7 +100,7 @@ extension XMLTree {
         /// `attributes[node.attributeStart ..< next.attributeStart]`.
         let attributes: [Attribute]
         /// Every element's text, element after element in the order they end.
-        let arena: [UInt8]
+        let arena: XMLByteArena
         /// Each distinct binding elements used: `scopes[0]` is no prefix, no namespace.
         let scopes: [Scope]
         /// The namespace declarations (`xmlns`, `xmlns:p`) of the elements that have some, by node
@@ -109,7 +109,7 @@ extension XMLTree {
         let declarations: [Int: [Scope]]
 
         init(
-            nodes: [Node], names: [XMLName], attributes: [Attribute], arena: [UInt8], scopes: [Scope],
+            nodes: [Node], names: [XMLName], attributes: [Attribute], arena: XMLByteArena, scopes: [Scope],
             declarations: [Int: [Scope]] = [:]
         ) {
             self.nodes = nodes
@@ -160,10 +160,8 @@ extension XMLTree {
             let count = Int(node.textCount)
             guard count > 0 else { return "" }
             let offset = Int(node.textOffset)
-            return arena.withUnsafeBufferPointer { arena in
-                // The tokenizer checked the bytes: valid UTF-8, so decoding repairs nothing.
-                String(decoding: UnsafeBufferPointer(rebasing: arena[offset ..< offset + count]), as: UTF8.self)
-            }
+            // The tokenizer checked the bytes: valid UTF-8, so decoding repairs nothing.
+            return String(decoding: arena.bytes(from: offset, count: count), as: UTF8.self)
         }
 
         /// Whether the node at `index` has this local name (and namespace, unless `nil`).

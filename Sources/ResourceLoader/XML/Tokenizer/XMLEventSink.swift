@@ -35,8 +35,10 @@ extension XMLEventSink {
 
 /// A start tag's name and, with namespaces on, what it resolved to.
 struct XMLStartElement {
-    /// The element's name.
-    var name: XMLName
+    /// The element's name. Not retained: the tokenizer's name table keeps it alive for the
+    /// whole parse (a sink that keeps the name longer stores it in a variable of its own, which
+    /// retains it), so handing a start tag on costs no reference counting.
+    unowned(unsafe) var name: XMLName
     /// The name's number in the tokenizer's name table: equal names, equal numbers, counted
     /// from 0 (a sink can index an array with it). The table may also hold names of documents
     /// read before (see ``XMLNameTable``), so numbers need not start at 0 in each document.

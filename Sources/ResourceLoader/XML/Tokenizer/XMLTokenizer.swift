@@ -486,7 +486,8 @@ final class XMLTokenizer<Sink: XMLEventSink> {
             names.setSuccessor(of: lastStartName, to: nameID)
         }
         lastStartName = nameID
-        let name = names.names[nameID]
+        // Not retained: the table holds every name for the whole parse.
+        unowned(unsafe) let name = names.names[nameID]
         if !attributes.isEmpty { attributes.removeAll(keepingCapacity: true) }
         var plainCount = 0
         var selfClosing = false

@@ -24,12 +24,12 @@ struct XMLTreeSink: XMLEventSink {
     /// name is its number there. Handed over when the document ends (``endDocument(names:)``).
     private var names: [XMLName] = []
     private var attributes: [XMLTree.Attribute] = []
-    private var arena: [UInt8] = []
+    private var arena: XMLByteArena
     /// The open elements' node indices, outermost first.
     private var open: [Int] = []
     /// The text gathered so far by the open elements whose text is not one document slice,
     /// outermost first (see the type's description).
-    private var pending: [UInt8] = []
+    private var pending = XMLByteArena()
     private var scopes: [XMLTree.Scope] = [XMLTree.Scope(prefix: nil, namespaceURI: nil)]
     /// The scope index + 1 of each namespace binding elements used, by the binding's serial
     /// number (0: not used yet). Serial numbers count the document's declarations from 1.
@@ -56,7 +56,7 @@ struct XMLTreeSink: XMLEventSink {
         scopes.reserveCapacity(4)
         // A small document's text fits in its own size (only entity expansion makes more): one
         // allocation instead of a doubling per few elements. A large one's arena grows.
-        if document.count <= Self.smallDocument { arena.reserveCapacity(document.count) }
+        arena = XMLByteArena(capacity: document.count <= Self.smallDocument ? document.count : 0)
     }
 
     /// The largest document whose arena is reserved at its size up front.
@@ -193,8 +193,8 @@ struct XMLTreeSink: XMLEventSink {
         if textCount == XMLTree.Node.inArena {
             // Gathered text: the top of `pending`, from the offset the node holds.
             let start = Int(nodes[index].textOffset)
-            pending.withUnsafeBufferPointer { moveToArena(index, UnsafeBufferPointer(rebasing: $0[start...])) }
-            pending.removeSubrange(start...)
+            moveToArena(index, pending.bytes(from: start, count: pending.count - start))
+            pending.removeLast(pending.count - start)
         } else {
             // One document slice: the document is still there until the parse ends.
             moveToArena(index, UnsafeBufferPointer(
@@ -212,7 +212,7 @@ struct XMLTreeSink: XMLEventSink {
         }
         nodes[index].textOffset = UInt32(arena.count)
         nodes[index].textCount = UInt32(bytes.count)
-        arena.append(contentsOf: bytes)
+        arena.append(bytes)
     }
 
     mutating func characters(_ bytes: UnsafeBufferPointer<UInt8>) {
@@ -240,9 +240,9 @@ struct XMLTreeSink: XMLEventSink {
                 count: Int(textCount))
             nodes[index].textOffset = UInt32(truncatingIfNeeded: pending.count)
             nodes[index].textCount = XMLTree.Node.inArena
-            pending.append(contentsOf: first)
+            pending.append(first)
         }
-        pending.append(contentsOf: bytes)
+        pending.append(bytes)
     }
 
     mutating func processingInstruction(target: String, data: UnsafeBufferPointer<UInt8>) {}
