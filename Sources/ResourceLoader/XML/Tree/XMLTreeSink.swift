@@ -18,6 +18,10 @@ import Foundation
 /// began gathering (kept in its node's `textOffset`), and everything above that belongs to
 /// its descendants, which end first and take their bytes off the top. So the open elements'
 /// texts share one buffer, with no array per depth.
+///
+/// The arena and that buffer are ``XMLByteArena`` objects, held by reference: copies of a sink
+/// share them, so only one copy (the tokenizer's) is ever fed events, and the tree takes the
+/// arena over.
 struct XMLTreeSink: XMLEventSink {
     private(set) var nodes: [XMLTree.Node] = []
     /// The tokenizer's name table's names, by number (``XMLStartElement/nameID``): a node's
