@@ -325,11 +325,19 @@ struct XMLSharedNames {
     /// The shared name made of `bytes[range]`, whose hash (``XMLNameTable/hash(_:_:seed:)``
     /// with the process's seed) is `hash`; made and kept on first sight while there is room.
     static func name(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, hash: UInt32) -> XMLName {
+        // A long name is made without taking the lock.
         guard range.count <= longestName else { return XMLNameTable.make(bytes, range) }
         return shared.withLock { $0.name(bytes, range, hash: hash) }
     }
 
-    private mutating func name(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, hash: UInt32) -> XMLName {
+    /// The number of names kept.
+    var count: Int { names.count }
+
+    /// The name made of `bytes[range]` from this table (the process's table, for
+    /// ``name(_:_:hash:)``; a table of their own, for tests), kept on first sight while there
+    /// is room.
+    mutating func name(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, hash: UInt32) -> XMLName {
+        guard range.count <= Self.longestName else { return XMLNameTable.make(bytes, range) }
         let input = (bytes.baseAddress ?? XMLCharacters.noBytes) + range.lowerBound
         let count = range.count
         let mask = slots.count - 1

@@ -306,4 +306,34 @@ struct XMLNameTableTests {
         #expect(mismatches == 0)
         #expect(XMLNameTable.pooledTableCount <= XMLNameTable.pooledTables)
     }
+
+    @Test func theSharedNamesKeepAtMostTheirBound() {
+        // GIVEN a shared-names table of its own (the process's one is shared by every test),
+        // offered more distinct names than it may keep, and names longer than it keeps
+        var shared = XMLSharedNames()
+        func name(_ text: String) -> XMLName {
+            Array(text.utf8).withUnsafeBufferPointer { bytes in
+                shared.name(bytes, 0..<bytes.count, hash: XMLNameTable.hash(bytes.baseAddress!, bytes.count, seed: XMLNameTable.processSeed))
+            }
+        }
+        let first = (0..<XMLSharedNames.capacity).map { name("kept\($0)") }
+        let extra = (0..<100).map { name("over\($0)") }
+        // THEN it holds exactly its capacity: the first names are found again as the same
+        // objects, the ones past the bound are made afresh each time, with the right parts
+        #expect(shared.count == XMLSharedNames.capacity)
+        #expect(zip(first, (0..<XMLSharedNames.capacity).map { name("kept\($0)") }).allSatisfy { $0 === $1 })
+        #expect(zip(extra, (0..<100).map { name("over\($0)") }).allSatisfy { $0 !== $1 })
+        #expect(name("over7").qualified == "over7")
+        #expect(shared.count == XMLSharedNames.capacity)
+        // AND a name over the length bound is never kept, even with room
+        var roomy = XMLSharedNames()
+        let long = Array(String(repeating: "n", count: XMLSharedNames.longestName + 1).utf8)
+        let longNames = (0..<2).map { _ in long.withUnsafeBufferPointer { roomy.name($0, 0..<$0.count, hash: 1) } }
+        #expect(roomy.count == 0)
+        #expect(longNames[0] !== longNames[1])
+        let atBound = Array(String(repeating: "n", count: XMLSharedNames.longestName).utf8)
+        let boundNames = (0..<2).map { _ in atBound.withUnsafeBufferPointer { roomy.name($0, 0..<$0.count, hash: 2) } }
+        #expect(roomy.count == 1)
+        #expect(boundNames[0] === boundNames[1])
+    }
 }
