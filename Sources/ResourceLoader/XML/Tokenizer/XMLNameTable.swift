@@ -24,8 +24,9 @@ final class XMLName: Sendable {
     /// Whether, as an attribute's name with namespaces on, the name declares a namespace:
     /// `xmlns` or `xmlns:p`.
     let declaresNamespace: Bool
-    /// A hash of ``local``'s bytes: names whose local parts differ mostly differ here, so
-    /// comparing local parts (as the tree does across prefixes) seldom compares strings.
+    /// A hash of ``local``'s bytes (the process's seed): equal local parts, whatever their
+    /// prefixes, have equal hashes. The decoder's look-ups filter siblings by it
+    /// (``XMLTree/Storage/localNameBit(of:)``).
     let localHash: UInt32
 
     init(qualified: String, prefix: String?, local: String, isQualifiedName: Bool, localHash: UInt32) {

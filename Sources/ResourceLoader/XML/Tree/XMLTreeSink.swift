@@ -3,8 +3,8 @@ import Foundation
 /// Builds an ``XMLTree``'s storage from the tokenizer's events.
 ///
 /// The tree is flat, in document order: a start tag appends a node, its end tag records where
-/// the node's descendants end. Attributes go into one array shared by all elements, names into
-/// a table of distinct local names.
+/// the node's descendants end. Attributes go into one array shared by all elements; a node's
+/// name is its number in the tokenizer's name table, whose names the tree shares.
 ///
 /// Text is not turned into strings here: it is copied once, when its element ends, into one
 /// byte arena. While an element is open its node's text fields say where its text is so far:
