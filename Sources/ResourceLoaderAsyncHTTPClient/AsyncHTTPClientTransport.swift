@@ -244,19 +244,36 @@ public final class AsyncHTTPClientTransport: URLSessionType {
     /// Sends `request` through the client, enforcing `options`' size and redirect limits.
     ///
     /// Calls `completionHandler` exactly once, on one of the client's event loops (or, for a
-    /// cancellation, on the thread that cancelled), with the body and an `HTTPURLResponse`, or
-    /// the error: `ResourceError/responseTooLarge(limit:)`,
+    /// cancellation, on the thread that cancelled), with the body and the response's
+    /// `ResponseHead` (made from the status and fields as AsyncHTTPClient hands them over, with
+    /// no `HTTPURLResponse`), or the error: `ResourceError/responseTooLarge(limit:)`,
     /// `ResourceError/redirectRefused(_:)`,
     /// `ResourceError/transport(_:underlying:)` for a content coding that was not
     /// asked for, or a `URLError` translated from the client's error (see ``urlError(for:)``).
+    public func send(
+        _ request: URLRequest,
+        options: TransferOptions,
+        completionHandler: @escaping @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
+    ) -> any Cancellable {
+        let transfer = Transfer(transport: self, original: request, options: options, completionHandler: completionHandler)
+        transfer.send(request)
+        return transfer
+    }
+
+    /// ``send(_:options:completionHandler:)``, answering with the head's `HTTPURLResponse`:
+    /// repeated header fields joined with `", "`, as `URLSession` joins them.
     public func data(
         for request: URLRequest,
         options: TransferOptions,
         completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
     ) -> any Cancellable {
-        let transfer = Transfer(transport: self, original: request, options: options, completionHandler: completionHandler)
-        transfer.send(request)
-        return transfer
+        send(request, options: options) { answer in
+            completionHandler(
+                answer.flatMap { data, head in
+                    guard let response = head.httpURLResponse else { return .failure(URLError(.badServerResponse)) }
+                    return .success((data, response))
+                })
+        }
     }
 
     /// The `URLError` an error of AsyncHTTPClient or SwiftNIO stands for, so that
@@ -328,7 +345,7 @@ extension AsyncHTTPClientTransport {
             var current: URLRequest
             var redirectsFollowed = 0
             var body = Data()
-            var response: HTTPURLResponse?
+            var response: ResponseHead?
             /// When a byte last arrived, for the idle timeout.
             var lastActivity = NIODeadline.now()
             /// The pending idle check of the current hop, cancelled when the transfer ends so
@@ -339,7 +356,7 @@ extension AsyncHTTPClientTransport {
         let transport: AsyncHTTPClientTransport
         let original: URLRequest
         let options: TransferOptions
-        private let completionHandler: @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+        private let completionHandler: @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
         /// The idle timeout of `URLRequest.timeoutInterval`, or `nil` for none.
         private let idleTimeout: TimeAmount?
         // `lock` guards `state`.
@@ -348,7 +365,7 @@ extension AsyncHTTPClientTransport {
 
         init(
             transport: AsyncHTTPClientTransport, original: URLRequest, options: TransferOptions,
-            completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+            completionHandler: @escaping @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
         ) {
             self.transport = transport
             self.original = original
@@ -379,7 +396,7 @@ extension AsyncHTTPClientTransport {
         /// Delivers `outcome` unless the transfer has finished already, and stops the current hop.
         /// Returns whether it delivered.
         @discardableResult
-        func finish(_ outcome: Result<(Data, URLResponse), any Error>, hop: Int? = nil) -> Bool {
+        func finish(_ outcome: Result<(Data, ResponseHead), any Error>, hop: Int? = nil) -> Bool {
             let stopped = withState { state -> (task: HopTask?, idleCheck: Scheduled<Void>?)? in
                 guard !state.finished, hop == nil || hop == state.hop else { return nil }
                 state.finished = true
@@ -486,7 +503,7 @@ extension AsyncHTTPClientTransport {
                 return nil
             }
             let url = withState { $0.current.url } ?? original.url
-            let response = url.flatMap { Self.urlResponse(head, url: $0) }
+            let response = url.map { Self.responseHead(head, url: $0) }
             let limit = options.maximumResponseBytes
             let refusal: ResourceError? = withState { state in
                 guard !state.finished, state.hop == hop else { return nil }
@@ -550,7 +567,7 @@ extension AsyncHTTPClientTransport {
 
         /// The hop's response ended.
         func finished(hop: Int) {
-            let outcome = withState { state -> Result<(Data, URLResponse), any Error>? in
+            let outcome = withState { state -> Result<(Data, ResponseHead), any Error>? in
                 guard !state.finished, state.hop == hop else { return nil }
                 guard let response = state.response else { return .failure(URLError(.badServerResponse)) }
                 return .success((state.body, response))
@@ -623,63 +640,15 @@ extension AsyncHTTPClientTransport {
             return data
         }
 
-        /// The `HTTPURLResponse` for a response head; repeated header fields are joined with
-        /// commas, as `URLSession` joins them (see ``joinedFields(_:)``).
-        static func urlResponse(_ head: HTTPResponseHead, url: URL) -> HTTPURLResponse? {
-            let version: String
-            switch (head.version.major, head.version.minor) {
-            case (1, 1): version = "HTTP/1.1"
-            case (1, 0): version = "HTTP/1.0"
-            case let (major, minor): version = "HTTP/\(major).\(minor)"
+        /// The ``ResponseHead`` of a response head received from `url`: its status, and its
+        /// fields in the order received.
+        static func responseHead(_ head: HTTPResponseHead, url: URL) -> ResponseHead {
+            var fields: [(name: String, value: String)] = []
+            fields.reserveCapacity(head.headers.count)
+            for field in head.headers {
+                fields.append(field)
             }
-            return HTTPURLResponse(
-                url: url, statusCode: Int(head.status.code), httpVersion: version, headerFields: joinedFields(head.headers))
-        }
-
-        /// The header fields of a response as `HTTPURLResponse` takes them: one entry per field
-        /// name, named as it was first spelled, with the values of every field of that name
-        /// (matched without regard to ASCII case) joined with `", "` in the order received.
-        ///
-        /// For a head of up to ``joinedFieldsScanLimit`` fields (every ordinary response) the
-        /// names are matched by comparing their bytes, with no string lowercased or hashed twice;
-        /// a longer head goes through a dictionary keyed by the lowercased name, so that the work
-        /// stays linear in the number of fields.
-        static func joinedFields(_ headers: HTTPHeaders) -> [String: String] {
-            guard headers.count <= joinedFieldsScanLimit else { return joinedFieldsHashed(headers) }
-            var names: [String] = []
-            var values: [String] = []
-            names.reserveCapacity(headers.count)
-            values.reserveCapacity(headers.count)
-            next: for (name, value) in headers {
-                for index in names.indices where sameFieldName(names[index], name) {
-                    values[index] += ", "
-                    values[index] += value
-                    continue next
-                }
-                names.append(name)
-                values.append(value)
-            }
-            var fields = [String: String](minimumCapacity: names.count)
-            for index in names.indices {
-                fields[names[index]] = values[index]
-            }
-            return fields
-        }
-
-        /// The most fields ``joinedFields(_:)`` matches by scanning the names seen so far.
-        static let joinedFieldsScanLimit = 24
-
-        /// ``joinedFields(_:)`` for a head of many fields: linear, through a dictionary.
-        static func joinedFieldsHashed(_ headers: HTTPHeaders) -> [String: String] {
-            var fields: [String: String] = [:]
-            var canonical: [String: String] = [:]
-            for (name, value) in headers {
-                let lowercased = name.lowercased()
-                let key = canonical[lowercased, default: name]
-                canonical[lowercased] = key
-                fields[key] = fields[key].map { "\($0), \(value)" } ?? value
-            }
-            return fields
+            return ResponseHead(statusCode: Int(head.status.code), url: url, headerFields: fields)
         }
 
         /// Whether two header field names (or URL schemes) are the same without regard to ASCII

@@ -96,12 +96,33 @@ public protocol NetworkResourceType: ResourceType {
     ///   body fails to encode, a header contains CR/LF/NUL, or the URL is not HTTP(S).
     func urlRequest() throws(ResourceError) -> URLRequest
 
+    /// What ``validate(_:data:)`` receives the response as: ``ResponseHead`` unless the
+    /// resource's own `validate(_:data:)` takes an `HTTPURLResponse`.
+    ///
+    /// Never written by hand: Swift infers it from the parameter of the resource's
+    /// `validate(_:data:)`, or takes the default, ``ResponseHead``.
+    associatedtype ValidatedResponse: ValidatableResponse = ResponseHead
+
     /// Checks a response before its body is parsed.
     ///
     /// The default throws ``ResourceError/httpStatus(_:)`` when the status is not in
     /// ``acceptableStatusCodes``. Protocols that understand error bodies (SOAP Faults, for
     /// example) refine it.
-    func validate(_ response: HTTPURLResponse, data: Data) throws(ResourceError)
+    ///
+    /// A resource that checks more implements it with either parameter type:
+    ///
+    /// ```swift
+    /// func validate(_ response: ResponseHead, data: Data) throws(ResourceError) {
+    ///     guard response.value(forHTTPHeaderField: "X-Api-Version") == "2" else {
+    ///         throw .httpStatus(.init(head: response, body: data))
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Taking an `HTTPURLResponse` (as before ``ResponseHead`` existed) works too, and the
+    /// service then makes one for every response; ``ResponseHead`` is cheaper, since on Linux
+    /// building an `HTTPURLResponse` costs a few percent of a request.
+    func validate(_ response: ValidatedResponse, data: Data) throws(ResourceError)
 }
 
 // MARK: - Default implementations
@@ -175,11 +196,20 @@ extension NetworkResourceType {
         return request
     }
 
+}
+
+extension NetworkResourceType where ValidatedResponse == ResponseHead {
     /// Throws ``ResourceError/httpStatus(_:)`` unless the status is acceptable.
-    public func validate(_ response: HTTPURLResponse, data: Data) throws(ResourceError) {
+    public func validate(_ response: ResponseHead, data: Data) throws(ResourceError) {
         guard acceptableStatusCodes.contains(response.statusCode) else {
-            throw .httpStatus(.init(response: response, body: data))
+            throw .httpStatus(.init(head: response, body: data))
         }
+    }
+
+    /// Validates `response` as the ``ResponseHead`` it reads as: for callers (tests, say) that
+    /// hold an `HTTPURLResponse`.
+    public func validate<Response: HTTPURLResponse>(_ response: Response, data: Data) throws(ResourceError) {
+        try validate(ResponseHead(response), data: data)
     }
 }
 
@@ -230,10 +260,11 @@ extension ResourceError {
 extension ResourceError.HTTPStatusFailure {
     /// Creates a failure from a response and its body.
     public init(response: HTTPURLResponse, body: Data) {
-        var fields: [String: String] = [:]
-        for (name, value) in response.allHeaderFields {
-            if let name = name as? String, let value = value as? String { fields[name] = value }
-        }
-        self.init(statusCode: response.statusCode, headerFields: fields, body: body)
+        self.init(head: ResponseHead(response), body: body)
+    }
+
+    /// Creates a failure from a response head and its body.
+    public init(head: ResponseHead, body: Data) {
+        self.init(statusCode: head.statusCode, headerFields: head.headerFields, body: body)
     }
 }

@@ -61,11 +61,27 @@ public protocol Authenticator: Sendable {
     ///     ``ResourcePipeline/currentDate`` to turn a lifetime into an expiry date.
     func refresh(_ credential: Credential, through pipeline: ResourcePipeline) async throws -> Credential
 
+    /// What ``isCredentialRejected(by:data:)`` receives the response as: ``ResponseHead`` unless
+    /// the authenticator's own implementation takes an `HTTPURLResponse`.
+    ///
+    /// Never written by hand: Swift infers it from the parameter of the authenticator's
+    /// `isCredentialRejected(by:data:)`, or takes the default, ``ResponseHead``.
+    associatedtype CheckedResponse: ValidatableResponse = ResponseHead
+
     /// Whether `response` means the server rejected the credential the request carried.
     ///
     /// Default: the status is `401 Unauthorized`. Override it for a server that says so
-    /// differently, such as a `403` or a SOAP Fault with its own code.
-    func isCredentialRejected(by response: HTTPURLResponse, data: Data) -> Bool
+    /// differently, such as a `403` or a SOAP Fault with its own code:
+    ///
+    /// ```swift
+    /// func isCredentialRejected(by response: ResponseHead, data: Data) -> Bool {
+    ///     response.statusCode == 401 || response.statusCode == 403
+    /// }
+    /// ```
+    ///
+    /// An implementation that takes an `HTTPURLResponse` (as before ``ResponseHead`` existed) is
+    /// called with one, made for every response.
+    func isCredentialRejected(by response: CheckedResponse, data: Data) -> Bool
 
     /// When `credential` stops being valid, or `nil` when that is not known.
     ///
@@ -78,11 +94,20 @@ public protocol Authenticator: Sendable {
 
 // MARK: - Default implementations
 
-extension Authenticator {
+extension Authenticator where CheckedResponse == ResponseHead {
     /// `true` for `401 Unauthorized`.
-    public func isCredentialRejected(by response: HTTPURLResponse, data: Data) -> Bool {
+    public func isCredentialRejected(by response: ResponseHead, data: Data) -> Bool {
         response.statusCode == 401
     }
+
+    /// Whether `response`, read as the ``ResponseHead`` it is, rejects the credential: for
+    /// callers (tests, say) that hold an `HTTPURLResponse`.
+    public func isCredentialRejected<Response: HTTPURLResponse>(by response: Response, data: Data) -> Bool {
+        isCredentialRejected(by: ResponseHead(response), data: data)
+    }
+}
+
+extension Authenticator {
 
     /// `nil`: only the server's rejection tells that the credential is no longer valid.
     public func expirationDate(of credential: Credential) -> Date? {

@@ -141,7 +141,7 @@ protocol RequestAuthenticating: Sendable {
     func authenticate(_ request: URLRequest, pipeline: ResourcePipeline) async -> Result<(URLRequest, UInt64), ResourceError>
 
     /// Whether `response` rejects the credential the request carried.
-    func isCredentialRejected(by response: HTTPURLResponse, data: Data) -> Bool
+    func isCredentialRejected(by response: ResponseHead, data: Data) -> Bool
 
     /// Makes sure the credential of generation `rejected` is replaced: starts a refresh through
     /// `pipeline` if it is still current and none is running, waits for the one running, or
@@ -184,8 +184,10 @@ extension CredentialStore: RequestAuthenticating {
         }
     }
 
-    func isCredentialRejected(by response: HTTPURLResponse, data: Data) -> Bool {
-        authenticator.isCredentialRejected(by: response, data: data)
+    func isCredentialRejected(by response: ResponseHead, data: Data) -> Bool {
+        // An `HTTPURLResponse` is made only for an authenticator that takes one.
+        guard let response = Authenticator.CheckedResponse.validatable(from: response) else { return false }
+        return authenticator.isCredentialRejected(by: response, data: data)
     }
 
     func replaceCredential(rejected generation: UInt64, pipeline: ResourcePipeline) async -> Result<Void, ResourceError> {

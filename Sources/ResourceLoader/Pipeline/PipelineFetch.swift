@@ -14,7 +14,7 @@ final class PipelineFetch: Sendable {
     /// What the transport answered one attempt with.
     struct Answer: Sendable {
         let data: Data
-        let response: URLResponse
+        let response: ResponseHead
         let attempt: Int
         let duration: Duration
     }
@@ -134,7 +134,7 @@ final class PipelineFetch: Sendable {
                 return outcome
             case .success(let answer):
                 received(answer)
-                guard let response = answer.response as? HTTPURLResponse else { return outcome }
+                let response = answer.response
                 if let authentication = plan.authentication, let generation,
                    authentication.isCredentialRejected(by: response, data: answer.data) {
                     // One replay per fetch: a replay that is rejected again is the outcome.
@@ -174,7 +174,7 @@ final class PipelineFetch: Sendable {
     }
 
     /// The wait `response`'s `Retry-After` asks for, measured from its `Date` when it has one.
-    private func retryAfter(in response: HTTPURLResponse, policy: RetryPolicy) -> Duration? {
+    private func retryAfter(in response: ResponseHead, policy: RetryPolicy) -> Duration? {
         guard let value = response.value(forHTTPHeaderField: "Retry-After") else { return nil }
         let responseDate = response.value(forHTTPHeaderField: "Date").flatMap(HTTPDate.parse) ?? pipeline.currentDate
         return policy.retryAfterDelay(value, from: responseDate)
@@ -239,7 +239,7 @@ final class PipelineFetch: Sendable {
 
     /// Tells the monitors of `answer`, before it is validated.
     private func received(_ answer: Answer) {
-        let statusCode = (answer.response as? HTTPURLResponse)?.statusCode
+        let statusCode = answer.response.statusCode
         state.withLock { state in
             state.statusCode = statusCode
             state.bodyByteCount = answer.data.count

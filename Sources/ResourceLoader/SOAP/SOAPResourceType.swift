@@ -103,26 +103,28 @@ extension SOAPResourceType {
         }
     }
 
+    /// Checks the envelope, fails with ``ResourceError/soapFault(_:)`` if its `Body` holds a
+    /// Fault, and decodes ``XMLDecodableResourceType/Root`` from the element at ``elementPath``.
+    public func model(from document: XMLTree) throws -> Model? {
+        _ = try SOAPEnvelope.body(of: document)
+        return try decodedModel(from: document)
+    }
+}
+
+extension SOAPResourceType where ValidatedResponse == ResponseHead {
     /// Fails with ``ResourceError/soapFault(_:)`` when the response's status is not acceptable
     /// and its body is a SOAP Fault; otherwise checks the status like
     /// ``NetworkResourceType/validate(_:data:)``.
     ///
     /// A Fault with an acceptable status is found when the model is made, so that a successful
     /// response is parsed only once.
-    public func validate(_ response: HTTPURLResponse, data: Data) throws(ResourceError) {
+    public func validate(_ response: ResponseHead, data: Data) throws(ResourceError) {
         guard acceptableStatusCodes.contains(response.statusCode) else {
             if let fault = SOAPEnvelope.fault(in: data, options: xmlParsingOptions) {
                 throw .soapFault(fault)
             }
-            throw .httpStatus(.init(response: response, body: data))
+            throw .httpStatus(.init(head: response, body: data))
         }
-    }
-
-    /// Checks the envelope, fails with ``ResourceError/soapFault(_:)`` if its `Body` holds a
-    /// Fault, and decodes ``XMLDecodableResourceType/Root`` from the element at ``elementPath``.
-    public func model(from document: XMLTree) throws -> Model? {
-        _ = try SOAPEnvelope.body(of: document)
-        return try decodedModel(from: document)
     }
 }
 

@@ -73,7 +73,7 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
         _ request: URLRequest,
         through session: any URLSessionType,
         options: TransferOptions,
-        onAnswer: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+        onAnswer: @escaping @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
     ) {
         guard !isFinished else { return }
         if let deadline = options.deadline {
@@ -90,17 +90,24 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
         _ request: URLRequest,
         through session: any URLSessionType,
         options: TransferOptions,
-        onAnswer: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+        onAnswer: @escaping @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
     ) {
-        let handler: @Sendable (Result<(Data, URLResponse), any Error>) -> Void = { [self] answer in
-            guard !isFinished else { return }
-            onAnswer(answer)
-        }
-        // `onAnswer` only hands the answer on (to the callback queue, or to the waiting task),
-        // so the default transport may call it where the transfer ends, without a thread hop.
         beginTransfer()
-        let transfer = (session as? URLSessionTransport)?.dataAnsweringInline(for: request, options: options, completionHandler: handler)
-            ?? session.data(for: request, options: options, completionHandler: handler)
+        let transfer: any Cancellable
+        if let session = session as? URLSessionTransport {
+            // `onAnswer` only hands the answer on (to the callback queue, or to the waiting
+            // task), so the default transport may call it where the transfer ends, without a
+            // thread hop.
+            transfer = session.dataAnsweringInline(for: request, options: options) { [self] answer in
+                guard !isFinished else { return }
+                onAnswer(answer.flatMap(ResponseHead.answer))
+            }
+        } else {
+            transfer = session.send(request, options: options) { [self] answer in
+                guard !isFinished else { return }
+                onAnswer(answer)
+            }
+        }
         attach(transfer)
     }
 

@@ -137,15 +137,15 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
 
     /// Steps 3 to 6 of the pipeline: from the transport's answer to the model.
     static func process(
-        _ answer: Result<(Data, URLResponse), any Error>,
+        _ answer: Result<(Data, ResponseHead), any Error>,
         for resource: Resource,
         options: TransferOptions
     ) -> Result<Resource.Model, ResourceError> {
         let data: Data
-        let response: URLResponse
+        let head: ResponseHead
         switch answer {
         case .success(let success):
-            (data, response) = success
+            (data, head) = success
         case .failure(let error):
             return .failure(ResourceError(transportError: error))
         }
@@ -153,15 +153,16 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
         guard data.count <= options.maximumResponseBytes else {
             return .failure(.responseTooLarge(limit: options.maximumResponseBytes))
         }
-        guard let httpResponse = response as? HTTPURLResponse else {
+        // A `ResponseHead` as it is; an `HTTPURLResponse` only for a resource that takes one.
+        guard let response = Resource.ValidatedResponse.validatable(from: head) else {
             return .failure(.transport(.badServerResponse, underlying: URLError(.badServerResponse)))
         }
         do {
-            try resource.validate(httpResponse, data: data)
+            try resource.validate(response, data: data)
         } catch {
             return .failure(error)
         }
-        return resource.result(from: data, statusCode: httpResponse.statusCode)
+        return resource.result(from: data, statusCode: head.statusCode)
     }
 }
 
@@ -172,9 +173,9 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
 /// time on every fetch, as it would be inside a generic context.
 private struct TransferAnswer: Sendable {
     let data: Data
-    let response: URLResponse
+    let response: ResponseHead
 
-    init(_ answer: (Data, URLResponse)) {
+    init(_ answer: (Data, ResponseHead)) {
         (data, response) = answer
     }
 

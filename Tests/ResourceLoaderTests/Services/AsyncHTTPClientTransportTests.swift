@@ -220,6 +220,20 @@ struct AsyncHTTPClientTransportTests {
         }
         let expected = try #require(HTTPURLResponse(
             url: server.baseURL, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: joined))
+        // The head `send` answers with (no `HTTPURLResponse` made) reads the same fields.
+        let sent = try #require(await withTimeLimit {
+            await withCheckedContinuation { continuation in
+                _ = AsyncHTTPClientTransport.shared.send(URLRequest(url: server.baseURL), options: TransferOptions()) {
+                    continuation.resume(returning: $0)
+                }
+            }
+        }).get().1
+        #expect(sent.statusCode == 200)
+        #expect(sent.url == server.baseURL)
+        #expect(sent.headerFields == joined)
+        for name in Array(spelling.keys) + Array(spelling.values) + ["missing", "X-TAG", "SET-COOKIE", "Content-type"] {
+            #expect(sent.value(forHTTPHeaderField: name) == expected.value(forHTTPHeaderField: name), "\(name)")
+        }
         // Where a name repeats, URLSession on Linux (libcurl) keeps only the last field of a
         // name, and keeps names differing in case apart; the transport joins them, as Apple's
         // URLSession does: there `expected` alone is the reference.
