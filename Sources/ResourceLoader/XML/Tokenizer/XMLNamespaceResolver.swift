@@ -44,8 +44,7 @@ struct XMLNamespaceResolver {
     ) throws(Failure) {
         depth += 1
         // Most elements: no attributes, no prefix. Nothing to declare or check but the name.
-        if attributes.isEmpty && element.name.prefix == nil {
-            guard element.name.isQualifiedName else { throw .malformed }
+        if attributes.isEmpty && element.name.isUnprefixedQualifiedName {
             if defaultBinding >= 0, let uri = bindings[defaultBinding].uri {
                 element.namespaceURI = uri
                 element.binding = bindings[defaultBinding].serial

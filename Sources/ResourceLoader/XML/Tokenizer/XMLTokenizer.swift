@@ -557,7 +557,11 @@ final class XMLTokenizer<Sink: XMLEventSink> {
             }
         }
         do throws(XMLParsingError) {
-            try sink.startElement(element, attributes: attributes)
+            if attributes.isEmpty {
+                try sink.startElement(element)
+            } else {
+                try sink.startElement(element, attributes: attributes)
+            }
         } catch {
             throw .failed(.error(error), offset: base + tagStart)
         }
