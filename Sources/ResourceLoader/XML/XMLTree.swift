@@ -167,7 +167,7 @@ extension XMLTree {
             let source = arena.bytes(from: Int(node.textOffset), count: count)
             // The tokenizer checked the bytes: valid UTF-8, so validating repairs nothing.
             return String(unsafeUninitializedCapacity: count) { buffer in
-                buffer.baseAddress.unsafelyUnwrapped.update(from: source.baseAddress.unsafelyUnwrapped, count: count)
+                XMLByteArena.copy(source.baseAddress.unsafelyUnwrapped, to: buffer.baseAddress.unsafelyUnwrapped, count: count)
                 return count
             }
         }

@@ -349,6 +349,7 @@ final class XMLTokenizer<Sink: XMLEventSink> {
     /// byte above 0x7F costs one call to check its scalar. Text without a carriage return goes
     /// to the sink as a slice of the input; with one, the line ends are normalised into
     /// ``textBuffer``.
+    @inline(__always)
     private func readText(_ pos: inout Int) throws(XMLScanStop) {
         let start = pos
         let input = pointer

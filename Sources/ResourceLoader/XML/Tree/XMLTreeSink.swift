@@ -167,10 +167,11 @@ struct XMLTreeSink: XMLEventSink {
     /// Appends the element's node, which becomes the innermost open element.
     @inline(__always)
     private mutating func appendNode(_ element: XMLStartElement, attributeStart: Int) {
+        // The scope first: `scope(of:)` may change the sink, so the nodes are read after it.
+        let scope = element.binding == XMLStartElement.noBinding ? 0 : UInt32(scope(of: element))
         let index = nodes.count
         nodes.append(XMLTree.Node(
-            name: UInt32(truncatingIfNeeded: element.nameID),
-            scope: element.binding == XMLStartElement.noBinding ? 0 : UInt32(scope(of: element)),
+            name: UInt32(truncatingIfNeeded: element.nameID), scope: scope,
             parent: Int32(truncatingIfNeeded: current), end: 0, attributeStart: UInt32(truncatingIfNeeded: attributeStart),
             textOffset: 0, textCount: 0))
         current = index
@@ -237,6 +238,7 @@ struct XMLTreeSink: XMLEventSink {
         arena.append(bytes)
     }
 
+    @inline(__always)
     mutating func characters(_ bytes: UnsafeBufferPointer<UInt8>) {
         let index = current
         guard index >= 0, !bytes.isEmpty else { return }
