@@ -206,6 +206,7 @@ struct XMLTreeSink: XMLEventSink {
         }
     }
 
+    @inline(__always)
     mutating func endElement() {
         let index = current
         guard index >= 0 else { return }
