@@ -159,7 +159,8 @@ extension XMLTree {
         /// The bytes are copied straight into the new string's storage: for a short ASCII text
         /// (15 bytes or fewer) that is the string's inline storage, checked for ASCII a word at a
         /// time, where `String(decoding:as:)` would scan the bytes for ASCII and then copy them
-        /// one by one. Longer text, or text beyond ASCII, is validated as UTF-8 as before.
+        /// one by one. Longer text, or text beyond ASCII, is copied into allocated storage and
+        /// validated as UTF-8.
         func text(of index: Int) -> String {
             let node = nodes[index]
             let count = Int(node.textCount)
