@@ -90,7 +90,7 @@ extension XMLTree {
     /// kept as UTF-8 bytes in ``arena``, not as a `String` (which would cost a 16-byte field
     /// per node and an allocation per text over 15 bytes); strings are made when read.
     final class Storage: Sendable {
-        let nodes: [Node]
+        let nodes: XMLTreeNodes
         /// The names, by ``Node/name``: the tokenizer's name table as the document ended, so
         /// one per distinct qualified name (`a:x` and `x` have two numbers and the same local
         /// name), and possibly names of earlier documents the pooled table read (see
@@ -109,7 +109,7 @@ extension XMLTree {
         let declarations: [Int: [Scope]]
 
         init(
-            nodes: [Node], names: [XMLName], attributes: [Attribute], arena: XMLByteArena, scopes: [Scope],
+            nodes: XMLTreeNodes, names: [XMLName], attributes: [Attribute], arena: XMLByteArena, scopes: [Scope],
             declarations: [Int: [Scope]] = [:]
         ) {
             self.nodes = nodes
@@ -155,13 +155,22 @@ extension XMLTree {
         func attributes(of index: Int) -> ArraySlice<Attribute> { attributes[attributeRange(of: index)] }
 
         /// The element's own text, made from its bytes.
+        ///
+        /// The bytes are copied straight into the new string's storage: for a short ASCII text
+        /// (15 bytes or fewer) that is the string's inline storage, checked for ASCII a word at a
+        /// time, where `String(decoding:as:)` would scan the bytes for ASCII and then copy them
+        /// one by one. Longer text, or text beyond ASCII, is copied into allocated storage and
+        /// validated as UTF-8.
         func text(of index: Int) -> String {
             let node = nodes[index]
             let count = Int(node.textCount)
             guard count > 0 else { return "" }
-            let offset = Int(node.textOffset)
-            // The tokenizer checked the bytes: valid UTF-8, so decoding repairs nothing.
-            return String(decoding: arena.bytes(from: offset, count: count), as: UTF8.self)
+            let source = arena.bytes(from: Int(node.textOffset), count: count)
+            // The tokenizer checked the bytes: valid UTF-8, so validating repairs nothing.
+            return String(unsafeUninitializedCapacity: count) { buffer in
+                XMLByteArena.copy(source.baseAddress.unsafelyUnwrapped, to: buffer.baseAddress.unsafelyUnwrapped, count: count)
+                return count
+            }
         }
 
         /// Whether the node at `index` has this local name (and namespace, unless `nil`).

@@ -10,6 +10,10 @@ protocol XMLEventSink {
     /// declarations included and flagged; it is the tokenizer's scratch storage, valid during
     /// the call only.
     mutating func startElement(_ element: XMLStartElement, attributes: [XMLAttributeEvent]) throws(XMLParsingError)
+    /// A start tag without attributes or namespace declarations (most of them): the same as
+    /// ``startElement(_:attributes:)`` with none, called instead so that the tokenizer need not
+    /// hand over (and retain) its empty scratch array.
+    mutating func startElement(_ element: XMLStartElement) throws(XMLParsingError)
     /// The end of the innermost open element.
     mutating func endElement()
     /// Character data (text, CDATA sections, references), line ends normalised. Valid during
@@ -28,6 +32,10 @@ protocol XMLEventSink {
 }
 
 extension XMLEventSink {
+    mutating func startElement(_ element: XMLStartElement) throws(XMLParsingError) {
+        try startElement(element, attributes: [])
+    }
+
     mutating func documentTypeDeclaration(name: String) {}
     mutating func notationDeclaration(name: String, publicID: String?, systemID: String?) {}
     mutating func endDocument(names: [XMLName]) {}

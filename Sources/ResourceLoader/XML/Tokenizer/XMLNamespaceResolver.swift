@@ -31,6 +31,9 @@ struct XMLNamespaceResolver {
     /// For each open element that declared a namespace, innermost last: its depth, and
     /// `bindings.count` before its declarations. Elements that declare none (most) push nothing.
     private var marks: [(depth: Int, count: Int)] = []
+    /// The innermost mark's depth (-1: no marks), so that ending an element that declared
+    /// nothing compares two numbers.
+    private var markDepth = -1
     private var serial = 0
     /// The index in `bindings` of the innermost default-namespace binding, or -1: kept on
     /// bind and unbind, so an unprefixed element finds its namespace without a search.
@@ -39,21 +42,41 @@ struct XMLNamespaceResolver {
     /// Declares the element's namespace declarations, resolves its name and its attributes'
     /// names, and checks the constraints: QNames, declared prefixes, the `xml` and `xmlns`
     /// rules, no undeclared prefix (`xmlns:p=""`), unique expanded attribute names.
+    ///
+    /// Inlined into the tokenizer for the common case, an element with no attributes and no
+    /// prefix: nothing to declare or check but the name.
+    @inline(__always)
     mutating func startElement(
         _ element: inout XMLStartElement, attributes: inout [XMLAttributeEvent], options: XMLParsingOptions
     ) throws(Failure) {
-        depth += 1
-        // Most elements: no attributes, no prefix. Nothing to declare or check but the name.
-        if attributes.isEmpty && element.name.prefix == nil {
-            guard element.name.isQualifiedName else { throw .malformed }
-            if defaultBinding >= 0, let uri = bindings[defaultBinding].uri {
-                element.namespaceURI = uri
-                element.binding = bindings[defaultBinding].serial
-            }
+        if attributes.isEmpty && element.name.isUnprefixedQualifiedName {
+            depth &+= 1
+            if defaultBinding >= 0 { takeDefaultNamespace(&element) }
             return
         }
+        try startElementInFull(&element, attributes: &attributes, options: options)
+    }
+
+    /// Puts an unprefixed element in the default namespace, if one is declared.
+    private func takeDefaultNamespace(_ element: inout XMLStartElement) {
+        if let uri = bindings[defaultBinding].uri {
+            element.namespaceURI = uri
+            element.binding = bindings[defaultBinding].serial
+        }
+    }
+
+    /// ``startElement(_:attributes:options:)`` for an element with attributes or a prefix.
+    private mutating func startElementInFull(
+        _ element: inout XMLStartElement, attributes: inout [XMLAttributeEvent], options: XMLParsingOptions
+    ) throws(Failure) {
+        depth += 1
         let mark = bindings.count
-        defer { if bindings.count > mark { marks.append((depth, mark)) } }
+        defer {
+            if bindings.count > mark {
+                marks.append((depth, mark))
+                markDepth = depth
+            }
+        }
         guard element.name.isQualifiedName, !element.name.hasXMLNSPrefix else { throw .malformed }
         var declarations = 0
         var prefixed = 0
@@ -135,6 +158,7 @@ struct XMLNamespaceResolver {
         bindings.removeAll(keepingCapacity: true)
         marks.removeAll(keepingCapacity: true)
         depth = 0
+        markDepth = -1
         serial = 0
         defaultBinding = -1
     }
@@ -142,11 +166,22 @@ struct XMLNamespaceResolver {
     /// Whether the storage kept by ``reset()`` is small enough to keep between documents.
     var isSmall: Bool { bindings.capacity <= 256 && marks.capacity <= 256 }
 
-    /// Ends the innermost element's scope.
+    /// Ends the innermost element's scope. Inlined into the tokenizer: most elements declared
+    /// nothing.
+    @inline(__always)
     mutating func endElement() {
+        guard depth == markDepth else {
+            depth &-= 1
+            return
+        }
+        endScope()
+    }
+
+    /// Ends the scope of the innermost element, which declared namespaces.
+    private mutating func endScope() {
         defer { depth -= 1 }
-        guard let last = marks.last, last.depth == depth else { return }
-        marks.removeLast()
+        guard let last = marks.popLast() else { return }
+        markDepth = marks.last?.depth ?? -1
         let mark = last.count
         bindings.removeSubrange(mark...)
         if defaultBinding >= mark {

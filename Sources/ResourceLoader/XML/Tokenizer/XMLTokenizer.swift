@@ -297,7 +297,15 @@ final class XMLTokenizer<Sink: XMLEventSink> {
             }
             let tokenStart = pos
             do throws(XMLScanStop) {
-                try readContentToken(&pos)
+                let byte = pointer[pos]
+                if byte == UInt8(ascii: "<") {
+                    try readMarkup(&pos)
+                } else if byte == UInt8(ascii: "&") {
+                    try readReferenceInContent(&pos)
+                } else {
+                    // Text, the most frequent token: read here rather than through a call.
+                    try readText(&pos)
+                }
             } catch .needsInput {
                 pos = tokenStart
                 throw .needsInput
@@ -308,37 +316,28 @@ final class XMLTokenizer<Sink: XMLEventSink> {
         }
     }
 
-    /// Reads one token of content at `pos`.
-    private func readContentToken(_ pos: inout Int) throws(XMLScanStop) {
-        do {
-            let byte = bytes[pos]
-            if byte == UInt8(ascii: "<") {
-                try need(pos + 2, pos)
-                switch bytes[pos + 1] {
-                case UInt8(ascii: "/"):
-                    try readEndTag(&pos)
-                    if open.isEmpty { phase = .epilog }
-                case UInt8(ascii: "!"):
-                    try need(pos + 4, pos)
-                    if matches("<!--", at: pos) {
-                        try readComment(&pos)
-                    } else if try refusesDoctype(at: pos) {
-                        throw fail(.error(.doctypeNotAllowed), pos)
-                    } else {
-                        try need(pos + 9, pos)
-                        guard matches("<![CDATA[", at: pos) else { throw fail(.malformed, pos) }
-                        try readCDATA(&pos)
-                    }
-                case UInt8(ascii: "?"):
-                    try readProcessingInstruction(&pos)
-                default:
-                    try readStartTag(&pos)
-                }
-            } else if byte == UInt8(ascii: "&") {
-                try readReferenceInContent(&pos)
+    /// Reads the markup at `pos` (a `<`): a tag, comment, CDATA section or PI.
+    private func readMarkup(_ pos: inout Int) throws(XMLScanStop) {
+        try need(pos + 2, pos)
+        switch bytes[pos + 1] {
+        case UInt8(ascii: "/"):
+            try readEndTag(&pos)
+            if open.isEmpty { phase = .epilog }
+        case UInt8(ascii: "!"):
+            try need(pos + 4, pos)
+            if matches("<!--", at: pos) {
+                try readComment(&pos)
+            } else if try refusesDoctype(at: pos) {
+                throw fail(.error(.doctypeNotAllowed), pos)
             } else {
-                try readText(&pos)
+                try need(pos + 9, pos)
+                guard matches("<![CDATA[", at: pos) else { throw fail(.malformed, pos) }
+                try readCDATA(&pos)
             }
+        case UInt8(ascii: "?"):
+            try readProcessingInstruction(&pos)
+        default:
+            try readStartTag(&pos)
         }
     }
 
@@ -349,6 +348,7 @@ final class XMLTokenizer<Sink: XMLEventSink> {
     /// byte above 0x7F costs one call to check its scalar. Text without a carriage return goes
     /// to the sink as a slice of the input; with one, the line ends are normalised into
     /// ``textBuffer``.
+    @inline(__always)
     private func readText(_ pos: inout Int) throws(XMLScanStop) {
         let start = pos
         let input = pointer
@@ -557,7 +557,11 @@ final class XMLTokenizer<Sink: XMLEventSink> {
             }
         }
         do throws(XMLParsingError) {
-            try sink.startElement(element, attributes: attributes)
+            if attributes.isEmpty {
+                try sink.startElement(element)
+            } else {
+                try sink.startElement(element, attributes: attributes)
+            }
         } catch {
             throw .failed(.error(error), offset: base + tagStart)
         }

@@ -19,18 +19,20 @@ import Foundation
 /// its descendants, which end first and take their bytes off the top. So the open elements'
 /// texts share one buffer, with no array per depth.
 ///
-/// The arena and that buffer are ``XMLByteArena`` objects, held by reference: copies of a sink
-/// share them, so only one copy (the tokenizer's) is ever fed events, and the tree takes the
-/// arena over.
+/// The nodes (``XMLTreeNodes``), the arena and that buffer (``XMLByteArena``) are objects,
+/// held by reference: copies of a sink share them, so only one copy (the tokenizer's) is ever
+/// fed events, and the tree takes the nodes and the arena over.
 struct XMLTreeSink: XMLEventSink {
-    private(set) var nodes: [XMLTree.Node] = []
+    /// The nodes so far; while parsing, the open elements' `end` is not set yet.
+    let nodes: XMLTreeNodes
     /// The tokenizer's name table's names, by number (``XMLStartElement/nameID``): a node's
     /// name is its number there. Handed over when the document ends (``endDocument(names:)``).
     private var names: [XMLName] = []
     private var attributes: [XMLTree.Attribute] = []
     private var arena: XMLByteArena
-    /// The open elements' node indices, outermost first.
-    private var open: [Int] = []
+    /// The innermost open element's node index (-1: none). The others are its ancestors,
+    /// found through the nodes' `parent`: no stack to push and pop.
+    private var current = -1
     /// The text gathered so far by the open elements whose text is not one document slice,
     /// outermost first (see the type's description).
     private var pending = XMLByteArena()
@@ -55,8 +57,7 @@ struct XMLTreeSink: XMLEventSink {
         guard document.count < XMLTree.Node.limit else { throw .tooLarge(limit: XMLTree.Node.limit) }
         documentStart = UInt(bitPattern: document.baseAddress)
         documentCount = UInt(document.count)
-        nodes.reserveCapacity(Self.expectedNodes(document))
-        open.reserveCapacity(16)
+        nodes = XMLTreeNodes(capacity: Self.expectedNodes(document))
         scopes.reserveCapacity(4)
         // A small document's text fits in its own size (only entity expansion makes more): one
         // allocation instead of a doubling per few elements. A large one's arena grows.
@@ -121,11 +122,18 @@ struct XMLTreeSink: XMLEventSink {
     /// The finished storage: exactly one root element, closed.
     func storage() throws(XMLParsingError) -> XMLTree.Storage {
         guard !nodes.isEmpty else { throw .noRoot }
-        guard open.isEmpty else { throw .truncated }
+        guard current < 0 else { throw .truncated }
         guard !overflowed else { throw .tooLarge(limit: XMLTree.Node.limit) }
         return XMLTree.Storage(
             nodes: nodes, names: names, attributes: attributes, arena: arena, scopes: scopes,
             declarations: declarations)
+    }
+
+    mutating func startElement(_ element: XMLStartElement) throws(XMLParsingError) {
+        guard nodes.count < XMLTree.Node.limit, attributes.count < XMLTree.Node.limit else {
+            throw .tooLarge(limit: XMLTree.Node.limit)
+        }
+        appendNode(element, attributeStart: attributes.count)
     }
 
     mutating func startElement(_ element: XMLStartElement, attributes events: [XMLAttributeEvent]) throws(XMLParsingError) {
@@ -153,11 +161,20 @@ struct XMLTreeSink: XMLEventSink {
             }
             if !elementDeclarations.isEmpty { declarations[index] = elementDeclarations }
         }
+        appendNode(element, attributeStart: attributeStart)
+    }
+
+    /// Appends the element's node, which becomes the innermost open element.
+    @inline(__always)
+    private mutating func appendNode(_ element: XMLStartElement, attributeStart: Int) {
+        // The scope first: `scope(of:)` may change the sink, so the nodes are read after it.
+        let scope = element.binding == XMLStartElement.noBinding ? 0 : UInt32(scope(of: element))
+        let index = nodes.count
         nodes.append(XMLTree.Node(
-            name: UInt32(truncatingIfNeeded: element.nameID), scope: UInt32(scope(of: element)),
-            parent: Int32(open.last ?? -1), end: 0, attributeStart: UInt32(attributeStart),
+            name: UInt32(truncatingIfNeeded: element.nameID), scope: scope,
+            parent: Int32(truncatingIfNeeded: current), end: 0, attributeStart: UInt32(truncatingIfNeeded: attributeStart),
             textOffset: 0, textCount: 0))
-        open.append(index)
+        current = index
     }
 
     mutating func endDocument(names: [XMLName]) {
@@ -189,8 +206,11 @@ struct XMLTreeSink: XMLEventSink {
         }
     }
 
+    @inline(__always)
     mutating func endElement() {
-        guard let index = open.popLast() else { return }
+        let index = current
+        guard index >= 0 else { return }
+        current = Int(nodes[index].parent)
         nodes[index].end = UInt32(truncatingIfNeeded: nodes.count)
         let textCount = nodes[index].textCount
         guard textCount != 0 else { return }
@@ -219,8 +239,10 @@ struct XMLTreeSink: XMLEventSink {
         arena.append(bytes)
     }
 
+    @inline(__always)
     mutating func characters(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let index = open.last, !bytes.isEmpty else { return }
+        let index = current
+        guard index >= 0, !bytes.isEmpty else { return }
         // Gathered text is bounded like the arena it goes to (so its offsets fit 32 bits).
         guard pending.count + bytes.count < XMLTree.Node.limit else {
             overflowed = true

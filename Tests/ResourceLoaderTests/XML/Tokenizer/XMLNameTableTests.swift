@@ -337,3 +337,47 @@ struct XMLNameTableTests {
         #expect(boundNames[0] === boundNames[1])
     }
 }
+
+/// The inline byte comparison names are matched with (start tags predicted, end tags checked).
+@Suite("XML name bytes")
+struct XMLNameBytesTests {
+    @Test func runsAreEqualExactlyWhenEveryByteIs() {
+        // GIVEN runs of 0 to 40 bytes, and copies differing in one byte at each position
+        for count in 0...40 {
+            let first = (0..<count).map { UInt8(truncatingIfNeeded: 0x41 + $0) }
+            first.withUnsafeBufferPointer { a in
+                let start = a.baseAddress ?? XMLCharacters.noBytes
+                // THEN a run equals its copy
+                let copy = first
+                copy.withUnsafeBufferPointer { b in
+                    #expect(XMLNameTable.equal(start, b.baseAddress ?? XMLCharacters.noBytes, count: count))
+                }
+                // and differs from every copy with one byte changed
+                for position in 0..<count {
+                    var changed = first
+                    changed[position] ^= 0x20
+                    changed.withUnsafeBufferPointer { b in
+                        #expect(!XMLNameTable.equal(start, b.baseAddress!, count: count), "count \(count) position \(position)")
+                    }
+                }
+            }
+        }
+    }
+
+    @Test func endTagsDifferingInOneByteAreRefused() throws {
+        // GIVEN names of 1 to 20 bytes, closed by an end tag with one byte changed
+        for count in 1...20 {
+            let name = String(repeating: "n", count: count)
+            #expect(throws: Never.self) { try XMLTree(string: "<\(name)></\(name)>") }
+            for position in 0..<count {
+                var bytes = Array(name.utf8)
+                bytes[position] = UInt8(ascii: "m")
+                let other = String(decoding: bytes, as: UTF8.self)
+                // THEN each is refused, whichever byte differs
+                #expect(throws: XMLParsingError.self, "\(count) \(position)") {
+                    try XMLTree(string: "<r><\(name)></\(other)></r>")
+                }
+            }
+        }
+    }
+}
