@@ -87,7 +87,11 @@ public enum FetchEvent {
         public let context: Context
         /// Which attempt answered, from 1.
         public let attempt: Int
-        /// The response's HTTP status code; `nil` when the response is not an HTTP one.
+        /// The response's HTTP status code.
+        ///
+        /// Optional for source compatibility only: a transport's answer that is not an HTTP
+        /// response fails the attempt with ``ResourceError/transport(_:underlying:)``
+        /// (`badServerResponse`) and is not reported as a response, so this is never `nil`.
         public let statusCode: Int?
         /// The size of the response body, in bytes.
         public let bodyByteCount: Int

@@ -152,6 +152,21 @@ struct ResponseHeadTests {
         #expect(error?.caseName == "soapFault")
     }
 
+    @Test func aResponseThatIsNotHTTPIsNeverReportedAsAResponse() async {
+        let recorder = EventRecorder()
+        let pipeline = ResourcePipeline(session: NonHTTPSession(body: "[]"), monitors: [recorder])
+        let error = await #expect(throws: ResourceError.self) {
+            try await ResourceService<DefaultCheck>(pipeline: pipeline).fetch(DefaultCheck())
+        }
+        guard case .transport(let code, _) = error else {
+            Issue.record("expected transport, got \(String(describing: error))")
+            return
+        }
+        #expect(code == .badServerResponse)
+        #expect(!recorder.events.contains { $0.hasPrefix("response") })
+        #expect(recorder.finishedEvents.first?.statusCode == nil)
+    }
+
     // MARK: What isCredentialRejected(by:data:) receives
 
     @Test func anAuthenticatorTakingHTTPURLResponseSeesEveryField() async throws {

@@ -110,18 +110,7 @@ struct ResourceServiceTests {
     }
 
     @Test func aNonHTTPResponseIsATransportError() async {
-        struct PlainSession: URLSessionType {
-            final class Handle: Cancellable { func cancel() {} }
-            func data(
-                for request: URLRequest, options: TransferOptions,
-                completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
-            ) -> any Cancellable {
-                let response = URLResponse(url: request.url!, mimeType: nil, expectedContentLength: 0, textEncodingName: nil)
-                completionHandler(.success((Data("{}".utf8), response)))
-                return Handle()
-            }
-        }
-        let error = await ResourceService<CitiesResource>(session: PlainSession()).fetchError(CitiesResource())
+        let error = await ResourceService<CitiesResource>(session: NonHTTPSession()).fetchError(CitiesResource())
         guard case .transport(let code, _) = error else {
             Issue.record("expected transport, got \(String(describing: error))")
             return

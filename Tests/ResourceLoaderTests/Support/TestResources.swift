@@ -78,3 +78,18 @@ extension Result {
         return nil
     }
 }
+
+/// A transport that answers with a plain `URLResponse`, as a `file:` or `data:` loader would.
+struct NonHTTPSession: URLSessionType {
+    final class Handle: Cancellable { func cancel() {} }
+    var body = "{}"
+
+    func data(
+        for request: URLRequest, options: TransferOptions,
+        completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+    ) -> any Cancellable {
+        let response = URLResponse(url: request.url!, mimeType: nil, expectedContentLength: 0, textEncodingName: nil)
+        completionHandler(.success((Data(body.utf8), response)))
+        return Handle()
+    }
+}
