@@ -108,7 +108,6 @@ extension Authenticator where CheckedResponse == ResponseHead {
 }
 
 extension Authenticator {
-
     /// `nil`: only the server's rejection tells that the credential is no longer valid.
     public func expirationDate(of credential: Credential) -> Date? {
         nil

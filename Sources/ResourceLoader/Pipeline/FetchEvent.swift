@@ -91,7 +91,8 @@ public enum FetchEvent {
         ///
         /// Optional for source compatibility only: a transport's answer that is not an HTTP
         /// response fails the attempt with ``ResourceError/transport(_:underlying:)``
-        /// (`badServerResponse`) and is not reported as a response, so this is never `nil`.
+        /// (`badServerResponse`) and is not reported as a response, so in the events a
+        /// ``ResourcePipeline`` reports this is never `nil`.
         public let statusCode: Int?
         /// The size of the response body, in bytes.
         public let bodyByteCount: Int
