@@ -600,7 +600,7 @@ extension AsyncHTTPClientTransport {
         /// (with `Accept-Encoding: identity` unless `request` names one) and body of `request`.
         static func requestParts(of request: URLRequest) throws -> RequestParts {
             guard let url = request.url, let scheme = url.scheme,
-                  sameFieldName(scheme, "http") || sameFieldName(scheme, "https") else {
+                  ResponseHead.sameFieldName(scheme, "http") || ResponseHead.sameFieldName(scheme, "https") else {
                 throw URLError(.unsupportedURL)
             }
             let fields = request.allHTTPHeaderFields ?? [:]
@@ -608,7 +608,7 @@ extension AsyncHTTPClientTransport {
             headers.reserveCapacity(fields.count + 1)
             var namesEncoding = false
             for (name, value) in fields {
-                if !namesEncoding && sameFieldName(name, "Accept-Encoding") { namesEncoding = true }
+                if !namesEncoding && ResponseHead.sameFieldName(name, "Accept-Encoding") { namesEncoding = true }
                 headers.add(name: name, value: value)
             }
             if !namesEncoding { headers.add(name: "Accept-Encoding", value: "identity") }
@@ -649,19 +649,6 @@ extension AsyncHTTPClientTransport {
                 fields.append(field)
             }
             return ResponseHead(statusCode: Int(head.status.code), url: url, headerFields: fields)
-        }
-
-        /// Whether two header field names (or URL schemes) are the same without regard to ASCII
-        /// case. Field names are tokens, ASCII by RFC 9110 (SwiftNIO's parser refuses others).
-        static func sameFieldName(_ lhs: String, _ rhs: String) -> Bool {
-            let left = lhs.utf8
-            let right = rhs.utf8
-            guard left.count == right.count else { return false }
-            for (l, r) in zip(left, right) where l != r {
-                // Equal only as the two cases of one ASCII letter.
-                guard l ^ r == 0x20, case 0x61...0x7A = l | 0x20 else { return false }
-            }
-            return true
         }
 
         /// Whether `status` is one of the redirects the transport follows or refuses.

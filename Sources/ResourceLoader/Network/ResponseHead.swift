@@ -26,7 +26,7 @@ public struct ResponseHead: Sendable {
 
     private enum Storage: Sendable {
         /// Received as fields; an `HTTPURLResponse` is built on first use.
-        case fields([(name: String, value: String)], ResponseCache)
+        case fields([(name: String, value: String)], Locked<HTTPURLResponse??>)
         /// Received as an `HTTPURLResponse` (from `URLSession`, say), kept as it is.
         case foundation(HTTPURLResponse)
     }
@@ -40,7 +40,7 @@ public struct ResponseHead: Sendable {
     public init(statusCode: Int, url: URL?, headerFields: [(name: String, value: String)]) {
         self.statusCode = statusCode
         self.url = url
-        self.storage = .fields(headerFields, ResponseCache())
+        self.storage = .fields(headerFields, Locked(nil))
     }
 
     /// Creates a head that reads `response`, and returns it as its ``httpURLResponse``.
@@ -94,12 +94,24 @@ public struct ResponseHead: Sendable {
         switch storage {
         case .foundation(let response):
             return response
-        case .fields(let fields, let cache):
-            return cache.response {
-                url.flatMap { url in
+        case .fields(let fields, let made):
+            return made.withLock { made in
+                if let made { return made }
+                let response = url.flatMap { url in
                     HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: Self.joined(fields))
                 }
+                made = .some(response)
+                return response
             }
+        }
+    }
+
+    /// Whether the head holds an `HTTPURLResponse`: the transport's, or one ``httpURLResponse``
+    /// has made.
+    var holdsHTTPURLResponse: Bool {
+        switch storage {
+        case .foundation: true
+        case .fields(_, let made): made.withLock { $0 != nil }
         }
     }
 
@@ -143,8 +155,9 @@ public struct ResponseHead: Sendable {
     /// The most fields ``joined(_:)`` matches by scanning the names seen so far.
     static let scanLimit = 24
 
-    /// Whether two field names are the same without regard to ASCII case.
-    static func sameFieldName(_ lhs: String, _ rhs: String) -> Bool {
+    /// Whether two field names (or URL schemes) are the same without regard to ASCII case.
+    /// Field names are tokens, ASCII by RFC 9110.
+    package static func sameFieldName(_ lhs: String, _ rhs: String) -> Bool {
         let left = lhs.utf8
         let right = rhs.utf8
         guard left.count == right.count else { return false }
@@ -153,22 +166,5 @@ public struct ResponseHead: Sendable {
             guard l ^ r == 0x20, case 0x61...0x7A = l | 0x20 else { return false }
         }
         return true
-    }
-}
-
-/// The `HTTPURLResponse` a ``ResponseHead`` made, kept so that it is made once.
-final class ResponseCache: @unchecked Sendable {
-    // `lock` guards `made`.
-    private let lock = NSLock()
-    private var made: HTTPURLResponse??
-
-    /// The response `make` returned the first time it was called.
-    func response(_ make: () -> HTTPURLResponse?) -> HTTPURLResponse? {
-        lock.lock()
-        defer { lock.unlock() }
-        if let made { return made }
-        let response = make()
-        made = .some(response)
-        return response
     }
 }

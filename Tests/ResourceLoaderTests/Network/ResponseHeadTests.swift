@@ -1,5 +1,5 @@
 import Foundation
-import ResourceLoader
+@testable import ResourceLoader
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -118,6 +118,32 @@ struct ResponseHeadTests {
         #expect(session.dataCalls == 0)
     }
 
+    @Test func onlyAResourceThatTakesAnHTTPURLResponseGetsOneMade() async throws {
+        let session = HeadOnlySession(fields: [(name: "X-Version", value: "1")])
+        _ = try await ResourceService<DefaultCheck>(session: session).fetch(DefaultCheck())
+        let defaultHead = try #require(session.lastHead)
+        #expect(!defaultHead.holdsHTTPURLResponse)
+        try await HeadCheck(seen: Seen()).fetch(through: session)
+        #expect(try #require(session.lastHead).holdsHTTPURLResponse == false)
+        try await FoundationCheck(seen: Seen()).fetch(through: session)
+        #expect(try #require(session.lastHead).holdsHTTPURLResponse)
+        // The default authenticator reads the head; one that takes an `HTTPURLResponse` gets one.
+        for (authenticated, makesOne) in [(false, false), (true, true)] {
+            let pipeline = authenticated
+                ? ResourcePipeline(session: session, credentials: CredentialStore(authenticator: FieldAuthenticator(), credential: "old"))
+                : ResourcePipeline(session: session, credentials: CredentialStore(authenticator: StatusAuthenticator(), credential: "old"))
+            _ = try await ResourceService<DefaultCheck>(pipeline: pipeline).fetch(DefaultCheck())
+            #expect(try #require(session.lastHead).holdsHTTPURLResponse == makesOne)
+        }
+    }
+
+    @Test func isCredentialRejectedStillTakesAnHTTPURLResponseFromTheCaller() throws {
+        let unauthorized = try #require(HTTPURLResponse(url: url, statusCode: 401, httpVersion: nil, headerFields: nil))
+        let forbidden = try #require(HTTPURLResponse(url: url, statusCode: 403, httpVersion: nil, headerFields: nil))
+        #expect(StatusAuthenticator().isCredentialRejected(by: unauthorized, data: Data()))
+        #expect(!StatusAuthenticator().isCredentialRejected(by: forbidden, data: Data()))
+    }
+
     @Test func aSOAPResourcesOwnValidateIsCalled() async throws {
         let seen = Seen()
         let session = HeadOnlySession(fields: [(name: "X-Version", value: "9")], body: "<x/>")
@@ -197,10 +223,11 @@ private final class HeadOnlySession: URLSessionType, @unchecked Sendable {
     let body: String
     let hasURL: Bool
     let extraFields: @Sendable (URLRequest) -> [(name: String, value: String)]
-    // `lock` guards `calls` and `sent`.
+    // `lock` guards `calls`, `sent` and `heads`.
     private let lock = NSLock()
     private var calls = 0
     private var sent: [String] = []
+    private var heads: [ResponseHead] = []
 
     init(
         status: Int = 200, fields: [(name: String, value: String)], body: String = "[]", hasURL: Bool = true,
@@ -215,6 +242,8 @@ private final class HeadOnlySession: URLSessionType, @unchecked Sendable {
 
     var dataCalls: Int { lock.withLock { calls } }
     var authorizations: [String] { lock.withLock { sent } }
+    /// The head of the last answer.
+    var lastHead: ResponseHead? { lock.withLock { heads.last } }
 
     func data(
         for request: URLRequest, options: TransferOptions,
@@ -234,6 +263,7 @@ private final class HeadOnlySession: URLSessionType, @unchecked Sendable {
         }
         let head = ResponseHead(
             statusCode: status, url: hasURL ? request.url : nil, headerFields: fields + extraFields(request))
+        lock.withLock { heads.append(head) }
         completionHandler(.success((Data(body.utf8), head)))
         return Handle()
     }
