@@ -142,6 +142,8 @@ public final class AsyncHTTPClientTransport: URLSessionType {
     let tracer: (any Tracer)?
     /// Set once the owned client is being shut down.
     private let isShutDown = OnceFlag()
+    /// Checks the idle timeouts of the transfers in flight.
+    let idleTimeouts: IdleTimeouts
 
     private init(ownership: Ownership, configuration: HTTPClient.Configuration = defaultConfiguration,
                  eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup) {
@@ -150,6 +152,7 @@ public final class AsyncHTTPClientTransport: URLSessionType {
         self.client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
         self.ownership = ownership
         self.tracer = Self.activeTracer(of: client)
+        self.idleTimeouts = IdleTimeouts(eventLoopGroup: eventLoopGroup)
     }
 
     /// Creates a transport with a client of its own, which it shuts down on ``shutdown()`` or
@@ -203,6 +206,7 @@ public final class AsyncHTTPClientTransport: URLSessionType {
         self.client = client
         self.ownership = .borrowed
         self.tracer = tracer
+        self.idleTimeouts = IdleTimeouts(eventLoopGroup: client.eventLoopGroup)
     }
 
     deinit {
@@ -256,6 +260,7 @@ public final class AsyncHTTPClientTransport: URLSessionType {
         completionHandler: @escaping @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
     ) -> any Cancellable {
         let transfer = Transfer(transport: self, original: request, options: options, completionHandler: completionHandler)
+        if let deadline = transfer.idleDeadline() { idleTimeouts.watch(transfer, until: deadline) }
         transfer.send(request)
         return transfer
     }
@@ -346,11 +351,8 @@ extension AsyncHTTPClientTransport {
             var redirectsFollowed = 0
             var body = Data()
             var response: ResponseHead?
-            /// When a byte last arrived, for the idle timeout.
+            /// When a byte last arrived, or the current hop started, for the idle timeout.
             var lastActivity = NIODeadline.now()
-            /// The pending idle check of the current hop, cancelled when the transfer ends so
-            /// that it does not keep the transfer alive until it fires.
-            var idleCheck: Scheduled<Void>?
         }
 
         let transport: AsyncHTTPClientTransport
@@ -397,16 +399,14 @@ extension AsyncHTTPClientTransport {
         /// Returns whether it delivered.
         @discardableResult
         func finish(_ outcome: Result<(Data, ResponseHead), any Error>, hop: Int? = nil) -> Bool {
-            let stopped = withState { state -> (task: HopTask?, idleCheck: Scheduled<Void>?)? in
-                guard !state.finished, hop == nil || hop == state.hop else { return nil }
+            let (delivers, current) = withState { state -> (Bool, HopTask?) in
+                guard !state.finished, hop == nil || hop == state.hop else { return (false, nil) }
                 state.finished = true
                 state.body = Data()
-                defer { state.idleCheck = nil }
-                return (state.task, state.idleCheck)
+                return (true, state.task)
             }
-            guard let stopped else { return false }
-            stopped.idleCheck?.cancel()
-            let current = stopped.task
+            guard delivers else { return false }
+            if idleTimeout != nil { transport.idleTimeouts.stopWatching(self) }
             completionHandler(outcome)
             // A transfer that failed stops its hop: the connection is closed, not kept waiting.
             if case .failure = outcome { current?.cancel() }
@@ -424,30 +424,24 @@ extension AsyncHTTPClientTransport {
                 finish(.failure(error))
                 return
             }
-            let (hop, previousCheck) = withState { state -> (Int?, Scheduled<Void>?) in
-                guard !state.finished else { return (nil, nil) }
+            let hop = withState { state -> Int? in
+                guard !state.finished else { return nil }
                 state.hop += 1
                 state.current = request
                 state.body = Data()
                 state.response = nil
                 state.lastActivity = .now()
-                defer { state.idleCheck = nil }
-                return (state.hop, state.idleCheck)
+                return state.hop
             }
-            previousCheck?.cancel()
             guard let hop else { return }
             let task: HopTask
-            let eventLoop: any EventLoop
             if let tracer = transport.tracer {
                 // AsyncHTTPClient's async API, whose span nests under the fetch's (the +Tracing file).
                 let (traced, context) = Self.tracedRequest(from: parts, tracer: tracer)
-                eventLoop = transport.client.eventLoopGroup.any()
-                task = .async(startTracedHop(traced, in: context, hop: hop, on: eventLoop))
+                task = .async(startTracedHop(traced, in: context, hop: hop, on: transport.client.eventLoopGroup.any()))
             } else {
-                let clientTask = transport.client.execute(
-                    request: prepared, delegate: Hop(transfer: self, hop: hop), eventLoop: .indifferent)
-                task = .delegate(clientTask)
-                eventLoop = clientTask.eventLoop
+                task = .delegate(transport.client.execute(
+                    request: prepared, delegate: Hop(transfer: self, hop: hop), eventLoop: .indifferent))
             }
             let cancelled = withState { state -> Bool in
                 guard state.hop == hop, !state.finished else { return true }
@@ -463,31 +457,29 @@ extension AsyncHTTPClientTransport {
                 // future, not the delegate.
                 clientTask.futureResult.whenFailure { [self] error in failed(error, hop: hop) }
             }
-            if let idleTimeout { scheduleIdleCheck(after: idleTimeout, hop: hop, on: eventLoop) }
         }
 
-        /// Checks, after `delay`, whether the hop has been idle for the whole idle timeout; if
-        /// not, checks again when it could be.
-        private func scheduleIdleCheck(after delay: TimeAmount, hop: Int, on eventLoop: any EventLoop) {
-            let check = eventLoop.scheduleTask(in: delay) { [self] in
-                guard let idleTimeout else { return }
-                let remaining = withState { state -> TimeAmount? in
-                    guard !state.finished, state.hop == hop else { return nil }
-                    return state.lastActivity + idleTimeout - .now()
-                }
-                guard let remaining else { return }
-                if remaining <= .zero {
-                    finish(.failure(URLError(.timedOut)), hop: hop)
-                } else {
-                    scheduleIdleCheck(after: remaining, hop: hop, on: eventLoop)
-                }
+        // MARK: The idle timeout
+
+        /// When the transfer times out unless a byte arrives first: `nil` once it has finished,
+        /// or if it has no idle timeout.
+        func idleDeadline() -> NIODeadline? {
+            guard let idleTimeout else { return nil }
+            return withState { $0.finished ? nil : $0.lastActivity + idleTimeout }
+        }
+
+        /// Fails the transfer with `URLError(.timedOut)` if nothing has arrived for the whole idle
+        /// timeout by `now`; otherwise returns when it times out, unless it has finished.
+        func timeOutIfIdle(at now: NIODeadline) -> NIODeadline? {
+            guard let idleTimeout else { return nil }
+            let (idleHop, due) = withState { state -> (Int?, NIODeadline?) in
+                guard !state.finished else { return (nil, nil) }
+                let due = state.lastActivity + idleTimeout
+                return due <= now ? (state.hop, nil) : (nil, due)
             }
-            let isCurrent = withState { state -> Bool in
-                guard !state.finished, state.hop == hop else { return false }
-                state.idleCheck = check
-                return true
-            }
-            if !isCurrent { check.cancel() }
+            guard let idleHop else { return due }
+            // A redirect may have started a new hop since: it is watched from its own start.
+            return finish(.failure(URLError(.timedOut)), hop: idleHop) ? nil : idleDeadline()
         }
 
         // MARK: Callbacks of the current hop

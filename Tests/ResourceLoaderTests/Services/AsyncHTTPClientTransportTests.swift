@@ -98,6 +98,114 @@ struct AsyncHTTPClientTransportTests {
         #expect(try await answer(.shared, URLRequest(url: server.baseURL))?.get().0 == Data(#"{"a":"b"}"#.utf8))
     }
 
+    // MARK: The idle timeout
+
+    @Test func aTrickleKeepsAShortIdleTimeoutFromFiring() async throws {
+        // GIVEN a server that sends the head, then one byte every 100 ms for about two seconds
+        let length = 20
+        let server = try LoopbackHTTPServer { _ in
+            .script([.write(Data("HTTP/1.1 200 OK\r\nContent-Length: \(length)\r\n\r\n".utf8))]
+                + Array(repeating: [.pause(.milliseconds(100)), .write(Data("x".utf8))], count: length).flatMap { $0 })
+        }
+        defer { server.stop() }
+        // WHEN the idle timeout is half the transfer (and ten times the pauses, for a loaded machine)
+        var request = URLRequest(url: server.baseURL)
+        request.timeoutInterval = 1
+        // THEN every byte arrives: each one moves the timeout on
+        let answer = await answer(AsyncHTTPClientTransport(), request)
+        #expect(try answer?.get().0 == Data(repeating: UInt8(ascii: "x"), count: length))
+    }
+
+    @Test func everyRequestTimesOutAfterItsOwnIdleTimeoutWhateverTheOthers() async throws {
+        // GIVEN a server that never answers, and a request waiting on it with a ten-minute idle
+        // timeout, sent first, so that the transport's next idle check is ten minutes away
+        let server = try LoopbackHTTPServer { _ in .script([.pause(.seconds(60))]) }
+        defer { server.stop() }
+        let transport = AsyncHTTPClientTransport()
+        var patient = URLRequest(url: server.baseURL)
+        patient.timeoutInterval = 600
+        let patientAnswers = Counter()
+        let patientHandle = transport.data(for: patient, options: TransferOptions()) { _ in patientAnswers.increment() }
+        // WHEN requests with shorter idle timeouts follow, in no particular order
+        let timeouts = [0.9, 0.3, 0.6, 0.2, 0.5]
+        let outcomes = await withTaskGroup(of: (Double, Duration, URLError.Code?).self) { group in
+            for timeout in timeouts {
+                group.addTask {
+                    var request = URLRequest(url: server.baseURL)
+                    request.timeoutInterval = timeout
+                    let start = ContinuousClock.now
+                    let answer = await self.answer(transport, request)
+                    return (timeout, ContinuousClock.now - start, (answer?.failure as? URLError)?.code)
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        // THEN each one times out, and none before its own timeout
+        #expect(outcomes.count == timeouts.count)
+        for (timeout, elapsed, code) in outcomes {
+            #expect(code == .timedOut, "timeout \(timeout)")
+            #expect(elapsed >= .milliseconds(Int(timeout * 1000)), "timeout \(timeout)")
+        }
+        // AND the first request is still waiting until cancelled, and then answered once
+        #expect(patientAnswers.value == 0)
+        patientHandle.cancel()
+        #expect(patientAnswers.value == 1)
+    }
+
+    /// How requests with an idle timeout end, for the test below.
+    enum Ending: String, CaseIterable, Sendable {
+        case answered, redirected, timedOut, cancelledAtOnce, cancelledWhileWaiting
+        /// Each of the above in turn, through one transport (so over its pooled connections).
+        case eachInTurn
+    }
+
+    @Test(arguments: Ending.allCases)
+    func noEndingLeavesTheTransportAliveThroughItsIdleTimeout(_ ending: Ending) async throws {
+        // GIVEN requests with an idle timeout far longer than the test (but the one that times out)
+        let server = try LoopbackHTTPServer { request in
+            switch request.path {
+            case "/silent": .script([.pause(.seconds(60))])
+            case "/moved": .status(302, headers: ["Location": "/landed"])
+            default: .json(#"{"a":"b"}"#)
+            }
+        }
+        defer { server.stop() }
+        var transport: AsyncHTTPClientTransport? = AsyncHTTPClientTransport()
+        weak let released = transport
+        func request(_ path: String, timeout: Double = 600) -> URLRequest {
+            var request = URLRequest(url: server.baseURL.appendingPathComponent(path))
+            request.timeoutInterval = timeout
+            return request
+        }
+        func end(_ ending: Ending, through transport: AsyncHTTPClientTransport) async throws {
+            switch ending {
+            case .answered:
+                #expect(try await answer(transport, request("ok"))?.get().0 == Data(#"{"a":"b"}"#.utf8))
+            case .redirected:
+                #expect(try await answer(transport, request("moved"))?.get().0 == Data(#"{"a":"b"}"#.utf8))
+            case .timedOut:
+                #expect((await answer(transport, request("silent", timeout: 0.2))?.failure as? URLError)?.code == .timedOut)
+            case .cancelledAtOnce:
+                transport.data(for: request("silent"), options: TransferOptions()) { _ in }.cancel()
+            case .cancelledWhileWaiting:
+                let before = server.requestCount
+                let handle = transport.data(for: request("silent"), options: TransferOptions()) { _ in }
+                try await waitUntil { server.requestCount > before }
+                handle.cancel()
+            case .eachInTurn:
+                for each in Ending.allCases where each != .eachInTurn {
+                    try await end(each, through: transport)
+                }
+            }
+        }
+        // WHEN they end
+        try await end(ending, through: transport!)
+        // AND the caller lets go of the transport
+        transport = nil
+        // THEN it is released: no request that has ended is still watched
+        try await waitUntil { released == nil }
+    }
+
     // MARK: Redirects with a client that follows them
 
     @Test func theRulesHoldForAnInjectedClientThatFollowsRedirects() async throws {
@@ -220,10 +328,12 @@ struct AsyncHTTPClientTransportTests {
         }
         let expected = try #require(HTTPURLResponse(
             url: server.baseURL, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: joined))
-        // The head `send` answers with (no `HTTPURLResponse` made) reads the same fields.
+        // The head `send` answers with (no `HTTPURLResponse` made) reads the same fields. (A
+        // transport of its own: the server has closed the connection `.shared` would reuse, and
+        // `.shared` may not have noticed yet.)
         let sent = try #require(await withTimeLimit {
             await withCheckedContinuation { continuation in
-                _ = AsyncHTTPClientTransport.shared.send(URLRequest(url: server.baseURL), options: TransferOptions()) {
+                _ = AsyncHTTPClientTransport().send(URLRequest(url: server.baseURL), options: TransferOptions()) {
                     continuation.resume(returning: $0)
                 }
             }
