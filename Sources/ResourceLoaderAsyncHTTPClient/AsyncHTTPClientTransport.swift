@@ -348,6 +348,8 @@ extension AsyncHTTPClientTransport {
             var hop = 0
             var task: HopTask?
             var current: URLRequest
+            /// `current.url`, read once per hop rather than on the event loop.
+            var currentURL: URL?
             var redirectsFollowed = 0
             var body = Data()
             var response: ResponseHead?
@@ -375,7 +377,7 @@ extension AsyncHTTPClientTransport {
             self.completionHandler = completionHandler
             let interval = original.timeoutInterval
             self.idleTimeout = interval > 0 && interval.isFinite ? .nanoseconds(Int64(min(interval, 1e9) * 1e9)) : nil
-            self.state = State(current: original)
+            self.state = State(current: original, currentURL: original.url)
         }
 
         private func withState<T>(_ body: (inout State) -> T) -> T {
@@ -399,13 +401,23 @@ extension AsyncHTTPClientTransport {
         /// Returns whether it delivered.
         @discardableResult
         func finish(_ outcome: Result<(Data, ResponseHead), any Error>, hop: Int? = nil) -> Bool {
-            let (delivers, current) = withState { state -> (Bool, HopTask?) in
-                guard !state.finished, hop == nil || hop == state.hop else { return (false, nil) }
+            finish(hop: hop) { _ in outcome }
+        }
+
+        /// ``finish(_:hop:)`` with the outcome `makeOutcome` makes of the state, under the same
+        /// lock that claims the transfer.
+        @discardableResult
+        private func finish(
+            hop: Int?, _ makeOutcome: (inout State) -> Result<(Data, ResponseHead), any Error>
+        ) -> Bool {
+            let (claimed, current) = withState { state -> (Result<(Data, ResponseHead), any Error>?, HopTask?) in
+                guard !state.finished, hop == nil || hop == state.hop else { return (nil, nil) }
+                let outcome = makeOutcome(&state)
                 state.finished = true
                 state.body = Data()
-                return (true, state.task)
+                return (outcome, state.task)
             }
-            guard delivers else { return false }
+            guard let outcome = claimed else { return false }
             if idleTimeout != nil { transport.idleTimeouts.stopWatching(self) }
             completionHandler(outcome)
             // A transfer that failed stops its hop: the connection is closed, not kept waiting.
@@ -428,6 +440,7 @@ extension AsyncHTTPClientTransport {
                 guard !state.finished else { return nil }
                 state.hop += 1
                 state.current = request
+                state.currentURL = parts.url
                 state.body = Data()
                 state.response = nil
                 state.lastActivity = .now()
@@ -494,13 +507,11 @@ extension AsyncHTTPClientTransport {
                 redirect(status: status, location: location, hop: hop, task: task)
                 return nil
             }
-            let url = withState { $0.current.url } ?? original.url
-            let response = url.map { Self.responseHead(head, url: $0) }
             let limit = options.maximumResponseBytes
             let refusal: ResourceError? = withState { state in
                 guard !state.finished, state.hop == hop else { return nil }
                 state.lastActivity = .now()
-                state.response = response
+                state.response = state.currentURL.map { Self.responseHead(head, url: $0) }
                 let lengths = head.headers["content-length"]
                 if let length = lengths.first.flatMap({ Int($0) ?? Int($0.trimmingCharacters(in: .whitespaces)) }), length > limit {
                     return .responseTooLarge(limit: limit)
@@ -559,12 +570,10 @@ extension AsyncHTTPClientTransport {
 
         /// The hop's response ended.
         func finished(hop: Int) {
-            let outcome = withState { state -> Result<(Data, ResponseHead), any Error>? in
-                guard !state.finished, state.hop == hop else { return nil }
+            finish(hop: hop) { state in
                 guard let response = state.response else { return .failure(URLError(.badServerResponse)) }
                 return .success((state.body, response))
             }
-            if let outcome { finish(outcome, hop: hop) }
         }
 
         /// The hop failed.

@@ -154,6 +154,21 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
         finish(result, onCallbackQueue: false, cancelsTransfer: false)
     }
 
+    /// Like ``finish(_:)``, but leaves the deadline scheduled: whoever receives the outcome
+    /// takes it out with ``cancelDeadline()``, on its own thread. The `async` bridge finishes
+    /// this way from the transport's thread (an event loop, say), which then only resumes the
+    /// waiting task.
+    @discardableResult
+    func finishLeavingDeadline(_ result: Result<Value, ResourceError>) -> Bool {
+        finish(result, onCallbackQueue: false, cancelsTransfer: false, cancelsDeadline: false)
+    }
+
+    /// Takes the deadline out of ``Deadlines``, after ``finishLeavingDeadline(_:)``. Does nothing
+    /// if there is none, or if it has passed (its expiry then finds the fetch finished).
+    func cancelDeadline() {
+        if state.withLock({ $0.hasDeadline }) { Deadlines.shared.cancel(self) }
+    }
+
     /// Like ``finish(_:)``, for a caller already running on the callback queue: the completion
     /// runs at once, on this thread.
     @discardableResult
@@ -164,7 +179,8 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
     private func finish(
         _ result: Result<Value, ResourceError>,
         onCallbackQueue: Bool,
-        cancelsTransfer: Bool
+        cancelsTransfer: Bool,
+        cancelsDeadline: Bool = true
     ) -> Bool {
         let claimed = state.withLock { state -> (transfer: (any Cancellable)?, hasDeadline: Bool, completion: Completion?)? in
             guard !state.isFinished else { return nil }
@@ -181,7 +197,7 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
             return (transfer, state.hasDeadline, completion)
         }
         guard let claimed else { return false }
-        if claimed.hasDeadline { Deadlines.shared.cancel(self) }
+        if claimed.hasDeadline, cancelsDeadline { Deadlines.shared.cancel(self) }
         // The transfer is told to stop before the outcome goes out, so whoever receives
         // `.cancelled` or `.timedOut` can count on it (the `async` bridge resumes at once).
         if cancelsTransfer { claimed.transfer?.cancel() }

@@ -190,17 +190,20 @@ private struct TransferAnswer: Sendable {
         // the continuation can take it. The continuation is resumed from the completion alone,
         // which `PendingFetch` calls exactly once (its tests hold it to that), so it need not be
         // a checked one: that would cost an allocation and an atomic exchange on every fetch.
+        // The answer finishes the fetch on the transport's thread (an event loop, say) with no
+        // more than resuming this task: the deadline is taken out here, on the task's thread.
         let pending = PendingFetch<TransferAnswer>(callbackQueue: nil)
         let answer = await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
                 pending.whenFinished { continuation.resume(returning: $0) }
                 pending.send(request, through: session, options: options) { answer in
-                    pending.finish(answer.map(TransferAnswer.init).mapError(ResourceError.init(transportError:)))
+                    pending.finishLeavingDeadline(answer.map(TransferAnswer.init).mapError(ResourceError.init(transportError:)))
                 }
             }
         } onCancel: {
             pending.cancel()
         }
+        pending.cancelDeadline()
         return try answer.get()
     }
 }

@@ -94,4 +94,38 @@ struct DeadlinesTests {
         }
         #expect(released == nil)
     }
+
+    @Test func aFetchFinishedLeavingItsDeadlineIsReleasedOnceTheDeadlineIsTakenOut() {
+        // The async bridge finishes on the transport's thread and takes the deadline out on its own.
+        weak var released: PendingFetch<Int>?
+        do {
+            let pending = PendingFetch<Int>(callbackQueue: nil) { _ in }
+            pending.startDeadline(.seconds(60))
+            #expect(pending.finishLeavingDeadline(.success(1)))
+            #expect(pending.deadlineSlot >= 0)
+            pending.cancelDeadline()
+            #expect(pending.deadlineSlot == -1)
+            released = pending
+        }
+        #expect(released == nil)
+    }
+
+    @Test func aDeadlineLeftBehindThatPassesDeliversNothingMore() async throws {
+        // GIVEN a fetch finished with its deadline left scheduled
+        let outcomes = Locked<[Result<Int, ResourceError>]>([])
+        let pending = PendingFetch<Int>(callbackQueue: nil) { result in outcomes.withLock { $0.append(result) } }
+        pending.startDeadline(.milliseconds(1))
+        #expect(pending.finishLeavingDeadline(.success(1)))
+        // WHEN the deadline passes before it is taken out (a later one, which passes after it,
+        // tells when)
+        let marker = Locked(false)
+        let later = PendingFetch<Int>(callbackQueue: nil) { _ in marker.withLock { $0 = true } }
+        later.startDeadline(.milliseconds(2))
+        try await waitUntil { marker.withLock { $0 } }
+        try await Task.sleep(for: .milliseconds(50))
+        // THEN the one outcome is the answer, and taking the deadline out now does nothing
+        pending.cancelDeadline()
+        #expect(outcomes.withLock { $0.count } == 1)
+        #expect(try outcomes.withLock { $0 }.first?.get() == 1)
+    }
 }
