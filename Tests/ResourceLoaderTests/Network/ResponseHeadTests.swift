@@ -223,11 +223,11 @@ private final class HeadOnlySession: URLSessionType, @unchecked Sendable {
     let body: String
     let hasURL: Bool
     let extraFields: @Sendable (URLRequest) -> [(name: String, value: String)]
-    // `lock` guards `calls`, `sent` and `heads`.
+    // `lock` guards `calls`, `sent` and `last`.
     private let lock = NSLock()
     private var calls = 0
     private var sent: [String] = []
-    private var heads: [ResponseHead] = []
+    private var last: ResponseHead?
 
     init(
         status: Int = 200, fields: [(name: String, value: String)], body: String = "[]", hasURL: Bool = true,
@@ -243,7 +243,7 @@ private final class HeadOnlySession: URLSessionType, @unchecked Sendable {
     var dataCalls: Int { lock.withLock { calls } }
     var authorizations: [String] { lock.withLock { sent } }
     /// The head of the last answer.
-    var lastHead: ResponseHead? { lock.withLock { heads.last } }
+    var lastHead: ResponseHead? { lock.withLock { last } }
 
     func data(
         for request: URLRequest, options: TransferOptions,
@@ -263,7 +263,7 @@ private final class HeadOnlySession: URLSessionType, @unchecked Sendable {
         }
         let head = ResponseHead(
             statusCode: status, url: hasURL ? request.url : nil, headerFields: fields + extraFields(request))
-        lock.withLock { heads.append(head) }
+        lock.withLock { last = head }
         completionHandler(.success((Data(body.utf8), head)))
         return Handle()
     }
