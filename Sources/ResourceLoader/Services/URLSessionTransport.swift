@@ -55,6 +55,9 @@ public final class URLSessionTransport: URLSessionType {
 
     private let session: URLSession
     private let delegate: Delegate
+    /// What a session of a request that may not be sent twice is made with.
+    private let configuration: URLSessionConfiguration
+    private let delegateQueue: DelegateQueue
     /// Where the completion handlers of ``data(for:options:completionHandler:)`` run.
     private let callbackQueue: DispatchQueue
 
@@ -62,7 +65,9 @@ public final class URLSessionTransport: URLSessionType {
     ///
     /// - Parameter configuration: The session's configuration. Default: `.ephemeral`, which
     ///   keeps nothing on disk (the `.default` configuration, for example, keeps a URL cache
-    ///   under `~/.cache` on Linux). Pass a configuration with a `urlCache` to cache responses.
+    ///   under `~/.cache` on Linux). On Apple platforms, pass a configuration with a `urlCache`
+    ///   to cache responses; on Linux the transport keeps no `urlCache`, since
+    ///   FoundationNetworking cannot cancel a task safely while it looks the task up in one.
     ///   The transport uses a copy: unless its `httpAdditionalHeaders` name an
     ///   `Accept-Encoding`, the copy's say `Accept-Encoding: identity` (see the compression
     ///   rule above).
@@ -77,10 +82,18 @@ public final class URLSessionTransport: URLSessionType {
             headers["Accept-Encoding"] = "identity"
             configuration.httpAdditionalHeaders = headers
         }
+        #if canImport(FoundationNetworking)
+        // FoundationNetworking looks a data task up in the `urlCache` on another queue before
+        // the task can load; a `cancel()` that lands in that window reports the cancellation for
+        // a task the session has already forgotten, which traps the process.
+        configuration.urlCache = nil
+        #endif
         let queue = DelegateQueue()
         let delegate = Delegate(
             answeringChallengesOn: queue.serialQueue, defaultAcceptEncoding: acceptEncoding ?? "identity")
         self.delegate = delegate
+        self.delegateQueue = queue
+        self.configuration = configuration
         self.callbackQueue = queue.serialQueue
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
     }
@@ -125,7 +138,7 @@ public final class URLSessionTransport: URLSessionType {
         options: TransferOptions,
         completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
     ) -> any Cancellable {
-        let task = session.dataTask(with: request)
+        let task = makeTask(for: request)
         // A request with a body may have to be sent again on a new task (see
         // `Delegate.restart`): the caller then cancels through a handle that follows the
         // transfer, and the transfer keeps the transport, and so its session, alive.
@@ -140,6 +153,30 @@ public final class URLSessionTransport: URLSessionType {
             restart: Restart(transport: self, handle: handle))
         task.resume()
         return handle
+    }
+
+    /// A data task for `request`: on the transport's session, or, for a request that must not
+    /// reach a server twice (see ``URLRequest/mayBeSentAgain``), on a session of its own that
+    /// holds no connection another request left open.
+    ///
+    /// libcurl, under FoundationNetworking, sends a request again on a new connection when the
+    /// server closes a reused connection without answering; a connection that no request used
+    /// before is never retried. The request's session is invalidated once its one task ends,
+    /// and the request asks the server to close the connection after answering.
+    fileprivate func makeTask(for request: URLRequest) -> URLSessionDataTask {
+        #if canImport(FoundationNetworking)
+        guard !request.mayBeSentAgain else { return session.dataTask(with: request) }
+        var request = request
+        if request.value(forHTTPHeaderField: "Connection") == nil {
+            request.setValue("close", forHTTPHeaderField: "Connection")
+        }
+        let session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
+        let task = session.dataTask(with: request)
+        session.finishTasksAndInvalidate()
+        return task
+        #else
+        return session.dataTask(with: request)
+        #endif
     }
 }
 
@@ -386,8 +423,9 @@ extension URLSessionTransport {
             case stop(ResourceError)
         }
 
-        // `transfers` is a `Locked`: its lock guards every transfer, keyed by task identifier.
-        private let transfers = Locked<[Int: Transfer]>([:])
+        // `transfers` is a `Locked`: its lock guards every transfer, keyed by its task (tasks of
+        // different sessions share identifiers).
+        private let transfers = Locked<[ObjectIdentifier: Transfer]>([:])
         private let challengeQueue: DispatchQueue
         /// The `Accept-Encoding` the session sends when a request names none.
         private let defaultAcceptEncoding: String
@@ -410,7 +448,7 @@ extension URLSessionTransport {
         ) {
             let transfer = Transfer(
                 originalRequest: request, options: options, completionHandler: completionHandler, restart: restart)
-            transfers.withLock { $0[task.taskIdentifier] = transfer }
+            transfers.withLock { $0[ObjectIdentifier(task)] = transfer }
         }
 
         /// Runs `decide` on the transfer of `task` while holding the lock.
@@ -425,10 +463,10 @@ extension URLSessionTransport {
             _ decide: (inout Transfer) -> Verdict<Value>
         ) -> Value? {
             let (verdict, stopped) = transfers.withLock { transfers -> (Verdict<Value>?, Transfer?) in
-                guard var transfer = transfers.removeValue(forKey: task.taskIdentifier) else { return (nil, nil) }
+                guard var transfer = transfers.removeValue(forKey: ObjectIdentifier(task)) else { return (nil, nil) }
                 let verdict = decide(&transfer)
                 if case .stop = verdict { return (verdict, transfer) }
-                transfers[task.taskIdentifier] = transfer
+                transfers[ObjectIdentifier(task)] = transfer
                 return (verdict, nil)
             }
             switch verdict {
@@ -471,7 +509,7 @@ extension URLSessionTransport {
             let location = response.value(forHTTPHeaderField: "Location")
             let current = task.currentRequest
             let step = transfers.withLock { transfers -> RedirectStep in
-                guard var transfer = transfers.removeValue(forKey: task.taskIdentifier) else { return .ignore }
+                guard var transfer = transfers.removeValue(forKey: ObjectIdentifier(task)) else { return .ignore }
                 let decision = URLSessionTransport.redirect(
                     statusCode: response.statusCode, location: location,
                     after: current ?? transfer.originalRequest, original: transfer.originalRequest,
@@ -487,7 +525,7 @@ extension URLSessionTransport {
                         guard let restart = transfer.restart else { return .stop(transfer, .redirectRefused(.unrepeatableBody)) }
                         return .restart(transfer, restart, next)
                     }
-                    transfers[task.taskIdentifier] = transfer
+                    transfers[ObjectIdentifier(task)] = transfer
                     return .follow(next)
                 }
             }
@@ -501,7 +539,7 @@ extension URLSessionTransport {
             case .restart(let transfer, let restart, let next):
                 completionHandler(nil)
                 // Creating a task waits for the session's work queue, where this may be running.
-                challengeQueue.async { self.restart(transfer, on: restart, with: next, in: session) }
+                challengeQueue.async { self.restart(transfer, on: restart, with: next) }
             case .stop(let transfer, let error):
                 completionHandler(nil)
                 transfer.completionHandler(.failure(error))
@@ -511,15 +549,15 @@ extension URLSessionTransport {
         }
 
         /// Continues `transfer` on a new task that sends `request`.
-        private func restart(_ transfer: Transfer, on restart: Restart, with request: URLRequest, in session: URLSession) {
+        private func restart(_ transfer: Transfer, on restart: Restart, with request: URLRequest) {
             guard !restart.handle.isCancelled else {
                 transfer.completionHandler(.failure(URLError(.cancelled)))
                 return
             }
             var transfer = transfer
             transfer.body = Data()
-            let task = session.dataTask(with: request)
-            transfers.withLock { $0[task.taskIdentifier] = transfer }
+            let task = restart.transport.makeTask(for: request)
+            transfers.withLock { $0[ObjectIdentifier(task)] = transfer }
             task.resume()
             if !restart.handle.move(to: task) { task.cancel() }
         }
@@ -598,7 +636,7 @@ extension URLSessionTransport {
             // when it has no credential to offer, so the fetch would wait for its deadline. The
             // transport offers none: the response itself is the answer, and the task is ended.
             if let response = challenge.failureResponse as? HTTPURLResponse, [401, 407].contains(response.statusCode),
-                let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) })
+                let transfer = transfers.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) })
             {
                 transfer.completionHandler(.success((transfer.body, response)))
                 challengeQueue.async { completionHandler(.cancelAuthenticationChallenge, nil) }
@@ -611,7 +649,7 @@ extension URLSessionTransport {
         }
 
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-            guard let transfer = transfers.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+            guard let transfer = transfers.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) }) else { return }
             if let error {
                 transfer.completionHandler(.failure(error))
             } else if let response = task.response {

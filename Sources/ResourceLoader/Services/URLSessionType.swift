@@ -83,6 +83,13 @@ extension URLSession: URLSessionType {
     /// body has arrived (so the body is held in memory first), and redirects follow the
     /// platform's rules, which on Linux forward `Authorization` and `Cookie` to any origin and
     /// allow `https` to `http`. Only ``URLSessionTransport`` bounds memory and redirects.
+    ///
+    /// On Linux, a session whose configuration has a `urlCache` (every standard configuration
+    /// does) cannot have its tasks cancelled safely: FoundationNetworking traps when a cancel
+    /// lands while it is still looking the request up in the cache. Cancelling the returned
+    /// handle then leaves the task to run until the server answers or the session's timeout
+    /// passes; the fetch itself ends at once. ``URLSessionTransport`` keeps no `urlCache`, and
+    /// its cancellation stops the transfer.
     public func data(
         for request: URLRequest,
         options: TransferOptions,
@@ -96,6 +103,17 @@ extension URLSession: URLSessionType {
             }
         }
         task.resume()
+        #if canImport(FoundationNetworking)
+        if configuration.urlCache != nil { return AbandonedTask() }
+        #endif
         return task
     }
 }
+
+#if canImport(FoundationNetworking)
+/// The handle of a task that cannot be cancelled safely: cancelling it does nothing, and the
+/// task runs to its end.
+private final class AbandonedTask: Cancellable {
+    func cancel() {}
+}
+#endif
