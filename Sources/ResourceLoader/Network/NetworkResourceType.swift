@@ -237,13 +237,7 @@ extension NetworkResourceType {
     }
 
     static func checkHeaderField(name: String, value: String) throws(ResourceError) {
-        guard !name.isEmpty, name.utf8.allSatisfy(HTTPMethod.isTokenByte) else {
-            throw .invalidRequest(reason: "the header field name \(name.debugDescription) is not a valid HTTP token")
-        }
-        let forbidden: Set<UInt8> = [0x0D, 0x0A, 0x00]
-        if value.utf8.contains(where: forbidden.contains) {
-            throw .invalidRequest(reason: "the value of header field \(name) contains CR, LF or NUL")
-        }
+        if let refusal = URLRequest.refusal(ofHeaderField: name, value: value) { throw refusal }
     }
 }
 

@@ -85,6 +85,10 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
     /// Sends `request` through `session` for a fetch whose deadline is already running (a
     /// ``ResourcePipeline`` starts it before its adapters); `onAnswer` receives the transport's
     /// answer unless the fetch has finished by then. The caller checks ``isFinished`` first.
+    ///
+    /// Every request of every fetch reaches its transport here, so this is where it is checked
+    /// (``URLRequest/refusalForTransport``): a request that fails the check is answered with
+    /// ``ResourceError/invalidRequest(reason:)`` and never handed to the transport.
     @inline(__always)
     func transfer(
         _ request: URLRequest,
@@ -92,6 +96,11 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
         options: TransferOptions,
         onAnswer: @escaping @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
     ) {
+        // What reaches the wire is checked here, after every hook, whatever the transport.
+        if let refusal = request.refusalForTransport {
+            onAnswer(.failure(refusal))
+            return
+        }
         beginTransfer()
         let transfer: any Cancellable
         if let session = session as? URLSessionTransport {
