@@ -287,49 +287,106 @@ public final class AsyncHTTPClientTransport: URLSessionType {
     /// | Error | Code |
     /// | --- | --- |
     /// | cancelled | `cancelled` |
-    /// | connect, read, write, TLS handshake or deadline timeout | `timedOut` |
-    /// | connection refused, or a client already shut down | `cannotConnectToHost` |
-    /// | connection closed or reset before the response ended | `networkConnectionLost` |
-    /// | malformed response, body length mismatch, bad framing | `badServerResponse` |
+    /// | connect, read, write, TLS or proxy handshake, pool or deadline timeout; `ETIMEDOUT` | `timedOut` |
+    /// | the host name does not resolve | `cannotFindHost` |
+    /// | connection refused or unreachable, a client shut down or misconfigured | `cannotConnectToHost` |
+    /// | connection closed, reset or shut down uncleanly before the response ended | `networkConnectionLost` |
+    /// | malformed response, body length mismatch, bad framing, bad proxy response | `badServerResponse` |
+    /// | a response part larger than the client accepts | `dataLengthExceedsMaximum` |
     /// | decompression failed or exceeded its limit | `cannotDecodeContentData` |
+    /// | a TLS failure, or an application protocol the client does not speak | `secureConnectionFailed` |
+    /// | the proxy asks for credentials | `userAuthenticationRequired` |
+    /// | the client's own redirect limit or a redirect cycle | `httpTooManyRedirects` |
     /// | invalid URL, empty host or scheme | `badURL` |
-    /// | anything else | `unknown` |
+    /// | a scheme, header field or request shape the client refuses to send | `unsupportedURL` |
+    /// | the client's internal state failed | `cannotLoadFromNetwork` |
+    /// | any error that neither AsyncHTTPClient nor SwiftNIO raises | `unknown` |
+    ///
+    /// ``send(_:options:completionHandler:)`` keeps the client's error as the underlying error
+    /// of ``ResourceError/transport(_:underlying:)``.
     ///
     /// - Parameter error: The client's error.
     /// - Returns: The corresponding `URLError`; `error` itself if it already is one.
     public static func urlError(for error: any Error) -> URLError {
         if let error = error as? URLError { return error }
-        let code: URLError.Code
+        return URLError(code(for: error))
+    }
+
+    private static func code(for error: any Error) -> URLError.Code {
         switch error {
         case let error as HTTPClientError:
-            switch error {
-            case .cancelled: code = .cancelled
-            case .readTimeout, .writeTimeout, .connectTimeout, .deadlineExceeded, .tlsHandshakeTimeout,
-                .getConnectionFromPoolTimeout, .httpProxyHandshakeTimeout, .socksHandshakeTimeout:
-                code = .timedOut
-            case .alreadyShutdown: code = .cannotConnectToHost
-            case .remoteConnectionClosed: code = .networkConnectionLost
-            case .bodyLengthMismatch, .identityCodingIncorrectlyPresent, .contentLengthMissing, .invalidProxyResponse:
-                code = .badServerResponse
-            case .invalidURL, .emptyHost, .emptyScheme, .missingSocketPath: code = .badURL
-            default: code = .unknown
+            return code(for: error)
+        case is CancellationError:
+            return .cancelled
+        case let error as NIOConnectionError:
+            // Every address failed to resolve: there was nothing to connect to.
+            let unresolved = error.connectionErrors.isEmpty && (error.dnsAError != nil || error.dnsAAAAError != nil)
+            return unresolved ? .cannotFindHost : .cannotConnectToHost
+        case is SocketAddressError, is SocketAddressError.UnknownHost:
+            return .cannotFindHost
+        case let error as IOError:
+            switch error.errnoCode {
+            case ECONNREFUSED, ENETUNREACH, EHOSTUNREACH, ENETDOWN, EHOSTDOWN: return .cannotConnectToHost
+            case ETIMEDOUT: return .timedOut
+            default: return .networkConnectionLost
             }
-        case is NIOConnectionError:
-            code = .cannotConnectToHost
-        case let error as IOError where error.errnoCode == ECONNREFUSED:
-            code = .cannotConnectToHost
-        case let error as IOError where error.errnoCode == ECONNRESET || error.errnoCode == EPIPE:
-            code = .networkConnectionLost
         case let error as ChannelError:
-            if case .connectTimeout = error { code = .timedOut } else { code = .networkConnectionLost }
+            if case .connectTimeout = error { return .timedOut }
+            return .networkConnectionLost
         case is HTTPParserError:
-            code = .badServerResponse
+            return .badServerResponse
+        case is NIOTooManyBytesError:
+            return .dataLengthExceedsMaximum
         case is NIOHTTPDecompression.DecompressionError:
-            code = .cannotDecodeContentData
+            return .cannotDecodeContentData
         default:
-            code = .unknown
+            // NIOSSL's errors (a TLS failure), named by module: the transport does not link NIOSSL.
+            return String(reflecting: type(of: error)).hasPrefix("NIOSSL.") ? .secureConnectionFailed : .unknown
         }
-        return URLError(code)
+    }
+
+    /// The code of each of AsyncHTTPClient's errors, told apart by their bounded
+    /// `shortDescription` (those with associated values cannot be matched otherwise).
+    private static func code(for error: HTTPClientError) -> URLError.Code {
+        switch error.shortDescription {
+        case HTTPClientError.cancelled.shortDescription:
+            return .cancelled
+        case HTTPClientError.readTimeout.shortDescription, HTTPClientError.writeTimeout.shortDescription,
+            HTTPClientError.connectTimeout.shortDescription, HTTPClientError.deadlineExceeded.shortDescription,
+            HTTPClientError.tlsHandshakeTimeout.shortDescription, HTTPClientError.getConnectionFromPoolTimeout.shortDescription,
+            HTTPClientError.httpProxyHandshakeTimeout.shortDescription, HTTPClientError.socksHandshakeTimeout.shortDescription:
+            return .timedOut
+        case HTTPClientError.alreadyShutdown.shortDescription, HTTPClientError.shutdownUnsupported.shortDescription,
+            HTTPClientError.invalidRedirectConfiguration.shortDescription,
+            HTTPClientError.invalidHTTPVersionConfiguration.shortDescription,
+            HTTPClientError.invalidDNSOverridesConfiguration.shortDescription,
+            HTTPClientError.invalidLocalAddress.shortDescription, HTTPClientError.invalidProxyConfiguration.shortDescription:
+            return .cannotConnectToHost
+        case HTTPClientError.remoteConnectionClosed.shortDescription, HTTPClientError.uncleanShutdown.shortDescription,
+            HTTPClientError.requestStreamCancelled.shortDescription:
+            return .networkConnectionLost
+        case HTTPClientError.bodyLengthMismatch.shortDescription, HTTPClientError.contentLengthMissing.shortDescription,
+            HTTPClientError.invalidProxyResponse.shortDescription:
+            return .badServerResponse
+        case HTTPClientError.proxyAuthenticationRequired.shortDescription:
+            return .userAuthenticationRequired
+        case HTTPClientError.redirectLimitReached.shortDescription, HTTPClientError.redirectCycleDetected.shortDescription:
+            return .httpTooManyRedirects
+        case HTTPClientError.serverOfferedUnsupportedApplicationProtocol("").shortDescription:
+            return .secureConnectionFailed
+        case HTTPClientError.invalidURL.shortDescription, HTTPClientError.emptyHost.shortDescription,
+            HTTPClientError.emptyScheme.shortDescription, HTTPClientError.missingSocketPath.shortDescription:
+            return .badURL
+        case HTTPClientError.unsupportedScheme("").shortDescription,
+            HTTPClientError.invalidHeaderFieldNames([]).shortDescription,
+            HTTPClientError.invalidHeaderFieldValues([]).shortDescription,
+            HTTPClientError.identityCodingIncorrectlyPresent.shortDescription,
+            HTTPClientError.traceRequestWithBody.shortDescription,
+            HTTPClientError.writeAfterRequestSent.shortDescription:
+            return .unsupportedURL
+        default:
+            return .cannotLoadFromNetwork
+        }
     }
 }
 
@@ -507,6 +564,10 @@ extension AsyncHTTPClientTransport {
                 redirect(status: status, location: location, hop: hop, task: task)
                 return nil
             }
+            if Self.declaresBodyWhereNoneBelongs(head, method: withState({ $0.current.httpMethod })) {
+                answerWithoutBody(head, hop: hop)
+                return nil
+            }
             let limit = options.maximumResponseBytes
             let refusal: ResourceError? = withState { state in
                 guard !state.finished, state.hop == hop else { return nil }
@@ -526,6 +587,29 @@ extension AsyncHTTPClientTransport {
             }
             if let refusal { finish(.failure(refusal), hop: hop) }
             return refusal
+        }
+
+        /// Answers with `head` and no body, and stops the hop, so that its connection is closed
+        /// rather than kept for another request: the head of a response that has no body declares
+        /// one, and the bytes a server sends after it would be read as the next response.
+        private func answerWithoutBody(_ head: HTTPResponseHead, hop: Int) {
+            let answered = finish(hop: hop) { state in
+                guard let url = state.currentURL else { return .failure(URLError(.badServerResponse)) }
+                return .success((Data(), Self.responseHead(head, url: url)))
+            }
+            if answered, let task = withState({ $0.task }) { task.cancel() }
+        }
+
+        /// Whether `head` declares a body (a `Content-Length` other than `0`, or a
+        /// `Transfer-Encoding`) although its response has none: it answers a `HEAD`, or its
+        /// status is `1xx`, `204` or `304` (RFC 9112, 6.3).
+        static func declaresBodyWhereNoneBelongs(_ head: HTTPResponseHead, method: String?) -> Bool {
+            let status = head.status.code
+            let hasNoBody = (100..<200).contains(status) || status == 204 || status == 304
+                || method.map { ResponseHead.sameFieldName($0, "HEAD") } == true
+            guard hasNoBody else { return false }
+            if head.headers.contains(name: "transfer-encoding") { return true }
+            return head.headers["content-length"].contains { $0.trimmingCharacters(in: .whitespaces) != "0" }
         }
 
         /// Follows or refuses a redirect answered to hop `hop`, whose task is stopped.
@@ -579,7 +663,19 @@ extension AsyncHTTPClientTransport {
         /// The hop failed.
         func failed(_ error: any Error, hop: Int) {
             if error is RedirectFollowed { return }
-            finish(.failure(AsyncHTTPClientTransport.urlError(for: error)), hop: hop)
+            finish(.failure(Self.failure(for: error)), hop: hop)
+        }
+
+        /// What a hop that failed with the client's `error` answers: a cancellation or timeout
+        /// as the `URLError` that ``ResourceError/init(transportError:)`` reads as
+        /// ``ResourceError/cancelled`` or ``ResourceError/timedOut``; any other failure as
+        /// ``ResourceError/transport(_:underlying:)`` with its code and the client's own error.
+        static func failure(for error: any Error) -> any Error {
+            let urlError = AsyncHTTPClientTransport.urlError(for: error)
+            switch urlError.code {
+            case .cancelled, .timedOut: return urlError
+            default: return error is URLError ? urlError : ResourceError.transport(urlError.code, underlying: error)
+            }
         }
 
         // MARK: Conversions

@@ -278,9 +278,11 @@ extension LoopbackHTTPServer {
             .status(status, headers: ["Content-Type": "text/xml; charset=utf-8"], body: Data(text.utf8))
         }
 
-        /// Raw steps; the connection is closed after the last one.
-        public static func script(_ steps: [Step]) -> Response {
-            Response(steps: steps, keepsConnectionOpen: false)
+        /// Raw steps; the connection is closed after the last one unless `keepingConnectionOpen`
+        /// is `true`, in which case the server reads the next request from it (if the client
+        /// asked to keep it alive).
+        public static func script(_ steps: [Step], keepingConnectionOpen: Bool = false) -> Response {
+            Response(steps: steps, keepsConnectionOpen: keepingConnectionOpen)
         }
 
         /// The same response, after a pause.

@@ -141,3 +141,73 @@ extension ResourceService {
         }
     }
 }
+
+/// A response that carries body bytes where none belong (a `HEAD`, a `204`, a `304` with
+/// `Content-Length: 5` and five bytes) leaves no stray bytes for the next request on the
+/// connection.
+@Suite("Framing violations on a kept-alive connection")
+struct FramingViolationTests {
+    typealias Transport = TransportUnderTest
+
+    /// How a response carries five bytes where no body belongs.
+    enum Violation: String, CaseIterable, CustomTestStringConvertible, Sendable {
+        case head
+        case noContent
+        case notModified
+
+        var method: HTTPMethod { self == .head ? .head : .get }
+        var status: Int {
+            switch self {
+            case .head: 200
+            case .noContent: 204
+            case .notModified: 304
+            }
+        }
+        var testDescription: String { rawValue }
+    }
+
+    /// The transports that see a response's head before its connection goes back to a pool.
+    /// AsyncHTTPClient's async API, which a transport over a tracing client uses, hands over a
+    /// response only after the client has finished with it, so the transport cannot keep its
+    /// connection out of the pool (Docs/Reliability.md says so).
+    static var seeingTheHeadFirst: [Transport] {
+        #if AsyncHTTPClient
+        Transport.enforcing.filter { $0 != .tracedAsyncHTTPClientTransport }
+        #else
+        Transport.enforcing
+        #endif
+    }
+
+    @Test(arguments: Self.seeingTheHeadFirst, Violation.allCases)
+    func theNextRequestOnTheConnectionIsAnsweredNormally(transport: Transport, violation: Violation) async throws {
+        // GIVEN a server whose answer to /bad has five body bytes where none belong, written
+        // with its head, on a connection it keeps open
+        let head = "HTTP/1.1 \(violation.status) Status\r\nContent-Length: 5\r\n\r\n"
+        let server = try LoopbackHTTPServer { request in
+            guard request.path == "/bad" else { return .status(200, body: Data("good".utf8)) }
+            return .script([.write(Data((head + "hello").utf8))], keepingConnectionOpen: true)
+        }
+        defer { server.stop() }
+        let service = ResourceService<Endpoint>(session: transport.session)
+        var endpoint = Endpoint(server.baseURL.appendingPathComponent("bad").absoluteString)
+        endpoint.httpMethod = violation.method
+        let bad = endpoint
+
+        // WHEN that request is answered, and then three more go out one after another
+        let first = await withTimeLimit(.seconds(30)) { await service.fetchResult(bad) }
+        var next: [Result<Data, ResourceError>?] = []
+        for _ in 0..<3 {
+            next.append(await withTimeLimit(.seconds(30)) {
+                await service.fetchResult(Endpoint(server.baseURL.appendingPathComponent("good").absoluteString))
+            })
+        }
+
+        // THEN the first ends with an empty body or an error, and each later one gets its own
+        // answer
+        if case .success(let body)? = first { #expect(body.isEmpty) }
+        #expect(first != nil)
+        for outcome in next {
+            #expect((try? outcome?.get()) == Data("good".utf8), "\(String(describing: outcome))")
+        }
+    }
+}

@@ -41,7 +41,14 @@ struct AsyncHTTPClientTransportTests {
         // A second shutdown does nothing (AsyncHTTPClient itself would throw alreadyShutdown).
         try await transport.shutdown()
         let after = await answer(transport, URLRequest(url: server.baseURL))
-        #expect((after?.failure as? URLError)?.code == .cannotConnectToHost)
+        // The client's own error is kept as the cause, under the code URLSession would give.
+        let error = try #require(after?.failure.map(ResourceError.init(transportError:)))
+        guard case .transport(let code, let underlying) = error else {
+            Issue.record("expected a transport error, got \(error)")
+            return
+        }
+        #expect(code == .cannotConnectToHost)
+        #expect(underlying as? HTTPClientError == .alreadyShutdown)
     }
 
     @Test func aBorrowedClientIsLeftRunning() async throws {
@@ -365,15 +372,48 @@ struct AsyncHTTPClientTransportTests {
     @Test func theClientsErrorsBecomeTheURLErrorsURLSessionWouldGive() {
         let cases: [(any Error, URLError.Code)] = [
             (HTTPClientError.cancelled, .cancelled),
+            (CancellationError(), .cancelled),
             (HTTPClientError.readTimeout, .timedOut),
+            (HTTPClientError.writeTimeout, .timedOut),
             (HTTPClientError.connectTimeout, .timedOut),
             (HTTPClientError.deadlineExceeded, .timedOut),
+            (HTTPClientError.tlsHandshakeTimeout, .timedOut),
+            (HTTPClientError.getConnectionFromPoolTimeout, .timedOut),
+            (HTTPClientError.httpProxyHandshakeTimeout, .timedOut),
+            (HTTPClientError.socksHandshakeTimeout, .timedOut),
+            (IOError(errnoCode: ETIMEDOUT, reason: "connect"), .timedOut),
             (HTTPClientError.remoteConnectionClosed, .networkConnectionLost),
-            (HTTPClientError.bodyLengthMismatch, .badServerResponse),
-            (HTTPClientError.alreadyShutdown, .cannotConnectToHost),
-            (HTTPClientError.invalidURL, .badURL),
-            (HTTPParserError.invalidContentLength, .badServerResponse),
+            (HTTPClientError.uncleanShutdown, .networkConnectionLost),
+            (HTTPClientError.requestStreamCancelled, .networkConnectionLost),
+            (IOError(errnoCode: ECONNRESET, reason: "read"), .networkConnectionLost),
+            (IOError(errnoCode: EPIPE, reason: "write"), .networkConnectionLost),
             (ChannelError.eof, .networkConnectionLost),
+            (ChannelError.ioOnClosedChannel, .networkConnectionLost),
+            (HTTPClientError.bodyLengthMismatch, .badServerResponse),
+            (HTTPClientError.contentLengthMissing, .badServerResponse),
+            (HTTPClientError.invalidProxyResponse, .badServerResponse),
+            (HTTPParserError.invalidContentLength, .badServerResponse),
+            (HTTPParserError.invalidChunkSize, .badServerResponse),
+            (NIOTooManyBytesError(maxBytes: 1024), .dataLengthExceedsMaximum),
+            (HTTPClientError.alreadyShutdown, .cannotConnectToHost),
+            (HTTPClientError.shutdownUnsupported, .cannotConnectToHost),
+            (HTTPClientError.invalidProxyConfiguration, .cannotConnectToHost),
+            (HTTPClientError.invalidLocalAddress, .cannotConnectToHost),
+            (IOError(errnoCode: ECONNREFUSED, reason: "connect"), .cannotConnectToHost),
+            (IOError(errnoCode: EHOSTUNREACH, reason: "connect"), .cannotConnectToHost),
+            (HTTPClientError.proxyAuthenticationRequired, .userAuthenticationRequired),
+            (HTTPClientError.redirectLimitReached, .httpTooManyRedirects),
+            (HTTPClientError.redirectCycleDetected, .httpTooManyRedirects),
+            (HTTPClientError.serverOfferedUnsupportedApplicationProtocol("spdy/1"), .secureConnectionFailed),
+            (HTTPClientError.invalidURL, .badURL),
+            (HTTPClientError.emptyHost, .badURL),
+            (HTTPClientError.emptyScheme, .badURL),
+            (HTTPClientError.unsupportedScheme("ftp"), .unsupportedURL),
+            (HTTPClientError.invalidHeaderFieldNames(["Bad Name"]), .unsupportedURL),
+            (HTTPClientError.invalidHeaderFieldValues(["a\r\nb"]), .unsupportedURL),
+            (HTTPClientError.traceRequestWithBody, .unsupportedURL),
+            (HTTPClientError.writeAfterRequestSent, .unsupportedURL),
+            (HTTPClientError.internalStateFailure(), .cannotLoadFromNetwork),
             (URLError(.dnsLookupFailed), .dnsLookupFailed),
             (CocoaError(.fileNoSuchFile), .unknown),
         ]
