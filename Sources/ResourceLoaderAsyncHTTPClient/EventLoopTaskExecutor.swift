@@ -13,7 +13,7 @@ import NIOCore
 ///
 /// swift-nio 2.101 offers no task executor over an event loop (only a serial executor, for
 /// actors), so this is ours. Task executors need macOS 15, iOS 18, tvOS 18, watchOS 11 or
-/// visionOS 2 on Apple platforms; on earlier ones the hop runs on the global executor as before.
+/// visionOS 2 on Apple platforms; on earlier ones the hop runs on the global executor.
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 final class EventLoopTaskExecutor: TaskExecutor {
     /// Where the jobs run.

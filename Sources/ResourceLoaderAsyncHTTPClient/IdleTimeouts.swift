@@ -8,7 +8,7 @@ extension AsyncHTTPClientTransport {
     ///
     /// A task scheduled on an event loop from another thread costs a hand-off to the loop, and
     /// cancelling it searches the loop's queue of scheduled tasks, which holds one task per
-    /// request in flight: at high concurrency that was a measurable share of a request's CPU.
+    /// request in flight: at high concurrency that is a measurable share of a request's CPU.
     /// Here a transfer costs an insertion and a removal in a dictionary. The one task runs at the
     /// earliest moment a watched transfer could time out, fails the transfers idle for their whole
     /// timeout, and schedules itself again for the next such moment; a transfer that could time

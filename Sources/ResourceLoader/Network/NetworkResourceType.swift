@@ -119,9 +119,9 @@ public protocol NetworkResourceType: ResourceType {
     /// }
     /// ```
     ///
-    /// Taking an `HTTPURLResponse` (as before ``ResponseHead`` existed) works too, and the
-    /// service then makes one for every response; ``ResponseHead`` is cheaper, since on Linux
-    /// building an `HTTPURLResponse` costs a few percent of a request.
+    /// Taking an `HTTPURLResponse` works too: the service then makes one from every response's
+    /// head. ``ResponseHead`` is cheaper, since on Linux Foundation's `HTTPURLResponse`
+    /// initialiser tidies every header field name.
     func validate(_ response: ValidatedResponse, data: Data) throws(ResourceError)
 }
 

@@ -9,9 +9,8 @@ import FoundationNetworking
 /// What ``NetworkResourceType/validate(_:data:)`` checks by default, and what a transport hands
 /// ``ResourceService`` through ``URLSessionType/send(_:options:completionHandler:)``. It reads
 /// like an `HTTPURLResponse`, and makes one only when asked for ``httpURLResponse``: on Linux,
-/// Foundation's initialiser spends about a tenth of a small request's client time tidying the
-/// field names, which a transport such as `AsyncHTTPClientTransport` need not pay for a resource
-/// that only checks the status.
+/// Foundation's initialiser tidies every field name, work that a transport such as
+/// `AsyncHTTPClientTransport` need not do for a resource that only checks the status.
 ///
 /// Header field names are matched without regard to ASCII case. A field received more than once
 /// reads as its values joined with `", "`, in the order received, as `URLSession` joins them.

@@ -79,8 +79,8 @@ public protocol Authenticator: Sendable {
     /// }
     /// ```
     ///
-    /// An implementation that takes an `HTTPURLResponse` (as before ``ResponseHead`` existed) is
-    /// called with one, made for every response.
+    /// An implementation that takes an `HTTPURLResponse` is called with one, made from every
+    /// response's head.
     func isCredentialRejected(by response: CheckedResponse, data: Data) -> Bool
 
     /// When `credential` stops being valid, or `nil` when that is not known.

@@ -39,7 +39,7 @@ public protocol URLSessionType: Sendable {
     /// `HTTPURLResponse` as a head; a response that is not an HTTP one is answered with
     /// `URLError(.badServerResponse)`. A transport whose responses do not start as
     /// `HTTPURLResponse`s (`AsyncHTTPClientTransport`, for one) implements it to hand over the
-    /// status and fields without making one, which on Linux costs a few percent of a request.
+    /// status and fields without making one, which is costly on Linux.
     ///
     /// The same contract as ``data(for:options:completionHandler:)``: `completionHandler` is
     /// called exactly once, and cancelling the handle stops the work.

@@ -170,8 +170,8 @@ final class XMLElementDecoder: Decoder {
     }
 
     /// How ``unbox(_:)`` reads a type: found once per type by ``kind(of:)``, because the two
-    /// protocol casts it takes cost about a thousand instructions each when they fail, which is
-    /// more than decoding a small record's field.
+    /// protocol casts it takes are expensive when they fail: each costs more than decoding a
+    /// small record's field.
     enum Kind {
         /// Read from text by ``XMLScalar``.
         case scalar(any XMLScalar.Type)

@@ -4,9 +4,9 @@ import Foundation
 /// is only read afterwards. (The sink also uses one as the stack where text that comes in
 /// several pieces is gathered.)
 ///
-/// An `[UInt8]` would do, but appending a short text to one costs about 200 instructions (a
-/// uniqueness check, then a generic copy), once per element with text; here an append is one
-/// capacity check and a `memcpy`. The block doubles with `realloc`, which for large blocks
+/// An `[UInt8]` would do, but appending a short text to one costs a uniqueness check and a
+/// generic copy, once per element with text; here an append is one capacity check and a
+/// `memcpy`. The block doubles with `realloc`, which for large blocks
 /// remaps pages instead of copying them.
 ///
 /// `@unchecked Sendable`: the sink that builds a tree is the only writer, on one thread, and the
