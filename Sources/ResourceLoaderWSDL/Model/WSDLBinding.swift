@@ -1,0 +1,31 @@
+import ResourceLoader
+
+/// A SOAP `wsdl:binding`: how the operations of a port type travel, in SOAP 1.1 or 1.2.
+public struct WSDLBinding: Sendable, Hashable {
+    /// The binding's name.
+    public var name: QualifiedName
+    /// The port type it binds.
+    public var portType: QualifiedName
+    /// SOAP 1.1 (`soap:binding`) or SOAP 1.2 (`soap12:binding`).
+    public var soapVersion: SOAPVersion
+    /// The `transport` of its `soap:binding`, usually `http://schemas.xmlsoap.org/soap/http`.
+    public var transport: String?
+    /// The binding's `wsdl:documentation`.
+    public var documentation: String?
+    /// The operations that can be generated, in document order. Operations left out (MIME
+    /// content, outbound operations, or no port type operation) each have a diagnostic.
+    public var operations: [WSDLOperation]
+
+    /// Makes a binding.
+    public init(
+        name: QualifiedName, portType: QualifiedName, soapVersion: SOAPVersion, transport: String?,
+        documentation: String?, operations: [WSDLOperation]
+    ) {
+        self.name = name
+        self.portType = portType
+        self.soapVersion = soapVersion
+        self.transport = transport
+        self.documentation = documentation
+        self.operations = operations
+    }
+}

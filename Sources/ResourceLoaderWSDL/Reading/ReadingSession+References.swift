@@ -1,0 +1,161 @@
+import ResourceLoader
+
+extension ReadingSession {
+    /// Diagnoses every recorded reference that names no component of the schemas read nor of
+    /// the well-known schemas.
+    func checkReferences() {
+        var reported: Set<String> = []
+        for reference in references where !resolves(reference.name, kind: reference.kind) {
+            let key = "\(reference.kind)|\(reference.name)|\(reference.location)"
+            guard reported.insert(key).inserted else { continue }
+            diagnose(.error, .unresolvedReference, reference.location, "the \(Self.describe(reference.kind)) \(reference.name) is not declared in any schema read")
+        }
+    }
+
+    /// Whether `name` names a component of kind `kind`.
+    func resolves(_ name: QualifiedName, kind: WellKnownSchemas.Kind) -> Bool {
+        if WellKnownSchemas.contains(name, kind: kind) { return true }
+        switch kind {
+        case .type: return types[name] != nil || XSDBuiltInType(name: name) != nil
+        case .element: return elements[name] != nil
+        case .attribute: return attributes[name] != nil
+        case .group: return groups[name] != nil
+        case .attributeGroup: return attributeGroups[name] != nil
+        }
+    }
+
+    static func describe(_ kind: WellKnownSchemas.Kind) -> String {
+        switch kind {
+        case .type: "type"
+        case .element: "element"
+        case .attribute: "attribute"
+        case .group: "group"
+        case .attributeGroup: "attribute group"
+        }
+    }
+
+    /// Diagnoses each type derived from `soapenc:Array` that an operation of a literal binding
+    /// reaches. The operations of an encoded binding are diagnosed once, with their binding.
+    func checkEncodedArrays(reachableFrom bindings: [WSDLBinding]) {
+        var walker = SchemaWalker(session: self)
+        for binding in bindings {
+            for operation in binding.operations where !operation.style.isEncoded {
+                for direction in [operation.input, operation.output].compactMap({ $0 }) {
+                    for part in direction.bodyParts + direction.headers.map(\.part) { walker.visit(part) }
+                }
+                for fault in operation.faults { if let part = fault.part { walker.visit(part) } }
+            }
+        }
+        walker.drain()
+        for location in walker.encodedArrays.sorted() {
+            diagnose(.error, .soapEncodedArray, location, "a type derived from soapenc:Array is used by a literal operation; SOAP-encoded arrays cannot be generated")
+        }
+    }
+}
+
+/// Walks the schema components reachable from message parts, by name, each once: element and
+/// attribute types, base types, groups, substitution group members and derived types.
+struct SchemaWalker {
+    let session: ReadingSession
+    private var seen: Set<String> = []
+    private var queue: [(WellKnownSchemas.Kind, QualifiedName)] = []
+    private var derived: [QualifiedName: [QualifiedName]] = [:]
+    private var members: [QualifiedName: [QualifiedName]] = [:]
+    /// The locations of the types derived from `soapenc:Array` reached.
+    var encodedArrays: Set<WSDLSourceLocation> = []
+
+    init(session: ReadingSession) {
+        self.session = session
+        for (name, type) in session.types {
+            if case .complex(let complex) = type, let base = complex.derivation?.base { derived[base, default: []].append(name) }
+        }
+        for (name, element) in session.elements {
+            if let head = element.substitutionGroup { members[head, default: []].append(name) }
+        }
+    }
+
+    mutating func visit(_ part: WSDLPart) {
+        switch part.content {
+        case .element(let name): enqueue(.element, name)
+        case .type(let name): enqueue(.type, name)
+        }
+    }
+
+    private mutating func enqueue(_ kind: WellKnownSchemas.Kind, _ name: QualifiedName) {
+        if seen.insert("\(kind)|\(name)").inserted { queue.append((kind, name)) }
+    }
+
+    mutating func drain() {
+        while let (kind, name) = queue.popLast() {
+            switch kind {
+            case .element:
+                guard let element = session.elements[name] else { continue }
+                visit(element)
+                for member in members[name] ?? [] { enqueue(.element, member) }
+            case .type:
+                if let type = session.types[name] { visit(type) }
+                for type in derived[name] ?? [] { enqueue(.type, type) }
+            case .attribute:
+                if let attribute = session.attributes[name] { visit(attribute.type) }
+            case .group:
+                if let group = session.groups[name] { visit(group.particle) }
+            case .attributeGroup:
+                if let group = session.attributeGroups[name] { visit(group.attributes) }
+            }
+        }
+    }
+
+    private mutating func visit(_ element: XSDElement) {
+        visit(element.type)
+        if let head = element.substitutionGroup { enqueue(.element, head) }
+    }
+
+    private mutating func visit(_ reference: XSDTypeReference?) {
+        switch reference {
+        case .named(let name): enqueue(.type, name)
+        case .anonymous(let type): visit(type)
+        case nil: break
+        }
+    }
+
+    private mutating func visit(_ type: XSDType) {
+        switch type {
+        case .complex(let complex):
+            if let derivation = complex.derivation {
+                if derivation.base.name == "Array", WellKnownSchemas.soapEncodingNamespaces.contains(derivation.base.namespace ?? "") {
+                    encodedArrays.insert(complex.location)
+                }
+                enqueue(.type, derivation.base)
+            }
+            if let particle = complex.particle { visit(particle) }
+            visit(complex.attributes)
+        case .simple(let simple):
+            switch simple.variety {
+            case .restriction(let base, _): visit(base)
+            case .list(let item): visit(item)
+            case .union(let members): for member in members { visit(member) }
+            }
+        }
+    }
+
+    private mutating func visit(_ particle: XSDParticle) {
+        switch particle.term {
+        case .element(let element): visit(element)
+        case .elementReference(let name): enqueue(.element, name)
+        case .sequence(let particles), .choice(let particles), .all(let particles):
+            for particle in particles { visit(particle) }
+        case .group(let name): enqueue(.group, name)
+        case .any: break
+        }
+    }
+
+    private mutating func visit(_ uses: [XSDAttributeUse]) {
+        for use in uses {
+            switch use {
+            case .attribute(let attribute): visit(attribute.type)
+            case .reference(let name, _, _, _): enqueue(.attribute, name)
+            case .group(let name): enqueue(.attributeGroup, name)
+            }
+        }
+    }
+}

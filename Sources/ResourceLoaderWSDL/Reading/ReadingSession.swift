@@ -1,0 +1,203 @@
+import Foundation
+import ResourceLoader
+
+/// The state of one reading: the files read so far, the components found, the references still
+/// to check and the diagnostics. Made and used by one ``WSDLReader`` call, on one thread, then
+/// dropped; what it gives back is immutable.
+final class ReadingSession {
+    /// How a schema document is reached: the file, and for a chameleon include the namespace
+    /// its components take.
+    struct PendingSchema {
+        let path: String
+        let chameleonNamespace: String?
+        let origin: WSDLSourceLocation
+    }
+
+    /// A name a component refers to, checked once every file is read.
+    struct PendingReference {
+        let kind: WellKnownSchemas.Kind
+        let name: QualifiedName
+        let location: WSDLSourceLocation
+    }
+
+    /// A binding or service, read once every message, port type and schema is known.
+    struct Deferred {
+        let element: XMLTree.Element
+        let file: String
+        let targetNamespace: String?
+    }
+
+    let source: DocumentSource
+    let options: WSDLReaderOptions
+    /// The main document's path, against which mapped locations are resolved.
+    let mainPath: String
+
+    var diagnostics: [WSDLDiagnostic] = []
+    var files: [String] = []
+
+    // Schema components.
+    var schemas: [XSDSchema] = []
+    var elements: [QualifiedName: XSDElement] = [:]
+    var types: [QualifiedName: XSDType] = [:]
+    var attributes: [QualifiedName: XSDAttribute] = [:]
+    var groups: [QualifiedName: XSDGroup] = [:]
+    var attributeGroups: [QualifiedName: XSDAttributeGroup] = [:]
+    var references: [PendingReference] = []
+    /// The schema documents read, by `path|namespace`.
+    var schemaKeys: Set<String> = []
+    var pendingSchemas: [PendingSchema] = []
+
+    // WSDL components.
+    var messages: [WSDLMessage] = []
+    var messageIndex: [QualifiedName: Int] = [:]
+    var portTypes: [WSDLPortType] = []
+    var portTypeIndex: [QualifiedName: Int] = [:]
+    /// Port type operations that are solicit-response or notification, diagnosed once.
+    var outboundOperations: Set<String> = []
+    var deferredBindings: [Deferred] = []
+    var deferredServices: [Deferred] = []
+    var pendingDefinitions: [(path: String, origin: WSDLSourceLocation)] = []
+    var definitionPaths: Set<String> = []
+
+    init(source: DocumentSource, options: WSDLReaderOptions, mainPath: String) {
+        self.source = source
+        self.options = options
+        self.mainPath = mainPath
+    }
+
+    /// Reads the main document and everything it reaches.
+    func run() throws(WSDLReadingError) -> WSDLDocument {
+        let data: Data
+        switch source.data(atPath: mainPath) {
+        case .success(let bytes): data = bytes
+        case .failure(let failure): throw .unreadable(file: mainPath, reason: failure.reason)
+        }
+        let tree: XMLTree
+        do {
+            tree = try XMLTree(data: data, options: options.parsingOptions)
+        } catch {
+            throw .malformed(file: mainPath, error)
+        }
+        let root = tree.root
+        guard root.isNamed("definitions", in: WellKnownSchemas.wsdlNamespace) else {
+            throw .notWSDL11(file: mainPath, root: QualifiedName(namespace: root.namespaceURI, name: root.name))
+        }
+        files.append(mainPath)
+        definitionPaths.insert(mainPath)
+        readDefinitions(root, file: mainPath)
+        drainQueues()
+
+        let bindings = deferredBindings.compactMap(readBinding)
+        let services = deferredServices.map(readService)
+        checkReferences()
+        checkEncodedArrays(reachableFrom: bindings)
+
+        return WSDLDocument(
+            targetNamespace: root.attribute(named: "targetNamespace"), name: root.attribute(named: "name"),
+            documentation: root.documentation, services: services, bindings: bindings, portTypes: portTypes,
+            messages: messages,
+            schemas: XSDSchemaSet(
+                schemas: schemas, elements: elements, types: types, attributes: attributes, groups: groups,
+                attributeGroups: attributeGroups),
+            files: files, diagnostics: diagnostics)
+    }
+
+    /// Reads queued WSDL and schema files until none is left. Each file is read once.
+    func drainQueues() {
+        while !pendingDefinitions.isEmpty || !pendingSchemas.isEmpty {
+            if !pendingDefinitions.isEmpty {
+                let next = pendingDefinitions.removeFirst()
+                guard let root = parsedRoot(next.path, origin: next.origin) else { continue }
+                if root.isNamed("definitions", in: WellKnownSchemas.wsdlNamespace) {
+                    readDefinitions(root, file: next.path)
+                } else if root.isNamed("schema", in: XSDBuiltInType.namespace) {
+                    readSchemaDocument(root, file: next.path, chameleonNamespace: nil)
+                } else {
+                    diagnose(.error, .malformedDocument, next.origin, "\(next.path) is neither a WSDL 1.1 document nor a schema: its root is \(root.qualifiedName)")
+                }
+                continue
+            }
+            let next = pendingSchemas.removeFirst()
+            guard let root = parsedRoot(next.path, origin: next.origin) else { continue }
+            guard root.isNamed("schema", in: XSDBuiltInType.namespace) else {
+                diagnose(.error, .malformedDocument, next.origin, "\(next.path) is not a schema: its root is \(root.qualifiedName)")
+                continue
+            }
+            readSchemaDocument(root, file: next.path, chameleonNamespace: next.chameleonNamespace)
+        }
+    }
+
+    /// The root of the file at `path`, or `nil` with a diagnostic at `origin` when it cannot be
+    /// read or parsed, or when the file limit is reached.
+    func parsedRoot(_ path: String, origin: WSDLSourceLocation) -> XMLTree.Element? {
+        guard files.count < options.maximumFileCount || files.contains(path) else {
+            diagnose(.error, .missingFile, origin, "\(path) is not read: the limit of \(options.maximumFileCount) files is reached")
+            return nil
+        }
+        let data: Data
+        switch source.data(atPath: path) {
+        case .success(let bytes): data = bytes
+        case .failure(let failure):
+            diagnose(.error, .missingFile, origin, "\(path) cannot be read: \(failure.reason)")
+            return nil
+        }
+        do {
+            let tree = try XMLTree(data: data, options: options.parsingOptions)
+            if !files.contains(path) { files.append(path) }
+            return tree.root
+        } catch {
+            diagnose(.error, .malformedDocument, origin, "\(path) is not well-formed XML: \(error)")
+            return nil
+        }
+    }
+
+    /// The local path a `schemaLocation` or `location` names, read from `file`; `nil` with a
+    /// diagnostic for a remote URL the options map to no file.
+    func localPath(for location: String, from file: String, at origin: WSDLSourceLocation) -> String? {
+        if let mapped = options.schemaLocations[location] {
+            return DocumentSource.resolve(mapped, relativeTo: mainPath)
+        }
+        let lowercased = location.lowercased()
+        if lowercased.hasPrefix("file:") {
+            guard let url = URL(string: location), url.isFileURL else {
+                diagnose(.error, .invalidAttribute, origin, "the location \(location) is not a valid file URL")
+                return nil
+            }
+            return DocumentSource.normalized(url.path)
+        }
+        if let colon = location.firstIndex(of: ":"), location[..<colon].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }),
+            location.distance(from: location.startIndex, to: colon) > 1
+        {
+            diagnose(.error, .remoteLocation, origin, "the remote location \(location) is not fetched; map it to a local file in the configuration's schema locations")
+            return nil
+        }
+        return DocumentSource.resolve(location, relativeTo: file)
+    }
+
+    /// Records a diagnostic.
+    func diagnose(_ severity: WSDLDiagnostic.Severity, _ construct: WSDLDiagnostic.Construct, _ location: WSDLSourceLocation, _ message: String) {
+        diagnostics.append(WSDLDiagnostic(severity: severity, construct: construct, location: location, message: message))
+    }
+
+    /// The location of `element` in `file`.
+    func location(of element: XMLTree.Element, in file: String) -> WSDLSourceLocation {
+        WSDLSourceLocation(file: file, path: element.locationPath)
+    }
+
+    /// The qualified name a QName-valued attribute value means where `element` is, or `nil`
+    /// with a diagnostic when its prefix is not declared. An unprefixed name in no namespace
+    /// takes `chameleonNamespace` (a chameleon include's).
+    func qualifiedName(_ value: String, at element: XMLTree.Element, file: String, chameleonNamespace: String? = nil) -> QualifiedName? {
+        let trimmed = value.trimmingXMLWhitespace()
+        if let colon = trimmed.firstIndex(of: ":") {
+            let prefix = String(trimmed[..<colon])
+            let local = String(trimmed[trimmed.index(after: colon)...])
+            guard let namespace = element.namespaceURI(forPrefix: prefix) else {
+                diagnose(.error, .undeclaredPrefix, location(of: element, in: file), "the prefix \(prefix) of \(trimmed) is not declared")
+                return nil
+            }
+            return QualifiedName(namespace: namespace, name: local)
+        }
+        return QualifiedName(namespace: element.namespaceURI(forPrefix: nil) ?? chameleonNamespace, name: trimmed)
+    }
+}
