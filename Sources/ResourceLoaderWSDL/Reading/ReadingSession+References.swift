@@ -93,7 +93,9 @@ struct SchemaWalker {
                 visit(element)
                 for member in members[name] ?? [] { enqueue(.element, member) }
             case .type:
-                if let type = session.types[name] { visit(type) }
+                // Types derived from a built-in or well-known type are not reached through it.
+                guard let type = session.types[name] else { continue }
+                visit(type)
                 for type in derived[name] ?? [] { enqueue(.type, type) }
             case .attribute:
                 if let attribute = session.attributes[name] { visit(attribute.type) }
