@@ -62,6 +62,24 @@ struct WSDLImportReadingTests {
         #expect(document.schemas.schemas.filter(\.isChameleon).map(\.targetNamespace) == ["urn:one", "urn:two"])
     }
 
+    @Test func includeCyclesAndSelfIncludesEndAndTheFileLimitHolds() throws {
+        // GIVEN chameleon schemas that include each other and themselves
+        let a = #"<xsd:schema xmlns:xsd="http://www.w3.org/2001/XMLSchema"><xsd:include schemaLocation="a.xsd"/><xsd:include schemaLocation="b.xsd"/><xsd:element name="A" type="B"/></xsd:schema>"#
+        let b = #"<xsd:schema xmlns:xsd="http://www.w3.org/2001/XMLSchema"><xsd:include schemaLocation="a.xsd"/><xsd:simpleType name="B"><xsd:restriction base="xsd:string"/></xsd:simpleType></xsd:schema>"#
+        let main = Snippet.wsdl(Snippet.types(#"<xsd:include schemaLocation="a.xsd"/>"#))
+        let document = try Snippet.read(main, files: ["a.xsd": a, "b.xsd": b])
+        // THEN each is read once, in the includer's namespace
+        #expect(document.diagnostics.isEmpty)
+        #expect(document.files == ["service.wsdl", "a.xsd", "b.xsd"])
+        #expect(document.schemas.element(named: Snippet.name("A"))?.type == .named(Snippet.name("B")))
+
+        // AND with a limit of two files, the third is refused with a diagnostic
+        let limited = try Snippet.read(main, files: ["a.xsd": a, "b.xsd": b], options: WSDLReaderOptions(maximumFileCount: 2))
+        #expect(limited.files == ["service.wsdl", "a.xsd"])
+        #expect(limited.diagnostics.map(\.construct) == [.missingFile, .unresolvedReference])
+        #expect(limited.diagnostics.first?.message.contains("limit of 2 files") == true)
+    }
+
     @Test func wellKnownSchemasAreNeverFetchedAndResolve() throws {
         // GIVEN imports of well-known namespaces, even with remote schema locations
         let document = try Snippet.readSchema(
