@@ -12,8 +12,10 @@ public struct WSDLBinding: Sendable, Hashable {
     public var transport: String?
     /// The binding's `wsdl:documentation`.
     public var documentation: String?
-    /// The operations that can be generated, in document order. Operations left out (MIME
-    /// content, outbound operations, or no port type operation) each have a diagnostic.
+    /// The operations, in document order. Operations that use SOAP encoding are kept, with an
+    /// encoded ``WSDLOperation/style`` and one diagnostic for the binding; operations that cannot
+    /// be read (MIME content, outbound operations, no port type operation, missing messages) are
+    /// left out, each with a diagnostic.
     public var operations: [WSDLOperation]
 
     /// Makes a binding.

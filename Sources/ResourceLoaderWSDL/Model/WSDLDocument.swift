@@ -15,8 +15,8 @@ public struct WSDLDocument: Sendable, Hashable {
     public var documentation: String?
     /// The services, with their ports.
     public var services: [WSDLService]
-    /// The SOAP 1.1 and 1.2 bindings, with their operations resolved against port types,
-    /// messages and schemas. Bindings of other kinds are left out with a diagnostic.
+    /// The SOAP 1.1 and 1.2 bindings, with their operations resolved against port types and
+    /// messages. Bindings of other kinds (HTTP) are left out with a diagnostic.
     public var bindings: [WSDLBinding]
     /// The port types: the abstract operations.
     public var portTypes: [WSDLPortType]

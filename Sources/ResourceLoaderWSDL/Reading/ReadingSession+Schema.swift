@@ -14,13 +14,14 @@ extension ReadingSession {
     private static var xsd: String { XSDBuiltInType.namespace }
 
     /// Reads an `xsd:schema` element: inline in `wsdl:types`, or the root of a file. A schema
-    /// reached twice (by path and namespace) is read once.
+    /// file reached twice (by path and namespace) is read once; an inline schema is read with its
+    /// WSDL document, which is read once.
     func readSchemaDocument(_ schema: XMLTree.Element, file: String, chameleonNamespace: String?) {
         let own = schema.attribute(named: "targetNamespace")
         let targetNamespace = own ?? chameleonNamespace
-        let isRoot = schema.parent == nil
-        let key = "\(file)\(isRoot ? "" : "#" + schema.locationPath)|\(targetNamespace ?? "")"
-        guard schemaKeys.insert(key).inserted else { return }
+        if schema.parent == nil {
+            guard schemaKeys.insert("\(file)|\(targetNamespace ?? "")").inserted else { return }
+        }
         let context = SchemaContext(
             file: file, targetNamespace: targetNamespace, chameleonNamespace: own == nil ? chameleonNamespace : nil,
             qualifiesElements: schema.attribute(named: "elementFormDefault") == "qualified",

@@ -80,6 +80,20 @@ struct WSDLImportReadingTests {
         #expect(limited.diagnostics.first?.message.contains("limit of 2 files") == true)
     }
 
+    @Test func readsSeveralInlineSchemasOfOneNamespace() throws {
+        let document = try Snippet.read(
+            Snippet.wsdl(
+                """
+                <wsdl:types>
+                  <xsd:schema targetNamespace="urn:test"><xsd:element name="First" type="xsd:string"/></xsd:schema>
+                  <xsd:schema targetNamespace="urn:test"><xsd:element name="Second" type="xsd:string"/></xsd:schema>
+                </wsdl:types>
+                """))
+        #expect(document.diagnostics.isEmpty)
+        #expect(document.schemas.schemas.count == 2)
+        #expect(document.schemas.elements.keys.map(\.name).sorted() == ["First", "Second"])
+    }
+
     @Test func wellKnownSchemasAreNeverFetchedAndResolve() throws {
         // GIVEN imports of well-known namespaces, even with remote schema locations
         let document = try Snippet.readSchema(
