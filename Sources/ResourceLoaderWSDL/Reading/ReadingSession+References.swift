@@ -37,6 +37,7 @@ extension ReadingSession {
     /// Diagnoses each type derived from `soapenc:Array` that an operation of a literal binding
     /// reaches. The operations of an encoded binding are diagnosed once, with their binding.
     func checkEncodedArrays(reachableFrom bindings: [WSDLBinding]) {
+        guard readsEncodedArrays else { return }
         var walker = SchemaWalker(session: self)
         for binding in bindings {
             for operation in binding.operations where !operation.style.isEncoded {

@@ -234,6 +234,9 @@ extension ReadingSession {
                     }
                     continue
                 }
+                if base.name == "Array", WellKnownSchemas.soapEncodingNamespaces.contains(base.namespace ?? "") {
+                    readsEncodedArrays = true
+                }
                 derivation = XSDDerivation(
                     method: body.name == "extension" ? .extension : .restriction, content: content, base: base,
                     facets: content == .simple ? readFacets(of: body) : XSDFacets())

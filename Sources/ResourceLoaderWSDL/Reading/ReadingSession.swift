@@ -43,6 +43,9 @@ final class ReadingSession {
     var groups: [QualifiedName: XSDGroup] = [:]
     var attributeGroups: [QualifiedName: XSDAttributeGroup] = [:]
     var references: [PendingReference] = []
+    /// Whether a complex type derived from `soapenc:Array` was read: only then are the types
+    /// literal operations reach walked for them.
+    var readsEncodedArrays = false
     /// The schema documents read, by `path|namespace`.
     var schemaKeys: Set<String> = []
     var pendingSchemas: [PendingSchema] = []
