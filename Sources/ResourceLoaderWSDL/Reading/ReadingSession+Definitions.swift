@@ -72,22 +72,21 @@ extension ReadingSession {
         }
         var parts: [WSDLPart] = []
         for child in element.children(named: "part", namespaceURI: Self.wsdl) {
-            let partLocation = location(of: child, in: file)
             guard let partName = child.attribute(named: "name") else {
-                diagnose(.error, .invalidAttribute, partLocation, "wsdl:part has no name")
+                diagnose(.error, .invalidAttribute, location(of: child, in: file), "wsdl:part has no name")
                 continue
             }
             let content: WSDLPart.Content
             if let value = child.attribute(named: "element") {
                 guard let name = qualifiedName(value, at: child, file: file) else { continue }
-                references.append(PendingReference(kind: .element, name: name, location: partLocation))
+                references.append(PendingReference(kind: .element, name: name, element: child, file: file))
                 content = .element(name)
             } else if let value = child.attribute(named: "type") {
                 guard let name = qualifiedName(value, at: child, file: file) else { continue }
-                references.append(PendingReference(kind: .type, name: name, location: partLocation))
+                references.append(PendingReference(kind: .type, name: name, element: child, file: file))
                 content = .type(name)
             } else {
-                diagnose(.error, .invalidAttribute, partLocation, "wsdl:part \(partName) has neither an element nor a type")
+                diagnose(.error, .invalidAttribute, location(of: child, in: file), "wsdl:part \(partName) has neither an element nor a type")
                 continue
             }
             parts.append(WSDLPart(name: partName, content: content, documentation: child.documentation))

@@ -6,9 +6,9 @@ extension ReadingSession {
     func checkReferences() {
         var reported: Set<String> = []
         for reference in references where !resolves(reference.name, kind: reference.kind) {
-            let key = "\(reference.kind)|\(reference.name)|\(reference.location)"
-            guard reported.insert(key).inserted else { continue }
-            diagnose(.error, .unresolvedReference, reference.location, "the \(Self.describe(reference.kind)) \(reference.name) is not declared in any schema read")
+            let location = location(of: reference.element, in: reference.file)
+            guard reported.insert("\(reference.kind)|\(reference.name)|\(location)").inserted else { continue }
+            diagnose(.error, .unresolvedReference, location, "the \(Self.describe(reference.kind)) \(reference.name) is not declared in any schema read")
         }
     }
 

@@ -118,7 +118,7 @@ extension ReadingSession {
         guard let name = qualifiedName(value, at: element, file: context.file, chameleonNamespace: context.chameleonNamespace) else {
             return nil
         }
-        references.append(PendingReference(kind: kind, name: name, location: location(of: element, in: context.file)))
+        references.append(PendingReference(kind: kind, name: name, element: element, file: context.file))
         return name
     }
 

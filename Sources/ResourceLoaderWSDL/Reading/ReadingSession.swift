@@ -13,11 +13,13 @@ final class ReadingSession {
         let origin: WSDLSourceLocation
     }
 
-    /// A name a component refers to, checked once every file is read.
+    /// A name a component refers to, checked once every file is read. The element it is written
+    /// on is kept, and its path made only for a diagnostic.
     struct PendingReference {
         let kind: WellKnownSchemas.Kind
         let name: QualifiedName
-        let location: WSDLSourceLocation
+        let element: XMLTree.Element
+        let file: String
     }
 
     /// A binding or service, read once every message, port type and schema is known.
