@@ -124,11 +124,18 @@ final class ReadingSession {
             }
             let next = pendingSchemas.removeFirst()
             guard let root = parsedRoot(next.path, origin: next.origin) else { continue }
-            guard root.isNamed("schema", in: XSDBuiltInType.namespace) else {
+            if root.isNamed("schema", in: XSDBuiltInType.namespace) {
+                readSchemaDocument(root, file: next.path, chameleonNamespace: next.chameleonNamespace)
+            } else if root.isNamed("definitions", in: WellKnownSchemas.wsdlNamespace) {
+                // A schemaLocation that names a WSDL document means the schemas in its types,
+                // read once.
+                guard schemaKeys.insert("\(next.path)|wsdl:types").inserted else { continue }
+                for types in root.children(named: "types", namespaceURI: WellKnownSchemas.wsdlNamespace) {
+                    readTypes(types, file: next.path)
+                }
+            } else {
                 diagnose(.error, .malformedDocument, next.origin, "\(next.path) is not a schema: its root is \(root.qualifiedName)")
-                continue
             }
-            readSchemaDocument(root, file: next.path, chameleonNamespace: next.chameleonNamespace)
         }
     }
 

@@ -187,6 +187,24 @@ struct WSDLImportReadingTests {
         #expect(document.bindings.first?.operations.first?.input?.bodyParts.first?.type == Snippet.xsd("int"))
     }
 
+    @Test func readsASchemaNamedByWSDLImportAndTheTypesOfAWSDLNamedBySchemaLocation() throws {
+        // GIVEN a wsdl:import of a schema file, and an xsd:import of a WSDL file's types
+        let typesWSDL = """
+            <wsdl:definitions targetNamespace="urn:w" xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/" xmlns:xsd="http://www.w3.org/2001/XMLSchema">
+              <wsdl:types><xsd:schema targetNamespace="urn:w"><xsd:element name="W" type="xsd:string"/></xsd:schema></wsdl:types>
+            </wsdl:definitions>
+            """
+        let document = try Snippet.read(
+            Snippet.wsdl(
+                """
+                <wsdl:import namespace="urn:a" location="a.xsd"/>
+                \(Snippet.types(#"<xsd:import namespace="urn:w" schemaLocation="types.wsdl"/><xsd:import namespace="urn:w" schemaLocation="./types.wsdl"/>"#))
+                """),
+            files: ["a.xsd": Self.schema("urn:a", #"<xsd:element name="A" type="xsd:string"/>"#), "types.wsdl": typesWSDL])
+        #expect(document.diagnostics.isEmpty)
+        #expect(Set(document.schemas.elements.keys.map(\.name)) == ["A", "W"])
+    }
+
     @Test func readsFilesFromDiskRelativeToTheMainDocument() throws {
         // GIVEN a WSDL and its schema in a temporary folder, and a remote location mapped to a
         // path relative to the main document
