@@ -41,7 +41,8 @@ public enum WellKnownSchemas {
         let local = name.name
         switch namespace {
         case XSDBuiltInType.namespace:
-            return kind == .type && XSDBuiltInType(rawValue: local) != nil
+            // `xsd:schema` as an element: .NET's DataSet results carry their schema inline.
+            return (kind == .type && XSDBuiltInType(rawValue: local) != nil) || (kind == .element && local == "schema")
         case xmlNamespace:
             return (kind == .attribute && ["lang", "space", "base", "id"].contains(local))
                 || (kind == .attributeGroup && local == "specialAttrs")

@@ -108,6 +108,7 @@ struct WSDLImportReadingTests {
                 <xsd:element name="file" type="xsd:base64Binary"/>
                 <xsd:element name="s" type="soapenc:string"/>
                 <xsd:element ref="env:Fault"/>
+                <xsd:element ref="xsd:schema"/>
               </xsd:sequence>
               <xsd:attribute ref="xml:lang"/>
               <xsd:attribute ref="xmime:contentType"/>
