@@ -94,6 +94,28 @@ struct WSDLImportReadingTests {
         #expect(document.schemas.elements.keys.map(\.name).sorted() == ["First", "Second"])
     }
 
+    @Test func inlineSchemasImportEachOtherByNamespaceAlone() throws {
+        // GIVEN WCF's layout: inline schemas that import each other's namespace without a location
+        let document = try Snippet.read(
+            Snippet.wsdl(
+                """
+                <wsdl:types>
+                  <xsd:schema targetNamespace="urn:test" elementFormDefault="qualified">
+                    <xsd:import namespace="urn:contracts"/>
+                    <xsd:element name="Get"><xsd:complexType><xsd:sequence>
+                      <xsd:element name="request" type="c:Request" nillable="true" xmlns:c="urn:contracts"/>
+                    </xsd:sequence></xsd:complexType></xsd:element>
+                  </xsd:schema>
+                  <xsd:schema targetNamespace="urn:contracts" elementFormDefault="qualified">
+                    <xsd:complexType name="Request"><xsd:sequence><xsd:element name="Id" type="xsd:int"/></xsd:sequence></xsd:complexType>
+                  </xsd:schema>
+                </wsdl:types>
+                """))
+        #expect(document.diagnostics.isEmpty)
+        #expect(document.files == ["service.wsdl"])
+        #expect(document.schemas.types[QualifiedName(namespace: "urn:contracts", name: "Request")] != nil)
+    }
+
     @Test func wellKnownSchemasAreNeverFetchedAndResolve() throws {
         // GIVEN imports of well-known namespaces, even with remote schema locations
         let document = try Snippet.readSchema(
