@@ -22,6 +22,12 @@ final class ReadingSession {
         let file: String
     }
 
+    /// Why a file has no root: the diagnostic to give at each reference to it.
+    struct ParseFailure: Error {
+        let construct: WSDLDiagnostic.Construct
+        let message: String
+    }
+
     /// A binding or service, read once every message, port type and schema is known.
     struct Deferred {
         let element: XMLTree.Element
@@ -36,6 +42,8 @@ final class ReadingSession {
 
     var diagnostics: [WSDLDiagnostic] = []
     var files: [String] = []
+    /// Each file read, by path: its root, or why it has none.
+    var parsed: [String: Result<XMLTree.Element, ParseFailure>] = [:]
 
     // Schema components.
     var schemas: [XSDSchema] = []
@@ -88,6 +96,7 @@ final class ReadingSession {
             throw .notWSDL11(file: mainPath, root: QualifiedName(namespace: root.namespaceURI, name: root.name))
         }
         files.append(mainPath)
+        parsed[mainPath] = .success(root)
         definitionPaths.insert(mainPath)
         readDefinitions(root, file: mainPath)
         drainQueues()
@@ -140,27 +149,35 @@ final class ReadingSession {
     }
 
     /// The root of the file at `path`, or `nil` with a diagnostic at `origin` when it cannot be
-    /// read or parsed, or when the file limit is reached.
+    /// read or parsed, or when the file limit is reached. Each file is read and parsed once,
+    /// however many documents refer to it.
     func parsedRoot(_ path: String, origin: WSDLSourceLocation) -> XMLTree.Element? {
-        guard files.count < options.maximumFileCount || files.contains(path) else {
+        if let outcome = parsed[path] {
+            switch outcome {
+            case .success(let root): return root
+            case .failure(let failure):
+                diagnose(.error, failure.construct, origin, failure.message)
+                return nil
+            }
+        }
+        guard files.count < options.maximumFileCount else {
             diagnose(.error, .missingFile, origin, "\(path) is not read: the limit of \(options.maximumFileCount) files is reached")
             return nil
         }
-        let data: Data
+        let outcome: Result<XMLTree.Element, ParseFailure>
         switch source.data(atPath: path) {
-        case .success(let bytes): data = bytes
+        case .success(let data):
+            do {
+                outcome = .success(try XMLTree(data: data, options: options.parsingOptions).root)
+                files.append(path)
+            } catch {
+                outcome = .failure(ParseFailure(construct: .malformedDocument, message: "\(path) is not well-formed XML: \(error)"))
+            }
         case .failure(let failure):
-            diagnose(.error, .missingFile, origin, "\(path) cannot be read: \(failure.reason)")
-            return nil
+            outcome = .failure(ParseFailure(construct: .missingFile, message: "\(path) cannot be read: \(failure.reason)"))
         }
-        do {
-            let tree = try XMLTree(data: data, options: options.parsingOptions)
-            if !files.contains(path) { files.append(path) }
-            return tree.root
-        } catch {
-            diagnose(.error, .malformedDocument, origin, "\(path) is not well-formed XML: \(error)")
-            return nil
-        }
+        parsed[path] = outcome
+        return parsedRoot(path, origin: origin)
     }
 
     /// The local path a `schemaLocation` or `location` names, read from `file`; `nil` with a
