@@ -86,12 +86,12 @@ struct CheckCommand: Equatable {
             "schemas: \(document.schemas.schemas.count), types: \(document.schemas.types.count), elements: \(document.schemas.elements.count)")
         for binding in document.bindings {
             let version = binding.soapVersion == .v1_1 ? "SOAP 1.1" : "SOAP 1.2"
-            lines.append("binding \(binding.name.name) (\(version)): \(binding.operations.count) operations")
+            lines.append("binding \(binding.name.name) (\(version)): \(counted(binding.operations.count, "operation"))")
             for operation in binding.operations {
                 let headers = (operation.input?.headers.count ?? 0) + (operation.output?.headers.count ?? 0)
                 var facts = [operation.style.rawValue]
-                if headers > 0 { facts.append("\(headers) headers") }
-                if !operation.faults.isEmpty { facts.append("\(operation.faults.count) faults") }
+                if headers > 0 { facts.append(counted(headers, "header")) }
+                if !operation.faults.isEmpty { facts.append(counted(operation.faults.count, "fault")) }
                 if operation.isOneWay { facts.append("one-way") }
                 lines.append("  \(operation.name): \(facts.joined(separator: ", "))")
             }
@@ -99,7 +99,10 @@ struct CheckCommand: Equatable {
         for diagnostic in document.diagnostics { lines.append(diagnostic.description) }
         let errors = document.diagnostics.filter { $0.severity == .error }.count
         let warnings = document.diagnostics.count - errors
-        lines.append("\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
+        lines.append("\(counted(errors, "error")), \(counted(warnings, "warning"))")
         return lines.joined(separator: "\n") + "\n"
     }
+
+    /// `count` and `noun`, plural unless the count is 1: `1 fault`, `2 faults`.
+    static func counted(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
 }

@@ -58,7 +58,7 @@ struct CheckCommandTests {
         let (output, status) = Tool.run(["check", path])
         // THEN the operation and the diagnostic naming the URL are printed, and the status says error
         #expect(status == 1)
-        #expect(output.contains("binding B (SOAP 1.1): 1 operations"))
+        #expect(output.contains("binding B (SOAP 1.1): 1 operation"))
         #expect(output.contains("  Ping: documentWrapped, one-way"))
         #expect(output.contains("  port SP: B at http://127.0.0.1/s"))
         #expect(output.contains("error: \(path):/wsdl:definitions/wsdl:types/xsd:schema/xsd:import: the remote location https://example.com/r.xsd"))
