@@ -114,6 +114,12 @@ extension ReadingSession {
                 diagnose(.error, .invalidAttribute, location(of: child, in: file), "wsdl:operation has no name")
                 continue
             }
+            if operations.contains(where: { $0.name == operationName }) {
+                diagnose(
+                    .warning, .duplicateDefinition, location(of: child, in: file),
+                    "the port type \(localName) declares the operation \(operationName) again (an overload); the first is kept")
+                continue
+            }
             var input: QualifiedName?
             var output: QualifiedName?
             var faults: [WSDLPortType.Fault] = []

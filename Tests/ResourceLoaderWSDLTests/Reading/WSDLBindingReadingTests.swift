@@ -225,6 +225,7 @@ struct WSDLBindingReadingTests {
                   \(Self.wrappedPortType)
                   <wsdl:operation name="Upload"><wsdl:input message="tns:GetUserIn"/></wsdl:operation>
                   <wsdl:operation name="Notify"><wsdl:output message="tns:GetUserOut"/></wsdl:operation>
+                  <wsdl:operation name="Upload"><wsdl:input message="tns:SessionHeader"/></wsdl:operation>
                 </wsdl:portType>
                 <wsdl:binding name="Binding" type="tns:Port">
                   <soap:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
@@ -256,6 +257,7 @@ struct WSDLBindingReadingTests {
         #expect(
             document.diagnosticSummary == [
                 "error outboundOperation \(root)/wsdl:portType[@name='Port']/wsdl:operation[@name='Notify']",
+                "warning duplicateDefinition \(root)/wsdl:portType[@name='Port']/wsdl:operation[@name='Upload']",
                 "warning headerFault \(binding)/wsdl:operation[@name='GetUser']/wsdl:input/soap:header",
                 "warning duplicateDefinition \(binding)/wsdl:operation[@name='GetUser']",
                 "error mimeContent \(binding)/wsdl:operation[@name='Upload']/wsdl:input",
