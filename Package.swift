@@ -43,6 +43,9 @@ let package = Package(
     products: [
         .library(name: "ResourceLoader", targets: ["ResourceLoader"]),
         .library(name: "ResourceLoaderTesting", targets: ["ResourceLoaderTesting"]),
+        // The WSDL 1.1 and XML Schema reader that SOAP code generation builds on.
+        .library(name: "ResourceLoaderWSDL", targets: ["ResourceLoaderWSDL"]),
+        .executable(name: "resourceloader-wsdl", targets: ["ResourceLoaderWSDLTool"]),
         // The optional integrations: each product is empty unless its trait is enabled.
         .library(name: "ResourceLoaderAsyncHTTPClient", targets: ["ResourceLoaderAsyncHTTPClient"]),
         .library(name: "ResourceLoaderLogging", targets: ["ResourceLoaderLogging"]),
@@ -83,6 +86,8 @@ let package = Package(
     targets: [
         .target(name: "ResourceLoader"),
         .target(name: "ResourceLoaderTesting", dependencies: ["ResourceLoader"]),
+        .target(name: "ResourceLoaderWSDL", dependencies: ["ResourceLoader"]),
+        .executableTarget(name: "ResourceLoaderWSDLTool", dependencies: ["ResourceLoaderWSDL"]),
         .target(
             name: "ResourceLoaderAsyncHTTPClient",
             dependencies: ["ResourceLoader", tracingForAsyncHTTPClient] + asyncHTTPClientProducts
@@ -98,6 +103,8 @@ let package = Package(
             ] + asyncHTTPClientProducts,
             resources: [.copy("Fixtures")]
         ),
+        .testTarget(name: "ResourceLoaderWSDLTests", dependencies: ["ResourceLoaderWSDL", "ResourceLoader"]),
+        .testTarget(name: "ResourceLoaderWSDLToolTests", dependencies: ["ResourceLoaderWSDLTool", "ResourceLoaderWSDL"]),
         .testTarget(
             name: "DocumentationTests",
             dependencies: [

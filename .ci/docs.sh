@@ -18,6 +18,21 @@ docc convert Sources/ResourceLoader/ResourceLoader.docc \
   --fallback-bundle-identifier org.resourceloader.ResourceLoader \
   --warnings-as-errors
 
+# The WSDL reader, with its own catalog. Building it emits ResourceLoader's graphs again, so only
+# its own are kept.
+swift build --scratch-path "$work/build" --target ResourceLoaderWSDL \
+  -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$work/all-graphs/ResourceLoaderWSDL" >/dev/null
+mkdir -p "$work/symbol-graphs/ResourceLoaderWSDL"
+cp "$work/all-graphs/ResourceLoaderWSDL/ResourceLoaderWSDL".*symbols.json "$work/symbol-graphs/ResourceLoaderWSDL/"
+cp "$work/all-graphs/ResourceLoaderWSDL/ResourceLoaderWSDL"@*.symbols.json "$work/symbol-graphs/ResourceLoaderWSDL/" 2>/dev/null || true
+python3 .ci/check_doc_comments.py "$work/symbol-graphs/ResourceLoaderWSDL"
+docc convert Sources/ResourceLoaderWSDL/ResourceLoaderWSDL.docc \
+  --additional-symbol-graph-dir "$work/symbol-graphs/ResourceLoaderWSDL" \
+  --output-dir "$work/ResourceLoaderWSDL.doccarchive" \
+  --fallback-display-name ResourceLoaderWSDL \
+  --fallback-bundle-identifier org.resourceloader.ResourceLoaderWSDL \
+  --warnings-as-errors >/dev/null
+
 # The optional integrations, built with their traits on in a scratch path of their own: every
 # public symbol documented, and DocC reads their comments without a warning. Building a target
 # also emits its dependencies' symbol graphs, so only the target's own are kept.

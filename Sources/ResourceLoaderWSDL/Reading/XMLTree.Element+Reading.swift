@@ -1,0 +1,62 @@
+import ResourceLoader
+
+extension XMLTree.Element {
+    /// The path of elements from the root to this one, each as written, with its `name`
+    /// attribute when it has one: `/wsdl:definitions/wsdl:binding[@name='B']`.
+    var locationPath: String {
+        var steps: [String] = []
+        var current: XMLTree.Element? = self
+        while let element = current {
+            if let name = element.attribute(named: "name") {
+                steps.append("\(element.qualifiedName)[@name='\(name)']")
+            } else {
+                steps.append(element.qualifiedName)
+            }
+            current = element.parent
+        }
+        return "/" + steps.reversed().joined(separator: "/")
+    }
+
+    /// Whether the element has this local name and namespace.
+    @inline(__always)
+    func isNamed(_ name: String, in namespace: String) -> Bool {
+        self.name == name && namespaceURI == namespace
+    }
+
+    /// The trimmed text of the element's documentation children: `wsdl:documentation` for a
+    /// WSDL element, `xsd:annotation/xsd:documentation` for a schema one; several are joined by
+    /// blank lines. `nil` when there is none or it is empty.
+    var documentation: String? {
+        var texts: [String] = []
+        for child in children {
+            if child.isNamed("documentation", in: WellKnownSchemas.wsdlNamespace) {
+                texts.append(child.deepText)
+            } else if child.isNamed("annotation", in: XSDBuiltInType.namespace) {
+                for documentation in child.children(named: "documentation", namespaceURI: XSDBuiltInType.namespace) {
+                    texts.append(documentation.deepText)
+                }
+            }
+        }
+        let trimmed = texts.map { $0.trimmingXMLWhitespace() }.filter { !$0.isEmpty }
+        return trimmed.isEmpty ? nil : trimmed.joined(separator: "\n\n")
+    }
+
+    /// The element's own text followed by the text of its descendants (documentation may hold
+    /// XHTML markup; the tree keeps an element's text apart from its children's, so text around
+    /// a child element comes before the child's).
+    var deepText: String {
+        guard hasChildren else { return text }
+        var result = text
+        for child in children { result += child.deepText }
+        return result
+    }
+}
+
+extension String {
+    /// The string without leading and trailing XML whitespace (space, tab, CR, LF).
+    func trimmingXMLWhitespace() -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+        guard let start = firstIndex(where: { !isSpace($0) }), let end = lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(self[start ... end])
+    }
+}
