@@ -54,6 +54,11 @@ public protocol Authenticator: Sendable {
     /// ``ResourceError/AuthenticationFailure/refreshFailed(_:)`` with this error, and the
     /// credential is kept.
     ///
+    /// It runs in a task of its own, which is cancelled when the store's
+    /// ``CredentialStore/refreshDeadline`` passes or the app calls
+    /// ``CredentialStore/setCredential(_:)``: a fetch through `pipeline` then ends with
+    /// ``ResourceError/cancelled``, and whatever it returns afterwards is dropped.
+    ///
     /// - Parameters:
     ///   - credential: The credential to replace.
     ///   - pipeline: The pipeline of the fetch that needed the new credential. Fetch the token

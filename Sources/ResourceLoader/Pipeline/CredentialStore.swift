@@ -32,19 +32,55 @@ import FoundationNetworking
 /// credential as it was; the next rejection tries again. A store without a credential fails
 /// requests with ``ResourceError/AuthenticationFailure/noCredential`` and sends nothing.
 ///
+/// Every refresh is bounded by the store's ``refreshDeadline``, measured in real time as a
+/// fetch's ``TransferOptions/deadline`` is: a refresh still running then is cancelled, and every
+/// request waiting for it fails with ``ResourceError/AuthenticationFailure/refreshFailed(_:)``
+/// carrying ``ResourceError/timedOut``. The credential is kept, and the next rejection starts a
+/// new refresh, so a token endpoint that never answers cannot wedge the store.
+///
 /// Waiting for a refresh happens inside the fetch: its deadline bounds the wait, and cancelling
 /// the fetch ends it at once. The refresh itself is not cancelled with a fetch that waits for it,
-/// since others may be waiting too.
+/// since others may be waiting too, and a refresh token the server has already replaced would
+/// be lost with its answer.
 ///
 /// The store is shared: give one store to one pipeline and make every service from that
 /// pipeline. Set the credential after logging in, and remove it when logging out, with
-/// ``setCredential(_:)``.
+/// ``setCredential(_:)``; either ends a refresh in progress at once.
 public final class CredentialStore<Authenticator: ResourceLoader.Authenticator>: Sendable {
     /// Why a request waits, and what it gets.
     private enum Step {
         case use(Authenticator.Credential, generation: UInt64)
-        case wait(Task<Result<Void, any Error>, Never>)
+        case wait(Refresh)
         case missing
+    }
+
+    /// One run of ``Authenticator/refresh(_:through:)`` and the requests waiting for it.
+    ///
+    /// It ends once, with the first of: the refresh returning or throwing, the store's
+    /// ``refreshDeadline``, or the app setting a credential. Whoever ends it takes it out of the
+    /// store and resumes every waiter with its outcome; a request that comes to wait later finds
+    /// the outcome here.
+    private final class Refresh: DeadlineExpiring, @unchecked Sendable {
+        // The store's `state` lock guards `waiters`, `outcome` and `task`; `deadlineSlot` is
+        // read and written only by `Deadlines`, under its own lock.
+        /// The requests waiting, by waiter number.
+        var waiters: [UInt64: UnsafeContinuation<Result<Void, ResourceError>, Never>] = [:]
+        /// How it ended: success means "look at the store again"; `nil` while it runs.
+        var outcome: Result<Void, ResourceError>?
+        /// Runs the authenticator's refresh.
+        var task: Task<Void, Never>?
+        var deadlineSlot = -1
+        /// The store, told when the deadline passes.
+        weak var store: CredentialStore?
+
+        init(store: CredentialStore) {
+            self.store = store
+        }
+
+        func deadlinePassed() {
+            // Off the deadlines' queue, as fetches' deadlines are.
+            DispatchQueue.global().async { [self] in store?.refreshDeadlinePassed(self) }
+        }
     }
 
     private struct State {
@@ -53,14 +89,19 @@ public final class CredentialStore<Authenticator: ResourceLoader.Authenticator>:
         /// whether the credential it carried is still the current one.
         var generation: UInt64 = 0
         /// The refresh in progress; everyone who needs a credential waits for it.
-        var refresh: Task<Result<Void, any Error>, Never>?
-        /// How many requests wait for ``refresh``.
-        var waiting = 0
+        var refresh: Refresh?
+        /// Numbers the waiters of refreshes.
+        var nextWaiter: UInt64 = 0
     }
 
     /// Knows how to apply, recognise the rejection of, and refresh the credential.
     public let authenticator: Authenticator
-    // `state` is a `Locked`: its lock guards every field of `State`.
+    /// The longest a refresh may take, in real time, before it is cancelled and the requests
+    /// waiting for it fail with ``ResourceError/AuthenticationFailure/refreshFailed(_:)``
+    /// carrying ``ResourceError/timedOut``.
+    public let refreshDeadline: Duration
+    // `state` is a `Locked`: its lock guards every field of `State`, and the mutable fields of
+    // every `Refresh`.
     private let state: Locked<State>
 
     /// Creates a store.
@@ -69,8 +110,15 @@ public final class CredentialStore<Authenticator: ResourceLoader.Authenticator>:
     ///   - authenticator: Applies, recognises rejections of, and refreshes the credential.
     ///   - credential: The credential to start with, such as one saved in the keychain; `nil`
     ///     until the app logs in and calls ``setCredential(_:)``.
-    public init(authenticator: Authenticator, credential: Authenticator.Credential?) {
+    ///   - refreshDeadline: The longest a refresh may take, in real time; a refresh still
+    ///     running then is cancelled and fails its waiters. Default: 60 seconds.
+    public init(
+        authenticator: Authenticator,
+        credential: Authenticator.Credential?,
+        refreshDeadline: Duration = .seconds(60)
+    ) {
         self.authenticator = authenticator
+        self.refreshDeadline = refreshDeadline
         self.state = Locked(State(credential: credential))
     }
 
@@ -82,30 +130,61 @@ public final class CredentialStore<Authenticator: ResourceLoader.Authenticator>:
     /// Replaces the credential: after logging in, or with `nil` after logging out.
     ///
     /// Requests sent with the credential it replaces are, if rejected, replayed with this one
-    /// without a refresh. A refresh running when it is called still finishes, but does not
-    /// replace the credential set here.
+    /// without a refresh. A refresh in progress ends at once: it is cancelled and its result, if
+    /// it still comes, is dropped; the requests waiting for it go on with this credential, or
+    /// with `nil` fail with ``ResourceError/AuthenticationFailure/noCredential`` without being
+    /// sent.
     public func setCredential(_ credential: Authenticator.Credential?) {
-        state.withLock { state in
+        let ended = state.withLock { state -> Ended? in
             state.credential = credential
             state.generation &+= 1
+            return state.refresh.map { end($0, with: .success(()), in: &state) }
         }
+        ended?.release(cancellingTask: true)
     }
 
     /// How many requests are waiting for a refresh, for tests.
     var waitingForRefresh: Int {
-        state.withLock { $0.waiting }
+        state.withLock { $0.refresh?.waiters.count ?? 0 }
     }
 
-    /// Starts a refresh of `credential` (generation `generation`) through `pipeline`. Expects the
-    /// lock held and no refresh running.
+    // MARK: Refreshing
+
+    /// A refresh just ended, and what is left to do outside the lock.
+    private struct Ended {
+        let refresh: Refresh
+        let task: Task<Void, Never>?
+        let waiters: [UnsafeContinuation<Result<Void, ResourceError>, Never>]
+        let outcome: Result<Void, ResourceError>
+
+        /// Takes out the deadline, cancels the refresh's task if asked, and resumes the waiters.
+        func release(cancellingTask: Bool) {
+            Deadlines.shared.cancel(refresh)
+            if cancellingTask { task?.cancel() }
+            for waiter in waiters { waiter.resume(returning: outcome) }
+        }
+    }
+
+    /// Ends `refresh`, the one in progress, with `outcome`. Expects the lock held.
+    private func end(_ refresh: Refresh, with outcome: Result<Void, ResourceError>, in state: inout State) -> Ended {
+        state.refresh = nil
+        refresh.outcome = outcome
+        let waiters = Array(refresh.waiters.values)
+        refresh.waiters = [:]
+        return Ended(refresh: refresh, task: refresh.task, waiters: waiters, outcome: outcome)
+    }
+
+    /// Starts a refresh of `credential` through `pipeline`, bounded by ``refreshDeadline``.
+    /// Expects the lock held and no refresh running.
     private func startRefresh(
         of credential: Authenticator.Credential,
-        generation: UInt64,
         through pipeline: ResourcePipeline,
         in state: inout State
-    ) -> Task<Result<Void, any Error>, Never> {
+    ) -> Refresh {
+        let refresh = Refresh(store: self)
         let authenticator = authenticator
-        let task = Task { [state = self.state] () -> Result<Void, any Error> in
+        // The task finishes under the lock, which is held until `state.refresh` is set.
+        refresh.task = Task {
             // The refresh is not part of the fetch that started it.
             let result: Result<Authenticator.Credential, any Error>
             do {
@@ -115,18 +194,63 @@ public final class CredentialStore<Authenticator: ResourceLoader.Authenticator>:
             } catch {
                 result = .failure(error)
             }
-            state.withLock { state in
-                state.refresh = nil
-                // A credential the app set meanwhile wins over the refreshed one.
-                if case .success(let fresh) = result, state.generation == generation {
-                    state.credential = fresh
-                    state.generation &+= 1
-                }
-            }
-            return result.map { _ in () }
+            self.refreshFinished(refresh, with: result)
         }
-        state.refresh = task
-        return task
+        state.refresh = refresh
+        // Under the lock: `Deadlines` never calls back with its own lock held, and the expiry
+        // takes this lock on another queue.
+        Deadlines.shared.schedule(refresh, after: refreshDeadline)
+        return refresh
+    }
+
+    /// The authenticator's refresh returned or threw.
+    private func refreshFinished(_ refresh: Refresh, with result: Result<Authenticator.Credential, any Error>) {
+        let ended = state.withLock { state -> Ended? in
+            // Ended already, by the deadline or by the app: the result is dropped.
+            guard state.refresh === refresh else { return nil }
+            switch result {
+            case .success(let fresh):
+                state.credential = fresh
+                state.generation &+= 1
+                return end(refresh, with: .success(()), in: &state)
+            case .failure(let error):
+                return end(refresh, with: .failure(.authenticationFailed(.refreshFailed(error))), in: &state)
+            }
+        }
+        ended?.release(cancellingTask: false)
+    }
+
+    /// `refresh`'s deadline passed: unless it has ended, it ends with a timeout, and its task
+    /// is cancelled.
+    private func refreshDeadlinePassed(_ refresh: Refresh) {
+        let ended = state.withLock { state -> Ended? in
+            guard state.refresh === refresh else { return nil }
+            return end(refresh, with: .failure(.authenticationFailed(.refreshFailed(ResourceError.timedOut))), in: &state)
+        }
+        ended?.release(cancellingTask: true)
+    }
+
+    /// Waits for `refresh` to end: the fetch's own cancellation and deadline end the wait from
+    /// outside, with ``ResourceError/cancelled``.
+    private func outcome(of refresh: Refresh) async -> Result<Void, ResourceError> {
+        let waiter = state.withLock { state -> UInt64 in
+            state.nextWaiter &+= 1
+            return state.nextWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withUnsafeContinuation { continuation in
+                let ready = state.withLock { _ -> Result<Void, ResourceError>? in
+                    if let outcome = refresh.outcome { return outcome }
+                    if Task.isCancelled { return .failure(.cancelled) }
+                    refresh.waiters[waiter] = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            let continuation = state.withLock { _ in refresh.waiters.removeValue(forKey: waiter) }
+            continuation?.resume(returning: .failure(.cancelled))
+        }
     }
 }
 
@@ -156,10 +280,7 @@ extension CredentialStore: RequestAuthenticating {
         var hasRefreshed = false
         while true {
             let step = state.withLock { state -> Step in
-                if let refresh = state.refresh {
-                    state.waiting += 1
-                    return .wait(refresh)
-                }
+                if let refresh = state.refresh { return .wait(refresh) }
                 guard let credential = state.credential else { return .missing }
                 return .use(credential, generation: state.generation)
             }
@@ -191,24 +312,12 @@ extension CredentialStore: RequestAuthenticating {
     }
 
     func replaceCredential(rejected generation: UInt64, pipeline: ResourcePipeline) async -> Result<Void, ResourceError> {
-        let refresh = state.withLock { state -> Task<Result<Void, any Error>, Never>? in
-            if let refresh = state.refresh {
-                state.waiting += 1
-                return refresh
-            }
+        let refresh = state.withLock { state -> Refresh? in
+            if let refresh = state.refresh { return refresh }
             guard state.generation == generation, let credential = state.credential else { return nil }
-            state.waiting += 1
-            return startRefresh(of: credential, generation: generation, through: pipeline, in: &state)
+            return startRefresh(of: credential, through: pipeline, in: &state)
         }
         guard let refresh else { return .success(()) }
         return await outcome(of: refresh)
-    }
-
-    /// Waits for `refresh`, counted in `waiting` by the caller: the fetch's own cancellation and
-    /// deadline end the wait from outside.
-    private func outcome(of refresh: Task<Result<Void, any Error>, Never>) async -> Result<Void, ResourceError> {
-        let outcome = await refresh.value
-        state.withLock { $0.waiting -= 1 }
-        return outcome.mapError { .authenticationFailed(.refreshFailed($0)) }
     }
 }
