@@ -29,8 +29,34 @@ import FoundationNetworking
 ///
 /// A refresh that throws fails every request waiting for it with
 /// ``ResourceError/authenticationFailed(_:)`` carrying the refresh's error, and leaves the
-/// credential as it was; the next rejection tries again. A store without a credential fails
-/// requests with ``ResourceError/AuthenticationFailure/noCredential`` and sends nothing.
+/// credential as it was; the next rejection tries again. Unless the authenticator calls the
+/// failure permanent (``Authenticator/isPermanentRefreshFailure(_:)``, for a revoked refresh
+/// token): then the store drops its credential and is signed out, and the waiting requests and
+/// every later one fail at once with
+/// ``ResourceError/AuthenticationFailure/credentialRevoked(_:)``, with no refresh, until the app
+/// sets a new credential. A store without a credential fails requests with
+/// ``ResourceError/AuthenticationFailure/noCredential`` and sends nothing.
+///
+/// A resource whose ``NetworkResourceType/requiresCredential`` is `false` is sent with the
+/// credential when the store has one and without one when it has none (nobody signed in, or
+/// signed out after a revocation); a request sent without a credential is never replayed and
+/// never starts a refresh.
+///
+/// The store does not save the credential anywhere. It reports every change (set, refreshed,
+/// cleared, revoked) to ``changes()`` and to the `onChange` handler given to
+/// ``init(authenticator:credential:refreshDeadline:onChange:)``, in the order the changes
+/// happened, so that the app saves the new credential where it belongs:
+///
+/// ```swift
+/// Task {
+///     for await change in credentials.changes() {
+///         switch change {
+///         case .set(let token), .refreshed(let token): keychain.save(token)
+///         case .cleared, .revoked: keychain.delete()
+///         }
+///     }
+/// }
+/// ```
 ///
 /// Every refresh is bounded by the store's ``refreshDeadline``, measured in real time as a
 /// fetch's ``TransferOptions/deadline`` is: a refresh still running then is cancelled, and every
@@ -47,11 +73,27 @@ import FoundationNetworking
 /// pipeline. Set the credential after logging in, and remove it when logging out, with
 /// ``setCredential(_:)``; either ends a refresh in progress at once.
 public final class CredentialStore<Authenticator: ResourceLoader.Authenticator>: Sendable {
+    /// A change of the store's credential, as ``CredentialStore/changes()`` and the store's
+    /// `onChange` handler report it.
+    public enum Change: Sendable {
+        /// The app set this credential with ``CredentialStore/setCredential(_:)``.
+        case set(Authenticator.Credential)
+        /// A refresh replaced the credential with this one.
+        case refreshed(Authenticator.Credential)
+        /// The app removed the credential with `setCredential(nil)`: signed out.
+        case cleared
+        /// A refresh failed permanently (``Authenticator/isPermanentRefreshFailure(_:)``) with
+        /// this error: the store dropped its credential and is signed out until the app sets a
+        /// new one.
+        case revoked(any Error)
+    }
+
     /// Why a request waits, and what it gets.
     private enum Step {
         case use(Authenticator.Credential, generation: UInt64)
         case wait(Refresh)
-        case missing
+        case anonymous
+        case fail(ResourceError)
     }
 
     /// One run of ``Authenticator/refresh(_:through:)`` and the requests waiting for it.
@@ -92,6 +134,26 @@ public final class CredentialStore<Authenticator: ResourceLoader.Authenticator>:
         var refresh: Refresh?
         /// Numbers the waiters of refreshes.
         var nextWaiter: UInt64 = 0
+        /// The error of the permanent refresh failure that signed the store out; `nil` once the
+        /// app sets a credential.
+        var revocation: (any Error)?
+        /// The streams of ``changes()``, by number.
+        var subscribers: [UInt64: AsyncStream<Change>.Continuation] = [:]
+        var nextSubscriber: UInt64 = 0
+        /// Changes not delivered yet, in order, each with the streams subscribed when it
+        /// happened.
+        var undelivered: [(Change, [AsyncStream<Change>.Continuation])] = []
+        /// Whether a thread is delivering ``undelivered``: the others only add to it, so that
+        /// changes are delivered one at a time, in order.
+        var isDelivering = false
+
+        /// Records `change` for delivery; returns whether the caller must deliver.
+        mutating func record(_ change: Change) -> Bool {
+            undelivered.append((change, Array(subscribers.values)))
+            if isDelivering { return false }
+            isDelivering = true
+            return true
+        }
     }
 
     /// Knows how to apply, recognise the rejection of, and refresh the credential.
@@ -100,6 +162,8 @@ public final class CredentialStore<Authenticator: ResourceLoader.Authenticator>:
     /// waiting for it fail with ``ResourceError/AuthenticationFailure/refreshFailed(_:)``
     /// carrying ``ResourceError/timedOut``.
     public let refreshDeadline: Duration
+    /// Told of every change, in order, on the thread that made it or delivers the ones before.
+    private let onChange: (@Sendable (Change) -> Void)?
     // `state` is a `Locked`: its lock guards every field of `State`, and the mutable fields of
     // every `Refresh`.
     private let state: Locked<State>
@@ -112,14 +176,25 @@ public final class CredentialStore<Authenticator: ResourceLoader.Authenticator>:
     ///     until the app logs in and calls ``setCredential(_:)``.
     ///   - refreshDeadline: The longest a refresh may take, in real time; a refresh still
     ///     running then is cancelled and fails its waiters. Default: 60 seconds.
+    ///   - onChange: Told of every change of the credential (not of the one given here), in
+    ///     the order they happen, never with the store's lock held: on the thread of
+    ///     ``setCredential(_:)``, of the refresh, or of a change being delivered before it.
+    ///     Keep it short (hand slow work to a task), since a refresh's waiters may wait for it.
+    ///     Default: none; ``changes()`` reports the same changes as an `AsyncSequence`.
     public init(
         authenticator: Authenticator,
         credential: Authenticator.Credential?,
-        refreshDeadline: Duration = .seconds(60)
+        refreshDeadline: Duration = .seconds(60),
+        onChange: (@Sendable (Change) -> Void)? = nil
     ) {
         self.authenticator = authenticator
         self.refreshDeadline = refreshDeadline
+        self.onChange = onChange
         self.state = Locked(State(credential: credential))
+    }
+
+    deinit {
+        for subscriber in state.withLock({ Array($0.subscribers.values) }) { subscriber.finish() }
     }
 
     /// The current credential.
@@ -134,18 +209,61 @@ public final class CredentialStore<Authenticator: ResourceLoader.Authenticator>:
     /// it still comes, is dropped; the requests waiting for it go on with this credential, or
     /// with `nil` fail with ``ResourceError/AuthenticationFailure/noCredential`` without being
     /// sent.
+    ///
+    /// After a revocation it signs the store in again (or, with `nil`, keeps it signed out
+    /// with ``ResourceError/AuthenticationFailure/noCredential`` in place of
+    /// ``ResourceError/AuthenticationFailure/credentialRevoked(_:)``). Reported as
+    /// ``Change/set(_:)``, or ``Change/cleared`` for `nil`.
     public func setCredential(_ credential: Authenticator.Credential?) {
-        let ended = state.withLock { state -> Ended? in
+        let (ended, delivers) = state.withLock { state -> (Ended?, Bool) in
             state.credential = credential
             state.generation &+= 1
-            return state.refresh.map { end($0, with: .success(()), in: &state) }
+            state.revocation = nil
+            let ended = state.refresh.map { end($0, with: .success(()), in: &state) }
+            return (ended, state.record(credential.map(Change.set) ?? .cleared))
         }
         ended?.release(cancellingTask: true)
+        if delivers { deliverChanges() }
+    }
+
+    /// The changes of the credential from now on, in the order they happen: set by the app,
+    /// refreshed, cleared by the app, revoked.
+    ///
+    /// Each call makes a new sequence, which reports every change after the call and ends when
+    /// the store is deinitialized; stop iterating (or cancel the iterating task) to stop
+    /// receiving. Changes are buffered until read, so a slow reader misses none.
+    public func changes() -> AsyncStream<Change> {
+        let (stream, continuation) = AsyncStream<Change>.makeStream()
+        let subscriber = state.withLock { state -> UInt64 in
+            state.nextSubscriber &+= 1
+            state.subscribers[state.nextSubscriber] = continuation
+            return state.nextSubscriber
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.state.withLock { _ = $0.subscribers.removeValue(forKey: subscriber) }
+        }
+        return stream
     }
 
     /// How many requests are waiting for a refresh, for tests.
     var waitingForRefresh: Int {
         state.withLock { $0.refresh?.waiters.count ?? 0 }
+    }
+
+    /// Delivers the recorded changes, one at a time and in order, until none is left.
+    private func deliverChanges() {
+        while true {
+            let batch = state.withLock { state -> [(Change, [AsyncStream<Change>.Continuation])] in
+                if state.undelivered.isEmpty { state.isDelivering = false }
+                defer { state.undelivered = [] }
+                return state.undelivered
+            }
+            if batch.isEmpty { return }
+            for (change, subscribers) in batch {
+                onChange?(change)
+                for subscriber in subscribers { subscriber.yield(change) }
+            }
+        }
     }
 
     // MARK: Refreshing
@@ -205,19 +323,29 @@ public final class CredentialStore<Authenticator: ResourceLoader.Authenticator>:
 
     /// The authenticator's refresh returned or threw.
     private func refreshFinished(_ refresh: Refresh, with result: Result<Authenticator.Credential, any Error>) {
-        let ended = state.withLock { state -> Ended? in
+        // The authenticator's code runs outside the lock.
+        var isPermanent = false
+        if case .failure(let error) = result { isPermanent = authenticator.isPermanentRefreshFailure(error) }
+        let (ended, delivers) = state.withLock { state -> (Ended?, Bool) in
             // Ended already, by the deadline or by the app: the result is dropped.
-            guard state.refresh === refresh else { return nil }
+            guard state.refresh === refresh else { return (nil, false) }
             switch result {
             case .success(let fresh):
                 state.credential = fresh
                 state.generation &+= 1
-                return end(refresh, with: .success(()), in: &state)
+                return (end(refresh, with: .success(()), in: &state), state.record(.refreshed(fresh)))
+            case .failure(let error) where isPermanent:
+                // Signed out: the waiters look again and find the revocation.
+                state.credential = nil
+                state.generation &+= 1
+                state.revocation = error
+                return (end(refresh, with: .success(()), in: &state), state.record(.revoked(error)))
             case .failure(let error):
-                return end(refresh, with: .failure(.authenticationFailed(.refreshFailed(error))), in: &state)
+                return (end(refresh, with: .failure(.authenticationFailed(.refreshFailed(error))), in: &state), false)
             }
         }
         ended?.release(cancellingTask: false)
+        if delivers { deliverChanges() }
     }
 
     /// `refresh`'s deadline passed: unless it has ended, it ends with a timeout, and its task
@@ -261,8 +389,9 @@ public final class CredentialStore<Authenticator: ResourceLoader.Authenticator>:
 protocol RequestAuthenticating: Sendable {
     /// Puts the current credential on `request`, first waiting for a refresh in progress and
     /// refreshing (through `pipeline`) a credential expired by `pipeline`'s date; returns the
-    /// request and the credential's generation.
-    func authenticate(_ request: URLRequest, pipeline: ResourcePipeline) async -> Result<(URLRequest, UInt64), ResourceError>
+    /// request and the credential's generation, or no generation for a request sent without a
+    /// credential, which is never replayed.
+    func authenticate(_ request: URLRequest, pipeline: ResourcePipeline) async -> Result<(URLRequest, UInt64?), ResourceError>
 
     /// Whether `response` rejects the credential the request carried.
     func isCredentialRejected(by response: ResponseHead, data: Data) -> Bool
@@ -271,18 +400,35 @@ protocol RequestAuthenticating: Sendable {
     /// `pipeline` if it is still current and none is running, waits for the one running, or
     /// returns at once if it has already been replaced.
     func replaceCredential(rejected: UInt64, pipeline: ResourcePipeline) async -> Result<Void, ResourceError>
+
+    /// The same store for a resource whose credential is optional: its requests go out without
+    /// a credential when the store has none.
+    var credentialOptional: any RequestAuthenticating { get }
 }
 
 extension CredentialStore: RequestAuthenticating {
-    func authenticate(_ request: URLRequest, pipeline: ResourcePipeline) async -> Result<(URLRequest, UInt64), ResourceError> {
+    func authenticate(_ request: URLRequest, pipeline: ResourcePipeline) async -> Result<(URLRequest, UInt64?), ResourceError> {
+        await authenticate(request, pipeline: pipeline, requiresCredential: true)
+    }
+
+    /// Puts the current credential on `request`; without one, sends it as it is unless
+    /// `requiresCredential`.
+    fileprivate func authenticate(
+        _ request: URLRequest,
+        pipeline: ResourcePipeline,
+        requiresCredential: Bool
+    ) async -> Result<(URLRequest, UInt64?), ResourceError> {
         // An expired credential is refreshed once; if the new one claims to be expired too, it
         // is sent anyway and the server decides.
         var hasRefreshed = false
         while true {
             let step = state.withLock { state -> Step in
+                // A refresh runs only while there is a credential.
                 if let refresh = state.refresh { return .wait(refresh) }
-                guard let credential = state.credential else { return .missing }
-                return .use(credential, generation: state.generation)
+                if let credential = state.credential { return .use(credential, generation: state.generation) }
+                if !requiresCredential { return .anonymous }
+                if let revocation = state.revocation { return .fail(.authenticationFailed(.credentialRevoked(revocation))) }
+                return .fail(.authenticationFailed(.noCredential))
             }
             switch step {
             case .use(let credential, let generation):
@@ -299,8 +445,10 @@ extension CredentialStore: RequestAuthenticating {
             case .wait(let refresh):
                 if case .failure(let error) = await outcome(of: refresh) { return .failure(error) }
                 hasRefreshed = true
-            case .missing:
-                return .failure(.authenticationFailed(.noCredential))
+            case .anonymous:
+                return .success((request, nil))
+            case .fail(let error):
+                return .failure(error)
             }
         }
     }
@@ -320,4 +468,27 @@ extension CredentialStore: RequestAuthenticating {
         guard let refresh else { return .success(()) }
         return await outcome(of: refresh)
     }
+
+    var credentialOptional: any RequestAuthenticating {
+        OptionalCredential(store: self)
+    }
+}
+
+/// A ``CredentialStore`` as a resource whose credential is optional uses it.
+private struct OptionalCredential<Authenticator: ResourceLoader.Authenticator>: RequestAuthenticating {
+    let store: CredentialStore<Authenticator>
+
+    func authenticate(_ request: URLRequest, pipeline: ResourcePipeline) async -> Result<(URLRequest, UInt64?), ResourceError> {
+        await store.authenticate(request, pipeline: pipeline, requiresCredential: false)
+    }
+
+    func isCredentialRejected(by response: ResponseHead, data: Data) -> Bool {
+        store.isCredentialRejected(by: response, data: data)
+    }
+
+    func replaceCredential(rejected generation: UInt64, pipeline: ResourcePipeline) async -> Result<Void, ResourceError> {
+        await store.replaceCredential(rejected: generation, pipeline: pipeline)
+    }
+
+    var credentialOptional: any RequestAuthenticating { self }
 }

@@ -515,9 +515,17 @@ struct TestAuthenticator: Authenticator {
     func expirationDate(of token: TestToken) -> Date? {
         token.expiresAt
     }
+
+    /// Only ``RefreshFailure/revoked``.
+    func isPermanentRefreshFailure(_ error: any Error) -> Bool {
+        error as? RefreshFailure == .revoked
+    }
 }
 
 struct RefreshFailure: Error, Equatable {
+    /// What an OAuth token endpoint's `invalid_grant` stands for: the refresh token is revoked.
+    static let revoked = RefreshFailure(code: 400)
+
     let code: Int
 }
 
@@ -602,6 +610,7 @@ final class TokenCheckingServer: URLSessionType, @unchecked Sendable {
     private var heldPaths: Set<String> = []
     private var heldAnswers: [String: [@Sendable () -> Void]] = [:]
     private var nextAcceptedStatus: Int?
+    private var publicPaths: Set<String> = []
 
     var received: [Received] { lock.withLock { log } }
     var rejections: Int { lock.withLock { rejected } }
@@ -610,6 +619,8 @@ final class TokenCheckingServer: URLSessionType, @unchecked Sendable {
     func accept(_ token: String) { lock.withLock { _ = accepted.insert(token) } }
     func rejectEverything() { lock.withLock { rejectsAll = true } }
     func failNextAcceptedRequest(with status: Int) { lock.withLock { nextAcceptedStatus = status } }
+    /// Answers requests for `path` that carry no token with `200`.
+    func serveAnonymously(_ path: String) { lock.withLock { _ = publicPaths.insert(path) } }
 
     /// Holds the answers to requests for `path` until ``release(_:)``.
     func hold(_ path: String) { lock.withLock { _ = heldPaths.insert(path) } }
@@ -638,6 +649,7 @@ final class TokenCheckingServer: URLSessionType, @unchecked Sendable {
                 status = nextAcceptedStatus ?? 200
                 nextAcceptedStatus = nil
             }
+            if token == nil, publicPaths.contains(path) { status = 200 }
             if status == 401 { rejected += 1 }
             return (status, heldPaths.contains(path))
         }
