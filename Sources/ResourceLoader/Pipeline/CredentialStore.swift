@@ -179,7 +179,8 @@ public final class CredentialStore<Authenticator: ResourceLoader.Authenticator>:
     ///   - onChange: Told of every change of the credential (not of the one given here), in
     ///     the order they happen, never with the store's lock held: on the thread of
     ///     ``setCredential(_:)``, of the refresh, or of a change being delivered before it.
-    ///     Keep it short (hand slow work to a task), since a refresh's waiters may wait for it.
+    ///     Keep it short (hand slow work to a task): the next change is delivered after it
+    ///     returns.
     ///     Default: none; ``changes()`` reports the same changes as an `AsyncSequence`.
     public init(
         authenticator: Authenticator,
