@@ -231,6 +231,48 @@ struct CredentialLifecycleTests {
         #expect(changes.names == ["revoked RefreshFailure(code: 400)", "set login"])
     }
 
+    @Test func anExpiredCredentialWhoseRefreshTokenIsRevokedSignsOutBeforeAnythingIsSent() async throws {
+        // GIVEN a credential that expires a minute from now, by the pipeline's clock
+        let store = store(TestToken("t0", expiresAt: Date().addingTimeInterval(60)))
+        let pipeline = pipeline(store)
+        revokeRefreshToken()
+
+        // WHEN the clock passes the expiry
+        clock.advance(by: .seconds(61))
+
+        // THEN the refresh before sending fails permanently: signed out, nothing sent
+        guard case .authenticationFailed(.credentialRevoked) = await fetchCities(pipeline).failure else {
+            Issue.record("expected credentialRevoked")
+            return
+        }
+        #expect(server.received.isEmpty)
+        #expect(refresher.count == 1)
+        #expect(store.credential == nil)
+        #expect(changes.names == ["revoked RefreshFailure(code: 400)"])
+    }
+
+    @Test func aRevocationThatComesAfterTheAppSetACredentialIsDropped() async throws {
+        // GIVEN a fetch waiting for a refresh that will fail permanently
+        let store = store()
+        let pipeline = pipeline(store)
+        revokeRefreshToken()
+        refresher.holdRefreshes()
+        let waiting = Task { await fetchCities(pipeline) }
+        try await waitUntil { store.waitingForRefresh == 1 }
+
+        // WHEN the app signs in again first, and the refresh fails afterwards
+        server.accept("login")
+        store.setCredential(TestToken("login"))
+        #expect(await waiting.value.failure == nil)
+        refresher.releaseRefreshes()
+        try await waitUntil { refresher.returnedCancelled == 1 }
+
+        // THEN the store stays signed in with the app's credential
+        #expect(store.credential == TestToken("login"))
+        #expect(await fetchCities(pipeline).failure == nil)
+        #expect(changes.names == ["set login"])
+    }
+
     @Test func signingOutAfterARevocationReportsNoCredential() async throws {
         let store = store()
         let pipeline = pipeline(store)
