@@ -12,7 +12,7 @@ import FoundationNetworking
 /// | --- | --- |
 /// | ``invalidRequest(reason:)`` | The resource could not be turned into a valid `URLRequest`. |
 /// | ``requestAdaptationFailed(_:)`` | A ``RequestAdapter`` of the service's ``ResourcePipeline`` threw. |
-/// | ``authenticationFailed(_:)`` | The pipeline's ``CredentialStore`` had no credential, or refreshing it failed. |
+/// | ``authenticationFailed(_:)`` | The pipeline's ``CredentialStore`` had no credential, refreshing it failed, or its credential was revoked. |
 /// | ``transport(_:underlying:)`` | The transport failed: no connection, DNS, TLS, a non-HTTP response… |
 /// | ``timedOut`` | The request did not complete in time. |
 /// | ``responseTooLarge(limit:)`` | The response body was larger than ``TransferOptions/maximumResponseBytes``. |
@@ -36,7 +36,8 @@ public enum ResourceError: Error, Sendable {
     /// Nothing was sent.
     case requestAdaptationFailed(any Error)
     /// The ``ResourcePipeline``'s ``CredentialStore`` could not give the request a credential:
-    /// it had none, or refreshing it failed. The value says which and keeps the refresh's error.
+    /// it had none, refreshing it failed, or a permanent refresh failure signed it out. The
+    /// value says which and keeps the refresh's error.
     case authenticationFailed(AuthenticationFailure)
     /// The transport failed with the given `URLError` code; `underlying` is the original error.
     case transport(URLError.Code, underlying: any Error)
@@ -73,6 +74,12 @@ extension ResourceError {
         /// ``Authenticator/refresh(_:through:)`` threw this error. Every request that waited for that
         /// refresh fails with the same error.
         case refreshFailed(any Error)
+        /// The store is signed out because a refresh failed in a way its authenticator calls
+        /// permanent (``Authenticator/isPermanentRefreshFailure(_:)``): a revoked refresh token,
+        /// say. The value is that refresh's error. Every request fails with it, without being
+        /// sent, until the app sets a new credential with
+        /// ``CredentialStore/setCredential(_:)``.
+        case credentialRevoked(any Error)
     }
 
     /// Why ``URLSessionTransport`` refused to follow a redirect.
@@ -207,6 +214,7 @@ extension ResourceError {
         case .requestAdaptationFailed: "requestAdaptationFailed"
         case .authenticationFailed(.noCredential): "authenticationFailed(noCredential)"
         case .authenticationFailed(.refreshFailed): "authenticationFailed(refreshFailed)"
+        case .authenticationFailed(.credentialRevoked): "authenticationFailed(credentialRevoked)"
         case .transport(let code, _): "transport(\(code.rawValue))"
         case .timedOut: "timedOut"
         case .responseTooLarge: "responseTooLarge"
@@ -259,6 +267,8 @@ extension ResourceError: CustomStringConvertible {
             return "Authentication failed: there is no credential to send"
         case .authenticationFailed(.refreshFailed(let error)):
             return "Authentication failed: refreshing the credential failed (\(Self.summary(ofUnderlying: error)))"
+        case .authenticationFailed(.credentialRevoked(let error)):
+            return "Authentication failed: the credential was revoked and the store is signed out (\(Self.summary(ofUnderlying: error)))"
         case .timedOut:
             return "The request timed out"
         case .responseTooLarge(let limit):

@@ -121,6 +121,58 @@ struct OAuthAuthenticator: Authenticator {
     }
 }
 
+func keepTokens(of credentials: CredentialStore<OAuthAuthenticator>, in keychain: TokenKeychain) -> Task<Void, Never> {
+    let changes = credentials.changes()
+    return Task {
+        for await change in changes {
+            switch change {
+            case .set(let token), .refreshed(let token):
+                keychain.save(token)
+            case .cleared, .revoked:
+                keychain.delete()
+            }
+        }
+    }
+}
+
+extension OAuthAuthenticator {
+    // A revoked refresh token never works again: sign out rather than try at every rejection.
+    func isPermanentRefreshFailure(_ error: any Error) -> Bool {
+        guard case .httpStatus(let failure) = error as? ResourceError, failure.statusCode == 400 else { return false }
+        return String(decoding: failure.bodyPrefix, as: UTF8.self).contains("invalid_grant")
+    }
+}
+
+struct Post: Decodable, Sendable {
+    let text: String
+}
+
+struct Timeline: NetworkResourceType, JSONDecodableResourceType {
+    typealias Model = [Post]
+    var url: URL { URL(string: "https://api.example.com/timeline")! }
+
+    // Signed in: the user's own timeline. Anonymous: the public one.
+    var requiresCredential: Bool { false }
+}
+
+/// Where the app keeps its token: here, what it was asked to do, as a sequence the test reads.
+final class TokenKeychain: Sendable {
+    let actions: AsyncStream<String>
+    private let continuation: AsyncStream<String>.Continuation
+
+    init() {
+        (actions, continuation) = AsyncStream.makeStream()
+    }
+
+    func save(_ token: OAuthToken) {
+        continuation.yield("save \(token.accessToken)")
+    }
+
+    func delete() {
+        continuation.yield("delete")
+    }
+}
+
 struct Profile: Decodable, Sendable {
     let name: String
 }
@@ -237,6 +289,56 @@ struct AuthenticationRetriesAndMonitoringArticleTests {
         #expect(result.count == 2)
         #expect(session.receivedRequests.count == 2)
         #expect(lines.all == ["SearchUsers: 503, retrying in 0.0 seconds"])
+    }
+
+    @Test func theKeychainFollowsTheTokenUntilItsRefreshTokenIsRevoked() async throws {
+        // GIVEN a token the server rejects, one refresh that works and one that is refused
+        let session = FakeURLSession()
+        session.stub(.path("/me"), with: [.status(401), .json(#"{"name": "Ada"}"#), .status(401)])
+        session.stub(.path("/oauth/token"), with: [
+            .json(#"{"access_token": "new", "refresh_token": "r2", "expires_in": 3600}"#),
+            .json(#"{"error": "invalid_grant"}"#, statusCode: 400),
+        ])
+        let credentials = CredentialStore(
+            authenticator: OAuthAuthenticator(),
+            credential: OAuthToken(accessToken: "old", refreshToken: "r1", expiresAt: .distantFuture)
+        )
+        let keychain = TokenKeychain()
+        let keeping = keepTokens(of: credentials, in: keychain)
+        defer { keeping.cancel() }
+        var actions = keychain.actions.makeAsyncIterator()
+        let profiles = ResourceService<CurrentProfile>(pipeline: ResourcePipeline(session: session, credentials: credentials))
+
+        // The refreshed token is saved.
+        #expect(try await profiles.fetch(CurrentProfile()).name == "Ada")
+        #expect(await actions.next() == "save new")
+
+        // The next refresh is refused with invalid_grant: signed out, the token deleted, and
+        // later requests fail at once.
+        for _ in 0..<2 {
+            do {
+                _ = try await profiles.fetch(CurrentProfile())
+                Issue.record("expected the revocation")
+            } catch {
+                guard case .authenticationFailed(.credentialRevoked) = error else {
+                    Issue.record("expected credentialRevoked, got \(error)")
+                    continue
+                }
+            }
+        }
+        #expect(await actions.next() == "delete")
+        #expect(credentials.credential == nil)
+        #expect(session.receivedRequests.filter { $0.url?.path == "/oauth/token" }.count == 2)
+        #expect(session.receivedRequests.count == 5)
+    }
+
+    @Test func aTimelineGoesOutAnonymouslyWithoutAToken() async throws {
+        let session = FakeURLSession()
+        session.stub(.path("/timeline"), with: .json(#"[{"text": "hello"}]"#))
+        let credentials = CredentialStore(authenticator: OAuthAuthenticator(), credential: nil)
+        let timeline = ResourceService<Timeline>(pipeline: ResourcePipeline(session: session, credentials: credentials))
+        #expect(try await timeline.fetch(Timeline()).map(\.text) == ["hello"])
+        #expect(session.receivedRequests.first?.value(forHTTPHeaderField: "Authorization") == nil)
     }
 
     @Test func theLoginStoresTheTokenAndTheRetryingPipelineKeepsItsSettings() async throws {

@@ -37,9 +37,20 @@ public struct BearerAuthenticator: Authenticator {
     /// carry the bearer token) sent through `pipeline`.
     ///
     /// - Throws: What the token request threw: a refresh token the server no longer accepts is
-    ///   a `ResourceError.httpStatus` with status 400 (`invalid_grant`).
+    ///   a `ResourceError.httpStatus` with status 400 (`invalid_grant`), which
+    ///   ``isPermanentRefreshFailure(_:)`` calls permanent.
     public func refresh(_ token: OAuthToken, through pipeline: ResourcePipeline) async throws -> OAuthToken {
         try await Self.requestToken(.refreshToken(token.refreshToken), at: tokenEndpoint, through: pipeline)
+    }
+
+    /// Whether the token endpoint refused the refresh token for good: `400` with the OAuth
+    /// error `invalid_grant` (RFC 6749 section 5.2), which a revoked or expired refresh token
+    /// gets. The credential store then signs out at once, instead of asking again at every
+    /// rejection. Anything else (a lost connection, a `5xx`) is passing.
+    public func isPermanentRefreshFailure(_ error: any Error) -> Bool {
+        guard case .httpStatus(let failure) = error as? ResourceError, failure.statusCode == 400 else { return false }
+        struct OAuthError: Decodable { let error: String }
+        return (try? JSONDecoder().decode(OAuthError.self, from: failure.bodyPrefix))?.error == "invalid_grant"
     }
 
     /// ``leeway`` before the token's ``OAuthToken/expiresAt``.

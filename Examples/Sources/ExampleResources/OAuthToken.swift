@@ -4,7 +4,8 @@ import Foundation
 /// refresh token that replaces it, and when it expires.
 ///
 /// `Codable`, so an app can keep it in its keychain between launches and hand it back to
-/// ``WorldDirectory/init(baseURL:session:options:token:retryPolicy:monitors:clock:log:)``.
+/// ``WorldDirectory/init(baseURL:session:options:token:tokenStorage:retryPolicy:monitors:clock:log:)``,
+/// or to a ``TokenStorage`` that keeps it.
 /// Its descriptions never contain either token.
 public struct OAuthToken: Codable, Hashable, Sendable, CustomStringConvertible, CustomDebugStringConvertible {
     /// Sent as `Authorization: Bearer <accessToken>` with every request to a protected service.

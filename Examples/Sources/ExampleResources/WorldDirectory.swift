@@ -26,8 +26,12 @@ import FoundationNetworking
 ///   (``AccountDetails``, ``FavouriteCities``) carry the ``OAuthToken``'s access token, an
 ///   expired token is refreshed before a request is sent, and a token the server rejects with
 ///   `401` is refreshed once for all the requests that were rejected with it, which are then
-///   replayed. The public resources (``Cities``, ``GetUserDetails``) and the ``TokenRequest``
-///   opt out of it;
+///   replayed. A refresh token the token endpoint refuses with `invalid_grant` signs the user
+///   out at once (``BearerAuthenticator/isPermanentRefreshFailure(_:)``). The public resources
+///   (``Cities``, ``GetUserDetails``) and the ``TokenRequest`` opt out of it;
+/// - a ``TokenStorage``, when given, kept up to date from the credential store's sequence of
+///   changes: the token logged in with, every refreshed token, and none after logging out or
+///   a revocation;
 /// - a `RetryPolicy` (by default three attempts with exponential backoff, for idempotent
 ///   requests and for ``GetUserDetails``, which opts in);
 /// - a `LoggingFetchMonitor`, which logs one line per fetch with no token, password or query
@@ -81,8 +85,11 @@ public struct WorldDirectory: Sendable {
     ///   - baseURL: The services' base URL.
     ///   - session: The transport. Default: `URLSessionTransport.shared`.
     ///   - options: Limits for every request. Default: a 30-second deadline.
-    ///   - token: The token of a user who logged in before, such as one kept in the keychain;
-    ///     `nil` until ``logIn(username:password:)``.
+    ///   - token: The token of a user who logged in before; `nil` for the one `tokenStorage`
+    ///     holds, if any, or until ``logIn(username:password:)``.
+    ///   - tokenStorage: Where the token is kept between launches: read here, and written
+    ///     whenever the token changes (logged in, refreshed, logged out, revoked). Default:
+    ///     none; read ``token`` to keep it yourself.
     ///   - retryPolicy: When a failed request is tried again. Default: `RetryPolicy()`, three
     ///     attempts with exponential backoff and full jitter, for idempotent requests.
     ///   - monitors: Monitors of the app's own, told of every fetch after the logging monitor.
@@ -96,6 +103,7 @@ public struct WorldDirectory: Sendable {
         session: any URLSessionType = URLSessionTransport.shared,
         options: TransferOptions = TransferOptions(deadline: .seconds(30)),
         token: OAuthToken? = nil,
+        tokenStorage: (any TokenStorage)? = nil,
         retryPolicy: RetryPolicy = RetryPolicy(),
         monitors: [any FetchMonitor] = [],
         clock: any Clock<Duration> = ContinuousClock(),
@@ -103,7 +111,21 @@ public struct WorldDirectory: Sendable {
     ) {
         let endpoints = Endpoints(baseURL: baseURL)
         // The authenticator refreshes through the pipeline the store hands it.
-        let credentials = CredentialStore(authenticator: BearerAuthenticator(tokenEndpoint: endpoints.token), credential: token)
+        let credentials = CredentialStore(
+            authenticator: BearerAuthenticator(tokenEndpoint: endpoints.token),
+            credential: token ?? tokenStorage?.loadToken())
+        if let tokenStorage {
+            // Subscribed before any change can happen; ends when the store goes away.
+            let changes = credentials.changes()
+            Task {
+                for await change in changes {
+                    switch change {
+                    case .set(let token), .refreshed(let token): tokenStorage.saveToken(token)
+                    case .cleared, .revoked: tokenStorage.saveToken(nil)
+                    }
+                }
+            }
+        }
         let pipeline = ResourcePipeline(
             session: session,
             options: options,
@@ -130,8 +152,8 @@ public struct WorldDirectory: Sendable {
 
     // MARK: Signing in
 
-    /// The signed-in user's token, as last refreshed: keep it (in the keychain) to sign in
-    /// again at the next launch. `nil` when nobody is signed in.
+    /// The signed-in user's token, as last refreshed; `nil` when nobody is signed in. The
+    /// ``TokenStorage`` given to the directory, if any, keeps it for the next launch.
     public var token: OAuthToken? {
         credentials.credential
     }
@@ -154,16 +176,17 @@ public struct WorldDirectory: Sendable {
         credentials.setCredential(token)
     }
 
-    /// Forgets the token: protected requests then fail with
-    /// `ResourceError.authenticationFailed(.noCredential)` without being sent.
+    /// Forgets the token (and removes it from the ``TokenStorage``): protected requests then
+    /// fail with `ResourceError.authenticationFailed(.noCredential)` without being sent.
     public func logOut() {
         credentials.setCredential(nil)
     }
 
     /// The signed-in user's account.
     ///
-    /// - Throws: `ResourceError.authenticationFailed` when nobody is signed in or the token
-    ///   could not be refreshed, or whatever else ended the fetch.
+    /// - Throws: `ResourceError.authenticationFailed` when nobody is signed in, the token
+    ///   could not be refreshed, or its refresh token was revoked (`.credentialRevoked`: sign
+    ///   in again), or whatever else ended the fetch.
     public func account() async throws(ResourceError) -> Account {
         try await accountService.fetch(AccountDetails(url: endpoints.account))
     }

@@ -143,8 +143,8 @@ struct AuthenticationIntegrationTests {
         #expect(recorder.scheduledRetries.count == statistics.rejectedRequests)
     }
 
-    @Test func aFailedRefreshFailsEveryWaitingRequestWithRefreshFailed() async throws {
-        let token = try await directory.logIn(username: Self.username, password: Self.password)
+    @Test func aRevokedRefreshTokenSignsOutOnceAndFailsEveryRequestWithCredentialRevoked() async throws {
+        try await directory.logIn(username: Self.username, password: Self.password)
         server.expireAccessTokens()
         server.revokeRefreshTokens()
         let directory = self.directory
@@ -156,10 +156,11 @@ struct AuthenticationIntegrationTests {
             return await group.reduce(into: []) { $0.append($1) }
         }
 
+        // Every request fails with the revocation, carrying the token endpoint's answer.
         #expect(errors.count == 10)
         for error in errors {
-            guard case .authenticationFailed(.refreshFailed(let underlying)) = error else {
-                Issue.record("expected authenticationFailed(.refreshFailed), got \(String(describing: error))")
+            guard case .authenticationFailed(.credentialRevoked(let underlying)) = error else {
+                Issue.record("expected authenticationFailed(.credentialRevoked), got \(String(describing: error))")
                 continue
             }
             guard case .httpStatus(let failure) = underlying as? ResourceError else {
@@ -168,12 +169,76 @@ struct AuthenticationIntegrationTests {
             }
             #expect(failure.statusCode == 400)
         }
+        // One refresh was asked for, and the user is signed out.
         #expect(server.tokenStatistics.refusedGrants == 1)
         #expect(server.tokenStatistics.refreshGrants == 0)
-        // The store keeps the token it had; logging in again recovers.
-        #expect(directory.token == token)
+        #expect(directory.token == nil)
+
+        // Later requests fail at once, without a request or a refresh, until the user logs in.
+        let rejectedBefore = server.tokenStatistics.rejectedRequests
+        for _ in 0..<20 {
+            guard case .authenticationFailed(.credentialRevoked) = await resourceError({ try await directory.favouriteCities() }) else {
+                Issue.record("expected authenticationFailed(.credentialRevoked) for a later request")
+                break
+            }
+        }
+        #expect(server.tokenStatistics.refusedGrants == 1)
+        #expect(server.tokenStatistics.rejectedRequests == rejectedBefore)
         try await directory.logIn(username: Self.username, password: Self.password)
         #expect(try await directory.account().username == "fred")
+    }
+
+    @Test func theTokenIsKeptInTheStorageThroughEveryChange() async throws {
+        // GIVEN a directory that keeps its token in a file
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let storage = WatchedTokenStorage(FileTokenStorage(fileURL: folder.appendingPathComponent("token.json")))
+        let directory = WorldDirectory(
+            baseURL: server.baseURL, session: URLSession(configuration: .ephemeral),
+            tokenStorage: storage, clock: clock, log: { _ in })
+        var saved = storage.saves.makeAsyncIterator()
+
+        // WHEN the user logs in, the token is refreshed, and the user logs out
+        let first = try await directory.logIn(username: Self.username, password: Self.password)
+        #expect(await saved.next() == first)
+        clock.advance(by: FixtureServer.defaultTokenLifetime)
+        _ = try await directory.account()
+        let second = try #require(directory.token)
+        #expect(second != first)
+        #expect(await saved.next() == second)
+
+        // THEN the next launch signs in with the kept token, without a password
+        let nextLaunch = WorldDirectory(
+            baseURL: server.baseURL, session: URLSession(configuration: .ephemeral),
+            tokenStorage: FileTokenStorage(fileURL: folder.appendingPathComponent("token.json")), clock: clock, log: { _ in })
+        #expect(nextLaunch.token == second)
+        #expect(try await nextLaunch.account().username == "fred")
+        #expect(server.tokenStatistics.passwordGrants == 1)
+
+        // AND logging out removes it
+        directory.logOut()
+        #expect(await saved.next() == .some(nil))
+        #expect(storage.base.loadToken() == nil)
+    }
+
+    @Test func aRevokedRefreshTokenIsRemovedFromTheStorage() async throws {
+        let storage = WatchedTokenStorage(MemoryTokenStorage())
+        let directory = WorldDirectory(
+            baseURL: server.baseURL, session: URLSession(configuration: .ephemeral),
+            tokenStorage: storage, clock: clock, log: { _ in })
+        var saved = storage.saves.makeAsyncIterator()
+        let token = try await directory.logIn(username: Self.username, password: Self.password)
+        #expect(await saved.next() == token)
+
+        server.expireAccessTokens()
+        server.revokeRefreshTokens()
+        guard case .authenticationFailed(.credentialRevoked) = await resourceError({ try await directory.account() }) else {
+            Issue.record("expected authenticationFailed(.credentialRevoked)")
+            return
+        }
+        #expect(await saved.next() == .some(nil))
+        #expect(storage.base.loadToken() == nil)
     }
 
     @Test func aTokenKeptFromBeforeSignsInWithoutAPassword() async throws {

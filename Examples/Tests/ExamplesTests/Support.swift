@@ -45,3 +45,33 @@ final class FetchRecorder: FetchMonitor, @unchecked Sendable {
     /// The logging monitor's lines, in order.
     var logLines: [String] { lock.withLock { lines } }
 }
+
+/// Keeps a token in memory.
+final class MemoryTokenStorage: TokenStorage, @unchecked Sendable {
+    // `lock` guards `token`.
+    private let lock = NSLock()
+    private var token: OAuthToken?
+
+    func loadToken() -> OAuthToken? { lock.withLock { token } }
+    func saveToken(_ token: OAuthToken?) { lock.withLock { self.token = token } }
+}
+
+/// A storage that reports every save (`nil` for a removal) after passing it on, so that a test
+/// can wait for the directory's saves, which happen on a task of their own.
+final class WatchedTokenStorage<Base: TokenStorage>: TokenStorage {
+    let base: Base
+    let saves: AsyncStream<OAuthToken?>
+    private let continuation: AsyncStream<OAuthToken?>.Continuation
+
+    init(_ base: Base) {
+        self.base = base
+        (saves, continuation) = AsyncStream.makeStream()
+    }
+
+    func loadToken() -> OAuthToken? { base.loadToken() }
+
+    func saveToken(_ token: OAuthToken?) {
+        base.saveToken(token)
+        continuation.yield(token)
+    }
+}

@@ -73,6 +73,18 @@ public protocol NetworkResourceType: ResourceType {
     /// nor wait for a refresh that waits for it.
     var usesPipelineAuthenticator: Bool { get }
 
+    /// Whether this resource's requests must carry the pipeline's credential. Default: `true`.
+    ///
+    /// With `true`, a fetch fails with ``ResourceError/AuthenticationFailure/noCredential``
+    /// (or ``ResourceError/AuthenticationFailure/credentialRevoked(_:)``) without being sent
+    /// when the ``CredentialStore`` has no credential. Return `false` for an endpoint that serves
+    /// signed-in and anonymous users alike: its requests carry the credential when the store
+    /// has one (waiting for a refresh in progress, and replayed after a rejection, as any
+    /// other), and go out without one when it has none. A request sent without a credential is
+    /// never replayed and never starts a refresh: a `401` to it is its outcome. Ignored when
+    /// ``usesPipelineAuthenticator`` is `false`.
+    var requiresCredential: Bool { get }
+
     /// The retry policy for this resource's requests, given the pipeline's.
     ///
     /// The default returns `pipelinePolicy` unchanged. Override it to let a request that is safe
@@ -157,6 +169,9 @@ extension NetworkResourceType {
     /// ``usesPipelineAdapters``: a resource that opts out of the adapters opts out of the
     /// credential too.
     public var usesPipelineAuthenticator: Bool { usesPipelineAdapters }
+
+    /// `true`: without a credential, nothing is sent.
+    public var requiresCredential: Bool { true }
 
     /// Returns `pipelinePolicy` unchanged.
     public func retryPolicy(_ pipelinePolicy: RetryPolicy) -> RetryPolicy {

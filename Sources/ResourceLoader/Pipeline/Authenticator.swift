@@ -54,6 +54,11 @@ public protocol Authenticator: Sendable {
     /// ``ResourceError/AuthenticationFailure/refreshFailed(_:)`` with this error, and the
     /// credential is kept.
     ///
+    /// It runs in a task of its own, which is cancelled when the store's
+    /// ``CredentialStore/refreshDeadline`` passes or the app calls
+    /// ``CredentialStore/setCredential(_:)``: a fetch through `pipeline` then ends with
+    /// ``ResourceError/cancelled``, and whatever it returns afterwards is dropped.
+    ///
     /// - Parameters:
     ///   - credential: The credential to replace.
     ///   - pipeline: The pipeline of the fetch that needed the new credential. Fetch the token
@@ -83,6 +88,29 @@ public protocol Authenticator: Sendable {
     /// response's head.
     func isCredentialRejected(by response: CheckedResponse, data: Data) -> Bool
 
+    /// Whether `error`, thrown by ``refresh(_:through:)``, means the credential can never be
+    /// refreshed again: a refresh token the server revoked or no longer knows (OAuth's
+    /// `invalid_grant`), a deleted account.
+    ///
+    /// For such a failure the ``CredentialStore`` drops its credential and is signed out: every
+    /// request waiting for the refresh, and every later one, fails at once with
+    /// ``ResourceError/AuthenticationFailure/credentialRevoked(_:)`` and nothing is sent nor
+    /// refreshed until the app sets a new credential. Its change sequence reports
+    /// ``CredentialStore/Change/revoked(_:)``, so the app can ask the user to sign in again.
+    /// Any other failure is passing (a lost connection, a timeout, a `503`): the credential is
+    /// kept and the next rejection tries again.
+    ///
+    /// Default: `false`, every failure is passing. An OAuth 2 authenticator recognises its token
+    /// endpoint's error:
+    ///
+    /// ```swift
+    /// func isPermanentRefreshFailure(_ error: any Error) -> Bool {
+    ///     guard case .httpStatus(let failure) = error as? ResourceError else { return false }
+    ///     return failure.statusCode == 400 && String(decoding: failure.bodyPrefix, as: UTF8.self).contains("invalid_grant")
+    /// }
+    /// ```
+    func isPermanentRefreshFailure(_ error: any Error) -> Bool
+
     /// When `credential` stops being valid, or `nil` when that is not known.
     ///
     /// A credential whose date has come (by the pipeline's ``ResourcePipeline/clock``) is
@@ -108,6 +136,11 @@ extension Authenticator where CheckedResponse == ResponseHead {
 }
 
 extension Authenticator {
+    /// `false`: every refresh failure is passing, and the next rejection tries again.
+    public func isPermanentRefreshFailure(_ error: any Error) -> Bool {
+        false
+    }
+
     /// `nil`: only the server's rejection tells that the credential is no longer valid.
     public func expirationDate(of credential: Credential) -> Date? {
         nil

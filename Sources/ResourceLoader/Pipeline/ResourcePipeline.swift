@@ -32,7 +32,9 @@ import FoundationNetworking
 ///       (skipped when ``NetworkResourceType/usesPipelineAdapters`` is `false`);
 ///    2. the ``CredentialStore`` puts its credential on the request, after waiting for a
 ///       refresh in progress or refreshing an expired credential (skipped when
-///       ``NetworkResourceType/usesPipelineAuthenticator`` is `false`);
+///       ``NetworkResourceType/usesPipelineAuthenticator`` is `false`, and when the store has
+///       no credential for a resource whose ``NetworkResourceType/requiresCredential`` is
+///       `false`);
 ///    3. before the first attempt only, the monitors see ``FetchMonitor/requestReady(_:)``;
 ///    4. the monitors see ``FetchMonitor/attemptSent(_:)`` and the ``session`` sends the
 ///       request; when it answers with a response, ``FetchMonitor/responseReceived(_:)``;
@@ -81,6 +83,8 @@ public final class ResourcePipeline: Sendable {
 
     /// The credential store, type-erased; `nil` without one.
     let authentication: (any RequestAuthenticating)?
+    /// The credential store as a resource whose credential is optional uses it.
+    let optionalAuthentication: (any RequestAuthenticating)?
     /// Whether a fetch must go through the hooks: `false` keeps the plain path unless the
     /// resource's own retry policy retries.
     let hasHooks: Bool
@@ -155,6 +159,7 @@ public final class ResourcePipeline: Sendable {
         self.options = options
         self.adapters = adapters
         self.authentication = authentication
+        self.optionalAuthentication = authentication?.credentialOptional
         self.retryPolicy = retryPolicy
         self.monitors = monitors
         self.clock = clock

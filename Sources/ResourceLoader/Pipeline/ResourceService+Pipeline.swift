@@ -47,7 +47,9 @@ extension ResourceService {
         let options = resource.transferOptions(self.options)
         let plan = PipelineFetch.Plan(
             adapters: resource.usesPipelineAdapters ? pipeline.adapters : [],
-            authentication: resource.usesPipelineAuthenticator ? pipeline.authentication : nil,
+            authentication: resource.usesPipelineAuthenticator
+                ? (resource.requiresCredential ? pipeline.authentication : pipeline.optionalAuthentication)
+                : nil,
             retryPolicy: resource.retryPolicy(pipeline.retryPolicy),
             options: options
         )

@@ -18,8 +18,8 @@ struct CredentialStoreTests {
         refresher = TokenRefresher(server: server)
     }
 
-    func store(_ token: TestToken? = TestToken("t0")) -> CredentialStore<TestAuthenticator> {
-        CredentialStore(authenticator: TestAuthenticator(refresher: refresher), credential: token)
+    func store(_ token: TestToken? = TestToken("t0"), refreshDeadline: Duration = .seconds(60)) -> CredentialStore<TestAuthenticator> {
+        CredentialStore(authenticator: TestAuthenticator(refresher: refresher), credential: token, refreshDeadline: refreshDeadline)
     }
 
     func pipeline(
@@ -309,6 +309,112 @@ struct CredentialStoreTests {
         #expect(server.received.count == 1)
     }
 
+    // MARK: - A refresh that never returns
+
+    @Test func aHangingRefreshEndsWhenTheAppSetsACredential() async throws {
+        // GIVEN a refresh that never returns (it ignores cancellation, too), and fetches whose
+        // deadline is far away
+        let store = store()
+        let service = ResourceService<CitiesResource>(
+            pipeline: pipeline(store, options: TransferOptions(deadline: .seconds(20)))
+        )
+        refresher.holdRefreshes()
+        let waiting = Task { await fetchCities(service) }
+        try await waitUntil { store.waitingForRefresh == 1 }
+
+        // WHEN the app sets a good credential
+        server.accept("good")
+        store.setCredential(TestToken("good"))
+
+        // THEN the waiting fetch goes on at once with it, and so does a later one
+        #expect(await waiting.value.failure == nil)
+        #expect(await fetchCities(service).failure == nil)
+        #expect(server.received.map(\.token) == ["t0", "good", "good"])
+        #expect(refresher.count == 1)
+        #expect(store.waitingForRefresh == 0)
+
+        // AND the refresh was cancelled; when it returns after all, its credential is dropped
+        refresher.releaseRefreshes()
+        try await waitUntil { refresher.returnedCancelled == 1 }
+        #expect(store.credential == TestToken("good"))
+        #expect(await fetchCities(service).failure == nil)
+        #expect(server.received.last?.token == "good")
+    }
+
+    @Test func aHangingRefreshEndsAtTheStoresRefreshDeadlineAndTheNextRejectionRefreshesAgain() async throws {
+        // GIVEN a refresh that never returns, a store that gives a refresh 100 ms, and fetches
+        // whose own deadline is far away
+        let store = store(refreshDeadline: .milliseconds(100))
+        let service = ResourceService<CitiesResource>(
+            pipeline: pipeline(store, options: TransferOptions(deadline: .seconds(20)))
+        )
+        refresher.holdRefreshes()
+
+        // WHEN the refresh's deadline passes
+        let first = await fetchCities(service)
+
+        // THEN the fetch waiting for it fails with the refresh's timeout, and the credential is
+        // kept
+        guard case .authenticationFailed(.refreshFailed(let error)) = first.failure else {
+            Issue.record("expected refreshFailed, got \(first)")
+            return
+        }
+        #expect((error as? ResourceError)?.caseName == "timedOut")
+        #expect(first.failure?.description == "Authentication failed: refreshing the credential failed (The request timed out)")
+        #expect(store.credential == TestToken("t0"))
+        #expect(store.waitingForRefresh == 0)
+
+        // AND the next rejection starts a new refresh, which succeeds; the hung one, released
+        // now, replaces nothing
+        refresher.releaseRefreshes()
+        let second = await fetchCities(service)
+        #expect(second.failure == nil)
+        #expect(refresher.count == 2)
+        #expect(server.received.map(\.token) == ["t0", "t0", "t2"])
+        try await waitUntil { refresher.returnedCancelled == 1 }
+        #expect(store.credential == TestToken("t2"))
+    }
+
+    @Test func signingOutDuringARefreshReleasesItsWaitersWithNoCredential() async throws {
+        // GIVEN three fetches waiting for a refresh that never returns
+        let store = store()
+        let service = ResourceService<CitiesResource>(
+            pipeline: pipeline(store, options: TransferOptions(deadline: .seconds(20)))
+        )
+        refresher.holdRefreshes()
+        server.hold("/europe.json")
+        let waiting = (0..<3).map { _ in Task { await fetchCities(service) } }
+        try await waitUntil { server.heldCount == 3 }
+        server.release("/europe.json")
+        try await waitUntil { store.waitingForRefresh == 3 }
+
+        // WHEN the app signs out
+        store.setCredential(nil)
+
+        // THEN each fails at once with the typed error, and nothing more is sent
+        for fetch in waiting {
+            let result = await fetch.value
+            guard case .authenticationFailed(.noCredential) = result.failure else {
+                Issue.record("expected noCredential, got \(result)")
+                continue
+            }
+        }
+        #expect(server.received.count == 3)
+        #expect(store.waitingForRefresh == 0)
+        #expect(store.credential == nil)
+
+        // AND a later fetch fails the same way, without a refresh
+        guard case .authenticationFailed(.noCredential) = await fetchCities(service).failure else {
+            Issue.record("expected noCredential after signing out")
+            return
+        }
+        #expect(refresher.count == 1)
+        #expect(server.received.count == 3)
+        refresher.releaseRefreshes()
+        try await waitUntil { refresher.returnedCancelled == 1 }
+        #expect(store.credential == nil)
+    }
+
     // MARK: - Expiry
 
     @Test func anExpiredCredentialIsRefreshedBeforeTheRequestIsSent() async throws {
@@ -409,9 +515,17 @@ struct TestAuthenticator: Authenticator {
     func expirationDate(of token: TestToken) -> Date? {
         token.expiresAt
     }
+
+    /// Only ``RefreshFailure/revoked``.
+    func isPermanentRefreshFailure(_ error: any Error) -> Bool {
+        error as? RefreshFailure == .revoked
+    }
 }
 
 struct RefreshFailure: Error, Equatable {
+    /// What an OAuth token endpoint's `invalid_grant` stands for: the refresh token is revoked.
+    static let revoked = RefreshFailure(code: 400)
+
     let code: Int
 }
 
@@ -425,6 +539,7 @@ final class TokenRefresher: @unchecked Sendable {
     private var held: [CheckedContinuation<Void, Never>] = []
     private var failure: RefreshFailure?
     private var issuesExpired = false
+    private var cancelledReturns = 0
     private let server: TokenCheckingServer
 
     init(server: TokenCheckingServer) {
@@ -435,6 +550,8 @@ final class TokenRefresher: @unchecked Sendable {
     var count: Int { lock.withLock { calls.count } }
     /// The tokens refreshed, in order.
     var refreshed: [String] { lock.withLock { calls } }
+    /// How many refreshes returned in a task that had been cancelled.
+    var returnedCancelled: Int { lock.withLock { cancelledReturns } }
 
     func holdRefreshes() { lock.withLock { isHolding = true } }
 
@@ -464,7 +581,10 @@ final class TokenRefresher: @unchecked Sendable {
                 if !stillHolding { continuation.resume() }
             }
         }
-        let (failure, expired) = lock.withLock { (self.failure, issuesExpired) }
+        let (failure, expired) = lock.withLock { () -> (RefreshFailure?, Bool) in
+            if Task.isCancelled { cancelledReturns += 1 }
+            return (self.failure, issuesExpired)
+        }
         if let failure { throw failure }
         let value = "t\(number)"
         server.accept(value)
@@ -490,6 +610,7 @@ final class TokenCheckingServer: URLSessionType, @unchecked Sendable {
     private var heldPaths: Set<String> = []
     private var heldAnswers: [String: [@Sendable () -> Void]] = [:]
     private var nextAcceptedStatus: Int?
+    private var publicPaths: Set<String> = []
 
     var received: [Received] { lock.withLock { log } }
     var rejections: Int { lock.withLock { rejected } }
@@ -498,6 +619,8 @@ final class TokenCheckingServer: URLSessionType, @unchecked Sendable {
     func accept(_ token: String) { lock.withLock { _ = accepted.insert(token) } }
     func rejectEverything() { lock.withLock { rejectsAll = true } }
     func failNextAcceptedRequest(with status: Int) { lock.withLock { nextAcceptedStatus = status } }
+    /// Answers requests for `path` that carry no token with `200`.
+    func serveAnonymously(_ path: String) { lock.withLock { _ = publicPaths.insert(path) } }
 
     /// Holds the answers to requests for `path` until ``release(_:)``.
     func hold(_ path: String) { lock.withLock { _ = heldPaths.insert(path) } }
@@ -526,6 +649,7 @@ final class TokenCheckingServer: URLSessionType, @unchecked Sendable {
                 status = nextAcceptedStatus ?? 200
                 nextAcceptedStatus = nil
             }
+            if token == nil, publicPaths.contains(path) { status = 200 }
             if status == 401 { rejected += 1 }
             return (status, heldPaths.contains(path))
         }
