@@ -158,7 +158,7 @@ final class XMLEncodingNode {
             }
             guard let node = pending.popLast() else { break }
             if let raw = node.raw {
-                try writeRaw(raw, to: &output, scope: &scope)
+                try writeRaw(raw, to: &output)
             } else {
                 try start(node)
             }
@@ -167,9 +167,27 @@ final class XMLEncodingNode {
         return output
     }
 
+    /// The markup of an element of a parsed document as it is (see ``writeRaw(_:to:extraDeclarations:extraAttributes:)``).
+    static func rawMarkup(
+        _ element: XMLTree.Element,
+        extraDeclarations: [(prefix: String, uri: String)] = [],
+        extraAttributes: [(name: String, value: String)] = []
+    ) throws -> String {
+        var output = ""
+        try writeRaw(element, to: &output, extraDeclarations: extraDeclarations, extraAttributes: extraAttributes)
+        return output
+    }
+
     /// Writes an element of a parsed document as it is: its names with their own prefixes, the
-    /// namespace declarations in scope where it was, its attributes, text and children.
-    private static func writeRaw(_ root: XMLTree.Element, to output: inout String, scope: inout Scope) throws {
+    /// namespace declarations in scope where it was, its attributes, text and children; and on
+    /// the root element, `extraDeclarations` and `extraAttributes` (qualified names, values
+    /// unescaped).
+    private static func writeRaw(
+        _ root: XMLTree.Element,
+        to output: inout String,
+        extraDeclarations: [(prefix: String, uri: String)] = [],
+        extraAttributes: [(name: String, value: String)] = []
+    ) throws {
         let storage = root.storage
         // The declarations in scope at the root, innermost last, so that prefixes used in
         // content (an xsi:type value) still resolve.
@@ -210,9 +228,19 @@ final class XMLEncodingNode {
                     output += " xmlns=\"" + value + "\""
                 }
             }
+            if index == root.index {
+                for (prefix, uri) in extraDeclarations {
+                    output += " xmlns:" + prefix + "=\"" + (try escapeAttribute(uri)) + "\""
+                }
+            }
             for attribute in element.attributes {
                 let name = attribute.prefix.map { $0 + ":" + attribute.name } ?? attribute.name
                 output += " " + name + "=\"" + (try escapeAttribute(attribute.value)) + "\""
+            }
+            if index == root.index {
+                for (name, value) in extraAttributes {
+                    output += " " + name + "=\"" + (try escapeAttribute(value)) + "\""
+                }
             }
             output += ">" + (try escapeText(element.text))
             stack.append((index, qualifiedName))
