@@ -80,19 +80,21 @@ public struct SOAPHeaderBlock: Sendable, Hashable {
     }
 
     /// The block's markup inside an envelope of `version` whose prefix `envelopePrefix` is bound
-    /// to the envelope namespace.
-    func markup(version: SOAPVersion, envelopePrefix: String) throws(ResourceError) -> String {
+    /// to the envelope namespace where the block goes (`nil` when none is).
+    func markup(version: SOAPVersion, envelopePrefix: String?) throws(ResourceError) -> String {
         var attributes: [(name: String, value: String)] = []
         var declarations: [(prefix: String, uri: String)] = []
         // The envelope's own prefix, unless the block binds it to something else.
-        var prefix = envelopePrefix
-        if element.namespaceURI(forPrefix: prefix) != nil {
-            prefix = "soapenv"
+        var prefix = envelopePrefix ?? "soapenv"
+        if envelopePrefix == nil || element.namespaceURI(forPrefix: prefix) != nil {
+            if envelopePrefix != nil { prefix = "soapenv" }
             var counter = 0
             while element.namespaceURI(forPrefix: prefix) != nil {
                 counter += 1
                 prefix = "soapenv\(counter)"
             }
+        }
+        if prefix != envelopePrefix, mustUnderstand || role != nil {
             declarations.append((prefix, version.envelopeNamespace))
         }
         if mustUnderstand {

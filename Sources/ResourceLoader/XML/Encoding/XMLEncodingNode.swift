@@ -200,8 +200,13 @@ final class XMLEncodingNode {
             }
             ancestor = current.parent
         }
-        // Names the element and its descendants use must be bound too (a tree built without
-        // declarations has none to copy).
+        // An unprefixed element in no namespace must stay in none wherever it goes.
+        if inScope[""] == nil {
+            let end = storage.end(of: root.index)
+            if (root.index ..< end).contains(where: { storage.scopes[Int(storage.nodes[$0].scope)].prefix == nil }) {
+                inScope[""] = .some(nil)
+            }
+        }
         var stack: [(index: Int, name: String?)] = [(root.index, nil)]
         var first = true
         while let (index, openName) = stack.popLast() {
