@@ -75,6 +75,10 @@ final class XMLElementEncoder: Encoder {
         case .pending(let placement):
             let node = XMLEncodingNode(name: placement.name)
             node.schemaType = schemaType
+            if let kind = placement.field?.kind, kind != .element {
+                // The containers cannot throw: the writer reports it.
+                node.misplacedAt = codingPath
+            }
             placement.parent.children.append(node)
             target = .element(node)
             madeIn = placement.parent

@@ -19,6 +19,9 @@ final class XMLEncodingNode {
     var schemaType: XMLQualifiedName?
     /// An element written as it is (`xsd:any`) in place of this node's own content and name.
     var raw: XMLTree.Element?
+    /// Set when a value with elements of its own was encoded where its type's schema says an
+    /// attribute or text goes: the coding path, reported when the nodes are written.
+    var misplacedAt: [any CodingKey]?
 
     init(name: XMLQualifiedName) {
         self.name = name
@@ -104,6 +107,10 @@ final class XMLEncodingNode {
         var pending = nodes.reversed().map { $0 }
         var topLevel = Set(nodes.map { ObjectIdentifier($0) })
         func start(_ node: XMLEncodingNode) throws {
+            if let path = node.misplacedAt {
+                throw EncodingError.invalidValue(node.name.localName, EncodingError.Context(
+                    codingPath: path, debugDescription: "An attribute or text field holds a value with elements of its own"))
+            }
             scope.open()
             var declarations: [(String, String)] = []
             if declaringPreferred && topLevel.contains(ObjectIdentifier(node)) {

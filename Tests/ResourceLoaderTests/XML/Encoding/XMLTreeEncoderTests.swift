@@ -245,6 +245,17 @@ struct XMLTreeEncoderTests {
             #expect(!context.debugDescription.contains("secret"))
         }
         #expect(throws: EncodingError.self) { try encoder.encode(Line(sku: "a", quantity: 1), as: XMLQualifiedName("a:b")) }
+        // A record where the schema says an attribute goes.
+        struct Misplaced: Encodable, XMLSchemaType {
+            let line: Line
+            static let xmlSchema = XMLTypeSchema(fields: ["line": .attribute])
+        }
+        do {
+            _ = try encoder.encode(Misplaced(line: Line(sku: "a", quantity: 1)), as: XMLQualifiedName("m"))
+            Issue.record("a record was written as an attribute")
+        } catch let EncodingError.invalidValue(_, context) {
+            #expect(context.codingPath.map(\.stringValue) == ["line"])
+        }
         #expect(throws: EncodingError.self) { try encoder.encode(Decimal.nan, as: XMLQualifiedName("d")) }
     }
 
