@@ -70,6 +70,9 @@ public struct SOAPEnvelope: Sendable, Hashable {
     ///   `soap:body` namespace); its properties are the parts, unqualified (their own contents
     ///   qualified as their types' schemas say).
     ///
+    /// The body is encoded here, once: changing ``operation``, ``operationNamespace`` or
+    /// ``binding`` afterwards does not write it again.
+    ///
     /// - Throws: ``ResourceError/invalidRequest(reason:)`` for an encoded binding, or when the
     ///   body cannot be encoded (the reason names the coding path, never the value).
     public init<Body: Encodable>(
