@@ -95,6 +95,26 @@ struct WSSecurityTests {
         }
     }
 
+    @Test func commentsInstructionsQuotedBracketsAndAByteOrderMarkDoNotMisplaceTheBlock() async throws {
+        let bodies = [
+            "\u{FEFF}" + #"<?xml version="1.0" encoding="UTF-8"?><s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body/></s:Envelope>"#,
+            #"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><!-- <s:Header> --><?pi >?><s:Body/></s:Envelope>"#,
+            #"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/">"#
+                + #"<!-- first --><?pi x?>  <s:Header note='a>b' other="/>"/><s:Body/></s:Envelope>"#,
+        ]
+        for body in bodies {
+            let adapted = try await Self.adapter(.text).adapt(Self.request(body: body))
+            let envelope = try XMLTree(data: try #require(adapted.httpBody)).root
+            #expect(envelope.children.map(\.name) == ["Header", "Body"], "\(body)")
+            #expect(envelope.child(named: "Header")?.children.map(\.name) == ["Security"], "\(body)")
+            if body.contains("note=") { #expect(envelope.child(named: "Header")?.attribute(named: "note") == "a>b") }
+        }
+        // UTF-16 is refused rather than spliced into byte by byte.
+        var request = Self.request(body: "")
+        request.httpBody = Data([0xFF, 0xFE]) + #"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body/></s:Envelope>"#.data(using: .utf16LittleEndian)!
+        await #expect(throws: ResourceError.self) { try await Self.adapter(.text).adapt(request) }
+    }
+
     @Test func requestsThatAreNotSOAPPassAndABrokenSOAPBodyFails() async throws {
         let json = Self.request(body: #"{"a":1}"#, contentType: "application/json")
         #expect(try await Self.adapter(.text).adapt(json).httpBody == json.httpBody)
