@@ -320,6 +320,49 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         try XMLElementEncoder(options: encoder.options, codingPath: codingPath + [key], target: .pending(placement)).box(value)
     }
 
+    /// Writes a scalar's text under `key` directly into the element, without an encoder of its
+    /// own: the same output as ``encode(_:forKey:)`` through ``XMLElementEncoder/write(text:)``.
+    private func writeScalar(_ text: String, forKey key: Key) throws {
+        func escaped(inAttribute: Bool) throws -> String {
+            do {
+                return try XMLWriter.escape(text, inAttribute: inAttribute, of: "")
+            } catch {
+                throw EncodingError.invalidValue(text, EncodingError.Context(
+                    codingPath: codingPath + [key], debugDescription: "The text holds a character XML 1.0 does not allow"))
+            }
+        }
+        if Self.isPositional(key) {
+            node.escapedText += try escaped(inAttribute: false)
+            return
+        }
+        let placement = try placement(for: key)
+        switch placement.field?.kind {
+        case .attribute?:
+            node.attributes.append((placement.name, try escaped(inAttribute: true)))
+        case .text?:
+            node.escapedText += try escaped(inAttribute: false)
+        case .element?, nil:
+            let child = XMLEncodingNode(name: placement.name)
+            child.escapedText = try escaped(inAttribute: false)
+            node.children.append(child)
+        }
+    }
+
+    mutating func encode(_ value: String, forKey key: Key) throws { try writeScalar(value, forKey: key) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { try writeScalar(value ? "true" : "false", forKey: key) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { try writeScalar(XMLElementEncoder.text(of: value), forKey: key) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { try writeScalar(XMLElementEncoder.text(of: value), forKey: key) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { try writeScalar(String(value), forKey: key) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { try writeScalar(String(value), forKey: key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { try writeScalar(String(value), forKey: key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { try writeScalar(String(value), forKey: key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { try writeScalar(String(value), forKey: key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { try writeScalar(String(value), forKey: key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { try writeScalar(String(value), forKey: key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { try writeScalar(String(value), forKey: key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { try writeScalar(String(value), forKey: key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { try writeScalar(String(value), forKey: key) }
+
     mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
         guard let value else { return try encodeNil(forKey: key) }
         try encode(value, forKey: key)
