@@ -114,6 +114,27 @@ struct XMLTreeEncoderTests {
         #expect(throws: EncodingError.self) { try encoder.encode(Line(sku: "a", quantity: 1), as: XMLQualifiedName("line")) }
     }
 
+    @Test func aFieldCanHaveItsOwnNamespaceOrFormAndAttributesCanBeQualified() throws {
+        struct Mixed: Codable, Equatable, XMLSchemaType {
+            let code: String
+            let lang: String
+            let plain: String
+            let local: String
+            let external: String
+            static let xmlSchema = XMLTypeSchema(
+                namespace: "urn:a", attributeForm: .qualified,
+                fields: [
+                    "code": .attribute, "lang": XMLTypeSchema.Field(kind: .attribute, form: .unqualified),
+                    "local": XMLTypeSchema.Field(form: .unqualified), "external": XMLTypeSchema.Field(namespace: "urn:b"),
+                ])
+        }
+        let value = Mixed(code: "c", lang: "en", plain: "p", local: "l", external: "e")
+        let element = try encoder.encodeElement(value, as: XMLQualifiedName("mixed", namespaceURI: "urn:a"))
+        #expect(element.attributes.map { "\($0.namespaceURI ?? "-") \($0.name)" }.sorted() == ["- lang", "urn:a code"])
+        #expect(element.children.map { "\($0.namespaceURI ?? "-") \($0.name)" } == ["urn:a plain", "- local", "urn:b external"])
+        #expect(try XMLTreeDecoder().decode(Mixed.self, from: element) == value)
+    }
+
     @Test func nilIsOmittedOrXsiNilAsTheStrategySays() throws {
         struct Optionals: Codable, Equatable { let a: Int?; let b: String? }
         let value = Optionals(a: nil, b: "x")
