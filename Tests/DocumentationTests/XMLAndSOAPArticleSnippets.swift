@@ -115,6 +115,93 @@ session.stub(.url("https://example.com/services/UserService"), with: .xml("""
 let service = ResourceService<GetUserDetails>(session: session)
 return (session, service)
 }
+
+struct OrderLine: Codable, Sendable {
+    let sku: String
+    let quantity: Int
+    let price: Decimal          // written from its own digits, never through Double
+}
+
+struct PlaceOrderRequest: Codable, Sendable, XMLSchemaType {
+    let channel: String         // an attribute: <placeOrder channel="web">
+    let customer: String
+    let lines: [OrderLine]      // <lines><line>…</line><line>…</line></lines>
+    let note: String?           // <note xsi:nil="true"/> when nil
+    let placed: XMLDateTime     // 2026-01-02T08:34:05+05:30, its offset kept
+
+    static let xmlSchema = XMLTypeSchema(
+        namespace: "urn:example:orders",
+        fields: ["channel": .attribute, "lines": .wrapped(item: "line"), "note": .nillableElement])
+}
+
+struct PlaceOrder: SOAPResourceType {
+    typealias Model = String
+    let request: PlaceOrderRequest
+    var url: URL { URL(string: "https://example.com/services/Orders")! }
+    var operationNamespace: String? { "urn:example:orders" }
+    var operation: String { "placeOrder" }
+    var soapBody: (any Encodable)? { request }
+    var responsePath: [String] { ["placeOrderResponse", "orderID"] }
+}
+
+enum Payment: Codable, Sendable, XMLChoice {
+    case card(number: String)   // <card><number>…</number></card>
+    case iban(String)           // <iban>CH93…</iban>
+}
+
+struct GetQuote: SOAPResourceType {
+    typealias Model = Decimal
+    let symbol: String
+    var url: URL { URL(string: "https://example.com/services/Quotes")! }
+    var operationNamespace: String? { "urn:example:quotes" }
+    var operation: String { "getQuote" }
+    var soapBinding: SOAPBinding { .rpcLiteral }
+    var parameters: SOAPParameters { ["symbol": .text(symbol)] }
+    var responsePath: [String] { ["getQuoteResponse", "price"] }
+}
+
+struct Account: Decodable, Sendable { let id: String }
+struct AccountWithSession: Sendable { let account: Account; let renewedSession: String? }
+
+struct SessionHeader: Codable, Sendable {
+    let sessionId: String
+}
+
+struct GetAccount: SOAPResourceType {
+    typealias Model = AccountWithSession
+    typealias Root = Account
+    let session: String
+    var url: URL { URL(string: "https://example.com/services/Accounts")! }
+    var operationNamespace: String? { "urn:example:accounts" }
+    var operation: String { "getAccount" }
+    var responsePath: [String] { ["getAccountResponse", "account"] }
+
+    var soapHeaders: [SOAPHeaderBlock] {
+        get throws {
+            [try SOAPHeaderBlock(
+                SessionHeader(sessionId: session),
+                as: XMLQualifiedName("SessionHeader", namespaceURI: "urn:example:accounts"),
+                mustUnderstand: true)]
+        }
+    }
+
+    func model(from root: Account) -> AccountWithSession {
+        AccountWithSession(account: root, renewedSession: nil)
+    }
+
+    func model(from root: Account, headers: SOAPResponseHeaders) throws -> AccountWithSession {
+        let renewed = try headers.decode(SessionHeader.self, named: "SessionHeader")
+        return AccountWithSession(account: root, renewedSession: renewed?.sessionId)
+    }
+}
+
+static func securePipeline(password: String) -> ResourcePipeline {
+    ResourcePipeline(adapters: [
+        WSSecurityAdapter(WSSecurityHeader(
+            usernameToken: WSSecurityUsernameToken(username: "ada", password: password, passwordType: .digest),
+            timestampValidity: .seconds(300)))
+    ])
+}
 }
 
 /// The article's resources do what the article says.
@@ -204,5 +291,54 @@ struct XMLAndSOAPArticleTests {
         let parsed = try XMLAndSOAPArticle.parseYourself()
         #expect(parsed.greeting == "Hello")
         #expect(parsed.language == "en")
+    }
+
+    @Test func theTypedOrderIsSentAsTheArticleSays() throws {
+        let request = XMLAndSOAPArticle.PlaceOrderRequest(
+            channel: "web", customer: "Ada", lines: [.init(sku: "A-1", quantity: 2, price: Decimal(string: "9.99")!)], note: nil,
+            placed: XMLDateTime(Date(timeIntervalSince1970: 1_767_323_045), utcOffset: 330))
+        let body = try #require(try XMLAndSOAPArticle.PlaceOrder(request: request).urlRequest().httpBody)
+        let operation = try #require(try XMLTree(data: body).root.element(atPath: ["Body", "placeOrder"]))
+        #expect(operation.namespaceURI == "urn:example:orders")
+        #expect(operation.attribute(named: "channel") == "web")
+        #expect(operation.element(atPath: ["lines", "line", "price"])?.text == "9.99")
+        #expect(operation.child(named: "note")?.attribute(named: "nil", namespaceURI: "http://www.w3.org/2001/XMLSchema-instance") == "true")
+        #expect(operation.child(named: "placed")?.text == "2026-01-02T08:34:05+05:30")
+    }
+
+    @Test func theChoiceAndTheRPCBindingAreWrittenAsTheArticleSays() throws {
+        struct Checkout: Encodable { let payment: XMLAndSOAPArticle.Payment }
+        let checkout = try XMLTreeEncoder().encodeElement(Checkout(payment: .card(number: "4111")), as: XMLQualifiedName("checkout"))
+        #expect(checkout.children.map(\.name) == ["card"])
+        #expect(checkout.element(atPath: ["card", "number"])?.text == "4111")
+        let body = try #require(try XMLAndSOAPArticle.GetQuote(symbol: "ACME").urlRequest().httpBody)
+        let operation = try #require(try XMLTree(data: body).root.element(atPath: ["Body", "getQuote"]))
+        #expect(operation.namespaceURI == "urn:example:quotes")
+        #expect(operation.child(named: "symbol")?.namespaceURI == nil)
+    }
+
+    @Test func theAccountSendsItsSessionHeaderAndReadsTheRenewedOne() throws {
+        let call = XMLAndSOAPArticle.GetAccount(session: "s-1")
+        let envelope = try XMLTree(data: try #require(try call.urlRequest().httpBody)).root
+        let header = try #require(envelope.element(atPath: ["Header", "SessionHeader"]))
+        #expect(header.child(named: "sessionId")?.text == "s-1")
+        #expect(header.attribute(named: "mustUnderstand", namespaceURI: SOAPVersion.v1_1.envelopeNamespace) == "1")
+        let response = Data("""
+            <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/">
+              <soap:Header><SessionHeader><sessionId>s-2</sessionId></SessionHeader></soap:Header>
+              <soap:Body><getAccountResponse><account><id>7</id></account></getAccountResponse></soap:Body>
+            </soap:Envelope>
+            """.utf8)
+        let model = try call.model(from: response)
+        #expect(model.account.id == "7")
+        #expect(model.renewedSession == "s-2")
+    }
+
+    @Test func theSecurePipelineAddsAUsernameToken() async throws {
+        let pipeline = XMLAndSOAPArticle.securePipeline(password: "pw")
+        let adapted = try await pipeline.adapters[0].adapt(try XMLAndSOAPArticle.GetQuote(symbol: "ACME").urlRequest())
+        let envelope = try XMLTree(data: try #require(adapted.httpBody)).root
+        #expect(envelope.element(atPath: ["Header", "Security", "UsernameToken", "Username"])?.text == "ada")
+        #expect(envelope.element(atPath: ["Header", "Security", "Timestamp", "Expires"]) != nil)
     }
 }

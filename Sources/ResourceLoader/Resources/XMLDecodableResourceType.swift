@@ -70,14 +70,17 @@ extension XMLDecodableResourceType where Root == Model {
 
 extension XMLDecodableResourceType {
     func decodedModel(from document: XMLTree) throws -> Model {
+        try model(from: try decodedRoot(from: document))
+    }
+
+    /// ``Root`` decoded from the element at ``elementPath``.
+    func decodedRoot(from document: XMLTree) throws -> Root {
         let path = elementPath
-        let root: Root
         do {
             let element = try XMLTreeDecoder.element(atPath: path, in: document.root)
-            root = try xmlDecoder.decode(Root.self, from: element, path: path)
+            return try xmlDecoder.decode(Root.self, from: element, path: path)
         } catch {
             throw ResourceError.parsing(.init(context: "decoding \(Root.self) from XML", underlying: error))
         }
-        return try model(from: root)
     }
 }

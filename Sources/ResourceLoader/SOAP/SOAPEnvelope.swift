@@ -22,6 +22,10 @@ import Foundation
 /// With an ``operationNamespace``, the operation element declares it as the default namespace
 /// (`<getUserDetails xmlns="urn:users">`), so the parameters are in it too: the
 /// document/literal wrapped style most services expect.
+///
+/// A typed body replaces the parameters: any `Encodable` value, written by ``XMLTreeEncoder``
+/// as the ``binding`` says (see ``init(version:operation:operationNamespace:body:binding:headers:encoder:)``).
+/// ``headers`` are written in the envelope's `Header`.
 public struct SOAPEnvelope: Sendable, Hashable {
     /// The SOAP version, which sets the envelope's namespace.
     public var version: SOAPVersion
@@ -29,37 +33,135 @@ public struct SOAPEnvelope: Sendable, Hashable {
     public var operation: String
     /// The namespace of the operation and its parameters, if any.
     public var operationNamespace: String?
-    /// The parameters, in order.
+    /// The parameters, in order; not written when the envelope has a typed body.
     public var parameters: SOAPParameters
+    /// How the parameters sit in the `Body`. Default: ``SOAPBinding/documentLiteralWrapped``.
+    public var binding: SOAPBinding
+    /// The blocks of the `Header`, in order; with none, the envelope has no `Header`.
+    public var headers: [SOAPHeaderBlock]
+    /// The markup of the `Body`'s content when it was encoded from a typed value, written
+    /// instead of ``parameters``.
+    private(set) var encodedBody: String?
 
-    /// Creates an envelope.
+    /// Creates an envelope whose body is made of ``SOAPParameters``.
     public init(
         version: SOAPVersion = .v1_1,
         operation: String,
         operationNamespace: String? = nil,
-        parameters: SOAPParameters = SOAPParameters()
+        parameters: SOAPParameters = SOAPParameters(),
+        binding: SOAPBinding = .documentLiteralWrapped,
+        headers: [SOAPHeaderBlock] = []
     ) {
         self.version = version
         self.operation = operation
         self.operationNamespace = operationNamespace
         self.parameters = parameters
+        self.binding = binding
+        self.headers = headers
+    }
+
+    /// Creates an envelope whose body is `body`, encoded now by `encoder`.
+    ///
+    /// - ``SOAPBinding/documentLiteralWrapped``: `body` is the operation element, in
+    ///   `operationNamespace`; its properties are the parameters.
+    /// - ``SOAPBinding/documentLiteralBare``: each of `body`'s properties is a part's element,
+    ///   directly in the `Body`, in `operationNamespace`.
+    /// - ``SOAPBinding/rpcLiteral``: `body` is the operation element, in `operationNamespace` (the
+    ///   `soap:body` namespace); its properties are the parts, unqualified (their own contents
+    ///   qualified as their types' schemas say).
+    ///
+    /// The body is encoded here, once: changing ``operation``, ``operationNamespace`` or
+    /// ``binding`` afterwards does not write it again.
+    ///
+    /// - Throws: ``ResourceError/invalidRequest(reason:)`` for an encoded binding, or when the
+    ///   body cannot be encoded (the reason names the coding path, never the value).
+    public init<Body: Encodable>(
+        version: SOAPVersion = .v1_1,
+        operation: String,
+        operationNamespace: String? = nil,
+        body: Body,
+        binding: SOAPBinding = .documentLiteralWrapped,
+        headers: [SOAPHeaderBlock] = [],
+        encoder: XMLTreeEncoder = XMLTreeEncoder()
+    ) throws(ResourceError) {
+        self.init(version: version, operation: operation, operationNamespace: operationNamespace, binding: binding, headers: headers)
+        try binding.check()
+        encodedBody = try Self.bodyMarkup(body, operation: XMLQualifiedName(operation, namespaceURI: operationNamespace), binding: binding, encoder: encoder)
     }
 
     /// The envelope as UTF-8 XML.
     ///
-    /// - Throws: ``ResourceError/invalidRequest(reason:)`` when a name is not a valid XML name or
-    ///   a value holds a character XML 1.0 does not allow (such as NUL).
+    /// - Throws: ``ResourceError/invalidRequest(reason:)`` when a name is not a valid XML name, a
+    ///   value holds a character XML 1.0 does not allow (such as NUL), or the binding is encoded.
     public func data() throws(ResourceError) -> Data {
+        try binding.check()
         var writer = XMLWriter()
         try writer.start("soap:Envelope", prefixed: true, attributes: [("xmlns:soap", version.envelopeNamespace)])
+        if !headers.isEmpty {
+            try writer.start("soap:Header", prefixed: true)
+            for block in headers {
+                writer.append(markup: try block.markup(version: version, envelopePrefix: "soap"))
+            }
+            writer.end()
+        }
         try writer.start("soap:Body", prefixed: true)
-        try writer.start(operation, attributes: operationNamespace.map { [("xmlns", $0)] } ?? [])
-        // Nested values are written with an explicit stack, not recursion.
-        var stack: [(entries: [SOAPParameters.Entry], next: Int)] = [(parameters.entries, 0)]
+        if let encodedBody {
+            writer.append(markup: encodedBody)
+        } else {
+            try writeParameters(to: &writer)
+        }
+        writer.end()
+        writer.end()
+        return Data(writer.text.utf8)
+    }
+
+    /// Writes ``parameters`` into the `Body` as the binding says.
+    private func writeParameters(to writer: inout XMLWriter) throws(ResourceError) {
+        switch (binding.style, binding.isWrapped) {
+        case (.document, true):
+            try writer.start(operation, attributes: operationNamespace.map { [("xmlns", $0)] } ?? [])
+            try Self.write(parameters, to: &writer)
+            writer.end()
+        case (.document, false):
+            // Each part's element declares the namespace itself.
+            for entry in parameters.entries {
+                try writer.start(entry.name, attributes: operationNamespace.map { [("xmlns", $0)] } ?? [])
+                try Self.write(SOAPParameters([entry]), to: &writer, openFirst: false)
+                writer.end()
+            }
+        case (.rpc, _):
+            if let operationNamespace {
+                try writer.start("m:" + operation, prefixed: true, attributes: [("xmlns:m", operationNamespace)])
+                try XMLWriter.checkName(operation, allowingPrefix: false)
+            } else {
+                try writer.start(operation)
+            }
+            try Self.write(parameters, to: &writer)
+            writer.end()
+        }
+    }
+
+    /// Writes parameters as elements, with an explicit stack rather than recursion. With
+    /// `openFirst` `false`, the single entry's element is open already: only its content is
+    /// written.
+    static func write(_ parameters: SOAPParameters, to writer: inout XMLWriter, openFirst: Bool = true) throws(ResourceError) {
+        var stack: [(entries: [SOAPParameters.Entry], next: Int)] = []
+        if openFirst {
+            stack.append((parameters.entries, 0))
+        } else if let entry = parameters.entries.first {
+            switch entry.value {
+            case .text(let text):
+                try writer.characters(text)
+                return
+            case .elements(let children):
+                stack.append((children.entries, 0))
+            }
+        }
         while let top = stack.last {
             guard top.next < top.entries.count else {
                 stack.removeLast()
-                writer.end()
+                // The element the finished entries were in (none for the outermost level).
+                if !stack.isEmpty { writer.end() }
                 continue
             }
             stack[stack.count - 1].next += 1
@@ -73,15 +175,61 @@ public struct SOAPEnvelope: Sendable, Hashable {
                 stack.append((children.entries, 0))
             }
         }
-        writer.end()
-        writer.end()
-        return Data(writer.text.utf8)
+    }
+
+    /// The markup of a typed body's content in the `Body`.
+    static func bodyMarkup<Body: Encodable>(
+        _ body: Body,
+        operation: XMLQualifiedName,
+        binding: SOAPBinding,
+        encoder: XMLTreeEncoder
+    ) throws(ResourceError) -> String {
+        do {
+            try XMLElementEncoder.checkName(operation.localName, codingPath: [])
+            switch (binding.style, binding.isWrapped) {
+            case (.document, true):
+                return try encoder.markup(of: body, as: operation)
+            case (.document, false):
+                // The value's own element is dropped: its children are the parts.
+                let holder = XMLEncodingNode(name: XMLQualifiedName("#document"))
+                try encoder.encodeNodes(of: body, as: operation, into: holder)
+                let parts = holder.children.flatMap { $0.raw == nil ? $0.children : [$0] }
+                return try XMLEncodingNode.serialize(parts, prefixes: encoder.namespacePrefixes, declaringPreferred: true)
+            case (.rpc, _):
+                var rpcEncoder = encoder
+                rpcEncoder.elementFormDefault = .unqualified
+                return try rpcEncoder.markup(of: body, as: operation)
+            }
+        } catch let error as ResourceError {
+            throw error
+        } catch {
+            throw encodingFailure(error, of: "the body")
+        }
+    }
+
+    /// ``ResourceError/invalidRequest(reason:)`` for an encoder's error: its coding path and
+    /// description, never the value.
+    static func encodingFailure(_ error: any Error, of what: String) -> ResourceError {
+        guard case let EncodingError.invalidValue(_, context) = error else {
+            return .invalidRequest(reason: "\(what) could not be encoded: \(type(of: error))")
+        }
+        let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+        return .invalidRequest(reason: "\(what) could not be encoded at \(path.isEmpty ? "its root" : path): \(context.debugDescription)")
     }
 }
 
 // MARK: - Reading responses
 
 extension SOAPEnvelope {
+    /// The children of a response envelope's `Header`, in order; none when it has no `Header`.
+    static func headerBlocks(of document: XMLTree) -> [XMLTree.Element] {
+        let envelope = document.root
+        guard let namespace = envelope.namespaceURI, let header = envelope.child(named: "Header", namespaceURI: namespace) else {
+            return []
+        }
+        return header.children
+    }
+
     /// Returns the `Body` of a response envelope, or throws ``ResourceError/soapFault(_:)`` when
     /// the body holds a Fault.
     ///

@@ -29,7 +29,27 @@ import FoundationNetworking
 /// the result (see <doc:XMLAndSOAPResources>).
 ///
 /// **Requests.** The body is a ``SOAPEnvelope`` built from ``soapVersion``, ``operation``,
-/// ``operationNamespace`` and ``parameters``, with every value escaped. SOAP 1.1 requests carry
+/// ``operationNamespace`` and ``parameters`` (or a typed ``soapBody``, written as
+/// ``soapBinding`` says by ``xmlEncoder``), with ``soapHeaders`` in its `Header` and every value
+/// escaped. A typed body, for a service whose WSDL declares types:
+///
+/// ```swift
+/// struct CreateOrder: SOAPResourceType {
+///     typealias Model = OrderConfirmation
+///     let order: OrderRequest                 // Encodable
+///     let session: String
+///     var url: URL { URL(string: "https://example.com/services/Orders")! }
+///     var operationNamespace: String? { "urn:example:orders" }
+///     var operation: String { "createOrder" }
+///     var soapBody: (any Encodable)? { order }
+///     var soapHeaders: [SOAPHeaderBlock] {
+///         get throws {
+///             [try SOAPHeaderBlock(name: "SessionHeader", namespace: "urn:example:orders",
+///                                  parameters: ["sessionId": .text(session)], mustUnderstand: true)]
+///         }
+///     }
+/// }
+/// ``` SOAP 1.1 requests carry
 /// `Content-Type: text/xml; charset=utf-8` and a quoted `SOAPAction` header; SOAP 1.2 requests
 /// carry `Content-Type: application/soap+xml; charset=utf-8; action="…"`.
 ///
@@ -55,8 +75,29 @@ public protocol SOAPResourceType: NetworkResourceType, XMLDecodableResourceType 
     /// match the request to their schema. Default: `nil`, no namespace.
     var operationNamespace: String? { get }
 
-    /// The operation's parameters, in order. Default: none.
+    /// The operation's parameters, in order. Default: none. Not sent when ``soapBody`` is set.
     var parameters: SOAPParameters { get }
+
+    /// A typed body, sent instead of ``parameters``: encoded by ``xmlEncoder`` as ``soapBinding``
+    /// says (see ``SOAPEnvelope/init(version:operation:operationNamespace:body:binding:headers:encoder:)``).
+    /// Default: `nil`, the parameters are sent.
+    var soapBody: (any Encodable)? { get }
+
+    /// How the body sits in the envelope. Default: ``SOAPBinding/documentLiteralWrapped``.
+    var soapBinding: SOAPBinding { get }
+
+    /// The blocks of the request's `Header`. Default: none. Headers every request of a service
+    /// needs (WS-Security) are better added by a ``ResourcePipeline`` adapter, such as
+    /// ``WSSecurityAdapter``.
+    var soapHeaders: [SOAPHeaderBlock] { get throws }
+
+    /// The encoder of a typed ``soapBody``. Default: `XMLTreeEncoder()`.
+    var xmlEncoder: XMLTreeEncoder { get }
+
+    /// Makes the model from the decoded root and the response's header blocks. Default:
+    /// ``XMLDecodableResourceType/model(from:)-(Root)``, which ignores the headers; implement it
+    /// to read a header block into the model.
+    func model(from root: Root, headers: SOAPResponseHeaders) throws -> Model
 
     /// The action sent in the `SOAPAction` header (1.1) or the content type (1.2); `nil` sends
     /// an empty `SOAPAction` (1.1) or none (1.2). Default: ``operation``.
@@ -81,6 +122,23 @@ extension SOAPResourceType {
     /// No parameters.
     public var parameters: SOAPParameters { SOAPParameters() }
 
+    /// `nil`: the ``parameters`` are sent.
+    public var soapBody: (any Encodable)? { nil }
+
+    /// ``SOAPBinding/documentLiteralWrapped``.
+    public var soapBinding: SOAPBinding { .documentLiteralWrapped }
+
+    /// No header blocks.
+    public var soapHeaders: [SOAPHeaderBlock] { [] }
+
+    /// `XMLTreeEncoder()`.
+    public var xmlEncoder: XMLTreeEncoder { XMLTreeEncoder() }
+
+    /// ``XMLDecodableResourceType/model(from:)-(Root)``: the headers are ignored.
+    public func model(from root: Root, headers: SOAPResponseHeaders) throws -> Model {
+        try model(from: root)
+    }
+
     /// The ``operation`` name.
     public var soapAction: String? { operation }
 
@@ -104,10 +162,12 @@ extension SOAPResourceType {
     }
 
     /// Checks the envelope, fails with ``ResourceError/soapFault(_:)`` if its `Body` holds a
-    /// Fault, and decodes ``XMLDecodableResourceType/Root`` from the element at ``elementPath``.
+    /// Fault, decodes ``XMLDecodableResourceType/Root`` from the element at ``elementPath`` and
+    /// makes the model with ``model(from:headers:)``.
     public func model(from document: XMLTree) throws -> Model? {
         _ = try SOAPEnvelope.body(of: document)
-        return try decodedModel(from: document)
+        let root = try decodedRoot(from: document)
+        return try model(from: root, headers: SOAPResponseHeaders(blocks: SOAPEnvelope.headerBlocks(of: document)))
     }
 }
 
@@ -131,10 +191,33 @@ extension SOAPResourceType where ValidatedResponse == ResponseHead {
 // MARK: - Conveniences
 
 extension SOAPResourceType {
-    /// The request envelope built from ``soapVersion``, ``operation``, ``operationNamespace`` and
-    /// ``parameters``.
+    /// The request envelope built from ``soapVersion``, ``operation``, ``operationNamespace``,
+    /// ``parameters`` or ``soapBody``, ``soapBinding`` and ``soapHeaders``.
+    ///
+    /// - Throws: ``ResourceError/invalidRequest(reason:)`` when the typed body or a header
+    ///   cannot be encoded, or the binding is encoded; any error ``soapHeaders`` throws.
     public var envelope: SOAPEnvelope {
-        SOAPEnvelope(version: soapVersion, operation: operation, operationNamespace: operationNamespace, parameters: parameters)
+        get throws {
+            let headers = try soapHeaders
+            guard let body = soapBody else {
+                return SOAPEnvelope(
+                    version: soapVersion, operation: operation, operationNamespace: operationNamespace,
+                    parameters: parameters, binding: soapBinding, headers: headers)
+            }
+            return try Self.envelope(
+                body, version: soapVersion, operation: operation, operationNamespace: operationNamespace,
+                binding: soapBinding, headers: headers, encoder: xmlEncoder)
+        }
+    }
+
+    /// Opens the existential body for the envelope's generic initializer.
+    private static func envelope<Body: Encodable>(
+        _ body: Body, version: SOAPVersion, operation: String, operationNamespace: String?, binding: SOAPBinding,
+        headers: [SOAPHeaderBlock], encoder: XMLTreeEncoder
+    ) throws(ResourceError) -> SOAPEnvelope {
+        try SOAPEnvelope(
+            version: version, operation: operation, operationNamespace: operationNamespace, body: body, binding: binding,
+            headers: headers, encoder: encoder)
     }
 
     /// The header fields SOAP needs besides `Content-Type`. Merge them into your own when you

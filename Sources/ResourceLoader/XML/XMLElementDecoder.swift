@@ -36,6 +36,14 @@ final class XMLElementDecoder: Decoder {
     fileprivate(set) var value: Value
     fileprivate let parent: XMLElementDecoder?
     fileprivate(set) var step: Step
+    /// The schema of the type being decoded, set by ``unbox(_:as:)`` before `init(from:)`.
+    fileprivate var schema: XMLTypeSchema?
+    /// For a wrapped array under a key: the name of the items inside the wrapper element.
+    fileprivate var itemName: String?
+    /// For an optional ``XMLChoice``: whether its keyed container found one of its elements.
+    fileprivate var choiceProbe: ChoiceProbe?
+    /// Whether the decoder reads an ``XMLChoice`` from the element that holds it.
+    fileprivate var readsChoice = false
     let options: XMLTreeDecoder
     /// Where the keyed container's look-ups in this decoder's element stand (see
     /// ``XMLTree/Element/firstChildIndex(named:cursor:)``); reset with each new keyed
@@ -78,7 +86,11 @@ final class XMLElementDecoder: Decoder {
             throw DecodingError.typeMismatch([String: Any].self, context("Expected an element, found an attribute value"))
         }
         cursor = ChildCursor()
-        return KeyedDecodingContainer(KeyedContainer<Key>(element: element, decoder: self))
+        if choiceProbe != nil {
+            // Whether any of the choice's elements is there.
+            choiceProbe?.matched = element.children.contains { Key(stringValue: $0.name) != nil }
+        }
+        return KeyedDecodingContainer(KeyedContainer<Key>(element: element, decoder: self, schema: schema, readsChoice: readsChoice))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -87,6 +99,13 @@ final class XMLElementDecoder: Decoder {
             return UnkeyedContainer(
                 storage: element.storage, first: element.index + 1, end: element.storage.end(of: element.index),
                 name: nil, decoder: self)
+        case .matches(let parent, _, let first) where itemName != nil:
+            // A wrapped array: the items inside the first element named after the key.
+            guard let wrapper = first else {
+                return UnkeyedContainer(storage: parent.storage, first: 0, end: 0, name: itemName, decoder: self)
+            }
+            return UnkeyedContainer(
+                storage: parent.storage, first: wrapper + 1, end: parent.storage.end(of: wrapper), name: itemName, decoder: self)
         case .matches(let parent, let key, let first):
             let end = parent.storage.end(of: parent.index)
             return UnkeyedContainer(storage: parent.storage, first: first ?? end, end: end, name: key.stringValue, decoder: self)
@@ -178,6 +197,12 @@ final class XMLElementDecoder: Decoder {
         case date
         case url
         case decimal
+        /// Base64 or hex text, by ``XMLTreeDecoder/dataDecodingStrategy``.
+        case data
+        /// An ``XMLChoice``: read from the element that holds the property.
+        case choice
+        /// A type that describes itself: its own `init(from:)`, with its schema.
+        case described(XMLTypeSchema)
         /// An array, decoded into reserved storage (``XMLDecodableArray``).
         case array(any XMLDecodableArray.Type)
         /// Any other type: its own `init(from:)`.
@@ -203,7 +228,10 @@ final class XMLElementDecoder: Decoder {
         if type == Date.self { return .date }
         if type == URL.self { return .url }
         if type == Decimal.self { return .decimal }
+        if type == Data.self { return .data }
         if let arrayType = type as? any XMLDecodableArray.Type { return .array(arrayType) }
+        if type is any XMLChoice.Type { return .choice }
+        if let described = type as? any XMLSchemaType.Type { return .described(described.xmlSchema) }
         return .decodable
     }
 
@@ -215,8 +243,16 @@ final class XMLElementDecoder: Decoder {
     /// ``unbox(_:)`` with the type's ``Kind`` known already.
     func unbox<T: Decodable>(_ type: T.Type, as kind: Kind) throws -> T {
         switch kind {
-        case .decodable:
+        case .decodable, .choice:
+            if !options.derivedTypes.isEmpty, let derived = try derived(type) { return derived }
+            schema = nil
             return try T(from: self)
+        case .described(let described):
+            if !options.derivedTypes.isEmpty, let derived = try derived(type) { return derived }
+            schema = described
+            return try T(from: self)
+        case .data:
+            return try data() as! T
         case .scalar(let scalarType):
             return try scalar(scalarType) as! T
         case .date:
@@ -238,11 +274,72 @@ final class XMLElementDecoder: Decoder {
         }
     }
 
+    /// The value of the registered type the element's `xsi:type` names, when it is not `T`
+    /// itself; `nil` when there is no `xsi:type` or it names `T`.
+    private func derived<T: Decodable>(_ type: T.Type) throws -> T? {
+        guard let element = try? singleElement(),
+            let text = element.attribute(named: "type", namespaceURI: Self.schemaInstanceNamespace)
+        else { return nil }
+        let trimmed = trimmingXMLWhitespace(text)
+        let parts = trimmed.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        let prefix = parts.count == 2 ? String(parts[0]) : nil
+        let name = XMLQualifiedName(String(parts.last ?? ""), namespaceURI: element.namespaceURI(forPrefix: prefix))
+        guard let derivedType = options.derivedTypes[name], derivedType.id != ObjectIdentifier(type) else {
+            return nil
+        }
+        guard let value = try derivedType.decode(self) as? T else {
+            throw DecodingError.typeMismatch(type, context("The element's xsi:type names \(name), which is not a \(type)"))
+        }
+        return value
+    }
+
+    /// Decodes a type that describes itself, with its schema.
+    func decodeDescribed<D: Decodable & XMLSchemaType>(_ type: D.Type) throws -> D {
+        schema = D.xmlSchema
+        return try D(from: self)
+    }
+
+    private func data() throws -> Data {
+        let text = try text(for: Data.self)
+        switch options.dataDecodingStrategy {
+        case .base64:
+            var compact = text
+            compact.removeAll { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+            guard let data = Data(base64Encoded: compact) else {
+                throw DecodingError.dataCorrupted(context("The text is not base64"))
+            }
+            return data
+        case .hex:
+            let digits = Array(trimmingXMLWhitespace(text).utf8)
+            guard digits.count % 2 == 0 else { throw DecodingError.dataCorrupted(context("The text is not hex")) }
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(digits.count / 2)
+            func value(_ digit: UInt8) -> UInt8? {
+                switch digit {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+                default: nil
+                }
+            }
+            var index = 0
+            while index < digits.count {
+                guard let high = value(digits[index]), let low = value(digits[index + 1]) else {
+                    throw DecodingError.dataCorrupted(context("The text is not hex"))
+                }
+                bytes.append(high << 4 | low)
+                index += 2
+            }
+            return Data(bytes)
+        }
+    }
+
     private func date() throws -> Date {
         let text = try text(for: Date.self)
         let trimmed = trimmingXMLWhitespace(text)
         switch options.dateDecodingStrategy {
         case .iso8601:
+            if let dateTime = XMLDateTime(lexicalForm: trimmed), dateTime.utcOffset != nil { return dateTime.date }
             if let date = try? Date(trimmed, strategy: .iso8601) { return date }
             if let date = try? Date(trimmed, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
                 return date
@@ -268,7 +365,7 @@ final class XMLElementDecoder: Decoder {
     }
 
     /// `[+-]digits[.digits]` or `[+-].digits`: what `xs:decimal` allows.
-    private static func isDecimal(_ text: String) -> Bool {
+    static func isDecimal(_ text: String) -> Bool {
         var digits = 0
         var sawPoint = false
         for (offset, byte) in text.utf8.enumerated() {
@@ -288,10 +385,19 @@ final class XMLElementDecoder: Decoder {
 private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let element: XMLTree.Element
     let decoder: XMLElementDecoder
+    /// The schema of the type being decoded, if it has one.
+    let schema: XMLTypeSchema?
+    /// Whether the container reads an ``XMLChoice`` among its holder's children: then only the
+    /// first child that is one of the choice's elements is a key, so that the holder's other
+    /// children do not count as a second case.
+    let readsChoice: Bool
 
     var codingPath: [any CodingKey] { decoder.codingPath }
 
     var allKeys: [Key] {
+        if readsChoice {
+            return element.children.lazy.compactMap { Key(stringValue: $0.name) }.first.map { [$0] } ?? []
+        }
         var seen: Set<String> = []
         var keys: [Key] = []
         let names = element.children.map(\.name) + element.attributes.map(\.name)
@@ -301,8 +407,25 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return keys
     }
 
+    /// The key of an enum case's single unlabelled value, which Swift names `_0`: the value is the
+    /// case's element itself.
+    private static func isPositional(_ key: Key) -> Bool { key.stringValue == "_0" }
+
+    /// How the schema describes the property, when it says it is an attribute or text.
+    @inline(__always)
+    private func fieldKind(_ key: Key) -> XMLTypeSchema.Field.Kind? {
+        guard let schema, let field = schema.fields[key.stringValue], field.kind != .element else { return nil }
+        return field.kind
+    }
+
     func contains(_ key: Key) -> Bool {
         let name = key.stringValue
+        switch fieldKind(key) {
+        case .attribute?: return element.attribute(named: name) != nil
+        case .text?: return true
+        default: break
+        }
+        if Self.isPositional(key) { return true }
         return element.firstChildIndex(named: name) != nil || element.attribute(named: name) != nil
     }
 
@@ -315,21 +438,51 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         element.firstChildIndex(named: name, cursor: &decoder.cursor)
     }
 
-    private func decoder(for key: Key) -> XMLElementDecoder {
+    private func keyNotFound(_ key: Key) -> DecodingError {
+        DecodingError.keyNotFound(key, DecodingError.Context(
+            codingPath: codingPath, debugDescription: "No element or attribute named \(key.stringValue.debugDescription)"))
+    }
+
+    private func decoder(for key: Key) throws -> XMLElementDecoder {
         let name = key.stringValue
+        switch fieldKind(key) {
+        case .attribute?:
+            guard let attribute = element.attribute(named: name) else { throw keyNotFound(key) }
+            return XMLElementDecoder(value: .attribute(attribute), parent: decoder, step: .key(key), options: decoder.options)
+        case .text?:
+            return XMLElementDecoder(value: .attribute(element.text), parent: decoder, step: .key(key), options: decoder.options)
+        default:
+            break
+        }
+        if Self.isPositional(key) {
+            return XMLElementDecoder(value: .element(element), parent: decoder, step: .key(key), options: decoder.options)
+        }
         let first = firstChild(named: name)
         if first == nil, let attribute = element.attribute(named: name) {
             return XMLElementDecoder(value: .attribute(attribute), parent: decoder, step: .key(key), options: decoder.options)
         }
-        return XMLElementDecoder(
+        let child = XMLElementDecoder(
             value: .matches(parent: element, key: key, first: first), parent: decoder, step: .key(key),
             options: decoder.options)
+        child.itemName = schema?.fields[name]?.itemName
+        return child
+    }
+
+    /// A decoder for an ``XMLChoice`` under `key`: the choice's elements are this element's
+    /// children.
+    private func choiceDecoder(for key: Key) -> XMLElementDecoder {
+        let choice = XMLElementDecoder(value: .element(element), parent: decoder, step: .key(key), options: decoder.options)
+        choice.readsChoice = true
+        return choice
     }
 
     /// Reads a scalar under `key` without a decoder of its own; the same rules and errors as
     /// ``XMLElementDecoder/scalar(_:)`` on ``decoder(for:)``.
     @inline(__always)
     private func scalar<T: XMLScalar>(_ type: T.Type, forKey key: Key) throws -> T {
+        if schema != nil && fieldKind(key) != nil || Self.isPositional(key) {
+            return try decoder(for: key).scalar(type)
+        }
         let name = key.stringValue
         let text: String
         if let child = firstChild(named: name) {
@@ -341,8 +494,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         } else if let attribute = element.attribute(named: name) {
             text = attribute
         } else {
-            throw DecodingError.keyNotFound(key, DecodingError.Context(
-                codingPath: codingPath, debugDescription: "No element or attribute named \(name.debugDescription)"))
+            throw keyNotFound(key)
         }
         guard let value = T(xmlText: T.trimsWhitespace ? trimmingXMLWhitespace(text) : text) else {
             throw DecodingError.dataCorrupted(DecodingError.Context(
@@ -353,6 +505,12 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     func decodeNil(forKey key: Key) throws -> Bool {
         let name = key.stringValue
+        switch fieldKind(key) {
+        case .attribute?: return element.attribute(named: name) == nil
+        case .text?: return false
+        default: break
+        }
+        if Self.isPositional(key) { return XMLElementDecoder.isNil(element) }
         if let child = firstChild(named: name) {
             return XMLElementDecoder.isNil(element.storage, child)
         }
@@ -360,7 +518,26 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
-        try decoder(for: key).unbox(type)
+        let kind = XMLElementDecoder.kind(of: type)
+        if case .choice = kind { return try choiceDecoder(for: key).unbox(type, as: kind) }
+        return try decoder(for: key).unbox(type, as: kind)
+    }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        let kind = XMLElementDecoder.kind(of: type)
+        if case .choice = kind {
+            // Absent when none of the choice's elements is there.
+            let choice = choiceDecoder(for: key)
+            choice.choiceProbe = ChoiceProbe()
+            do {
+                return try choice.unbox(type, as: kind)
+            } catch {
+                if choice.choiceProbe?.matched == false { return nil }
+                throw error
+            }
+        }
+        guard contains(key), !(try decodeNil(forKey: key)) else { return nil }
+        return try decoder(for: key).unbox(type, as: kind)
     }
 
     func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try scalar(type, forKey: key) }
@@ -395,7 +572,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        decoder(for: key)
+        try decoder(for: key)
     }
 }
 
@@ -530,6 +707,11 @@ private struct SingleValueContainer: SingleValueDecodingContainer {
     func decode(_ type: UInt16.Type) throws -> UInt16 { try decoder.scalar(type) }
     func decode(_ type: UInt32.Type) throws -> UInt32 { try decoder.scalar(type) }
     func decode(_ type: UInt64.Type) throws -> UInt64 { try decoder.scalar(type) }
+}
+
+/// Whether the keyed container of an optional choice found one of the choice's elements.
+struct ChoiceProbe {
+    var matched = false
 }
 
 // MARK: - Arrays

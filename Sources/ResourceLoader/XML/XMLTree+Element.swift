@@ -366,3 +366,15 @@ struct ChildCursor {
     /// (``XMLTree/Storage/localNameBit(of:)``).
     var before: UInt64 = 0
 }
+
+extension XMLTree.Element: Encodable {
+    /// Writes the element as it is, with its own name, namespaces, attributes, text and
+    /// children, when encoded by ``XMLTreeEncoder``: the content of an `xsd:any`.
+    ///
+    /// - Throws: `EncodingError.invalidValue` from any other encoder.
+    public func encode(to encoder: any Encoder) throws {
+        // XMLTreeEncoder writes elements itself and never calls this.
+        throw EncodingError.invalidValue(self, EncodingError.Context(
+            codingPath: encoder.codingPath, debugDescription: "An XMLTree.Element can only be encoded by XMLTreeEncoder"))
+    }
+}

@@ -26,6 +26,16 @@ import Foundation
 ///   name, or when the element has `xsi:nil="true"`.
 /// - ``XMLTree/Element`` is itself `Decodable`: a property of that type receives the element, to
 ///   read by hand.
+/// - `Data` is read as base64 (or hex, by ``dataDecodingStrategy``).
+/// - A type that conforms to ``XMLSchemaType`` is read as its ``XMLTypeSchema`` says: attribute
+///   and text fields from the attribute or the element's own text only, and wrapped arrays from
+///   the items inside the wrapper element.
+/// - An ``XMLChoice`` is read from the element that holds its property: the first child whose
+///   name is one of its cases'.
+/// - An element with `xsi:type` naming a type registered with ``registerDerivedType(_:)`` is
+///   decoded as that type (a subclass of the one declared).
+///
+/// This is the mirror of ``XMLTreeEncoder``: what it writes, this reads back to an equal value.
 ///
 /// Errors are `DecodingError`s whose coding path names the elements that led to the failure
 /// (array positions as indices), so ``ResourceError/ParsingFailure/codingPath`` shows where
@@ -49,6 +59,43 @@ public struct XMLTreeDecoder: Sendable {
     public var dateDecodingStrategy: DateDecodingStrategy
     /// Values handed to every `init(from:)` as the decoder's `userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable]
+    /// How `Data` values are read. Default: ``DataDecodingStrategy/base64``.
+    public var dataDecodingStrategy: DataDecodingStrategy = .base64
+    /// The types an element's `xsi:type` may name, by their schemas'
+    /// ``XMLTypeSchema/typeName``; see ``registerDerivedType(_:)``.
+    var derivedTypes: [XMLQualifiedName: DerivedType] = [:]
+
+    /// A registered derived type: its identity and how to decode it.
+    struct DerivedType: Sendable {
+        let id: ObjectIdentifier
+        let decode: @Sendable (XMLElementDecoder) throws -> Any
+    }
+
+    /// How `Data` values are read from text.
+    public enum DataDecodingStrategy: Sendable, Hashable {
+        /// `xs:base64Binary`; XML whitespace inside is ignored.
+        case base64
+        /// `xs:hexBinary`, in either case.
+        case hex
+    }
+
+    /// Lets an element's `xsi:type` name `type`: where a base class is decoded and the element
+    /// says `xsi:type="ns:Derived"`, the registered type with that ``XMLTypeSchema/typeName`` is
+    /// decoded instead, when it is a subclass of the declared type.
+    ///
+    /// ```swift
+    /// var decoder = XMLTreeDecoder()
+    /// decoder.registerDerivedType(Dog.self)    // Dog: Animal, typeName {urn:zoo}Dog
+    /// let pen = try decoder.decode(Pen.self, from: element)   // pen.animal is a Dog
+    /// ```
+    ///
+    /// A type without a ``XMLTypeSchema/typeName`` is not registered.
+    public mutating func registerDerivedType<T: Decodable & XMLSchemaType & SendableMetatype>(_ type: T.Type) {
+        guard let name = T.xmlSchema.typeName else { return }
+        derivedTypes[name] = DerivedType(id: ObjectIdentifier(type)) { decoder in
+            try decoder.decodeDescribed(T.self)
+        }
+    }
 
     /// Creates a decoder.
     public init(

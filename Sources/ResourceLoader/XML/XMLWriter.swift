@@ -102,3 +102,10 @@ struct XMLWriter {
         }
     }
 }
+
+extension XMLWriter {
+    /// Appends markup that is escaped and checked already (an encoder's output).
+    mutating func append(markup: String) {
+        text += markup
+    }
+}

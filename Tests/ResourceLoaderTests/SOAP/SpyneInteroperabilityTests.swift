@@ -141,10 +141,10 @@ struct SpynePeer: Sendable {
         let description: String
     }
 
-    /// Starts the server and waits for the port it prints.
-    static func start() throws -> SpynePeer {
-        guard let script = Bundle.module.url(forResource: "spyne-user-service", withExtension: "py", subdirectory: "Fixtures") else {
-            throw StartFailure(description: "Fixtures/spyne-user-service.py is missing")
+    /// Starts the server (`Fixtures/<script>.py`) and waits for the port it prints.
+    static func start(script name: String = "spyne-user-service") throws -> SpynePeer {
+        guard let script = Bundle.module.url(forResource: name, withExtension: "py", subdirectory: "Fixtures") else {
+            throw StartFailure(description: "Fixtures/\(name).py is missing")
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -170,7 +170,7 @@ struct SpynePeer: Sendable {
         else {
             process.terminate()
             process.waitUntilExit()
-            throw StartFailure(description: "spyne-user-service.py did not start (is spyne installed? pip install spyne lxml)")
+            throw StartFailure(description: "\(name).py did not start (is spyne installed? pip install spyne lxml)")
         }
         return SpynePeer(process: process, input: input.fileHandleForWriting, url: url)
     }

@@ -1,0 +1,27 @@
+/// A type that stands for an XML Schema `choice`: one of several elements, written in place of
+/// the property that holds it, without a wrapper element of its own.
+///
+/// Make the choice an enum whose cases are the choice's elements. Swift's synthesized `Codable`
+/// does: a case with one unlabelled value writes that value as the case's element, and a case
+/// with no value writes an empty element.
+///
+/// ```swift
+/// enum Payment: Codable, XMLChoice {
+///     case card(Card)        // <card>…</card>
+///     case iban(String)      // <iban>DE44…</iban>
+///     case cash              // <cash/>
+/// }
+///
+/// struct Checkout: Codable {
+///     let total: Decimal
+///     let payment: Payment   // <total>…</total><card>…</card>, no <payment>
+/// }
+/// ```
+///
+/// ``XMLTreeDecoder`` reads a choice from the element that holds its property: the case is the
+/// child element whose name is one of the enum's coding keys. An optional choice is `nil` when
+/// none of them is there.
+///
+/// A marker with no requirements; like ``XMLSchemaType`` it does not refine `Sendable`, so
+/// that a choice may hold values of a class hierarchy.
+public protocol XMLChoice {}

@@ -1,0 +1,138 @@
+import Foundation
+import ResourceLoader
+import ResourceLoaderTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The request of a typed call: a record with an attribute, a nested type and an array.
+struct PlaceOrderRequest: Codable, Equatable, Sendable, XMLSchemaType {
+    struct Item: Codable, Equatable, Sendable { let sku: String; let quantity: Int }
+    let channel: String
+    let customer: String
+    let items: [Item]
+    let note: String?
+    static let xmlSchema = XMLTypeSchema(fields: ["channel": .attribute])
+}
+
+/// A typed SOAP call, with its binding and version set by the test.
+struct PlaceOrder: SOAPResourceType {
+    typealias Model = String
+    var request = PlaceOrderRequest(channel: "web", customer: "Ada <&>", items: [.init(sku: "A-1", quantity: 2), .init(sku: "B-2", quantity: 1)], note: nil)
+    var soapVersion: SOAPVersion = .v1_1
+    var soapBinding: SOAPBinding = .documentLiteralWrapped
+    var headers: [SOAPHeaderBlock] = []
+    var url: URL { URL(string: "https://example.com/services/Orders")! }
+    var operation: String { "placeOrder" }
+    var operationNamespace: String? { "urn:example:orders" }
+    var soapBody: (any Encodable)? { request }
+    var soapHeaders: [SOAPHeaderBlock] { headers }
+    var responsePath: [String] { ["placeOrderResponse", "orderID"] }
+}
+
+@Suite("SOAP typed bodies")
+struct SOAPTypedBodyTests {
+    private func body(_ call: PlaceOrder) throws -> String {
+        let data = try #require(try call.urlRequest().httpBody)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private let envelopeStart = #"<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>"#
+    private let envelopeEnd = "</soap:Body></soap:Envelope>"
+
+    @Test func documentLiteralWrappedPutsThePartsInTheOperationElement() throws {
+        let text = try body(PlaceOrder())
+        #expect(text == envelopeStart
+            + #"<ns1:placeOrder xmlns:ns1="urn:example:orders" channel="web"><ns1:customer>Ada &lt;&amp;&gt;</ns1:customer>"#
+            + "<ns1:items><ns1:sku>A-1</ns1:sku><ns1:quantity>2</ns1:quantity></ns1:items>"
+            + "<ns1:items><ns1:sku>B-2</ns1:sku><ns1:quantity>1</ns1:quantity></ns1:items></ns1:placeOrder>" + envelopeEnd)
+        // The service reads back what was sent.
+        let operation = try #require(try XMLTree(string: text).root.element(atPath: ["Body", "placeOrder"]))
+        #expect(operation.namespaceURI == "urn:example:orders")
+        #expect(try XMLTreeDecoder().decode(PlaceOrderRequest.self, from: operation) == PlaceOrder().request)
+    }
+
+    @Test func documentLiteralBarePutsEachPartInTheBody() throws {
+        var call = PlaceOrder()
+        call.soapBinding = .documentLiteralBare
+        let body = try #require(try XMLTree(string: try body(call)).root.child(named: "Body"))
+        #expect(body.children.map(\.name) == ["customer", "items", "items"])
+        #expect(body.children.allSatisfy { $0.namespaceURI == "urn:example:orders" })
+    }
+
+    @Test func rpcLiteralQualifiesTheOperationAndNotItsParts() throws {
+        var call = PlaceOrder()
+        call.soapBinding = .rpcLiteral
+        call.soapVersion = .v1_2
+        let envelope = try XMLTree(string: try body(call)).root
+        #expect(envelope.namespaceURI == SOAPVersion.v1_2.envelopeNamespace)
+        let operation = try #require(envelope.element(atPath: ["Body", "placeOrder"]))
+        #expect(operation.namespaceURI == "urn:example:orders")
+        #expect(operation.children.map(\.name) == ["customer", "items", "items"])
+        #expect(operation.children.allSatisfy { $0.namespaceURI == nil })
+        #expect(operation.children[1].children.allSatisfy { $0.namespaceURI == nil })
+    }
+
+    @Test func soapParametersFollowTheBindingToo() throws {
+        let parameters: SOAPParameters = ["userID": "1", "fields": ["name": "x"]]
+        let bare = SOAPEnvelope(operation: "get", operationNamespace: "urn:u", parameters: parameters, binding: .documentLiteralBare)
+        #expect(String(decoding: try bare.data(), as: UTF8.self) == envelopeStart
+            + #"<userID xmlns="urn:u">1</userID><fields xmlns="urn:u"><name>x</name></fields>"# + envelopeEnd)
+        let rpc = SOAPEnvelope(operation: "get", operationNamespace: "urn:u", parameters: parameters, binding: .rpcLiteral)
+        #expect(String(decoding: try rpc.data(), as: UTF8.self) == envelopeStart
+            + #"<m:get xmlns:m="urn:u"><userID>1</userID><fields><name>x</name></fields></m:get>"# + envelopeEnd)
+        // The wrapped form is unchanged.
+        let wrapped = SOAPEnvelope(operation: "get", operationNamespace: "urn:u", parameters: parameters)
+        #expect(String(decoding: try wrapped.data(), as: UTF8.self) == envelopeStart
+            + #"<get xmlns="urn:u"><userID>1</userID><fields><name>x</name></fields></get>"# + envelopeEnd)
+    }
+
+    @Test func rpcEncodedIsRefusedWithAnErrorThatSaysSo() throws {
+        var call = PlaceOrder()
+        call.soapBinding = SOAPBinding(style: .rpc, use: .encoded)
+        do {
+            _ = try call.urlRequest()
+            Issue.record("an rpc/encoded request was built")
+        } catch {
+            guard case .invalidRequest(let reason) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            #expect(reason.contains("encoded"))
+        }
+        let envelope = SOAPEnvelope(operation: "get", binding: SOAPBinding(style: .rpc, use: .encoded))
+        #expect(throws: ResourceError.self) { try envelope.data() }
+    }
+
+    @Test func aBodyThatCannotBeEncodedIsAnInvalidRequestThatNamesThePathNotTheValue() throws {
+        var call = PlaceOrder()
+        call.request = PlaceOrderRequest(channel: "web", customer: "secret\u{0}", items: [], note: nil)
+        do {
+            _ = try call.urlRequest()
+            Issue.record("a NUL was sent")
+        } catch {
+            guard case .invalidRequest(let reason) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            #expect(reason.contains("customer"))
+            #expect(!reason.contains("secret"))
+            #expect(!error.description.contains("secret"))
+        }
+    }
+
+    @Test func aTypedCallFetchesThroughTheService() async throws {
+        let session = FakeURLSession()
+        session.stub(.any, with: .xml("""
+            <soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>
+            <placeOrderResponse xmlns="urn:example:orders"><orderID>O-1</orderID></placeOrderResponse>
+            </soap:Body></soap:Envelope>
+            """))
+        let id = try await ResourceService<PlaceOrder>(session: session).fetch(PlaceOrder())
+        #expect(id == "O-1")
+        let sent = try #require(session.receivedRequests.first?.httpBody)
+        #expect(sent == (try PlaceOrder().envelope.data()))
+    }
+}

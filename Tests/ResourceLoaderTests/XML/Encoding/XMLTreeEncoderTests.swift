@@ -1,0 +1,293 @@
+import Foundation
+import ResourceLoader
+import Testing
+
+/// The body of an encoded document, without its XML declaration.
+func encodedMarkup<T: Encodable>(_ value: T, as name: XMLQualifiedName, encoder: XMLTreeEncoder = XMLTreeEncoder()) throws -> String {
+    let text = String(decoding: try encoder.encode(value, as: name), as: UTF8.self)
+    let declaration = #"<?xml version="1.0" encoding="utf-8"?>"#
+    #expect(text.hasPrefix(declaration))
+    return String(text.dropFirst(declaration.count))
+}
+
+// MARK: - Types under test
+
+struct Line: Codable, Equatable {
+    let sku: String
+    let quantity: Int
+}
+
+struct Money: Codable, Equatable, XMLSchemaType {
+    let currency: String
+    let amount: Decimal
+    static let xmlSchema = XMLTypeSchema(fields: ["currency": .attribute, "amount": .text])
+}
+
+struct Order: Codable, Equatable, XMLSchemaType {
+    let id: String
+    let note: String?
+    let comment: String?
+    let lines: [Line]
+    let tags: [String]
+    let total: Money
+
+    static let xmlSchema = XMLTypeSchema(
+        namespace: "urn:shop",
+        typeName: XMLQualifiedName("Order", namespaceURI: "urn:shop"),
+        fields: ["id": .attribute, "note": .nillableElement, "lines": .wrapped(item: "line")])
+}
+
+enum Payment: Codable, Equatable, XMLChoice {
+    case card(Line)
+    case iban(String)
+    case cash
+}
+
+enum Delivery: Codable, Equatable, XMLChoice {
+    case pickup
+    case courier(String)
+}
+
+struct Checkout: Codable, Equatable {
+    let total: Int
+    let payment: Payment
+    let alternative: Delivery?
+    let after: String
+}
+
+class Animal: Codable, XMLSchemaType, @unchecked Sendable {
+    // Immutable: `@unchecked` only because a non-final class cannot be checked.
+    let name: String
+    init(name: String) { self.name = name }
+    class var xmlSchema: XMLTypeSchema { XMLTypeSchema(typeName: XMLQualifiedName("Animal", namespaceURI: "urn:zoo")) }
+    func isEqual(to other: Animal) -> Bool { type(of: self) == type(of: other) && name == other.name }
+}
+
+final class Dog: Animal, @unchecked Sendable {
+    let barks: Bool
+    init(name: String, barks: Bool) {
+        self.barks = barks
+        super.init(name: name)
+    }
+    override class var xmlSchema: XMLTypeSchema { XMLTypeSchema(typeName: XMLQualifiedName("Dog", namespaceURI: "urn:zoo")) }
+    private enum CodingKeys: String, CodingKey { case barks }
+    required init(from decoder: any Decoder) throws {
+        barks = try decoder.container(keyedBy: CodingKeys.self).decode(Bool.self, forKey: .barks)
+        try super.init(from: decoder)
+    }
+    override func encode(to encoder: any Encoder) throws {
+        try super.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(barks, forKey: .barks)
+    }
+    override func isEqual(to other: Animal) -> Bool {
+        super.isEqual(to: other) && barks == (other as? Dog)?.barks
+    }
+}
+
+struct Pen: Codable {
+    let animal: Animal
+    let others: [Animal]
+}
+
+@Suite("XMLTreeEncoder")
+struct XMLTreeEncoderTests {
+    let encoder = XMLTreeEncoder()
+
+    @Test func writesNamespacesAttributesWrappersAndSimpleContent() throws {
+        let order = Order(
+            id: "A<1>", note: nil, comment: nil, lines: [Line(sku: "x&y", quantity: 2), Line(sku: "z", quantity: 1)],
+            tags: ["new", "gift"], total: Money(currency: "EUR", amount: Decimal(string: "12.50")!))
+        let markup = try encodedMarkup(order, as: XMLQualifiedName("order", namespaceURI: "urn:shop"))
+        #expect(markup == #"<ns1:order xmlns:ns1="urn:shop" id="A&lt;1&gt;"><ns1:note xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:nil="true"></ns1:note>"#
+            + "<ns1:lines><ns1:line><ns1:sku>x&amp;y</ns1:sku><ns1:quantity>2</ns1:quantity></ns1:line>"
+            + "<ns1:line><ns1:sku>z</ns1:sku><ns1:quantity>1</ns1:quantity></ns1:line></ns1:lines>"
+            + #"<ns1:tags>new</ns1:tags><ns1:tags>gift</ns1:tags><ns1:total currency="EUR">12.5</ns1:total></ns1:order>"#)
+        #expect(try XMLTreeDecoder().decode(Order.self, from: try encoder.encode(order, as: XMLQualifiedName("order"))) == order)
+    }
+
+    @Test func unqualifiedFormsAndPreferredPrefixes() throws {
+        var encoder = XMLTreeEncoder(elementFormDefault: .unqualified, namespacePrefixes: ["urn:shop": "shop"])
+        let markup = try encodedMarkup(Line(sku: "a", quantity: 1), as: XMLQualifiedName("line", namespaceURI: "urn:shop"), encoder: encoder)
+        #expect(markup == #"<shop:line xmlns:shop="urn:shop"><sku>a</sku><quantity>1</quantity></shop:line>"#)
+        encoder.namespacePrefixes = ["urn:shop": "xmlBad"]
+        #expect(throws: EncodingError.self) { try encoder.encode(Line(sku: "a", quantity: 1), as: XMLQualifiedName("line")) }
+    }
+
+    @Test func aFieldCanHaveItsOwnNamespaceOrFormAndAttributesCanBeQualified() throws {
+        struct Mixed: Codable, Equatable, XMLSchemaType {
+            let code: String
+            let lang: String
+            let plain: String
+            let local: String
+            let external: String
+            static let xmlSchema = XMLTypeSchema(
+                namespace: "urn:a", attributeForm: .qualified,
+                fields: [
+                    "code": .attribute, "lang": XMLTypeSchema.Field(kind: .attribute, form: .unqualified),
+                    "local": XMLTypeSchema.Field(form: .unqualified), "external": XMLTypeSchema.Field(namespace: "urn:b"),
+                ])
+        }
+        let value = Mixed(code: "c", lang: "en", plain: "p", local: "l", external: "e")
+        let element = try encoder.encodeElement(value, as: XMLQualifiedName("mixed", namespaceURI: "urn:a"))
+        #expect(element.attributes.map { "\($0.namespaceURI ?? "-") \($0.name)" }.sorted() == ["- lang", "urn:a code"])
+        #expect(element.children.map { "\($0.namespaceURI ?? "-") \($0.name)" } == ["urn:a plain", "- local", "urn:b external"])
+        #expect(try XMLTreeDecoder().decode(Mixed.self, from: element) == value)
+    }
+
+    @Test func nilIsOmittedOrXsiNilAsTheStrategySays() throws {
+        struct Optionals: Codable, Equatable { let a: Int?; let b: String? }
+        let value = Optionals(a: nil, b: "x")
+        #expect(try encodedMarkup(value, as: XMLQualifiedName("o")) == "<o><b>x</b></o>")
+        let nilEncoder = XMLTreeEncoder(nilEncodingStrategy: .xsiNil)
+        let markup = try encodedMarkup(value, as: XMLQualifiedName("o"), encoder: nilEncoder)
+        #expect(markup == #"<o><a xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:nil="true"></a><b>x</b></o>"#)
+        #expect(try XMLTreeDecoder().decode(Optionals.self, from: try nilEncoder.encode(value, as: XMLQualifiedName("o"))) == value)
+        // Nil items of an array are always xsi:nil, and read back as nil.
+        let items: [Int?] = [1, nil, 3]
+        #expect(try XMLTreeDecoder().decode([Int?].self, from: try encoder.encode(items, as: XMLQualifiedName("list"))) == items)
+    }
+
+    @Test func aChoiceWritesTheCasesElementInPlace() throws {
+        let checkout = Checkout(total: 3, payment: .card(Line(sku: "c", quantity: 1)), alternative: .pickup, after: "end")
+        let markup = try encodedMarkup(checkout, as: XMLQualifiedName("checkout"))
+        #expect(markup == "<checkout><total>3</total><card><sku>c</sku><quantity>1</quantity></card><pickup></pickup><after>end</after></checkout>")
+        #expect(try XMLTreeDecoder().decode(Checkout.self, from: try encoder.encode(checkout, as: XMLQualifiedName("checkout"))) == checkout)
+        let other = Checkout(total: 1, payment: .iban("DE<44>"), alternative: nil, after: "")
+        #expect(try encodedMarkup(other, as: XMLQualifiedName("checkout")) == "<checkout><total>1</total><iban>DE&lt;44&gt;</iban><after></after></checkout>")
+        #expect(try XMLTreeDecoder().decode(Checkout.self, from: try encoder.encode(other, as: XMLQualifiedName("checkout"))) == other)
+    }
+
+    @Test func aDerivedClassCarriesXsiTypeAndDecodesBackThroughTheRegistry() throws {
+        let pen = Pen(animal: Dog(name: "Rex", barks: true), others: [Animal(name: "Generic"), Dog(name: "Fido", barks: false)])
+        let markup = try encodedMarkup(pen, as: XMLQualifiedName("pen"))
+        #expect(markup.contains(#"<animal xmlns:ns1="urn:zoo" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="ns1:Dog"><name>Rex</name><barks>true</barks></animal>"#))
+        #expect(markup.contains("<others><name>Generic</name></others>"))
+        var decoder = XMLTreeDecoder()
+        decoder.registerDerivedType(Dog.self)
+        let decoded = try decoder.decode(Pen.self, from: try encoder.encode(pen, as: XMLQualifiedName("pen")))
+        #expect(decoded.animal.isEqual(to: pen.animal))
+        #expect(decoded.others.count == 2)
+        #expect(zip(decoded.others, pen.others).allSatisfy { $0.isEqual(to: $1) })
+        // Without the registration, the base class is decoded.
+        let plain = try XMLTreeDecoder().decode(Pen.self, from: try encoder.encode(pen, as: XMLQualifiedName("pen")))
+        #expect(type(of: plain.animal) == Animal.self)
+    }
+
+    @Test func anElementIsWrittenAsItIs() throws {
+        struct Envelope: Codable { let id: Int; let any: XMLTree.Element }
+        let tree = try XMLTree(string: #"<p:any xmlns:p="urn:p" xmlns:q="urn:q" q:flag="1" kind="q:Thing">text &amp; more<p:child>c</p:child></p:any>"#)
+        let markup = try encodedMarkup(Envelope(id: 1, any: tree.root), as: XMLQualifiedName("e"))
+        #expect(markup == #"<e><id>1</id><p:any xmlns:p="urn:p" xmlns:q="urn:q" kind="q:Thing" q:flag="1">text &amp; more<p:child>c</p:child></p:any></e>"#)
+        let decoded = try XMLTree(data: try encoder.encode(Envelope(id: 1, any: tree.root), as: XMLQualifiedName("e"))).root
+        #expect(decoded.child(named: "any") == tree.root)
+        #expect(decoded.child(named: "any")?.namespaceURI(forPrefix: "q") == "urn:q")
+    }
+
+    @Test func scalarsUseXMLSchemaLexicalForms() throws {
+        struct Scalars: Codable, Equatable {
+            let flag: Bool
+            let small: Int8
+            let big: UInt64
+            let money: Decimal
+            let tiny: Decimal
+            let positive: Double
+            let negative: Float
+            let notANumber: Double
+            let exponent: Double
+            let when: Date
+            let stamp: XMLDateTime
+            let day: XMLDate
+            let time: XMLTime
+            let bytes: Data
+            let link: URL
+            static func == (a: Scalars, b: Scalars) -> Bool {
+                a.flag == b.flag && a.small == b.small && a.big == b.big && a.money == b.money && a.tiny == b.tiny
+                    && a.positive == b.positive && a.negative == b.negative && a.notANumber.isNaN == b.notANumber.isNaN
+                    && a.exponent == b.exponent && a.when == b.when && a.stamp == b.stamp && a.day == b.day
+                    && a.time == b.time && a.bytes == b.bytes && a.link == b.link
+            }
+        }
+        let value = Scalars(
+            flag: true, small: -128, big: .max, money: Decimal(string: "12345678901234567890.123456789")!,
+            tiny: Decimal(string: "0.1")!, positive: .infinity, negative: -.infinity, notANumber: .nan, exponent: 1e-7,
+            when: Date(timeIntervalSince1970: 1_767_323_045.25),
+            stamp: XMLDateTime(Date(timeIntervalSince1970: 1_767_323_045), utcOffset: 330),
+            day: XMLDate(year: 2026, month: 2, day: 28, utcOffset: -300),
+            time: XMLTime(hour: 23, minute: 59, second: 58, millisecond: 120, utcOffset: 0),
+            bytes: Data([0x00, 0xFF] + Array("<&>".utf8)), link: URL(string: "https://example.com/a?b=c&d=e")!)
+        let markup = try encodedMarkup(value, as: XMLQualifiedName("s"))
+        #expect(markup == "<s><flag>true</flag><small>-128</small><big>18446744073709551615</big>"
+            + "<money>12345678901234567890.123456789</money><tiny>0.1</tiny><positive>INF</positive>"
+            + "<negative>-INF</negative><notANumber>NaN</notANumber><exponent>1e-07</exponent>"
+            + "<when>2026-01-02T03:04:05.25Z</when><stamp>2026-01-02T08:34:05+05:30</stamp>"
+            + "<day>2026-02-28-05:00</day><time>23:59:58.12Z</time><bytes>AP88Jj4=</bytes>"
+            + "<link>https://example.com/a?b=c&amp;d=e</link></s>")
+        #expect(try XMLTreeDecoder().decode(Scalars.self, from: try encoder.encode(value, as: XMLQualifiedName("s"))) == value)
+        // Hex, both ways.
+        let hex = XMLTreeEncoder(dataEncodingStrategy: .hex)
+        #expect(try encodedMarkup(Data([0x00, 0xAB, 0xFF]), as: XMLQualifiedName("h"), encoder: hex) == "<h>00ABFF</h>")
+        var hexDecoder = XMLTreeDecoder()
+        hexDecoder.dataDecodingStrategy = .hex
+        #expect(try hexDecoder.decode(Data.self, from: try XMLTree(string: "<h> 00abFF </h>").root) == Data([0x00, 0xAB, 0xFF]))
+    }
+
+    @Test func theDateTimeTypesKeepTheirOffsetsAndRefuseBadText() throws {
+        let stamp = try #require(XMLDateTime(lexicalForm: "2026-11-26T01:02:03.5-07:30"))
+        #expect(stamp.utcOffset == -450)
+        #expect(stamp.lexicalForm == "2026-11-26T01:02:03.5-07:30")
+        // Checked against Foundation's own parser.
+        let reference = try Date("2026-11-26T08:32:03.500Z", strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        #expect(stamp.date == reference)
+        #expect(XMLDateTime(lexicalForm: "2026-11-26T01:02:03")?.utcOffset == nil)
+        for bad in ["2026-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T00:00:00+15:00", "26-01-01T00:00:00Z", "2026-01-01T00:00:00.Z", "2026-01-01"] {
+            #expect(XMLDateTime(lexicalForm: bad) == nil, "\(bad)")
+        }
+        #expect(XMLDate(lexicalForm: "2024-02-29") == XMLDate(year: 2024, month: 2, day: 29))
+        #expect(XMLDate(lexicalForm: "2023-02-29") == nil)
+        #expect(XMLTime(lexicalForm: "12:00:00+01:00") == XMLTime(hour: 12, minute: 0, second: 0, utcOffset: 60))
+        #expect(throws: EncodingError.self) { try XMLTreeEncoder().encode(XMLDate(year: 0, month: 1, day: 1), as: XMLQualifiedName("d")) }
+    }
+
+    @Test func badNamesAndCharactersAreTypedErrorsThatNameThePath() throws {
+        struct Wrapper: Encodable { let inner: [String: String] }
+        do {
+            _ = try encoder.encode(Wrapper(inner: ["1bad": "x"]), as: XMLQualifiedName("w"))
+            Issue.record("an invalid name was written")
+        } catch let EncodingError.invalidValue(_, context) {
+            #expect(context.codingPath.map(\.stringValue) == ["inner", "1bad"])
+            #expect(!context.debugDescription.isEmpty)
+        }
+        do {
+            _ = try encoder.encode(Line(sku: "secret\u{0}", quantity: 1), as: XMLQualifiedName("line"))
+            Issue.record("a NUL was written")
+        } catch let EncodingError.invalidValue(_, context) {
+            #expect(context.codingPath.map(\.stringValue) == ["sku"])
+            #expect(!context.debugDescription.contains("secret"))
+        }
+        #expect(throws: EncodingError.self) { try encoder.encode(Line(sku: "a", quantity: 1), as: XMLQualifiedName("a:b")) }
+        // A record where the schema says an attribute goes.
+        struct Misplaced: Encodable, XMLSchemaType {
+            let line: Line
+            static let xmlSchema = XMLTypeSchema(fields: ["line": .attribute])
+        }
+        do {
+            _ = try encoder.encode(Misplaced(line: Line(sku: "a", quantity: 1)), as: XMLQualifiedName("m"))
+            Issue.record("a record was written as an attribute")
+        } catch let EncodingError.invalidValue(_, context) {
+            #expect(context.codingPath.map(\.stringValue) == ["line"])
+        }
+        #expect(throws: EncodingError.self) { try encoder.encode(Decimal.nan, as: XMLQualifiedName("d")) }
+    }
+
+    @Test func quotesAndApostrophesAreEscapedInAttributes() throws {
+        struct Tagged: Codable, Equatable, XMLSchemaType {
+            let label: String
+            let body: String
+            static let xmlSchema = XMLTypeSchema(fields: ["label": .attribute])
+        }
+        let value = Tagged(label: "a\"b'c\n\t<&>", body: "\r\n'\"")
+        let data = try encoder.encode(value, as: XMLQualifiedName("t"))
+        #expect(try XMLTreeDecoder().decode(Tagged.self, from: data) == value)
+    }
+}
