@@ -37,6 +37,13 @@ import FoundationNetworking
 ///   short is not detected there.
 /// - **Framing**: conflicting `Content-Length` header fields fail with
 ///   ``ResourceError/transport(_:underlying:)`` and `URLError.Code.badServerResponse`.
+/// - **One send**: a request that is not idempotent (a method other than `GET`, `HEAD`,
+///   `OPTIONS`, `TRACE`, `PUT` and `DELETE`, without an `Idempotency-Key` or
+///   `X-Idempotency-Key` field) reaches the server at most once. On Linux, where libcurl re-sends a request whose reused connection the server
+///   closes unanswered, such a request goes out on a session of its own, on a connection no
+///   request used before, with `Connection: close`.
+/// - **Cancellation** is safe at any moment: on Linux the transport's session keeps no
+///   `urlCache`, since FoundationNetworking cannot cancel a task while it looks it up in one.
 /// - **One outcome**: the completion handler is called exactly once per request.
 ///
 /// ``ResourceService`` enforces the ``TransferOptions/deadline`` around it.
