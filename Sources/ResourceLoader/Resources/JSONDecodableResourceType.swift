@@ -94,11 +94,12 @@ extension JSONDecodableResourceType {
         let decoder = jsonDecoder
         let root: Root
         do {
-            try JSONDuplicateKeyScanner.check(data, options: jsonParsingOptions, checksDuplicateKeys: !decoder.allowsJSON5)
             if ServiceError.self == Never.self {
-                root = try decoder.decode(Root.self, from: data)
+                root = try JSONValueDecoder.decode(Root.self, from: data, using: decoder, options: jsonParsingOptions)
             } else {
-                switch try decoder.decode(ServiceErrorOrRoot<ServiceError, Root>.self, from: data) {
+                let decoded = try JSONValueDecoder.decode(
+                    ServiceErrorOrRoot<ServiceError, Root>.self, from: data, using: decoder, options: jsonParsingOptions)
+                switch decoded {
                 case .serviceError(let error): throw ResourceError.serviceLevel(error)
                 case .root(let decoded): root = decoded
                 }

@@ -64,8 +64,14 @@ extension JSONResourceType {
         guard !data.isEmpty else { throw ResourceError.emptyResponse(statusCode: nil) }
         let object: Any
         do {
-            try JSONDuplicateKeyScanner.check(data, options: jsonParsingOptions, checksDuplicateKeys: true)
-            object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            let tree = try JSONParser.parse(data, options: jsonParsingOptions)
+            guard tree[0].kind == .object || tree[0].kind == .array else {
+                throw ResourceError.parsing(
+                    .init(context: "reading JSON: the top level is neither an object nor an array"))
+            }
+            object = try JSONObjectBuilder.object(from: tree)
+        } catch let error as ResourceError {
+            throw error
         } catch {
             throw ResourceError.parsing(.init(context: "reading JSON", underlying: error))
         }
