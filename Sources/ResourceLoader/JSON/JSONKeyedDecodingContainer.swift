@@ -2,16 +2,17 @@ import Foundation
 
 /// The members of an object in a ``JSONTree``, for a `Decodable` type's `init(from:)`.
 ///
-/// The container's coding path is the decoder's first `base` keys and then `extra` (the keys of
-/// nested containers, which the decoder's stack does not hold); see ``JSONValueDecoder``.
+/// The container's coding path is the decoder's first `base` keys and then the decoder's
+/// ``JSONValueDecoder/extras``[`extra`] (the keys of nested containers, which the decoder's stack
+/// does not hold); see ``JSONValueDecoder``.
 struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: JSONValueDecoder
     /// The object's node.
     let object: Int
     let base: Int
-    let extra: [any CodingKey]
+    let extra: Int
 
-    var codingPath: [any CodingKey] { Array(decoder.path.prefix(base)) + extra }
+    var codingPath: [any CodingKey] { Array(decoder.path.prefix(base)) + decoder.extras[extra] }
 
     var allKeys: [Key] {
         decoder.members(of: object, path: codingPath).compactMap { Key(stringValue: $0.key) }
@@ -147,7 +148,7 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
             throw decoder.mismatch([String: Any].self, at: index, path: path(key), container: "keyed decoding container")
         }
         return KeyedDecodingContainer(
-            JSONKeyedDecodingContainer<NestedKey>(decoder: decoder, object: index, base: base, extra: extra + [key]))
+            JSONKeyedDecodingContainer<NestedKey>(decoder: decoder, object: index, base: base, extra: decoder.extraNumber(decoder.extras[extra] + [key])))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
@@ -155,7 +156,7 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
         guard decoder.tree[index].kind == .array else {
             throw decoder.mismatch([Any].self, at: index, path: path(key), container: "unkeyed decoding container")
         }
-        return JSONUnkeyedDecodingContainer(decoder: decoder, array: index, base: base, extra: extra + [key])
+        return JSONUnkeyedDecodingContainer(decoder: decoder, array: index, base: base, extra: decoder.extraNumber(decoder.extras[extra] + [key]))
     }
 
     func superDecoder() throws -> any Decoder {

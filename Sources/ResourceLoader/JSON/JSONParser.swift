@@ -227,7 +227,7 @@ enum JSONParser {
                     nodes[top.node].end = UInt32(truncatingIfNeeded: nodeCount)
                     if top.isObject {
                         if top.hasKeySet { keySets[top.keysStart] = nil }
-                        keys.removeSubrange(top.keysStart...)
+                        keys.removeLast(keys.count - top.keysStart)
                     }
                     depth &-= 1
                     if depth > 0 { top = frames.removeLast() }

@@ -2,19 +2,19 @@ import Foundation
 
 /// The elements of an array in a ``JSONTree``, for a `Decodable` type's `init(from:)`.
 ///
-/// The container's coding path is the decoder's first `base` keys and then `extra`; see
-/// ``JSONKeyedDecodingContainer``.
+/// The container's coding path is the decoder's first `base` keys and then the decoder's
+/// ``JSONValueDecoder/extras``[`extra`]; see ``JSONKeyedDecodingContainer``.
 struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     let decoder: JSONValueDecoder
     let base: Int
-    let extra: [any CodingKey]
+    let extra: Int
     /// The number of elements.
     private let elementCount: Int
     private(set) var currentIndex = 0
     /// The node of the element at ``currentIndex``.
     private var next: Int
 
-    init(decoder: JSONValueDecoder, array: Int, base: Int, extra: [any CodingKey]) {
+    init(decoder: JSONValueDecoder, array: Int, base: Int, extra: Int) {
         self.decoder = decoder
         self.base = base
         self.extra = extra
@@ -22,7 +22,7 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         next = array + 1
     }
 
-    var codingPath: [any CodingKey] { Array(decoder.path.prefix(base)) + extra }
+    var codingPath: [any CodingKey] { Array(decoder.path.prefix(base)) + decoder.extras[extra] }
 
     var count: Int? { elementCount }
 
@@ -128,7 +128,7 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
             throw decoder.mismatch([String: Any].self, at: index, path: elementPath, container: "keyed decoding container")
         }
         let container = JSONKeyedDecodingContainer<NestedKey>(
-            decoder: decoder, object: index, base: base, extra: extra + [JSONKey(index: currentIndex)])
+            decoder: decoder, object: index, base: base, extra: decoder.extraNumber(decoder.extras[extra] + [JSONKey(index: currentIndex)]))
         advance(past: index)
         return KeyedDecodingContainer(container)
     }
@@ -139,7 +139,7 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
             throw decoder.mismatch([Any].self, at: index, path: elementPath, container: "unkeyed decoding container")
         }
         let container = JSONUnkeyedDecodingContainer(
-            decoder: decoder, array: index, base: base, extra: extra + [JSONKey(index: currentIndex)])
+            decoder: decoder, array: index, base: base, extra: decoder.extraNumber(decoder.extras[extra] + [JSONKey(index: currentIndex)]))
         advance(past: index)
         return container
     }

@@ -17,15 +17,22 @@ import Foundation
 final class JSONValueDecoder: Decoder {
     let tree: JSONTree
     let options: JSONDecodingOptions
+    // `@exclusivity(unchecked)`: the decoder is used by one decode on one thread, and no access
+    // to these overlaps another (checking them took a tenth of the decoding time).
+
     /// The index of the value being decoded.
-    var node: Int
+    @exclusivity(unchecked) var node: Int
     /// The coding path to ``node``.
-    var path: [any CodingKey]
+    @exclusivity(unchecked) var path: [any CodingKey]
+    /// The keys nested containers add to the decoder's path (``JSONKeyedDecodingContainer/extra``),
+    /// by the number containers hold; 0 is none. Kept here so that a container holds one
+    /// reference, not two.
+    @exclusivity(unchecked) private(set) var extras: [[any CodingKey]] = [[]]
     /// Whether keys are matched as written (no key strategy).
     let usesDefaultKeys: Bool
     /// Member tables of objects, by node index: key (converted by the key strategy) to the index
     /// of its value.
-    private var memberTables: [Int: [String: Int]] = [:]
+    @exclusivity(unchecked) private var memberTables: [Int: [String: Int]] = [:]
     /// The formatter for ISO 8601 dates that ``JSONValueDecoder/internetDateTime(_:)`` does not
     /// read itself.
     private lazy var iso8601Formatter = ISO8601DateFormatter()
@@ -52,38 +59,58 @@ final class JSONValueDecoder: Decoder {
             throw mismatch([String: Any].self, at: node, path: path, container: "keyed decoding container")
         }
         return KeyedDecodingContainer(
-            JSONKeyedDecodingContainer<Key>(decoder: self, object: node, base: path.count, extra: []))
+            JSONKeyedDecodingContainer<Key>(decoder: self, object: node, base: path.count, extra: 0))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard tree[node].kind == .array else {
             throw mismatch([Any].self, at: node, path: path, container: "unkeyed decoding container")
         }
-        return JSONUnkeyedDecodingContainer(decoder: self, array: node, base: path.count, extra: [])
+        return JSONUnkeyedDecodingContainer(decoder: self, array: node, base: path.count, extra: 0)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
 
     // MARK: Descending
 
-    /// Decodes a `T` from the value at `index`, reached from the decoder's path by `extra` keys
-    /// and then `key`.
-    @inline(__always)
-    func unbox<T: Decodable>(_ type: T.Type, at index: Int, extra: [any CodingKey], key: any CodingKey) throws -> T {
-        let savedNode = node
-        let savedDepth = path.count
-        if !extra.isEmpty { path.append(contentsOf: extra) }
-        path.append(key)
-        node = index
-        defer {
-            node = savedNode
-            path.removeSubrange(savedDepth...)
-        }
-        return try unbox(type)
+    /// The number for `keys` in ``extras``: 0 for none.
+    func extraNumber(_ keys: [any CodingKey]) -> Int {
+        guard !keys.isEmpty else { return 0 }
+        extras.append(keys)
+        return extras.count - 1
     }
 
-    /// Decodes a `T` from ``node``: `Date`, `Data`, `URL` and `Decimal` by the strategies, others
-    /// by their `init(from:)`.
+    /// Decodes a `T` from the value at `index`, reached from the decoder's path by the keys
+    /// ``extras``[`extra`] and then `key`. With `plain`, `T` is known to be none of the types
+    /// ``unbox(_:)`` treats apart, and its `init(from:)` is called directly.
+    @inline(__always)
+    func unbox<T: Decodable>(
+        _ type: T.Type, at index: Int, extra: Int, key: some CodingKey, plain: Bool = false
+    ) throws -> T {
+        let savedNode = node
+        node = index
+        defer { node = savedNode }
+        guard extra == 0 else {
+            let savedDepth = path.count
+            path.append(contentsOf: extras[extra])
+            path.append(key)
+            defer { path.removeSubrange(savedDepth...) }
+            return try plain ? T(from: self) : unbox(type)
+        }
+        path.append(key)
+        defer { path.removeLast() }
+        return try plain ? T(from: self) : unbox(type)
+    }
+
+    /// Whether ``unbox(_:)`` decodes `T` other than by its `init(from:)`.
+    static func isSpecial<T>(_ type: T.Type) -> Bool {
+        T.self == Date.self || T.self == Data.self || T.self == URL.self || T.self == Decimal.self
+            || T.self is any JSONDecodableArray.Type || T.self is any JSONStringKeyedDictionary.Type
+    }
+
+    /// Decodes a `T` from ``node``: `Date`, `Data`, `URL` and `Decimal` by the strategies, arrays
+    /// and (with a key strategy) dictionaries straight from the tree, others by their
+    /// `init(from:)`.
     func unbox<T: Decodable>(_ type: T.Type) throws -> T {
         if T.self == Date.self { return try date() as! T }
         if T.self == Data.self { return try data() as! T }
@@ -95,6 +122,10 @@ final class JSONValueDecoder: Decoder {
             return url as! T
         }
         if T.self == Decimal.self { return try decimal() as! T }
+        if let array = T.self as? any JSONDecodableArray.Type {
+            // Elements straight from the tree, without an unkeyed container in between.
+            return try array.decodeElements(self) as! T
+        }
         if !usesDefaultKeys, let dictionary = T.self as? any JSONStringKeyedDictionary.Type {
             // A dictionary's keys are its data, not coding keys: the key strategy leaves them as
             // they are, as it does in `JSONDecoder`.
@@ -425,8 +456,35 @@ extension Dictionary: JSONStringKeyedDictionary where Key == String, Value: Deco
         var index = object + 1
         for _ in 0..<count {
             let key = tree.string(tree[index])
-            result[key] = try decoder.unbox(Value.self, at: index + 1, extra: [], key: JSONKey(key))
+            result[key] = try decoder.unbox(Value.self, at: index + 1, extra: 0, key: JSONKey(key))
             index = Int(tree[index + 1].end)
+        }
+        return result
+    }
+}
+
+/// `[Element]`, decoded element by element straight from the tree.
+protocol JSONDecodableArray {
+    /// Decodes the array from the array at the decoder's ``JSONValueDecoder/node``.
+    static func decodeElements(_ decoder: JSONValueDecoder) throws -> Self
+}
+
+extension Array: JSONDecodableArray where Element: Decodable {
+    static func decodeElements(_ decoder: JSONValueDecoder) throws -> Self {
+        let array = decoder.node
+        let tree = decoder.tree
+        guard tree[array].kind == .array else {
+            throw decoder.mismatch([Any].self, at: array, path: decoder.path, container: "unkeyed decoding container")
+        }
+        let count = Int(tree[array].length)
+        var result: [Element] = []
+        result.reserveCapacity(count)
+        var index = array + 1
+        // Whether the elements are of a type `unbox` treats apart is asked once, not for each.
+        let plain = !JSONValueDecoder.isSpecial(Element.self)
+        for position in 0..<count {
+            result.append(try decoder.unbox(Element.self, at: index, extra: 0, key: JSONKey(index: position), plain: plain))
+            index = Int(tree[index].end)
         }
         return result
     }
