@@ -4,9 +4,8 @@ import Foundation
 /// ``JSONResourceType/modelFrom(jsonDictionary:)`` and ``JSONResourceType/modelFrom(jsonArray:)``.
 ///
 /// The types are those `JSONSerialization` produces on Linux: `[String: Any]`, `[Any]`, `String`,
-/// `NSNull`, `NSNumber` for `true` and `false` (a Boolean one) and for numbers: an integer that
-/// fits `Int64` (or else `UInt64`) holds that integer, an integer beyond both is an
-/// `NSDecimalNumber`, and any number written with a fraction or an exponent holds the nearest
+/// `NSNull`, `NSNumber` for `true` and `false` (a Boolean one) and for numbers, chosen by
+/// `JSONSerialization`'s rules (see `number(_:in:)`): `Int64`, `UInt64`, `NSDecimalNumber` or
 /// `Double`. A number beyond `Double`'s range (such as `1e400`) is refused with
 /// ``JSONParsingError/numberOutOfRange(offset:)``, as `JSONSerialization` refuses it.
 ///
@@ -90,11 +89,28 @@ enum JSONObjectBuilder {
         return result
     }
 
+    /// The `NSNumber` `JSONSerialization` makes of a number, by its rules: an integer of at most
+    /// 19 characters (with its minus sign) that fits `Int64`, or a non-negative one of at most 20
+    /// that fits `UInt64`, holds that integer; other numbers of more than 17 characters before a
+    /// lowercase `e` (sign and point included), whose exponent is within ±127 and whose value a
+    /// `Decimal` holds, are `NSDecimalNumber`s; the rest hold the nearest `Double`.
     private static func number(_ node: JSONTree.Node, in tree: JSONTree) throws(JSONParsingError) -> NSNumber {
+        let text = tree.buffer(of: node)
+        let negative = text[0] == UInt8(ascii: "-")
+        let exponentMarker = text.firstIndex(of: UInt8(ascii: "e"))
+        let digitCount = exponentMarker ?? text.count
         if node.isInteger {
-            if let value = tree.integer(node, as: Int64.self) { return NSNumber(value: value) }
-            if let value = tree.integer(node, as: UInt64.self) { return NSNumber(value: value) }
-            return NSDecimalNumber(string: tree.numberText(node), locale: Locale(identifier: "en_US_POSIX"))
+            if negative, digitCount <= 19, let value = tree.integer(node, as: Int64.self) { return NSNumber(value: value) }
+            if !negative, digitCount <= 20, let value = tree.integer(node, as: UInt64.self) { return NSNumber(value: value) }
+        }
+        if digitCount > 17 {
+            var exponent = 0
+            if let exponentMarker {
+                exponent = Int(String(decoding: UnsafeBufferPointer(rebasing: text[(exponentMarker + 1)...]), as: UTF8.self)) ?? 0
+            }
+            if exponent >= -128, exponent <= 127, let decimal = Decimal(string: tree.numberText(node)), decimal.isFinite {
+                return NSDecimalNumber(decimal: decimal)
+            }
         }
         guard let value = tree.double(node) else { throw .numberOutOfRange(offset: Int(node.start)) }
         return NSNumber(value: value)
