@@ -33,9 +33,6 @@ final class JSONValueDecoder: Decoder {
     /// Member tables of objects, by node index: key (converted by the key strategy) to the index
     /// of its value.
     @exclusivity(unchecked) private var memberTables: [Int: [String: Int]] = [:]
-    /// The formatter for ISO 8601 dates that ``JSONValueDecoder/internetDateTime(_:)`` does not
-    /// read itself.
-    private lazy var iso8601Formatter = ISO8601DateFormatter()
 
     init(tree: JSONTree, options: JSONDecodingOptions, node: Int, path: [any CodingKey]) {
         self.tree = tree
@@ -82,11 +79,18 @@ final class JSONValueDecoder: Decoder {
 
     /// Decodes a `T` from the value at `index`, reached from the decoder's path by the keys
     /// ``extras``[`extra`] and then `key`. With `plain`, `T` is known to be none of the types
-    /// ``unbox(_:)`` treats apart, and its `init(from:)` is called directly.
+    /// ``unbox(_:)`` treats apart, and its `init(from:)` is called directly. `isElement` says
+    /// that the value is an array's element.
     @inline(__always)
     func unbox<T: Decodable>(
-        _ type: T.Type, at index: Int, extra: Int, key: some CodingKey, plain: Bool = false
+        _ type: T.Type, at index: Int, extra: Int, key: some CodingKey, plain: Bool = false, isElement: Bool = false
     ) throws -> T {
+        if isElement, tree[index].kind == .null, Self.isPrimitive(T.self) {
+            // Through an unkeyed container's generic `decode`, `JSONDecoder` reports a `null`
+            // where a `Bool`, number or string should be as a type mismatch.
+            throw DecodingError.typeMismatch(T.self, .init(
+                codingPath: path + extras[extra] + [key], debugDescription: "Expected to decode \(T.self) but found null instead."))
+        }
         let savedNode = node
         node = index
         defer { node = savedNode }
@@ -100,6 +104,14 @@ final class JSONValueDecoder: Decoder {
         path.append(key)
         defer { path.removeLast() }
         return try plain ? T(from: self) : unbox(type)
+    }
+
+    /// Whether `T` is `Bool`, a string or a number type.
+    static func isPrimitive<T>(_ type: T.Type) -> Bool {
+        T.self == Bool.self || T.self == String.self || T.self == Double.self || T.self == Float.self
+            || T.self == Int.self || T.self == Int8.self || T.self == Int16.self || T.self == Int32.self
+            || T.self == Int64.self || T.self == UInt.self || T.self == UInt8.self || T.self == UInt16.self
+            || T.self == UInt32.self || T.self == UInt64.self
     }
 
     /// Whether ``unbox(_:)`` decodes `T` other than by its `init(from:)`.
@@ -295,7 +307,7 @@ extension JSONValueDecoder {
             return Date(timeIntervalSince1970: try decode(Double.self) / 1000)
         case .iso8601:
             let text = try decode(String.self)
-            guard let date = Self.internetDateTime(text) ?? iso8601Formatter.date(from: text) else {
+            guard let date = Self.internetDateTime(text) ?? (try? Date(text, strategy: .iso8601)) else {
                 throw DecodingError.dataCorrupted(.init(
                     codingPath: path, debugDescription: "Expected date string to be ISO8601-formatted."))
             }
@@ -345,7 +357,9 @@ extension JSONValueDecoder {
     }
 
     /// `yyyy-MM-ddTHH:mm:ssZ` or with a `±HH:mm` offset, the form `JSONDecoder`'s `.iso8601`
-    /// strategy reads most; `nil` for anything else, which is left to `ISO8601DateFormatter`.
+    /// strategy reads most, from 1583 (Foundation counts earlier dates in the Julian calendar);
+    /// `nil` for anything else, which is left to `Date.ISO8601FormatStyle`, as `JSONDecoder` reads
+    /// it.
     static func internetDateTime(_ text: String) -> Date? {
         var text = text
         return text.withUTF8 { bytes -> Date? in
@@ -363,7 +377,7 @@ extension JSONValueDecoder {
                 bytes[13] == UInt8(ascii: ":"), bytes[16] == UInt8(ascii: ":"),
                 let year = number(0, 4), let month = number(5, 2), let day = number(8, 2),
                 let hour = number(11, 2), let minute = number(14, 2), let second = number(17, 2),
-                year >= 1, (1...12).contains(month), hour < 24, minute < 60, second < 60
+                year >= 1583, (1...12).contains(month), hour < 24, minute < 60, second < 60
             else { return nil }
             let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
             let monthDays = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
@@ -483,7 +497,7 @@ extension Array: JSONDecodableArray where Element: Decodable {
         // Whether the elements are of a type `unbox` treats apart is asked once, not for each.
         let plain = !JSONValueDecoder.isSpecial(Element.self)
         for position in 0..<count {
-            result.append(try decoder.unbox(Element.self, at: index, extra: 0, key: JSONKey(index: position), plain: plain))
+            result.append(try decoder.unbox(Element.self, at: index, extra: 0, key: JSONKey(index: position), plain: plain, isElement: true))
             index = Int(tree[index].end)
         }
         return result
