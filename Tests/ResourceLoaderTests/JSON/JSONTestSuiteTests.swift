@@ -131,6 +131,17 @@ struct JSONTestSuiteTests {
         #expect(Mirror(reflecting: error).children.first?.label == expected, "\(name): \(error)")
     }
 
+    /// Against `JSONSerialization`, through the `json-diff` fuzzing harness's checks: where both
+    /// accept, the values are equal; where only `JSONSerialization` accepts, the difference is a
+    /// known one (repeated keys, lone surrogates, UTF-16 and UTF-32, trailing commas).
+    @Test func everyDocumentOfTheSuiteAgreesWithJSONSerializationOrDiffersAsKnown() throws {
+        guard let cases = try Self.cases() else { return }
+        for (name, data) in cases {
+            let problems = FuzzEntryPoints.checkJSONDiff(data)
+            #expect(problems.isEmpty, "\(name): \(problems)")
+        }
+    }
+
     @Test func noDocumentOfTheSuiteCrashesTheDecoderOrTheDictionaryBuilder() throws {
         guard let cases = try Self.cases() else { return }
         struct Anything: Decodable {
