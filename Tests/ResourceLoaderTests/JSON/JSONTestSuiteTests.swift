@@ -131,6 +131,48 @@ struct JSONTestSuiteTests {
         #expect(Mirror(reflecting: error).children.first?.label == expected, "\(name): \(error)")
     }
 
+    /// JSONTestSuite's `test_transform` cases: what each becomes, as documented in the
+    /// "Parsing JSON" article.
+    @Test func transformCasesBecomeWhatIsDocumented() throws {
+        guard Self.isPresent else { return }
+        let folder = Self.suiteDirectory.appendingPathComponent("test_transform", isDirectory: true)
+        func data(_ name: String) throws -> Data { try Data(contentsOf: folder.appendingPathComponent(name)) }
+        func decode<T: Decodable>(_ type: T.Type, _ name: String) throws -> T {
+            try JSONValueDecoder.decode(type, from: try data(name), using: JSONDecoder(), options: .decoding)
+        }
+        #expect(try decode([Int64].self, "number_-9223372036854775808.json") == [.min])
+        #expect(throws: DecodingError.self) { try decode([Int64].self, "number_-9223372036854775809.json") }
+        #expect(try decode([Double].self, "number_-9223372036854775809.json") == [-9_223_372_036_854_775_808])
+        #expect(try decode([Decimal].self, "number_-9223372036854775809.json") == [Decimal(string: "-9223372036854775809")!])
+        #expect(try decode([Int].self, "number_1.0.json") == [1])
+        #expect(try decode([Double].self, "number_1.000000000000000005.json") == [1])
+        #expect(throws: DecodingError.self) { try decode([Int].self, "number_1.000000000000000005.json") }
+        #expect(try decode([Decimal].self, "number_1.000000000000000005.json") == [Decimal(string: "1.000000000000000005")!])
+        #expect(try decode([Int].self, "number_1000000000000000.json") == [1_000_000_000_000_000])
+        #expect(try decode([UInt64].self, "number_10000000000000000999.json") == [10_000_000_000_000_000_999])
+        #expect(throws: DecodingError.self) { try decode([Int64].self, "number_10000000000000000999.json") }
+        #expect(try decode([Double].self, "number_1e-999.json") == [0])
+        #expect(try decode([Int].self, "number_1e6.json") == [1_000_000])
+        #expect(try decode([Int64].self, "number_9223372036854775807.json") == [.max])
+        #expect(throws: DecodingError.self) { try decode([Int64].self, "number_9223372036854775808.json") }
+        #expect(try decode([UInt64].self, "number_9223372036854775808.json") == [9_223_372_036_854_775_808])
+        #expect(try decode([String].self, "string_with_escaped_NULL.json") == ["A\u{0}B"])
+        for name in ["object_key_nfc_nfd.json", "object_key_nfd_nfc.json", "object_same_key_different_values.json",
+                     "object_same_key_same_value.json", "object_same_key_unclear_values.json"] {
+            guard case .failure(.duplicateKey) = Self.parse(try data(name)) else {
+                Issue.record("\(name) is not refused as a repeated key")
+                continue
+            }
+        }
+        for name in ["string_1_escaped_invalid_codepoint.json", "string_2_escaped_invalid_codepoints.json",
+                     "string_3_escaped_invalid_codepoints.json"] {
+            #expect(Self.parse(try data(name)).failure == .loneSurrogate(offset: 2), "\(name)")
+        }
+        for name in ["string_1_invalid_codepoint.json", "string_2_invalid_codepoints.json", "string_3_invalid_codepoints.json"] {
+            #expect(Self.parse(try data(name)).failure == .invalidUTF8(offset: 2), "\(name)")
+        }
+    }
+
     /// Against `JSONSerialization`, through the `json-diff` fuzzing harness's checks: where both
     /// accept, the values are equal; where only `JSONSerialization` accepts, the difference is a
     /// known one (repeated keys, lone surrogates, UTF-16 and UTF-32, trailing commas).
