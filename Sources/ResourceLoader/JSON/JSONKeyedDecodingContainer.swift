@@ -3,7 +3,7 @@ import Foundation
 /// The members of an object in a ``JSONTree``, for a `Decodable` type's `init(from:)`.
 ///
 /// The container's coding path is the decoder's first `base` keys and then the decoder's
-/// ``JSONValueDecoder/extras``[`extra`] (the keys of nested containers, which the decoder's stack
+/// ``JSONValueDecoder/extraKeys(_:)`` (the keys of nested containers, which the decoder's stack
 /// does not hold); see ``JSONValueDecoder``.
 struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: JSONValueDecoder
@@ -12,7 +12,7 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     let base: Int
     let extra: Int
 
-    var codingPath: [any CodingKey] { Array(decoder.path.prefix(base)) + decoder.extras[extra] }
+    var codingPath: [any CodingKey] { Array(decoder.path.prefix(base)) + decoder.extraKeys(extra) }
 
     var allKeys: [Key] {
         decoder.members(of: object, path: codingPath).compactMap { Key(stringValue: $0.key) }
@@ -148,7 +148,7 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
             throw decoder.mismatch([String: Any].self, at: index, path: path(key), container: "keyed decoding container")
         }
         return KeyedDecodingContainer(
-            JSONKeyedDecodingContainer<NestedKey>(decoder: decoder, object: index, base: base, extra: decoder.extraNumber(decoder.extras[extra] + [key])))
+            JSONKeyedDecodingContainer<NestedKey>(decoder: decoder, object: index, base: base, extra: decoder.extraNumber(decoder.extraKeys(extra) + [key])))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
@@ -156,7 +156,7 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
         guard decoder.tree[index].kind == .array else {
             throw decoder.mismatch([Any].self, at: index, path: path(key), container: "unkeyed decoding container")
         }
-        return JSONUnkeyedDecodingContainer(decoder: decoder, array: index, base: base, extra: decoder.extraNumber(decoder.extras[extra] + [key]))
+        return JSONUnkeyedDecodingContainer(decoder: decoder, array: index, base: base, extra: decoder.extraNumber(decoder.extraKeys(extra) + [key]))
     }
 
     func superDecoder() throws -> any Decoder {

@@ -3,7 +3,7 @@ import Foundation
 /// The elements of an array in a ``JSONTree``, for a `Decodable` type's `init(from:)`.
 ///
 /// The container's coding path is the decoder's first `base` keys and then the decoder's
-/// ``JSONValueDecoder/extras``[`extra`]; see ``JSONKeyedDecodingContainer``.
+/// ``JSONValueDecoder/extraKeys(_:)``; see ``JSONKeyedDecodingContainer``.
 struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     let decoder: JSONValueDecoder
     let base: Int
@@ -22,7 +22,7 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         next = array + 1
     }
 
-    var codingPath: [any CodingKey] { Array(decoder.path.prefix(base)) + decoder.extras[extra] }
+    var codingPath: [any CodingKey] { Array(decoder.path.prefix(base)) + decoder.extraKeys(extra) }
 
     var count: Int? { elementCount }
 
@@ -134,7 +134,7 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
             throw decoder.mismatch([String: Any].self, at: index, path: elementPath, container: "keyed decoding container")
         }
         let container = JSONKeyedDecodingContainer<NestedKey>(
-            decoder: decoder, object: index, base: base, extra: decoder.extraNumber(decoder.extras[extra] + [JSONKey(index: currentIndex)]))
+            decoder: decoder, object: index, base: base, extra: decoder.extraNumber(decoder.extraKeys(extra) + [JSONKey(index: currentIndex)]))
         advance(past: index)
         return KeyedDecodingContainer(container)
     }
@@ -145,7 +145,7 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
             throw decoder.mismatch([Any].self, at: index, path: elementPath, container: "unkeyed decoding container")
         }
         let container = JSONUnkeyedDecodingContainer(
-            decoder: decoder, array: index, base: base, extra: decoder.extraNumber(decoder.extras[extra] + [JSONKey(index: currentIndex)]))
+            decoder: decoder, array: index, base: base, extra: decoder.extraNumber(decoder.extraKeys(extra) + [JSONKey(index: currentIndex)]))
         advance(past: index)
         return container
     }

@@ -25,9 +25,9 @@ final class JSONValueDecoder: Decoder {
     /// The coding path to ``node``.
     @exclusivity(unchecked) var path: [any CodingKey]
     /// The keys nested containers add to the decoder's path (``JSONKeyedDecodingContainer/extra``),
-    /// by the number containers hold; 0 is none. Kept here so that a container holds one
-    /// reference, not two.
-    @exclusivity(unchecked) private(set) var extras: [[any CodingKey]] = [[]]
+    /// the list numbered `n` at `n - 1` (0 is none, and needs no storage). Kept here so that a
+    /// container holds one reference, not two.
+    @exclusivity(unchecked) private var extras: [[any CodingKey]] = []
     /// Whether keys are matched as written (no key strategy).
     let usesDefaultKeys: Bool
     /// Member tables of objects, by node index: key (converted by the key strategy) to the index
@@ -74,11 +74,17 @@ final class JSONValueDecoder: Decoder {
     func extraNumber(_ keys: [any CodingKey]) -> Int {
         guard !keys.isEmpty else { return 0 }
         extras.append(keys)
-        return extras.count - 1
+        return extras.count
+    }
+
+    /// The keys numbered `number` by ``extraNumber(_:)``.
+    @inline(__always)
+    func extraKeys(_ number: Int) -> [any CodingKey] {
+        number == 0 ? [] : extras[number - 1]
     }
 
     /// Decodes a `T` from the value at `index`, reached from the decoder's path by the keys
-    /// ``extras``[`extra`] and then `key`. With `plain`, `T` is known to be none of the types
+    /// ``extraKeys(_:)`` of `extra` and then `key`. With `plain`, `T` is known to be none of the types
     /// ``unbox(_:)`` treats apart, and its `init(from:)` is called directly. `isElement` says
     /// that the value is an array's element.
     @inline(__always)
@@ -89,14 +95,14 @@ final class JSONValueDecoder: Decoder {
             // Through an unkeyed container's generic `decode`, `JSONDecoder` reports a `null`
             // where a `Bool`, number or string should be as a type mismatch.
             throw DecodingError.typeMismatch(T.self, .init(
-                codingPath: path + extras[extra] + [key], debugDescription: "Expected to decode \(T.self) but found null instead."))
+                codingPath: path + extraKeys(extra) + [key], debugDescription: "Expected to decode \(T.self) but found null instead."))
         }
         let savedNode = node
         node = index
         defer { node = savedNode }
         guard extra == 0 else {
             let savedDepth = path.count
-            path.append(contentsOf: extras[extra])
+            path.append(contentsOf: extraKeys(extra))
             path.append(key)
             defer { path.removeSubrange(savedDepth...) }
             return try plain ? T(from: self) : unbox(type)
