@@ -195,3 +195,53 @@ enum ListingContender: String, CaseIterable {
         }
     }
 }
+
+// MARK: - The physical anchors
+
+/// A model that reads nothing: decoding it costs the parse into ResourceLoader's tree, and the
+/// set-up of a decoder, and nothing more.
+struct Unread: Decodable, Sendable {
+    init(from decoder: any Decoder) throws {}
+}
+
+/// The Cities document parsed into ResourceLoader's tree (``Unread``).
+struct CitiesTree: JSONDecodableResourceType {
+    typealias Model = Unread
+}
+
+/// RapidJSON's and simdjson's throughput on the Cities document, from the C++ harness in
+/// `Benchmarks/cpp/json-anchors.cpp`, built with `g++` when Debian's `rapidjson-dev` and
+/// `libsimdjson-dev` are installed; `nil` (with a log line) when they are not.
+func anchorThroughput(count: Int, seconds: Double) -> (bytes: Int, rapidjson: Double, simdjson: Double)? {
+    let source = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("cpp/json-anchors.cpp")
+    let headers = ["/usr/include/rapidjson/document.h", "/usr/include/simdjson.h"]
+    guard headers.allSatisfy(FileManager.default.fileExists(atPath:)) else {
+        log("json: SKIPPING the C++ anchors: apt-get install -y rapidjson-dev libsimdjson-dev")
+        return nil
+    }
+    let binary = FileManager.default.temporaryDirectory.appendingPathComponent("resourceloader-json-anchors").path
+    do {
+        let compile = Process()
+        compile.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        compile.arguments = ["g++", "-O2", "-std=c++17", source.path, "-lsimdjson", "-o", binary]
+        try compile.run()
+        compile.waitUntilExit()
+        guard compile.terminationStatus == 0 else { throw HarnessError("g++ failed") }
+        let run = Process()
+        run.executableURL = URL(fileURLWithPath: binary)
+        run.arguments = [String(count), String(seconds)]
+        let output = Pipe()
+        run.standardOutput = output
+        try run.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        run.waitUntilExit()
+        struct Report: Decodable { let bytes: Int; let rapidjson: Double; let simdjson: Double }
+        let report = try JSONDecoder().decode(Report.self, from: data)
+        return (report.bytes, report.rapidjson, report.simdjson)
+    } catch {
+        log("json: the C++ anchors failed: \(error)")
+        return nil
+    }
+}

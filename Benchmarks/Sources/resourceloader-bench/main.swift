@@ -326,6 +326,32 @@ func runJSON(_ recorder: Recorder, quick: Bool) throws {
         }
     }
     try runListing(recorder, quick: quick)
+    try runAnchors(recorder, quick: quick, count: count)
+}
+
+/// Our parse into a tree (a model that reads nothing) against RapidJSON's DOM, with simdjson's
+/// on-demand parse as the ceiling, on the Cities document. The C++ figures are MB/s of a separate
+/// process run right after ours, on the same machine.
+func runAnchors(_ recorder: Recorder, quick: Bool, count: Int) throws {
+    let data = citiesDocument(count: count)
+    let timings = try interleave([Contender(name: "tree") { _ = try CitiesTree().result(from: data).get(); return 1 }],
+                                 rounds: quick ? 3 : 21, sampleSeconds: quick ? 0.1 : 0.3)
+    let ours = Double(data.count) / megabyte / timings["tree"]!.secondsPerIteration
+    let scenario = "\(count) cities (\(data.count) bytes), parse into a tree"
+    recorder.measurements.append(Measurement(
+        group: "json", scenario: scenario, contender: "ResourceLoader JSONParser (tree, via a model that reads nothing)",
+        secondsPerIteration: timings["tree"]!.secondsPerIteration, megabytesPerSecond: ours))
+    guard let anchors = anchorThroughput(count: count, seconds: quick ? 1 : 5), anchors.bytes == data.count else {
+        recorder.targets.append(TargetResult(name: "json.tree_vs_rapidjson", ratio: nil, target: 0.5, comparison: ">=", pass: false,
+                                             detail: "skipped: the C++ anchors are not available (rapidjson-dev, libsimdjson-dev, g++)"))
+        return
+    }
+    for (name, mbps) in [("RapidJSON 1.1 DOM into std::strings (C++)", anchors.rapidjson), ("simdjson on-demand into std::strings (C++, the ceiling)", anchors.simdjson)] {
+        recorder.measurements.append(Measurement(group: "json", scenario: "\(count) cities (\(data.count) bytes)", contender: name,
+                                                 megabytesPerSecond: mbps))
+    }
+    recorder.target("json.tree_vs_rapidjson", ratio: ours / anchors.rapidjson, atLeast: 0.5,
+                    detail: String(format: "our parse into a tree %.0f MB/s vs RapidJSON DOM %.0f MB/s (simdjson %.0f MB/s), medians of separate runs", ours, anchors.rapidjson, anchors.simdjson))
 }
 
 /// The nested API response (about 10 MB) and one small object (about 500 bytes), ours against
