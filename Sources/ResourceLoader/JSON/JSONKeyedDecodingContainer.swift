@@ -12,7 +12,7 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     let base: Int
     let extra: Int
 
-    var codingPath: [any CodingKey] { Array(decoder.path.prefix(base)) + decoder.extraKeys(extra) }
+    var codingPath: [any CodingKey] { decoder.path(prefix: base) + decoder.extraKeys(extra) }
 
     var allKeys: [Key] {
         decoder.members(of: object, path: codingPath).compactMap { Key(stringValue: $0.key) }

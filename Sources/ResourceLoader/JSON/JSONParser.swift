@@ -93,9 +93,9 @@ enum JSONParser {
         private(set) var nodeCount = 0
         private var nodeCapacity: Int
         /// The containers around the innermost open one, outermost first.
-        private var frames: [Frame] = []
+        private var frames = Stack<Frame>()
         /// The key nodes of every open object, innermost last.
-        private var keys: [Int] = []
+        private var keys = Stack<Int>()
         /// The keys of large objects, by ``Frame/keysStart``.
         private var keySets: [Int: Set<String>] = [:]
 
@@ -118,6 +118,8 @@ enum JSONParser {
         /// Frees the parser's working memory, and its nodes unless a tree keeps them.
         func deallocate(keepingNodes: Bool) {
             if !keepingNodes { free(nodes) }
+            frames.deallocate()
+            keys.deallocate()
         }
 
         @inline(__always)
@@ -476,7 +478,7 @@ enum JSONParser {
                     for index in start..<keys.count where equal(nodes[keys[index]], key) { return true }
                     return false
                 }
-                keySets[start] = Set(keys[start...].map { string(nodes[$0]) })
+                keySets[start] = Set((start..<keys.count).map { string(nodes[keys[$0]]) })
                 object.hasKeySet = true
             }
             return !keySets[start, default: []].insert(string(nodes[node])).inserted
@@ -500,7 +502,7 @@ enum JSONParser {
         /// the innermost object, each key cut to 64 characters.
         private func path(to node: Int, in innermost: Frame) -> String {
             var text = ""
-            let open = frames + [innermost]
+            let open = (0..<frames.count).map { frames[$0] } + [innermost]
             for (index, frame) in open.enumerated().dropLast() {
                 if !frame.isObject {
                     text += "[\(frame.count - 1)]"
@@ -514,6 +516,54 @@ enum JSONParser {
 
         private func shortened(_ key: String) -> String {
             key.count <= 64 ? key : key.prefix(64) + "…"
+        }
+    }
+
+    /// A stack of plain values in memory of its own, freed by ``deallocate()``: pushing and
+    /// popping cost no reference counting or uniqueness checks, as an array's would.
+    fileprivate struct Stack<Element> {
+        private var elements: UnsafeMutablePointer<Element>
+        private var capacity = 16
+        private(set) var count = 0
+
+        init() {
+            elements = .allocate(capacity: capacity)
+        }
+
+        func deallocate() {
+            elements.deallocate()
+        }
+
+        subscript(index: Int) -> Element {
+            precondition(index >= 0 && index < count, "JSONParser.Stack: index out of range")
+            return elements[index]
+        }
+
+        @inline(__always)
+        mutating func append(_ element: Element) {
+            if count == capacity {
+                let larger = UnsafeMutablePointer<Element>.allocate(capacity: capacity * 2)
+                larger.moveInitialize(from: elements, count: count)
+                elements.deallocate()
+                elements = larger
+                capacity *= 2
+            }
+            (elements + count).initialize(to: element)
+            count += 1
+        }
+
+        @inline(__always)
+        mutating func removeLast() -> Element {
+            precondition(count > 0, "JSONParser.Stack: empty")
+            count -= 1
+            return (elements + count).move()
+        }
+
+        @inline(__always)
+        mutating func removeLast(_ k: Int) {
+            precondition(k >= 0 && k <= count, "JSONParser.Stack: removing too many")
+            (elements + count - k).deinitialize(count: k)
+            count -= k
         }
     }
 }

@@ -22,7 +22,7 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         next = array + 1
     }
 
-    var codingPath: [any CodingKey] { Array(decoder.path.prefix(base)) + decoder.extraKeys(extra) }
+    var codingPath: [any CodingKey] { decoder.path(prefix: base) + decoder.extraKeys(extra) }
 
     var count: Int? { elementCount }
 
@@ -114,7 +114,7 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
         let index = try current(type)
-        let value = try decoder.unbox(type, at: index, extra: extra, key: JSONKey(index: currentIndex), isElement: true)
+        let value = try decoder.unbox(type, at: index, extra: extra, element: currentIndex)
         advance(past: index)
         return value
     }

@@ -22,8 +22,11 @@ final class JSONValueDecoder: Decoder {
 
     /// The index of the value being decoded.
     @exclusivity(unchecked) var node: Int
-    /// The coding path to ``node``.
-    @exclusivity(unchecked) var path: [any CodingKey]
+    /// The coding path to ``node``, as steps: an array index, or -1 for the next key of
+    /// ``pathKeys``. Elements, the most common step, then cost no existential.
+    @exclusivity(unchecked) private var pathSteps: [Int] = []
+    /// The keys of the coding path, in order.
+    @exclusivity(unchecked) private var pathKeys: [any CodingKey] = []
     /// The keys nested containers add to the decoder's path (``JSONKeyedDecodingContainer/extra``),
     /// the list numbered `n` at `n - 1` (0 is none, and needs no storage). Kept here so that a
     /// container holds one reference, not two.
@@ -38,7 +41,8 @@ final class JSONValueDecoder: Decoder {
         self.tree = tree
         self.options = options
         self.node = node
-        self.path = path
+        pathSteps = Array(repeating: -1, count: path.count)
+        pathKeys = path
         if case .useDefaultKeys = options.keyStrategy { usesDefaultKeys = true } else { usesDefaultKeys = false }
     }
 
@@ -49,6 +53,32 @@ final class JSONValueDecoder: Decoder {
 
     var codingPath: [any CodingKey] { path }
 
+    /// The coding path to ``node``.
+    var path: [any CodingKey] { path(prefix: pathSteps.count) }
+
+    /// The number of steps in the coding path.
+    var depth: Int { pathSteps.count }
+
+    /// The first `count` steps of the coding path.
+    func path(prefix count: Int) -> [any CodingKey] {
+        var keys = pathKeys.makeIterator()
+        return pathSteps.prefix(count).map { step in step >= 0 ? JSONKey(index: step) : keys.next()! }
+    }
+
+    @inline(__always)
+    private func push(_ key: some CodingKey) {
+        pathSteps.append(-1)
+        pathKeys.append(key)
+    }
+
+    /// Takes the coding path back to `count` steps.
+    @inline(__always)
+    private func pop(to count: Int) {
+        while pathSteps.count > count {
+            if pathSteps.removeLast() < 0 { pathKeys.removeLast() }
+        }
+    }
+
     var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
@@ -56,14 +86,14 @@ final class JSONValueDecoder: Decoder {
             throw mismatch([String: Any].self, at: node, path: path, container: "keyed decoding container")
         }
         return KeyedDecodingContainer(
-            JSONKeyedDecodingContainer<Key>(decoder: self, object: node, base: path.count, extra: 0))
+            JSONKeyedDecodingContainer<Key>(decoder: self, object: node, base: depth, extra: 0))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard tree[node].kind == .array else {
             throw mismatch([Any].self, at: node, path: path, container: "unkeyed decoding container")
         }
-        return JSONUnkeyedDecodingContainer(decoder: self, array: node, base: path.count, extra: 0)
+        return JSONUnkeyedDecodingContainer(decoder: self, array: node, base: depth, extra: 0)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
@@ -84,31 +114,42 @@ final class JSONValueDecoder: Decoder {
     }
 
     /// Decodes a `T` from the value at `index`, reached from the decoder's path by the keys
-    /// ``extraKeys(_:)`` of `extra` and then `key`. With `plain`, `T` is known to be none of the types
-    /// ``unbox(_:)`` treats apart, and its `init(from:)` is called directly. `isElement` says
-    /// that the value is an array's element.
+    /// ``extraKeys(_:)`` of `extra` and then `key`. With `plain`, `T` is known to be none of the
+    /// types ``unbox(_:)`` treats apart, and its `init(from:)` is called directly.
     @inline(__always)
-    func unbox<T: Decodable>(
-        _ type: T.Type, at index: Int, extra: Int, key: some CodingKey, plain: Bool = false, isElement: Bool = false
-    ) throws -> T {
-        if isElement, tree[index].kind == .null, Self.isPrimitive(T.self) {
+    func unbox<T: Decodable>(_ type: T.Type, at index: Int, extra: Int, key: some CodingKey, plain: Bool = false) throws -> T {
+        let savedNode = node
+        let savedDepth = pathSteps.count
+        if extra != 0 { for key in extraKeys(extra) { push(key) } }
+        push(key)
+        node = index
+        defer {
+            node = savedNode
+            pop(to: savedDepth)
+        }
+        return try plain ? T(from: self) : unbox(type)
+    }
+
+    /// Decodes a `T` from the array element at `index`, number `element` of its array, reached
+    /// from the decoder's path by the keys ``extraKeys(_:)`` of `extra`. With `plain`, as above.
+    @inline(__always)
+    func unbox<T: Decodable>(_ type: T.Type, at index: Int, extra: Int, element: Int, plain: Bool = false) throws -> T {
+        if tree[index].kind == .null, Self.isPrimitive(T.self) {
             // Through an unkeyed container's generic `decode`, `JSONDecoder` reports a `null`
             // where a `Bool`, number or string should be as a type mismatch.
             throw DecodingError.typeMismatch(T.self, .init(
-                codingPath: path + extraKeys(extra) + [key], debugDescription: "Expected to decode \(T.self) but found null instead."))
+                codingPath: path + extraKeys(extra) + [JSONKey(index: element)],
+                debugDescription: "Expected to decode \(T.self) but found null instead."))
         }
         let savedNode = node
+        let savedDepth = pathSteps.count
+        if extra != 0 { for key in extraKeys(extra) { push(key) } }
+        pathSteps.append(element)
         node = index
-        defer { node = savedNode }
-        guard extra == 0 else {
-            let savedDepth = path.count
-            path.append(contentsOf: extraKeys(extra))
-            path.append(key)
-            defer { path.removeSubrange(savedDepth...) }
-            return try plain ? T(from: self) : unbox(type)
+        defer {
+            node = savedNode
+            pop(to: savedDepth)
         }
-        path.append(key)
-        defer { path.removeLast() }
         return try plain ? T(from: self) : unbox(type)
     }
 
@@ -503,7 +544,7 @@ extension Array: JSONDecodableArray where Element: Decodable {
         // Whether the elements are of a type `unbox` treats apart is asked once, not for each.
         let plain = !JSONValueDecoder.isSpecial(Element.self)
         for position in 0..<count {
-            result.append(try decoder.unbox(Element.self, at: index, extra: 0, key: JSONKey(index: position), plain: plain, isElement: true))
+            result.append(try decoder.unbox(Element.self, at: index, extra: 0, element: position, plain: plain))
             index = Int(tree[index].end)
         }
         return result
