@@ -6,7 +6,7 @@
 #   Fuzz/run.sh build                 build every harness, run none
 #   Fuzz/run.sh replay [HARNESS]      run each committed corpus input once (default: all harnesses)
 #
-# HARNESS is one of: xml-tree, xml-decoder, soap, json, xml-diff.
+# HARNESS is one of: xml-tree, xml-decoder, soap, json, xml-diff, json-diff.
 #
 # Each harness is the library compiled once with -sanitize=fuzzer,address, linked with the one
 # entry point Fuzz/Sources/Fuzzer/main.swift and the checks shared with the tests
@@ -23,7 +23,7 @@ export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${FUZZ_DIR:-$root/.build-fuzz}
-harnesses=(xml-tree xml-decoder soap json xml-diff)
+harnesses=(xml-tree xml-decoder soap json xml-diff json-diff)
 
 check_harness() {
     if [[ " ${harnesses[*]} " != *" $1 "* ]]; then
@@ -35,7 +35,8 @@ check_harness() {
 # -package-name: the library uses `package` access (shared with its optional integrations).
 flags=(-parse-as-library -O -g -sanitize=fuzzer,address -swift-version 6 -package-name ResourceLoader)
 shared=("$root/Tests/ResourceLoaderTests/Reliability/FuzzEntryPoints.swift"
-    "$root/Tests/ResourceLoaderTests/Reliability/FuzzDifferential.swift")
+    "$root/Tests/ResourceLoaderTests/Reliability/FuzzDifferential.swift"
+    "$root/Tests/ResourceLoaderTests/Reliability/JSONDifferential.swift")
 # One entry point for every harness: the binary's file name picks the harness.
 main="$root/Fuzz/Sources/Fuzzer/main.swift"
 
@@ -59,7 +60,7 @@ build_harness() {
     mkdir -p "$out/bin"
     local binary="$out/bin/$name"
     if [[ -f $binary ]] && [[ $binary -nt $out/obj/ResourceLoader.o ]] && [[ $binary -nt $main ]] \
-        && [[ $binary -nt ${shared[0]} ]] && [[ $binary -nt ${shared[1]} ]]; then
+        && [[ $binary -nt ${shared[0]} ]] && [[ $binary -nt ${shared[1]} ]] && [[ $binary -nt ${shared[2]} ]]; then
         return
     fi
     echo "building $name" >&2

@@ -1,6 +1,12 @@
 import Foundation
 
-/// A resource whose model is decoded from JSON with `JSONDecoder`.
+/// A resource whose model is decoded from JSON as ``jsonDecoder`` would decode it.
+///
+/// The body is read by ResourceLoader's strict JSON parser and decoded straight from what it
+/// produced, with the key, date, data and non-conforming-float strategies and the `userInfo` of
+/// ``jsonDecoder`` (see <doc:ParsingJSON>): the same models and `DecodingError`s as
+/// `JSONDecoder`. A decoder that allows JSON5, assumes a top-level
+/// dictionary or is a subclass decodes the body itself, once the parser has checked it.
 ///
 /// When the JSON's top level is the model itself, conforming is one line:
 ///
@@ -34,16 +40,12 @@ import Foundation
 /// ```
 ///
 /// Decoding errors are reported as ``ResourceError/parsing(_:)`` and keep the `DecodingError`,
-/// so ``ResourceError/ParsingFailure/codingPath`` says where decoding stopped. A body in which an
-/// object has the same key twice also fails with ``ResourceError/parsing(_:)`` (unless the
-/// decoder allows JSON5), as it does for ``JSONResourceType``: parsers disagree about which value
-/// wins, so neither is trusted. Its underlying error is
-/// ``JSONParsingError/duplicateKey(path:offset:)``.
-///
-/// Before the decoder sees the body, its values and containers are counted against
-/// ``jsonParsingOptions``; a body with more fails with ``ResourceError/parsing(_:)`` whose
-/// underlying error is a ``JSONParsingError``, and nothing is decoded. This bounds the memory
-/// decoding takes (see ``JSONParsingOptions``).
+/// so ``ResourceError/ParsingFailure/codingPath`` says where decoding stopped. A body the parser
+/// refuses (invalid JSON, an object with the same key twice, a body past
+/// ``jsonParsingOptions``' limits) also fails with ``ResourceError/parsing(_:)``, whose underlying
+/// error is the ``JSONParsingError``, and nothing is decoded. Repeated keys are refused because
+/// parsers disagree about which value wins, so neither is trusted; with JSON5 allowed, which the
+/// parser does not read, only the limits are checked.
 public protocol JSONDecodableResourceType: DataResourceType {
     /// The type a successful fetch produces. Restated here so that Swift infers it from
     /// the type ``model(from:)-(Root)`` returns.
@@ -61,7 +63,8 @@ public protocol JSONDecodableResourceType: DataResourceType {
     /// properties that a real model never has, so that it cannot match one.
     associatedtype ServiceError: Error & Decodable = Never
 
-    /// The decoder used for the body. The default is a plain `JSONDecoder()`.
+    /// The decoder whose strategies and `userInfo` decode the body. The default is a plain
+    /// `JSONDecoder()`.
     var jsonDecoder: JSONDecoder { get }
 
     /// The limits a body must keep to be decoded. Default: ``JSONParsingOptions/decoding``
@@ -81,24 +84,24 @@ extension JSONDecodableResourceType {
     /// ``JSONParsingOptions/decoding``: 4,000,000 values, any of them objects or arrays.
     public var jsonParsingOptions: JSONParsingOptions { .decoding }
 
-    /// Decodes ``Root`` from `data` with ``jsonDecoder`` and maps it with ``model(from:)-(Root)``.
+    /// Decodes ``Root`` from `data` as ``jsonDecoder`` would and maps it with
+    /// ``model(from:)-(Root)``.
     ///
-    /// A body that decodes as ``ServiceError`` fails with ``ResourceError/serviceLevel(_:)``.
-    /// Before decoding, one pass over the bytes counts the body's values and containers against
-    /// ``jsonParsingOptions`` and (unless the decoder allows JSON5) looks for objects with the
-    /// same key twice; a body past a limit or with a repeated key fails with
-    /// ``ResourceError/parsing(_:)`` whose underlying error is the ``JSONParsingError``, and is
-    /// never decoded.
+    /// A body that decodes as ``ServiceError`` fails with ``ResourceError/serviceLevel(_:)``. A
+    /// body the parser refuses (past ``jsonParsingOptions``, with a repeated key, or not JSON)
+    /// fails with ``ResourceError/parsing(_:)`` whose underlying error is the
+    /// ``JSONParsingError``, and is never decoded.
     public func model(from data: Data) throws -> Model {
         guard !data.isEmpty else { throw ResourceError.emptyResponse(statusCode: nil) }
         let decoder = jsonDecoder
         let root: Root
         do {
-            try JSONDuplicateKeyScanner.check(data, options: jsonParsingOptions, checksDuplicateKeys: !decoder.allowsJSON5)
             if ServiceError.self == Never.self {
-                root = try decoder.decode(Root.self, from: data)
+                root = try JSONValueDecoder.decode(Root.self, from: data, using: decoder, options: jsonParsingOptions)
             } else {
-                switch try decoder.decode(ServiceErrorOrRoot<ServiceError, Root>.self, from: data) {
+                let decoded = try JSONValueDecoder.decode(
+                    ServiceErrorOrRoot<ServiceError, Root>.self, from: data, using: decoder, options: jsonParsingOptions)
+                switch decoded {
                 case .serviceError(let error): throw ResourceError.serviceLevel(error)
                 case .root(let decoded): root = decoded
                 }

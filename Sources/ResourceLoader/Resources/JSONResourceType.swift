@@ -4,7 +4,9 @@ import Foundation
 ///
 /// Implement whichever of ``modelFrom(jsonDictionary:)`` and ``modelFrom(jsonArray:)`` matches
 /// the top level of the JSON the service returns; the other keeps its default, which returns
-/// `nil`. The body is read with `JSONSerialization`.
+/// `nil`. The body is read by ResourceLoader's strict JSON parser (see <doc:ParsingJSON>) into
+/// the values `JSONSerialization` would produce: `[String: Any]`, `[Any]`, `String`, `NSNumber`
+/// and `NSNull`.
 ///
 /// ```swift
 /// struct Greeting: JSONResourceType {
@@ -16,13 +18,12 @@ import Foundation
 ///
 /// Invalid JSON, an object with the same key twice, a top-level shape the resource does not
 /// handle, or a `nil` model all fail with ``ResourceError/parsing(_:)``; an empty body fails with
-/// ``ResourceError/emptyResponse(statusCode:)``. Before `JSONSerialization` sees the body, its
-/// values and containers are counted against ``jsonParsingOptions``: a body with more fails with
+/// ``ResourceError/emptyResponse(statusCode:)``. The parser counts the body's values, containers
+/// and depth against ``jsonParsingOptions`` as it reads it: a body past a limit fails with
 /// ``ResourceError/parsing(_:)`` whose underlying error is a ``JSONParsingError``, and nothing of
-/// it is built. This bounds the memory parsing takes, which on Linux is about 3 KB per object
-/// (see ``JSONParsingOptions``). Numbers that do not fit a `Double` (such as
-/// `1e400`) are invalid JSON; integers beyond 64 bits arrive as `NSNumber`s that do not cast to
-/// `Int`.
+/// it is built. Numbers become `NSNumber`s as `JSONSerialization` makes them; one that does not
+/// fit a `Double` (such as `1e400`) is refused, and an integer beyond 64 bits arrives as an
+/// `NSDecimalNumber` that does not cast to `Int`.
 ///
 /// For `Decodable` models, ``JSONDecodableResourceType`` is usually simpler.
 public protocol JSONResourceType: DataResourceType {
@@ -52,20 +53,25 @@ extension JSONResourceType {
     /// Returns `nil`: this resource does not handle a top-level array.
     public func modelFrom(jsonArray: [Any]) -> Model? { nil }
 
-    /// Parses `data` with `JSONSerialization` and hands the top level to
-    /// ``modelFrom(jsonDictionary:)`` or ``modelFrom(jsonArray:)``.
+    /// Parses `data` and hands the top level to ``modelFrom(jsonDictionary:)`` or
+    /// ``modelFrom(jsonArray:)``.
     ///
-    /// Before that, one pass over the bytes counts the body's values and containers against
-    /// ``jsonParsingOptions`` and looks for objects with the same key twice. A body past a limit,
-    /// or with a repeated key (rather than silently keeping one of the values), fails with
-    /// ``ResourceError/parsing(_:)`` whose underlying error is the ``JSONParsingError``, and is
-    /// never parsed.
+    /// The parser enforces ``jsonParsingOptions`` and refuses objects with the same key twice
+    /// (rather than silently keeping one of the values) in its one pass over the bytes; a body it
+    /// refuses fails with ``ResourceError/parsing(_:)`` whose underlying error is the
+    /// ``JSONParsingError``, and nothing of it is built.
     public func model(from data: Data) throws -> Model {
         guard !data.isEmpty else { throw ResourceError.emptyResponse(statusCode: nil) }
         let object: Any
         do {
-            try JSONDuplicateKeyScanner.check(data, options: jsonParsingOptions, checksDuplicateKeys: true)
-            object = try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            let tree = try JSONParser.parse(data, options: jsonParsingOptions)
+            guard tree[0].kind == .object || tree[0].kind == .array else {
+                throw ResourceError.parsing(
+                    .init(context: "reading JSON: the top level is neither an object nor an array"))
+            }
+            object = try JSONObjectBuilder.object(from: tree)
+        } catch let error as ResourceError {
+            throw error
         } catch {
             throw ResourceError.parsing(.init(context: "reading JSON", underlying: error))
         }

@@ -28,6 +28,7 @@ enum FuzzEntryPoints {
         case soap = "soap"
         case json = "json"
         case xmlDiff = "xml-diff"
+        case jsonDiff = "json-diff"
     }
 
     /// Runs `harness`'s checks on `data`; returns the violations found.
@@ -38,6 +39,7 @@ enum FuzzEntryPoints {
         case .soap: checkSOAP(data)
         case .json: checkJSON(data)
         case .xmlDiff: checkXMLDiff(data)
+        case .jsonDiff: checkJSONDiff(data)
         }
     }
 
@@ -401,7 +403,7 @@ enum FuzzEntryPoints {
             if !(kind(error) == "parsing" || (data.isEmpty && kind(error) == "emptyResponse")) {
                 problems.append("JSONDecodableResourceType failed with .\(kind(error))")
             }
-            // The scan runs before the decoder: a repeated key or too many values is its error.
+            // The parser runs before the decoder: a refused body is its error.
             if case .parsing(let failure) = error, let underlying = failure.underlying,
                 !(underlying is DecodingError || underlying is JSONParsingError)
             {

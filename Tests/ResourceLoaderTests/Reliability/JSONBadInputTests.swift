@@ -70,11 +70,15 @@ struct JSONBadInputTests {
         #expect(try CitiesResource().result(from: Data(distinct.utf8)).get() == [City(name: "A")])
     }
 
-    /// Both parsers also read UTF-16 and a UTF-8 byte order mark; so does the scan.
-    @Test func aRepeatedKeyInUTF16OrAfterAByteOrderMarkIsFound() throws {
+    /// A UTF-8 byte order mark is skipped; UTF-16, which RFC 8259 does not allow between
+    /// systems, is refused on both paths before anything else is looked at.
+    @Test func aRepeatedKeyAfterAByteOrderMarkIsFoundAndUTF16IsRefused() throws {
         let json = #"{"cities":[{"name":"Lisbon"},{"name":"Oslo","name":"Rome"}]}"#
-        for encoding in [String.Encoding.utf16LittleEndian, .utf16BigEndian, .utf16] {
-            try expectRepeatedKey(in: try #require(json.data(using: encoding)), at: "cities[1].name")
+        for (encoding, name) in [(String.Encoding.utf16LittleEndian, "UTF-16LE"), (.utf16BigEndian, "UTF-16BE"), (.utf16, "UTF-16LE")] {
+            let body = try #require(json.data(using: encoding))
+            for error in [CitiesResource().result(from: body).failure, CityNamesResource().result(from: body).failure] {
+                #expect(error?.parsingUnderlying == .unsupportedEncoding(name))
+            }
         }
         try expectRepeatedKey(in: Data([0xEF, 0xBB, 0xBF]) + Data(json.utf8), at: "cities[1].name")
     }
