@@ -364,6 +364,9 @@ struct XMLSharedNames {
     /// The number of names kept.
     var count: Int { names.count }
 
+    /// The number of names the process's table keeps (for tests): ``capacity`` once it is full.
+    static var sharedCount: Int { shared.withLock { $0.count } }
+
     /// The name made of `bytes[range]` from this table (the process's table, for
     /// ``name(_:_:hash:)``; a table of their own, for tests), kept on first sight while there
     /// is room.
