@@ -15,13 +15,21 @@ struct CancelRaceTests {
 
     private static let body = #"{"cities":[{"name":"Lisbon"}]}"#
 
+    /// A server that answers every request at once with ``body``, a service over a new
+    /// transport of `transport`'s kind, and the resource to fetch from the server.
+    private static func serving(
+        through transport: Transport
+    ) throws -> (LoopbackHTTPServer, ResourceService<CitiesResource>, CitiesResource) {
+        let server = try LoopbackHTTPServer { _ in .json(body) }
+        let resource = CitiesResource(url: server.baseURL.appendingPathComponent("europe.json"))
+        return (server, ResourceService<CitiesResource>(session: transport.session), resource)
+    }
+
     @Test(arguments: Transport.allCases)
     func completionFetchesCancelledAtOnceEachEndOnce(transport: Transport) async throws {
         // GIVEN a server that answers at once, and a transport of each kind
-        let server = try LoopbackHTTPServer { _ in .json(Self.body) }
+        let (server, service, resource) = try Self.serving(through: transport)
         defer { server.stop() }
-        let service = ResourceService<CitiesResource>(session: transport.session)
-        let resource = CitiesResource(url: server.baseURL.appendingPathComponent("europe.json"))
         let count = 3_000
         let tally = OutcomeTally(count: count)
 
@@ -47,10 +55,8 @@ struct CancelRaceTests {
     @Test(arguments: Transport.allCases)
     func operationsCancelledAllAtOnceEachEndOnce(transport: Transport) async throws {
         // GIVEN rounds of eight operations on a queue, as the README's pattern adds them
-        let server = try LoopbackHTTPServer { _ in .json(Self.body) }
+        let (server, service, resource) = try Self.serving(through: transport)
         defer { server.stop() }
-        let service = ResourceService<CitiesResource>(session: transport.session)
-        let resource = CitiesResource(url: server.baseURL.appendingPathComponent("europe.json"))
         let rounds = 150
         let perRound = 8
         let tally = OutcomeTally(count: rounds * perRound)
@@ -81,10 +87,8 @@ struct CancelRaceTests {
     @Test(arguments: Transport.allCases)
     func asyncFetchesCancelledAtOnceEachEndOnce(transport: Transport) async throws {
         // GIVEN a server that answers at once
-        let server = try LoopbackHTTPServer { _ in .json(Self.body) }
+        let (server, service, resource) = try Self.serving(through: transport)
         defer { server.stop() }
-        let service = ResourceService<CitiesResource>(session: transport.session)
-        let resource = CitiesResource(url: server.baseURL.appendingPathComponent("europe.json"))
 
         // WHEN 500 tasks are each cancelled straight after they start
         let outcomes = await withTimeLimit(.seconds(300)) {
