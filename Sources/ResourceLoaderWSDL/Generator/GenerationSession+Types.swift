@@ -44,17 +44,10 @@ extension GenerationSession {
         }
     }
 
-    /// The Swift type generated code uses for a built-in type.
+    /// The Swift type generated code uses for a built-in type: ``XSDBuiltInType/swiftTypeName``,
+    /// and raw XML for `anyType`.
     static func swiftType(of builtIn: XSDBuiltInType) -> String {
-        switch builtIn {
-        case .dateTime: "XMLDateTime"
-        case .date: "XMLDate"
-        case .time: "XMLTime"
-        // Lists are written as one whitespace-separated text, not as repeated elements.
-        case .nmTokens, .idRefs, .entities: "String"
-        case .anyType: "XMLTree.Element"
-        default: builtIn.swiftTypeName ?? "String"
-        }
+        builtIn.swiftTypeName ?? "XMLTree.Element"
     }
 
     /// The Swift type of a simple type: an enumeration for one restricted by `xsd:enumeration`,
