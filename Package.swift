@@ -46,6 +46,8 @@ let package = Package(
         // The WSDL 1.1 and XML Schema reader that SOAP code generation builds on.
         .library(name: "ResourceLoaderWSDL", targets: ["ResourceLoaderWSDL"]),
         .executable(name: "resourceloader-wsdl", targets: ["ResourceLoaderWSDLTool"]),
+        // Generates SOAP resources from the .wsdl file of the target it is applied to.
+        .plugin(name: "ResourceLoaderWSDLPlugin", targets: ["ResourceLoaderWSDLPlugin"]),
         // The optional integrations: each product is empty unless its trait is enabled.
         .library(name: "ResourceLoaderAsyncHTTPClient", targets: ["ResourceLoaderAsyncHTTPClient"]),
         .library(name: "ResourceLoaderLogging", targets: ["ResourceLoaderLogging"]),
@@ -88,6 +90,7 @@ let package = Package(
         .target(name: "ResourceLoaderTesting", dependencies: ["ResourceLoader"]),
         .target(name: "ResourceLoaderWSDL", dependencies: ["ResourceLoader"]),
         .executableTarget(name: "ResourceLoaderWSDLTool", dependencies: ["ResourceLoaderWSDL"]),
+        .plugin(name: "ResourceLoaderWSDLPlugin", capability: .buildTool(), dependencies: ["ResourceLoaderWSDLTool"]),
         .target(
             name: "ResourceLoaderAsyncHTTPClient",
             dependencies: ["ResourceLoader", tracingForAsyncHTTPClient] + asyncHTTPClientProducts

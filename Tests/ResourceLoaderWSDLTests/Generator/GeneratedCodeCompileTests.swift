@@ -3,8 +3,9 @@ import ResourceLoaderWSDL
 import Testing
 
 /// Generates code for small WSDLs into a temporary SwiftPM package that depends on this one by
-/// path, builds it with warnings as errors in Swift 6 mode, and runs a program that sends and
-/// reads generated values: one package build, so the test is slow.
+/// path, builds it with warnings as errors in Swift 6 mode (one target through the build-tool
+/// plugin), and runs a program that sends and reads generated values: one package build, so the
+/// test is slow.
 @Suite("Generated code compiles")
 struct GeneratedCodeCompileTests {
     /// The `swift` executable on `PATH`, if there is one.
@@ -83,6 +84,7 @@ struct GeneratedCodeCompileTests {
     /// envelope, each printed.
     static let program = """
         import Foundation
+        import Plugged
         import ResourceLoader
         import Shop
 
@@ -97,6 +99,7 @@ struct GeneratedCodeCompileTests {
         let call = GetItem(GetItemType(id: 1, since: XMLDate(year: 2026, month: 1, day: 2)), auth: Auth(token: "t"))
         print(String(decoding: try call.envelope.data(), as: UTF8.self))
         print("\\(call.url) \\(call.soapAction ?? "-") \\(call.responsePath)")
+        print("plugged: \\(pluggedAction ?? "-")")
         """
 
     @Test(.enabled(if: swift != nil, "swift is not on PATH: the generated code is not compiled"))
@@ -120,6 +123,13 @@ struct GeneratedCodeCompileTests {
             try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
             for file in output.files { try Data(file.contents.utf8).write(to: sources.appendingPathComponent(file.name)) }
         }
+        // AND a target whose code the build-tool plugin generates from its .wsdl and configuration
+        let plugged = folder.appendingPathComponent("Sources/Plugged")
+        try FileManager.default.createDirectory(at: plugged, withIntermediateDirectories: true)
+        try Data(Self.service.utf8).write(to: plugged.appendingPathComponent("Shop.wsdl"))
+        try Data(#"{"accessModifier": "public", "typeNamePrefix": "P"}"#.utf8).write(to: plugged.appendingPathComponent("resourceloader-wsdl.json"))
+        try Data("import ResourceLoader\n\npublic let pluggedAction = PGetItem(PGetItemType(id: 3, since: XMLDate(year: 2026, month: 5, day: 6))).soapAction\n".utf8)
+            .write(to: plugged.appendingPathComponent("Use.swift"))
         let runner = folder.appendingPathComponent("Sources/Runner")
         try FileManager.default.createDirectory(at: runner, withIntermediateDirectories: true)
         try Data(Self.program.utf8).write(to: runner.appendingPathComponent("main.swift"))
@@ -135,7 +145,10 @@ struct GeneratedCodeCompileTests {
                 dependencies: [.package(path: \(SwiftLiteral.quoted(Self.packageRoot.path)))],
                 targets: [
             \(libraries.map { "        .target(name: \"\($0.name)\", dependencies: [\(resourceLoader)], \(strict))," }.joined(separator: "\n"))
-                    .executableTarget(name: "Runner", dependencies: ["Shop", \(resourceLoader)], \(strict)),
+                    .target(
+                        name: "Plugged", dependencies: [\(resourceLoader)], \(strict),
+                        plugins: [.plugin(name: "ResourceLoaderWSDLPlugin", package: "\(Self.packageRoot.lastPathComponent)")]),
+                    .executableTarget(name: "Runner", dependencies: ["Shop", "Plugged", \(resourceLoader)], \(strict)),
                 ],
                 swiftLanguageModes: [.v6]
             )
@@ -154,6 +167,9 @@ struct GeneratedCodeCompileTests {
         #expect(result.output.contains(#"<soap:Header><ns1:Auth xmlns:ns1="urn:shop"><ns1:token>t</ns1:token></ns1:Auth></soap:Header>"#))
         #expect(result.output.contains(#"<soap:Body><ns1:GetItem xmlns:ns1="urn:shop"><ns1:id>1</ns1:id><ns1:since>2026-01-02</ns1:since></ns1:GetItem></soap:Body>"#))
         #expect(result.output.contains(#"http://127.0.0.1:8080/shop urn:shop/GetItem ["GetItemResponse"]"#))
+        #expect(result.output.contains("plugged: urn:shop/GetItem"))
+        // AND the plugin's diagnostics are in the build log
+        #expect(build.output.contains("Generating SOAP resources from Shop.wsdl"))
     }
 
     /// Runs `executable`, waiting at most 20 minutes, and returns its exit status and output.
