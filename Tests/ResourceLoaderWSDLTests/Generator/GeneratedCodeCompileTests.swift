@@ -4,7 +4,7 @@ import Testing
 
 /// Generates code for small WSDLs into a temporary SwiftPM package that depends on this one by
 /// path, builds it with warnings as errors in Swift 6 mode (one target through the build-tool
-/// plugin), and runs a program that sends and reads generated values: one package build, so the
+/// plugin, one generated into its folder by the command plugin), and runs a program that sends and reads generated values: one package build, so the
 /// test is slow.
 @Suite("Generated code compiles")
 struct GeneratedCodeCompileTests {
@@ -117,12 +117,18 @@ struct GeneratedCodeCompileTests {
             ("Collisions", GeneratorSnippets.collisions, WSDLGeneratorConfiguration()),
             ("Unsupported", GeneratorSnippets.unsupported, WSDLGeneratorConfiguration()),
         ]
-        for library in libraries {
+        for library in libraries where library.name != "Calc" {
             let output = try GeneratorSnippets.generate(library.wsdl, configuration: library.configuration)
             let sources = folder.appendingPathComponent("Sources/\(library.name)")
             try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
             for file in output.files { try Data(file.contents.utf8).write(to: sources.appendingPathComponent(file.name)) }
         }
+        // AND a target whose code the command plugin generates into its folder
+        let calc = folder.appendingPathComponent("Sources/Calc")
+        try FileManager.default.createDirectory(at: calc, withIntermediateDirectories: true)
+        try Data(GeneratorSnippets.rpc.utf8).write(to: calc.appendingPathComponent("calc.wsdl"))
+        try Data("import Foundation\nimport ResourceLoader\n\nlet calcBinding = Add(AddRequest(a: 1, b: 2), url: URL(fileURLWithPath: \"/\")).soapBinding\n".utf8)
+            .write(to: calc.appendingPathComponent("Use.swift"))
         // AND a target whose code the build-tool plugin generates from its .wsdl and configuration
         let plugged = folder.appendingPathComponent("Sources/Plugged")
         try FileManager.default.createDirectory(at: plugged, withIntermediateDirectories: true)
@@ -154,7 +160,13 @@ struct GeneratedCodeCompileTests {
             )
             """
         try Data(manifest.utf8).write(to: folder.appendingPathComponent("Package.swift"))
-        // WHEN it is built and run
+        // WHEN the command plugin runs, and the package is built and run
+        let command = try Self.run(
+            swift, ["package", "--package-path", folder.path, "--allow-writing-to-package-directory", "generate-soap-resources", "--target", "Calc"],
+            in: folder)
+        #expect(command.status == 0, "swift package generate-soap-resources failed:\n\(command.output)")
+        let generatedCalc = try String(contentsOf: calc.appendingPathComponent("Generated/Operations.swift"), encoding: .utf8)
+        #expect(generatedCalc.contains("struct Add: SOAPResourceType {"))
         let build = try Self.run(swift, ["build", "--package-path", folder.path], in: folder)
         #expect(build.status == 0, "swift build failed:\n\(build.output)")
         guard build.status == 0 else { return }
