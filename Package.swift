@@ -46,6 +46,10 @@ let package = Package(
         // The WSDL 1.1 and XML Schema reader that SOAP code generation builds on.
         .library(name: "ResourceLoaderWSDL", targets: ["ResourceLoaderWSDL"]),
         .executable(name: "resourceloader-wsdl", targets: ["ResourceLoaderWSDLTool"]),
+        // Generates SOAP resources from the .wsdl file of the target it is applied to.
+        .plugin(name: "ResourceLoaderWSDLPlugin", targets: ["ResourceLoaderWSDLPlugin"]),
+        // Generates SOAP resources into the source tree, for code that is checked in.
+        .plugin(name: "GenerateSOAPResources", targets: ["GenerateSOAPResources"]),
         // The optional integrations: each product is empty unless its trait is enabled.
         .library(name: "ResourceLoaderAsyncHTTPClient", targets: ["ResourceLoaderAsyncHTTPClient"]),
         .library(name: "ResourceLoaderLogging", targets: ["ResourceLoaderLogging"]),
@@ -88,6 +92,16 @@ let package = Package(
         .target(name: "ResourceLoaderTesting", dependencies: ["ResourceLoader"]),
         .target(name: "ResourceLoaderWSDL", dependencies: ["ResourceLoader"]),
         .executableTarget(name: "ResourceLoaderWSDLTool", dependencies: ["ResourceLoaderWSDL"]),
+        .plugin(name: "ResourceLoaderWSDLPlugin", capability: .buildTool(), dependencies: ["ResourceLoaderWSDLTool"]),
+        .plugin(
+            name: "GenerateSOAPResources",
+            capability: .command(
+                intent: .custom(
+                    verb: "generate-soap-resources",
+                    description: "Generate SOAP resources from each target's .wsdl file into its Generated folder"),
+                permissions: [.writeToPackageDirectory(reason: "It writes Types.swift and Operations.swift into each target's Generated folder")]),
+            dependencies: ["ResourceLoaderWSDLTool"]
+        ),
         .target(
             name: "ResourceLoaderAsyncHTTPClient",
             dependencies: ["ResourceLoader", tracingForAsyncHTTPClient] + asyncHTTPClientProducts

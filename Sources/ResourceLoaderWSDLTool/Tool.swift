@@ -8,8 +8,10 @@ enum Tool {
 
         SUBCOMMANDS:
           check <wsdl>            Read a WSDL and print its operations and diagnostics.
+          generate <wsdl> [--config <json>] --output-directory <dir>
+                                  Generate Swift resources and models from a WSDL.
 
-        See 'resourceloader-wsdl check --help'.
+        See 'resourceloader-wsdl <subcommand> --help'.
         """
 
     static func main() {
@@ -29,6 +31,15 @@ enum Tool {
                 switch error {
                 case .help: return (CheckCommand.usage + "\n", 0)
                 case .message(let message): return ("error: \(message)\n\n\(CheckCommand.usage)\n", 64)
+                }
+            }
+        case "generate":
+            do throws(CheckCommand.UsageError) {
+                return try GenerateCommand(arguments: Array(arguments.dropFirst())).run()
+            } catch {
+                switch error {
+                case .help: return (GenerateCommand.usage + "\n", 0)
+                case .message(let message): return ("error: \(message)\n\n\(GenerateCommand.usage)\n", 64)
                 }
             }
         case "-h", "--help", "help":

@@ -65,6 +65,24 @@ public struct WSDLDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case duplicateDefinition
         /// A required attribute that is missing, or an attribute whose value is not valid.
         case invalidAttribute
+        /// `xsd:any` or `xsd:anyAttribute`: generated code neither writes nor reads the content.
+        case wildcardContent
+        /// A complex type with `mixed="true"`: the text between its elements is not kept.
+        case mixedContent
+        /// An abstract type, a type with derived types, or a substitution group: generated as the
+        /// declared type only, without `xsi:type` or substitution.
+        case polymorphism
+        /// A content model generated code cannot carry: a repeated sequence or choice, or a choice
+        /// branch that is not a single element. Left out of the generated type.
+        case unsupportedContent
+        /// A type that holds itself through single elements: the element is generated as an array
+        /// of at most one item, which reads and writes the same XML.
+        case recursiveContent
+        /// An operation that cannot be generated as a resource (one-way, or a response that is not
+        /// one element): left out.
+        case unsupportedOperation
+        /// An operation name in the configuration's `filter` that no operation has.
+        case unmatchedFilter
     }
 
     /// How serious the diagnostic is.

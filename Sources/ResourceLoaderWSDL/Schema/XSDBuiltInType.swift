@@ -4,19 +4,19 @@
 /// | XML Schema | Swift |
 /// | --- | --- |
 /// | `string`, `normalizedString`, `token`, `language`, `Name`, `NCName`, `NMTOKEN`, `ID`, `IDREF`, `ENTITY`, `NOTATION`, `anySimpleType` | `String` |
-/// | `NMTOKENS`, `IDREFS`, `ENTITIES` | `[String]` |
+/// | `NMTOKENS`, `IDREFS`, `ENTITIES` | `String`: the whitespace-separated list, as one text |
 /// | `boolean` | `Bool` |
 /// | `decimal` | `Decimal` |
 /// | `float`, `double` | `Float`, `Double` |
 /// | `integer`, `nonPositiveInteger`, `negativeInteger`, `nonNegativeInteger`, `positiveInteger` | `Int` |
 /// | `long`, `int`, `short`, `byte` | `Int64`, `Int32`, `Int16`, `Int8` |
 /// | `unsignedLong`, `unsignedInt`, `unsignedShort`, `unsignedByte` | `UInt64`, `UInt32`, `UInt16`, `UInt8` |
-/// | `dateTime`, `date`, `time` | `Date` |
+/// | `dateTime`, `date`, `time` | `XMLDateTime`, `XMLDate`, `XMLTime`: their time zone offsets kept |
 /// | `duration`, `gYearMonth`, `gYear`, `gMonthDay`, `gDay`, `gMonth` | `String` |
 /// | `base64Binary`, `hexBinary` | `Data` |
 /// | `anyURI` | `URL` |
 /// | `QName` | `String` |
-/// | `anyType` | raw XML |
+/// | `anyType` | raw XML (`XMLTree.Element`) |
 public enum XSDBuiltInType: String, Sendable, Hashable, CaseIterable {
     /// `anyType`: any content, kept as raw XML.
     case anyType
@@ -131,9 +131,9 @@ public enum XSDBuiltInType: String, Sendable, Hashable, CaseIterable {
         switch self {
         case .anyType: nil
         case .anySimpleType, .string, .normalizedString, .token, .language, .name, .ncName, .nmToken, .id, .idRef,
-            .entity, .notation, .qName, .duration, .gYearMonth, .gYear, .gMonthDay, .gDay, .gMonth:
+            .entity, .notation, .qName, .duration, .gYearMonth, .gYear, .gMonthDay, .gDay, .gMonth, .nmTokens, .idRefs,
+            .entities:
             "String"
-        case .nmTokens, .idRefs, .entities: "[String]"
         case .boolean: "Bool"
         case .decimal: "Decimal"
         case .float: "Float"
@@ -147,7 +147,9 @@ public enum XSDBuiltInType: String, Sendable, Hashable, CaseIterable {
         case .unsignedInt: "UInt32"
         case .unsignedShort: "UInt16"
         case .unsignedByte: "UInt8"
-        case .dateTime, .date, .time: "Date"
+        case .dateTime: "XMLDateTime"
+        case .date: "XMLDate"
+        case .time: "XMLTime"
         case .base64Binary, .hexBinary: "Data"
         case .anyURI: "URL"
         }

@@ -11,8 +11,8 @@ struct XSDBuiltInTypeTests {
     @Test(arguments: [
         ("decimal", "Decimal"), ("boolean", "Bool"), ("long", "Int64"), ("int", "Int32"), ("short", "Int16"),
         ("byte", "Int8"), ("unsignedLong", "UInt64"), ("unsignedByte", "UInt8"), ("integer", "Int"),
-        ("double", "Double"), ("float", "Float"), ("dateTime", "Date"), ("base64Binary", "Data"), ("hexBinary", "Data"),
-        ("anyURI", "URL"), ("QName", "String"), ("duration", "String"), ("NMTOKENS", "[String]"), ("string", "String"),
+        ("double", "Double"), ("float", "Float"), ("dateTime", "XMLDateTime"), ("date", "XMLDate"), ("time", "XMLTime"), ("base64Binary", "Data"), ("hexBinary", "Data"),
+        ("anyURI", "URL"), ("QName", "String"), ("duration", "String"), ("NMTOKENS", "String"), ("string", "String"),
     ])
     func mapsToTheSwiftType(name: String, swift: String) throws {
         let type = try #require(XSDBuiltInType(name: QualifiedName(namespace: XSDBuiltInType.namespace, name: name)))

@@ -1,0 +1,75 @@
+/// A declaration of the generated models, before it is written out.
+enum GeneratedModel {
+    /// A struct with fields, `Codable`, `Sendable`, `Hashable` and `XMLSchemaType`.
+    case structure(Structure)
+    /// A `String`-backed enumeration that keeps unknown values.
+    case enumeration(Enumeration)
+    /// A choice: an `XMLChoice` enum with a case per element.
+    case choice(Choice)
+
+    /// A generated struct.
+    struct Structure {
+        var name: String
+        var documentation: String?
+        /// The `targetNamespace` its children are qualified by.
+        var namespace: String?
+        /// The schema type's name, for `xsi:type`.
+        var typeName: QualifiedName?
+        var fields: [Field]
+        /// Where its type is declared.
+        var location: WSDLSourceLocation
+    }
+
+    /// One stored property of a generated struct.
+    struct Field {
+        enum Cardinality { case one, optional, array }
+        enum Kind { case element, attribute, text }
+        var swiftName: String
+        /// The XML local name: the coding key.
+        var key: String
+        /// The Swift type of one value.
+        var type: String
+        /// The generated struct `type` names, if it names one: for finding recursion.
+        var structTarget: String?
+        var cardinality: Cardinality
+        var kind: Kind
+        /// The element's or attribute's namespace (`nil`: unqualified).
+        var namespace: String?
+        var isNillable: Bool
+        /// Whether the property is a choice, written in place of itself.
+        var isChoice: Bool
+        var documentation: String?
+
+        /// The property's full Swift type.
+        var declaredType: String {
+            switch cardinality {
+            case .one: type
+            case .optional: type + "?"
+            case .array: "[" + type + "]"
+            }
+        }
+    }
+
+    /// A generated enumeration.
+    struct Enumeration {
+        var name: String
+        var documentation: String?
+        var values: [(caseName: String, value: String, documentation: String?)]
+    }
+
+    /// A generated choice.
+    struct Choice {
+        var name: String
+        var documentation: String?
+        var cases: [(caseName: String, key: String, type: String)]
+    }
+
+    /// The declaration's Swift name.
+    var name: String {
+        switch self {
+        case .structure(let model): model.name
+        case .enumeration(let model): model.name
+        case .choice(let model): model.name
+        }
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import ResourceLoader
+
+extension GenerationSession {
+    /// What a generated resource sends and reads, worked out from a bound operation.
+    struct ResourcePlan {
+        var name: String
+        var operation: WSDLOperation
+        var binding: WSDLBinding
+        var address: String?
+        var elementName: String
+        var namespace: String?
+        var bindingExpression: String
+        var bodyType: String?
+        var modelType: String
+        var responsePath: [String]
+        var headers: [(swiftName: String, type: String, element: QualifiedName)]
+        var faults: [(name: String, type: String?)]
+    }
+
+    /// Generates a resource for each operation of the first usable binding of each port type.
+    mutating func generateOperations() {
+        let filter = configuration.filter.map(Set.init)
+        var chosenPortTypes: Set<QualifiedName> = []
+        var planned: [(WSDLOperation, WSDLBinding, String)] = []
+        var matched: Set<String> = []
+        for binding in document.bindings where !chosenPortTypes.contains(binding.portType) {
+            let usable = binding.operations.filter { !$0.style.isEncoded }
+            guard !usable.isEmpty else { continue }
+            chosenPortTypes.insert(binding.portType)
+            for operation in usable {
+                if let filter, !filter.contains(operation.name) { continue }
+                matched.insert(operation.name)
+                let override = configuration.nameOverrides?[operation.name]
+                let name = typeNames.claim(override ?? (configuration.typeNamePrefix ?? "") + SwiftNaming.typeName(operation.name), suffix: "Operation")
+                planned.append((operation, binding, name))
+            }
+        }
+        for name in (configuration.filter ?? []) where !matched.contains(name) {
+            diagnose(
+                .unmatchedFilter, at: WSDLSourceLocation(file: document.files.first ?? "", path: "/wsdl:definitions"),
+                "the filter names \(name), which no SOAP binding operation has", severity: .error)
+        }
+        for (operation, binding, name) in planned {
+            if let plan = plan(operation, binding: binding, name: name) { resources.append(render(plan)) }
+        }
+    }
+
+    /// The address of the first port that serves `binding`.
+    func address(of binding: WSDLBinding) -> String? {
+        for service in document.services {
+            for port in service.ports where port.binding == binding.name {
+                if let address = port.address, URL(string: address) != nil { return address }
+            }
+        }
+        return nil
+    }
+
+    /// Works out one resource, or diagnoses why it cannot be generated.
+    mutating func plan(_ operation: WSDLOperation, binding: WSDLBinding, name: String) -> ResourcePlan? {
+        guard let input = operation.input, let output = operation.output else {
+            diagnose(
+                .unsupportedOperation, at: operation.location,
+                "the operation \(operation.name) has no \(operation.input == nil ? "request" : "response"): it is not generated")
+            return nil
+        }
+        var plan = ResourcePlan(
+            name: name, operation: operation, binding: binding, address: address(of: binding), elementName: operation.name,
+            namespace: nil, bindingExpression: ".documentLiteralWrapped", bodyType: nil, modelType: "", responsePath: [], headers: [],
+            faults: [])
+        switch operation.style {
+        case .documentWrapped:
+            guard let wrapper = input.wrapper, let element = document.schemas.element(named: wrapper) else { return unsupported(operation, "its request element cannot be found") }
+            plan.elementName = wrapper.name
+            plan.namespace = wrapper.namespace
+            plan.bodyType = elementType(element).type
+        case .documentBare:
+            plan.bindingExpression = ".documentLiteralBare"
+            guard input.bodyParts.allSatisfy({ $0.element != nil }) else { return unsupported(operation, "a request part is not declared by an element") }
+            let elements = input.bodyParts.compactMap { $0.element.flatMap(document.schemas.element(named:)) }
+            guard elements.count == input.bodyParts.count else { return unsupported(operation, "a request part's element cannot be found") }
+            plan.namespace = elements.first?.name.namespace
+            if !elements.isEmpty {
+                plan.bodyType = partsStructure(
+                    name: typeNames.claim(name + "Body", suffix: "Type"),
+                    documentation: "The request parts of the operation \(operation.name), each an element of the SOAP body.", namespace: plan.namespace, location: operation.location,
+                    parts: zip(input.bodyParts, elements).map { ($0.0.name, $0.1.name, elementType($0.1), $0.1.isNillable, $0.0.documentation ?? $0.1.documentation) })
+            }
+        case .rpcLiteral:
+            plan.bindingExpression = ".rpcLiteral"
+            plan.elementName = input.wrapper?.name ?? operation.name
+            plan.namespace = input.bodyNamespace
+            plan.bodyType = partsStructure(
+                name: typeNames.claim(name + "Request", suffix: "Type"),
+                documentation: "The request parts of the operation \(operation.name).", namespace: nil, location: operation.location,
+                parts: input.bodyParts.map { ($0.name, QualifiedName(namespace: nil, name: $0.name), partType($0), false, $0.documentation) })
+        case .rpcEncoded, .documentEncoded:
+            return nil
+        }
+        switch operation.style {
+        case .rpcLiteral:
+            plan.responsePath = [output.wrapper?.name ?? operation.name + "Response"]
+            plan.modelType = partsStructure(
+                name: typeNames.claim(name + "Response", suffix: "Type"),
+                documentation: "The response parts of the operation \(operation.name).", namespace: nil, location: operation.location,
+                parts: output.bodyParts.map { ($0.name, QualifiedName(namespace: nil, name: $0.name), partType($0), false, $0.documentation) })
+        default:
+            let outputElement = output.wrapper ?? (output.bodyParts.count == 1 ? output.bodyParts[0].element : nil)
+            guard let outputElement, let element = document.schemas.element(named: outputElement) else {
+                return unsupported(operation, "its response is not one element")
+            }
+            plan.responsePath = [outputElement.name]
+            plan.modelType = elementType(element).type
+        }
+        var headerNames = NameRegistry(reserved: Set(["url", "request", "defaultURL", "init"] + Self.resourceMembers))
+        for header in input.headers where !header.isEncoded {
+            let resolved: (type: String, structTarget: String?)
+            let element: QualifiedName
+            switch header.part.content {
+            case .element(let name):
+                guard let declaration = document.schemas.element(named: name) else { continue }
+                resolved = elementType(declaration)
+                element = name
+            case .type(let type):
+                resolved = swiftType(named: type)
+                element = QualifiedName(namespace: nil, name: header.part.name)
+            }
+            plan.headers.append((headerNames.claim(SwiftNaming.memberName(element.name)), resolved.type, element))
+        }
+        for fault in operation.faults where !fault.isEncoded {
+            let type = fault.part?.element.flatMap(document.schemas.element(named:)).map { elementType($0).type }
+            plan.faults.append((fault.name, type))
+        }
+        return plan
+    }
+
+    /// The members every resource has, which header properties must not take.
+    static let resourceMembers = [
+        "soapVersion", "operation", "operationNamespace", "soapAction", "soapBinding", "soapBody", "soapHeaders",
+        "responsePath", "parameters", "xmlEncoder", "xmlDecoder", "body", "headerFields", "envelope",
+    ]
+
+    /// Diagnoses an operation that cannot be generated.
+    mutating func unsupported(_ operation: WSDLOperation, _ reason: String) -> ResourcePlan? {
+        diagnose(.unsupportedOperation, at: operation.location, "the operation \(operation.name) is not generated: \(reason)")
+        return nil
+    }
+
+    /// The Swift type of an rpc part's value.
+    mutating func partType(_ part: WSDLPart) -> (type: String, structTarget: String?) {
+        switch part.content {
+        case .type(let name): return swiftType(named: name)
+        case .element(let name):
+            guard let element = document.schemas.element(named: name) else { return ("XMLTree.Element", nil) }
+            return elementType(element)
+        }
+    }
+
+    /// Makes a struct whose fields are message parts, and returns its name.
+    mutating func partsStructure(
+        name: String, documentation: String, namespace: String?, location: WSDLSourceLocation,
+        parts: [(name: String, element: QualifiedName, type: (type: String, structTarget: String?), isNillable: Bool, documentation: String?)]
+    ) -> String {
+        var names = NameRegistry(reserved: ["init", "xmlSchema", "CodingKeys"])
+        let fields = parts.map { part in
+            GeneratedModel.Field(
+                swiftName: names.claim(SwiftNaming.memberName(part.name)), key: part.element.name, type: part.type.type,
+                structTarget: part.type.structTarget, cardinality: part.isNillable ? .optional : .one, kind: .element,
+                namespace: part.element.namespace, isNillable: part.isNillable, isChoice: false, documentation: part.documentation)
+        }
+        models.append(.structure(.init(name: name, documentation: documentation, namespace: namespace, typeName: nil, fields: fields, location: location)))
+        return name
+    }
+}

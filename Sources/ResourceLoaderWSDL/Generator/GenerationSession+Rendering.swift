@@ -1,0 +1,220 @@
+extension GenerationSession {
+    /// A model's declaration.
+    func render(_ model: GeneratedModel) -> String {
+        switch model {
+        case .structure(let structure): render(structure)
+        case .enumeration(let enumeration): render(enumeration)
+        case .choice(let choice): render(choice)
+        }
+    }
+
+    /// `namespace` as a Swift literal, or `nil`.
+    static func optionalLiteral(_ text: String?) -> String { text.map(SwiftNaming.literal) ?? "nil" }
+
+    /// A struct with its initializer, coding keys and `xmlSchema`.
+    func render(_ structure: GeneratedModel.Structure) -> String {
+        var text = SwiftNaming.docComment(structure.documentation, indent: "")
+        text += "\(access)struct \(structure.name): Codable, Sendable, Hashable, XMLSchemaType {\n"
+        for field in structure.fields {
+            text += SwiftNaming.docComment(field.documentation, indent: "    ")
+            text += "    \(access)var \(SwiftNaming.escaped(field.swiftName)): \(field.declaredType)\n"
+        }
+        if !structure.fields.isEmpty { text += "\n" }
+        text += "    /// Makes a value from its fields.\n"
+        let parameters = structure.fields.map { field -> String in
+            let defaultValue = switch field.cardinality {
+            case .one: ""
+            case .optional: " = nil"
+            case .array: " = []"
+            }
+            return "\(SwiftNaming.escaped(field.swiftName)): \(field.declaredType)\(defaultValue)"
+        }
+        text += "    \(access)init(\(parameters.joined(separator: ", "))) {"
+        if structure.fields.isEmpty {
+            text += "}\n"
+        } else {
+            text += "\n"
+            for field in structure.fields { text += "        self.\(field.swiftName) = \(SwiftNaming.escaped(field.swiftName))\n" }
+            text += "    }\n"
+        }
+        if structure.fields.contains(where: { $0.swiftName != $0.key }) {
+            text += "\n    enum CodingKeys: String, CodingKey {\n"
+            for field in structure.fields {
+                text += "        case \(SwiftNaming.escaped(field.swiftName))"
+                text += field.swiftName == field.key ? "\n" : " = \(SwiftNaming.literal(field.key))\n"
+            }
+            text += "    }\n"
+        }
+        text += "\n    /// How values of the type are written as XML and read back.\n"
+        text += "    \(access)static let xmlSchema = \(schemaExpression(structure))\n"
+        return text + "}\n"
+    }
+
+    /// The `XMLTypeSchema` expression for a struct.
+    func schemaExpression(_ structure: GeneratedModel.Structure) -> String {
+        let namespace = structure.namespace
+        let elements = structure.fields.filter { $0.kind == .element && !$0.isChoice }
+        let elementForm: XMLFormChoice? =
+            elements.contains { $0.namespace != nil && $0.namespace == namespace } ? .qualified
+            : elements.contains { $0.namespace == nil } ? .unqualified : nil
+        let hasAttributes = structure.fields.contains { $0.kind == .attribute }
+        var arguments: [String] = []
+        if let namespace { arguments.append("namespace: \(SwiftNaming.literal(namespace))") }
+        if let typeName = structure.typeName {
+            arguments.append("typeName: XMLQualifiedName(\(SwiftNaming.literal(typeName.name)), namespaceURI: \(Self.optionalLiteral(typeName.namespace)))")
+        }
+        if let elementForm { arguments.append("elementForm: .\(elementForm.rawValue)") }
+        if hasAttributes { arguments.append("attributeForm: .unqualified") }
+        var entries: [String] = []
+        for field in structure.fields where !field.isChoice {
+            var fieldArguments: [String] = []
+            switch field.kind {
+            case .element:
+                if let fieldNamespace = field.namespace, fieldNamespace != namespace {
+                    fieldArguments.append("namespace: \(SwiftNaming.literal(fieldNamespace))")
+                } else {
+                    let form: XMLFormChoice = field.namespace == nil ? .unqualified : .qualified
+                    if form != elementForm { fieldArguments.append("form: .\(form.rawValue)") }
+                }
+                if field.isNillable { fieldArguments.append("isNillable: true") }
+                if fieldArguments.isEmpty { continue }
+                if fieldArguments == ["isNillable: true"] {
+                    entries.append("\(SwiftNaming.literal(field.key)): .nillableElement")
+                    continue
+                }
+            case .attribute:
+                if let fieldNamespace = field.namespace {
+                    fieldArguments.append(fieldNamespace == namespace ? "form: .qualified" : "namespace: \(SwiftNaming.literal(fieldNamespace))")
+                } else {
+                    entries.append("\(SwiftNaming.literal(field.key)): .attribute")
+                    continue
+                }
+                fieldArguments.insert("kind: .attribute", at: 0)
+            case .text:
+                entries.append("\(SwiftNaming.literal(field.key)): .text")
+                continue
+            }
+            entries.append("\(SwiftNaming.literal(field.key)): XMLTypeSchema.Field(\(fieldArguments.joined(separator: ", ")))")
+        }
+        guard !entries.isEmpty else { return "XMLTypeSchema(" + arguments.joined(separator: ", ") + ")" }
+        var text = "XMLTypeSchema(\n"
+        if !arguments.isEmpty { text += "        " + arguments.joined(separator: ", ") + ",\n" }
+        text += "        fields: [\n"
+        for entry in entries { text += "            \(entry),\n" }
+        return text + "        ])"
+    }
+
+    /// An enumeration that keeps values the schema does not list.
+    func render(_ enumeration: GeneratedModel.Enumeration) -> String {
+        var text = SwiftNaming.docComment(enumeration.documentation, indent: "")
+        text += "\(access)enum \(enumeration.name): RawRepresentable, Codable, Sendable, Hashable {\n"
+        for value in enumeration.values {
+            text += SwiftNaming.docComment(value.documentation ?? "`\(value.value)`", indent: "    ")
+            text += "    case \(SwiftNaming.escaped(value.caseName))\n"
+        }
+        text += "    /// A value the schema does not list, kept as it was read.\n    case unknown(String)\n\n"
+        text += "    /// The case for `rawValue`, or ``unknown(_:)``.\n"
+        text += "    \(access)init(rawValue: String) {\n        switch rawValue {\n"
+        for value in enumeration.values {
+            text += "        case \(SwiftNaming.literal(value.value)): self = .\(SwiftNaming.escaped(value.caseName))\n"
+        }
+        text += "        default: self = .unknown(rawValue)\n        }\n    }\n\n"
+        text += "    /// The value as XML writes it.\n    \(access)var rawValue: String {\n        switch self {\n"
+        for value in enumeration.values {
+            text += "        case .\(SwiftNaming.escaped(value.caseName)): \(SwiftNaming.literal(value.value))\n"
+        }
+        text += "        case .unknown(let value): value\n        }\n    }\n\n"
+        text += "    /// Reads the value from its text.\n"
+        text += "    \(access)init(from decoder: any Decoder) throws {\n"
+        text += "        self.init(rawValue: try decoder.singleValueContainer().decode(String.self))\n    }\n\n"
+        text += "    /// Writes the value as its text.\n"
+        text += "    \(access)func encode(to encoder: any Encoder) throws {\n"
+        text += "        var container = encoder.singleValueContainer()\n        try container.encode(rawValue)\n    }\n"
+        return text + "}\n"
+    }
+
+    /// A choice enum.
+    func render(_ choice: GeneratedModel.Choice) -> String {
+        var text = SwiftNaming.docComment(choice.documentation ?? "One of the elements of a choice.", indent: "")
+        text += "\(access)indirect enum \(choice.name): Codable, Sendable, Hashable, XMLChoice {\n"
+        for item in choice.cases {
+            text += "    /// The element `\(item.key)`.\n"
+            text += "    case \(SwiftNaming.escaped(item.caseName))(\(item.type))\n"
+        }
+        if choice.cases.contains(where: { $0.caseName != $0.key }) {
+            text += "\n    enum CodingKeys: String, CodingKey {\n"
+            for item in choice.cases {
+                text += "        case \(SwiftNaming.escaped(item.caseName))"
+                text += item.caseName == item.key ? "\n" : " = \(SwiftNaming.literal(item.key))\n"
+            }
+            text += "    }\n"
+        }
+        return text + "}\n"
+    }
+
+    /// A resource.
+    func render(_ plan: ResourcePlan) -> String {
+        let operation = plan.operation
+        let style = switch operation.style {
+        case .documentWrapped: "document/literal wrapped"
+        case .documentBare: "document/literal bare"
+        default: "rpc/literal"
+        }
+        let version = plan.binding.soapVersion == .v1_1 ? "1.1" : "1.2"
+        var documentation = operation.documentation.map { $0 + "\n\n" } ?? ""
+        documentation += "The operation `\(operation.name)` of the binding `\(plan.binding.name.name)` (\(style), SOAP \(version))."
+        if !plan.faults.isEmpty {
+            documentation += "\n\nFaults it declares, as the `detail` of a ``ResourceError/soapFault(_:)``:"
+            for fault in plan.faults {
+                documentation += "\n- `\(fault.name)`" + (fault.type.map { ": ``\($0)``" } ?? "")
+            }
+        }
+        let a = access
+        var text = SwiftNaming.docComment(documentation, indent: "")
+        text += "\(a)struct \(plan.name): SOAPResourceType {\n"
+        text += "    /// The response's content.\n    \(a)typealias Model = \(plan.modelType)\n\n"
+        if let address = plan.address {
+            text += "    /// The service's address, as the WSDL gives it.\n"
+            text += "    \(a)static let defaultURL = URL(string: \(SwiftNaming.literal(address)))!\n\n"
+        }
+        text += "    /// The service's address.\n    \(a)var url: URL\n"
+        if let bodyType = plan.bodyType { text += "    /// The request.\n    \(a)var request: \(bodyType)\n" }
+        for header in plan.headers {
+            text += "    /// The header block `\(header.element.name)`, sent when set.\n"
+            text += "    \(a)var \(SwiftNaming.escaped(header.swiftName)): \(header.type)?\n"
+        }
+        var parameters: [String] = []
+        if let bodyType = plan.bodyType { parameters.append("_ request: \(bodyType)") }
+        for header in plan.headers { parameters.append("\(SwiftNaming.escaped(header.swiftName)): \(header.type)? = nil") }
+        parameters.append("url: URL" + (plan.address == nil ? "" : " = \(plan.name).defaultURL"))
+        text += "\n    /// Makes a call of the operation.\n    \(a)init(\(parameters.joined(separator: ", "))) {\n"
+        text += "        self.url = url\n"
+        if plan.bodyType != nil { text += "        self.request = request\n" }
+        for header in plan.headers { text += "        self.\(header.swiftName) = \(SwiftNaming.escaped(header.swiftName))\n" }
+        text += "    }\n\n"
+        text += "    /// SOAP \(version).\n    \(a)var soapVersion: SOAPVersion { .\(version == "1.1" ? "v1_1" : "v1_2") }\n"
+        text += "    /// The request's element.\n    \(a)var operation: String { \(SwiftNaming.literal(plan.elementName)) }\n"
+        text += "    /// The request's namespace.\n    \(a)var operationNamespace: String? { \(Self.optionalLiteral(plan.namespace)) }\n"
+        let action = operation.soapAction.flatMap { $0.isEmpty ? nil : $0 }
+        text += "    /// The binding's `soapAction`.\n    \(a)var soapAction: String? { \(Self.optionalLiteral(action)) }\n"
+        text += "    /// How the request sits in the body: \(style).\n    \(a)var soapBinding: SOAPBinding { \(plan.bindingExpression) }\n"
+        if plan.bodyType != nil { text += "    /// The request, as the body.\n    \(a)var soapBody: (any Encodable)? { request }\n" }
+        if !plan.headers.isEmpty {
+            text += "    /// The header blocks that are set.\n    \(a)var soapHeaders: [SOAPHeaderBlock] {\n        get throws {\n"
+            text += "            var blocks: [SOAPHeaderBlock] = []\n"
+            for header in plan.headers {
+                let name = "XMLQualifiedName(\(SwiftNaming.literal(header.element.name)), namespaceURI: \(Self.optionalLiteral(header.element.namespace)))"
+                text += "            if let \(SwiftNaming.escaped(header.swiftName)) {\n"
+                text += "                blocks.append(try SOAPHeaderBlock(\(SwiftNaming.escaped(header.swiftName)), as: \(name)))\n            }\n"
+            }
+            text += "            return blocks\n        }\n    }\n"
+        }
+        text += "    /// The response's element.\n    \(a)var responsePath: [String] { [\(plan.responsePath.map(SwiftNaming.literal).joined(separator: ", "))] }\n"
+        return text + "}\n"
+    }
+}
+
+/// The forms an `XMLTypeSchema` names.
+enum XMLFormChoice: String {
+    case qualified, unqualified
+}

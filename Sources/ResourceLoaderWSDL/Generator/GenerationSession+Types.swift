@@ -1,0 +1,346 @@
+import ResourceLoader
+
+extension GenerationSession {
+    /// The Swift type of a value declared with `reference`, generating the models it needs:
+    /// the type name and, when it is a generated struct, that struct's name.
+    ///
+    /// - Parameters:
+    ///   - hint: The name an anonymous type takes.
+    ///   - namespace: The namespace an anonymous complex type's children are qualified by.
+    mutating func swiftType(for reference: XSDTypeReference?, hint: String, namespace: String?) -> (type: String, structTarget: String?) {
+        guard let reference else { return ("XMLTree.Element", nil) }
+        switch reference {
+        case .named(let name):
+            return swiftType(named: name)
+        case .anonymous(.complex(let complex)):
+            let name = claimTypeName(for: nil, hint: hint)
+            generateStructure(complex, name: name, namespace: namespace, documentation: "An anonymous type of the schema.")
+            return (name, name)
+        case .anonymous(.simple(let simple)):
+            return (swiftType(ofSimple: simple, key: nil, hint: hint), nil)
+        }
+    }
+
+    /// The Swift type of the named type `name`.
+    mutating func swiftType(named name: QualifiedName) -> (type: String, structTarget: String?) {
+        if let builtIn = XSDBuiltInType(name: name) { return (Self.swiftType(of: builtIn), nil) }
+        if WellKnownSchemas.soapEncodingNamespaces.contains(name.namespace ?? "") { return ("XMLTree.Element", nil) }
+        switch document.schemas.type(named: name) {
+        case .complex(let complex):
+            if let known = complexTypeNames[name] { return (known, known) }
+            if complex.derivation?.base.name == "Array",
+                WellKnownSchemas.soapEncodingNamespaces.contains(complex.derivation?.base.namespace ?? "")
+            {
+                return ("XMLTree.Element", nil)
+            }
+            let swiftName = claimTypeName(for: name, hint: name.name)
+            complexTypeNames[name] = swiftName
+            generateStructure(complex, name: swiftName, namespace: name.namespace, documentation: "The schema type `\(name.name)`.")
+            return (swiftName, swiftName)
+        case .simple(let simple):
+            return (swiftType(ofSimple: simple, key: name, hint: name.name), nil)
+        case nil:
+            return ("XMLTree.Element", nil)
+        }
+    }
+
+    /// The Swift type generated code uses for a built-in type: ``XSDBuiltInType/swiftTypeName``,
+    /// and raw XML for `anyType`.
+    static func swiftType(of builtIn: XSDBuiltInType) -> String {
+        builtIn.swiftTypeName ?? "XMLTree.Element"
+    }
+
+    /// The Swift type of a simple type: an enumeration for one restricted by `xsd:enumeration`,
+    /// else its base's type; `String` for lists and unions, which travel as one text.
+    mutating func swiftType(ofSimple simple: XSDSimpleType, key: QualifiedName?, hint: String) -> String {
+        switch simple.variety {
+        case .list, .union:
+            return "String"
+        case .restriction(let base, let facets):
+            guard !facets.enumerations.isEmpty else {
+                return swiftType(for: base, hint: hint, namespace: nil).type
+            }
+            if let key, let known = enumerationNames[key] { return known }
+            let name = claimTypeName(for: key, hint: hint)
+            if let key { enumerationNames[key] = name }
+            var cases = NameRegistry(reserved: ["unknown", "rawValue", "init"])
+            var values: [(caseName: String, value: String, documentation: String?)] = []
+            for enumeration in facets.enumerations where !values.contains(where: { $0.value == enumeration.value }) {
+                let caseName = cases.claim(enumeration.value.isEmpty ? "empty" : SwiftNaming.memberName(enumeration.value))
+                values.append((caseName, enumeration.value, enumeration.documentation))
+            }
+            models.append(.enumeration(.init(name: name, documentation: simple.documentation, values: values)))
+            return name
+        }
+    }
+
+    /// Makes the struct `name` for a complex type and appends it to the models.
+    mutating func generateStructure(_ complex: XSDComplexType, name: String, namespace: String?, documentation: String? = nil) {
+        var builder = FieldBuilder(owner: name, namespace: namespace, location: complex.location)
+        collectFields(of: complex, into: &builder, visited: [])
+        if let typeName = complex.name, complex.isAbstract || baseTypes.contains(typeName), !polymorphismReported.contains(typeName) {
+            polymorphismReported.insert(typeName)
+            diagnose(
+                .polymorphism, at: complex.location,
+                "the type \(typeName) is \(complex.isAbstract ? "abstract" : "extended by other types"): it is generated as the struct \(name) with its own content, and values of derived types (xsi:type) are neither written nor read")
+        }
+        models.append(
+            .structure(.init(name: name, documentation: complex.documentation ?? documentation, namespace: namespace, typeName: complex.name, fields: builder.fields,
+                    location: complex.location)))
+    }
+
+    /// The fields of a struct being made: the names used so far and the fields in order.
+    struct FieldBuilder {
+        var owner: String
+        var namespace: String?
+        var names = NameRegistry(reserved: ["init", "xmlSchema", "CodingKeys"])
+        var fields: [GeneratedModel.Field] = []
+        var choiceCount = 0
+        /// Where the type is declared, for diagnostics.
+        var location: WSDLSourceLocation
+    }
+
+    /// Appends a field, unless one with the same XML name is there already: coding keys name
+    /// elements and attributes by their local names, so the second is left out.
+    mutating func append(_ field: GeneratedModel.Field, to builder: inout FieldBuilder) {
+        guard !builder.fields.contains(where: { $0.key == field.key }) else {
+            diagnose(
+                .unsupportedContent, at: builder.location,
+                "a second element or attribute named \(field.key) in \(builder.owner) is left out: the names of a type's elements and attributes must differ")
+            return
+        }
+        builder.fields.append(field)
+    }
+
+    /// Adds the fields of `complex`, its base's first.
+    mutating func collectFields(of complex: XSDComplexType, into builder: inout FieldBuilder, visited: Set<QualifiedName>) {
+        if let derivation = complex.derivation {
+            let base = derivation.base
+            let baseComplex: XSDComplexType? = {
+                if case .complex(let type) = document.schemas.type(named: base) { return type }
+                return nil
+            }()
+            switch derivation.content {
+            case .simple:
+                if let baseComplex, !visited.contains(base) {
+                    collectFields(of: baseComplex, into: &builder, visited: visited.union([base]))
+                } else if baseComplex == nil {
+                    let valueType = swiftType(named: base).type
+                    append(
+                        .init(
+                            swiftName: builder.names.claim("value"), key: "value", type: valueType, structTarget: nil, cardinality: .one,
+                            kind: .text, namespace: nil, isNillable: false, isChoice: false, documentation: nil), to: &builder)
+                }
+            case .complex:
+                if derivation.method == .extension, let baseComplex, !visited.contains(base) {
+                    collectFields(of: baseComplex, into: &builder, visited: visited.union([base]))
+                }
+            }
+        }
+        if complex.isMixed {
+            diagnose(.mixedContent, at: complex.location, "mixed content: the text between the elements is neither written nor read")
+        }
+        if let particle = complex.particle {
+            collectParticle(particle, optional: false, into: &builder, location: complex.location, visitedGroups: [])
+        }
+        collectAttributes(complex.attributes, into: &builder, location: complex.location, visitedGroups: [])
+        if complex.anyAttribute != nil {
+            diagnose(.wildcardContent, at: complex.location, "xsd:anyAttribute: the attributes it allows are neither written nor read")
+        }
+    }
+
+    /// Adds the fields of a particle; `optional` when an enclosing particle may be absent.
+    mutating func collectParticle(
+        _ particle: XSDParticle, optional: Bool, into builder: inout FieldBuilder, location: WSDLSourceLocation, visitedGroups: Set<QualifiedName>
+    ) {
+        let isOptional = optional || particle.isOptional
+        switch particle.term {
+        case .element(let element):
+            addElementField(element, particle: particle, optional: isOptional, into: &builder)
+        case .elementReference(let name):
+            guard let element = document.schemas.element(named: name) else { return }
+            reportSubstitution(of: element)
+            addElementField(element, particle: particle, optional: isOptional, into: &builder)
+        case .sequence(let particles), .all(let particles):
+            guard !particle.isRepeated else {
+                diagnose(.unsupportedContent, at: location, "a sequence with maxOccurs above 1 is left out")
+                return
+            }
+            for child in particles {
+                collectParticle(child, optional: isOptional, into: &builder, location: location, visitedGroups: visitedGroups)
+            }
+        case .group(let name):
+            guard let group = document.schemas.groups[name], !visitedGroups.contains(name) else { return }
+            let combined = XSDParticle(
+                minOccurs: min(particle.minOccurs, group.particle.minOccurs),
+                maxOccurs: particle.isRepeated || group.particle.isRepeated ? nil : 1, term: group.particle.term)
+            collectParticle(combined, optional: isOptional, into: &builder, location: group.location, visitedGroups: visitedGroups.union([name]))
+        case .choice(let particles):
+            addChoiceField(particles, particle: particle, optional: isOptional, into: &builder, location: location)
+        case .any:
+            diagnose(.wildcardContent, at: location, "xsd:any: the elements it allows are neither written nor read")
+        }
+    }
+
+    /// Warns when a referenced element heads a substitution group or is abstract.
+    mutating func reportSubstitution(of element: XSDElement) {
+        let members = document.schemas.substitutionGroupMembers(of: element.name)
+        guard !members.isEmpty || element.isAbstract, !polymorphismReported.contains(element.name) else { return }
+        polymorphismReported.insert(element.name)
+        diagnose(
+            .polymorphism, at: element.location,
+            "the element \(element.name) \(element.isAbstract ? "is abstract" : "heads a substitution group"): only the element itself is written and read, not the members of its group")
+    }
+
+    /// Adds a field for an element.
+    mutating func addElementField(_ element: XSDElement, particle: XSDParticle, optional: Bool, into builder: inout FieldBuilder) {
+        let swiftName = builder.names.claim(SwiftNaming.memberName(element.name.name))
+        let resolved: (type: String, structTarget: String?)
+        if element.isGlobal, case .anonymous = element.type {
+            resolved = elementType(element)
+        } else if element.type == nil, let head = element.substitutionGroup, let headElement = document.schemas.element(named: head) {
+            resolved = elementType(headElement)
+        } else {
+            resolved = swiftType(for: element.type, hint: builder.owner + SwiftNaming.typeName(element.name.name), namespace: element.name.namespace ?? builder.namespace)
+        }
+        let cardinality: GeneratedModel.Field.Cardinality =
+            particle.isRepeated ? .array : (optional || element.isNillable ? .optional : .one)
+        append(
+            .init(
+                swiftName: swiftName, key: element.name.name, type: resolved.type, structTarget: resolved.structTarget,
+                cardinality: cardinality, kind: .element, namespace: element.name.namespace, isNillable: element.isNillable,
+                isChoice: false, documentation: element.documentation), to: &builder)
+    }
+
+    /// The Swift type of a global element's values: its anonymous type's struct, named after it.
+    mutating func elementType(_ element: XSDElement) -> (type: String, structTarget: String?) {
+        guard case .anonymous(.complex(let complex)) = element.type else {
+            return swiftType(for: element.type, hint: element.name.name, namespace: element.name.namespace)
+        }
+        if let known = elementTypeNames[element.name] { return (known, known) }
+        let name = claimTypeName(for: element.name, hint: element.name.name)
+        elementTypeNames[element.name] = name
+        generateStructure(complex, name: name, namespace: element.name.namespace, documentation: element.documentation ?? "The content of the element `\(element.name.name)`.")
+        return (name, name)
+    }
+
+    /// Adds a choice field and its enum.
+    mutating func addChoiceField(
+        _ particles: [XSDParticle], particle: XSDParticle, optional: Bool, into builder: inout FieldBuilder, location: WSDLSourceLocation
+    ) {
+        guard !particle.isRepeated else {
+            diagnose(.unsupportedContent, at: location, "a choice with maxOccurs above 1 is left out")
+            return
+        }
+        builder.choiceCount += 1
+        let enumName = typeNames.claim(builder.owner + (builder.choiceCount == 1 ? "Choice" : "Choice\(builder.choiceCount)"), suffix: "Type")
+        var caseNames = NameRegistry(reserved: ["init"])
+        var cases: [(caseName: String, key: String, type: String)] = []
+        var mayBeEmpty = optional
+        for branch in particles {
+            var element: XSDElement?
+            switch branch.term {
+            case .element(let local): element = local
+            case .elementReference(let name): element = document.schemas.element(named: name)
+            default: element = nil
+            }
+            guard let element, !branch.isRepeated else {
+                diagnose(.unsupportedContent, at: location, "a choice branch that is not a single element (a sequence, group, wildcard or repeated element) is left out")
+                continue
+            }
+            if branch.isOptional { mayBeEmpty = true }
+            let type: String
+            if element.isGlobal, case .anonymous = element.type {
+                type = elementType(element).type
+            } else {
+                type = swiftType(for: element.type, hint: enumName + SwiftNaming.typeName(element.name.name), namespace: element.name.namespace ?? builder.namespace).type
+            }
+            cases.append((caseNames.claim(SwiftNaming.memberName(element.name.name)), element.name.name, type))
+        }
+        guard !cases.isEmpty else { return }
+        models.append(.choice(.init(name: enumName, documentation: nil, cases: cases)))
+        let swiftName = builder.names.claim("choice")
+        append(
+            .init(
+                swiftName: swiftName, key: swiftName, type: enumName, structTarget: nil, cardinality: mayBeEmpty ? .optional : .one,
+                kind: .element, namespace: builder.namespace, isNillable: false, isChoice: true, documentation: nil), to: &builder)
+    }
+
+    /// Adds the attribute fields.
+    mutating func collectAttributes(
+        _ uses: [XSDAttributeUse], into builder: inout FieldBuilder, location: WSDLSourceLocation, visitedGroups: Set<QualifiedName>
+    ) {
+        for use in uses {
+            switch use {
+            case .attribute(let attribute):
+                addAttributeField(attribute, use: attribute.use, into: &builder)
+            case .reference(let name, let use, _, _):
+                guard let attribute = document.schemas.attributes[name] else { continue }
+                addAttributeField(attribute, use: use, into: &builder)
+            case .group(let name):
+                guard let group = document.schemas.attributeGroups[name], !visitedGroups.contains(name) else { continue }
+                collectAttributes(group.attributes, into: &builder, location: group.location, visitedGroups: visitedGroups.union([name]))
+                if group.anyAttribute != nil {
+                    diagnose(.wildcardContent, at: group.location, "xsd:anyAttribute: the attributes it allows are neither written nor read")
+                }
+            }
+        }
+    }
+
+    /// Adds a field for an attribute, unless it is prohibited.
+    mutating func addAttributeField(_ attribute: XSDAttribute, use: XSDAttribute.Use, into builder: inout FieldBuilder) {
+        guard use != .prohibited else { return }
+        let swiftName = builder.names.claim(SwiftNaming.memberName(attribute.name.name))
+        let type = swiftType(for: attribute.type ?? .named(XSDBuiltInType.string.qualifiedName), hint: builder.owner + SwiftNaming.typeName(attribute.name.name), namespace: nil).type
+        append(
+            .init(
+                swiftName: swiftName, key: attribute.name.name, type: type, structTarget: nil, cardinality: use == .required ? .one : .optional,
+                kind: .attribute, namespace: attribute.name.namespace, isNillable: false, isChoice: false, documentation: attribute.documentation), to: &builder)
+    }
+
+    /// Turns single elements through which a struct holds itself into arrays of at most one
+    /// item, which read and write the same XML, so that the structs have a finite size.
+    mutating func breakRecursion() {
+        var changed = true
+        while changed {
+            changed = false
+            let edges = directEdges()
+            outer: for (modelIndex, model) in models.enumerated() {
+                guard case .structure(var structure) = model else { continue }
+                for (fieldIndex, field) in structure.fields.enumerated() where field.cardinality != .array {
+                    guard let target = field.structTarget, Self.reaches(from: target, to: structure.name, edges: edges) else { continue }
+                    structure.fields[fieldIndex].cardinality = .array
+                    structure.fields[fieldIndex].documentation = (field.documentation.map { $0 + "\n\n" } ?? "")
+                        + "At most one item: the type holds itself through this element."
+                    models[modelIndex] = .structure(structure)
+                    diagnose(
+                        .recursiveContent, at: structure.location,
+                        "\(structure.name).\(field.swiftName) holds \(structure.name) again: it is generated as an array of at most one item")
+                    changed = true
+                    break outer
+                }
+            }
+        }
+    }
+
+    /// The structs each struct holds directly (not through an array).
+    func directEdges() -> [String: [String]] {
+        var edges: [String: [String]] = [:]
+        for case .structure(let structure) in models {
+            edges[structure.name] = structure.fields.filter { $0.cardinality != .array }.compactMap(\.structTarget)
+        }
+        return edges
+    }
+
+    /// Whether `start` reaches `goal` through `edges`.
+    static func reaches(from start: String, to goal: String, edges: [String: [String]]) -> Bool {
+        var seen: Set<String> = []
+        var stack = [start]
+        while let node = stack.popLast() {
+            if node == goal { return true }
+            guard seen.insert(node).inserted else { continue }
+            stack.append(contentsOf: edges[node] ?? [])
+        }
+        return false
+    }
+}

@@ -1,0 +1,218 @@
+import Foundation
+import ResourceLoaderWSDL
+import Testing
+
+/// Generates code for small WSDLs into a temporary SwiftPM package that depends on this one by
+/// path, builds it with warnings as errors in Swift 6 mode (one target through the build-tool
+/// plugin, one generated into its folder by the command plugin), and runs a program that sends and reads generated values: one package build, so the
+/// test is slow.
+@Suite("Generated code compiles")
+struct GeneratedCodeCompileTests {
+    /// The `swift` executable on `PATH`, if there is one.
+    static let swift: URL? = {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        return path.split(separator: ":").map { URL(fileURLWithPath: String($0)).appendingPathComponent("swift") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }()
+
+    /// The root of this package.
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// A spyne-like service: wrapped operations with a header, a fault, an enumeration, a choice,
+    /// simple content, dates, decimals, binary, an optional recursive element and a list.
+    static let service = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <wsdl:definitions name="Shop" targetNamespace="urn:shop" xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/"
+            xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/" xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:tns="urn:shop">
+          <wsdl:types>
+            <xsd:schema targetNamespace="urn:shop" elementFormDefault="qualified">
+              <xsd:simpleType name="Color">
+                <xsd:restriction base="xsd:string"><xsd:enumeration value="red"/><xsd:enumeration value="dark blue"/></xsd:restriction>
+              </xsd:simpleType>
+              <xsd:simpleType name="Sizes"><xsd:list itemType="xsd:int"/></xsd:simpleType>
+              <xsd:complexType name="Money">
+                <xsd:simpleContent><xsd:extension base="xsd:decimal"><xsd:attribute name="currency" type="xsd:string" use="required"/></xsd:extension></xsd:simpleContent>
+              </xsd:complexType>
+              <xsd:complexType name="Item">
+                <xsd:sequence>
+                  <xsd:element name="Name" type="xsd:string"/>
+                  <xsd:element name="Price" type="tns:Money"/>
+                  <xsd:element name="Added" type="xsd:dateTime" minOccurs="0"/>
+                  <xsd:element name="Note" type="xsd:string" nillable="true"/>
+                  <xsd:element name="Color" type="tns:Color" maxOccurs="unbounded"/>
+                  <xsd:element name="Sizes" type="tns:Sizes" minOccurs="0"/>
+                  <xsd:element name="Picture" type="xsd:base64Binary" minOccurs="0"/>
+                  <xsd:element name="Parent" type="tns:Item" minOccurs="0"/>
+                  <xsd:choice><xsd:element name="Sku" type="xsd:string"/><xsd:element name="Ean" type="xsd:long"/></xsd:choice>
+                </xsd:sequence>
+                <xsd:attribute name="id" type="xsd:int" use="required"/>
+              </xsd:complexType>
+              <xsd:element name="GetItem">
+                <xsd:complexType><xsd:sequence><xsd:element name="id" type="xsd:int"/><xsd:element name="since" type="xsd:date"/></xsd:sequence></xsd:complexType>
+              </xsd:element>
+              <xsd:element name="GetItemResponse">
+                <xsd:complexType><xsd:sequence><xsd:element name="item" type="tns:Item"/></xsd:sequence></xsd:complexType>
+              </xsd:element>
+              <xsd:element name="Auth"><xsd:complexType><xsd:sequence><xsd:element name="token" type="xsd:string"/></xsd:sequence></xsd:complexType></xsd:element>
+              <xsd:element name="NoSuchItem"><xsd:complexType><xsd:sequence><xsd:element name="id" type="xsd:int"/></xsd:sequence></xsd:complexType></xsd:element>
+            </xsd:schema>
+          </wsdl:types>
+          <wsdl:message name="GetItemIn"><wsdl:part name="parameters" element="tns:GetItem"/></wsdl:message>
+          <wsdl:message name="GetItemOut"><wsdl:part name="parameters" element="tns:GetItemResponse"/></wsdl:message>
+          <wsdl:message name="AuthHeader"><wsdl:part name="auth" element="tns:Auth"/></wsdl:message>
+          <wsdl:message name="NoSuchItemFault"><wsdl:part name="fault" element="tns:NoSuchItem"/></wsdl:message>
+          <wsdl:portType name="ShopPort">
+            <wsdl:operation name="GetItem"><wsdl:documentation>Finds an item.</wsdl:documentation>
+              <wsdl:input message="tns:GetItemIn"/><wsdl:output message="tns:GetItemOut"/><wsdl:fault name="NoSuchItem" message="tns:NoSuchItemFault"/>
+            </wsdl:operation>
+          </wsdl:portType>
+          <wsdl:binding name="ShopBinding" type="tns:ShopPort">
+            <soap:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
+            <wsdl:operation name="GetItem">
+              <soap:operation soapAction="urn:shop/GetItem"/>
+              <wsdl:input><soap:body use="literal"/><soap:header message="tns:AuthHeader" part="auth" use="literal"/></wsdl:input>
+              <wsdl:output><soap:body use="literal"/></wsdl:output>
+              <wsdl:fault name="NoSuchItem"><soap:fault name="NoSuchItem" use="literal"/></wsdl:fault>
+            </wsdl:operation>
+          </wsdl:binding>
+          <wsdl:service name="Shop"><wsdl:port name="ShopPort" binding="tns:ShopBinding"><soap:address location="http://127.0.0.1:8080/shop"/></wsdl:port></wsdl:service>
+        </wsdl:definitions>
+        """
+
+    /// The program that uses the generated code: a value encoded and decoded back, and a request
+    /// envelope, each printed.
+    static let program = """
+        import Foundation
+        import Plugged
+        import ResourceLoader
+        import Shop
+
+        let item = Item(
+            name: "A & B", price: Money(value: Decimal(string: "12.50")!, currency: "EUR"),
+            added: XMLDateTime(lexicalForm: "2026-01-02T03:04:05+05:30"), color: [.red, .unknown("green"), .darkBlue],
+            sizes: "1 2 3", picture: Data([0, 255]), parent: [Item(name: "P", price: Money(value: 1, currency: "EUR"), choice: .ean(5), id: 2)],
+            choice: .sku("S1"), id: 7)
+        let data = try XMLTreeEncoder().encode(GetItemResponse(item: item), as: XMLQualifiedName("GetItemResponse", namespaceURI: "urn:shop"))
+        let back = try XMLTreeDecoder().decode(GetItemResponse.self, from: XMLTree(data: data).root)
+        print("round trip: \\(back.item == item)")
+        let call = GetItem(GetItemType(id: 1, since: XMLDate(year: 2026, month: 1, day: 2)), auth: Auth(token: "t"))
+        print(String(decoding: try call.envelope.data(), as: UTF8.self))
+        print("\\(call.url) \\(call.soapAction ?? "-") \\(call.responsePath)")
+        print("plugged: \\(pluggedAction ?? "-")")
+        """
+
+    @Test(.enabled(if: swift != nil, "swift is not on PATH: the generated code is not compiled"))
+    func generatedPackageBuildsWithoutWarningsAndRuns() throws {
+        let swift = try #require(Self.swift)
+        // GIVEN a package whose libraries are generated from the service and the snippets
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wsdl-compile-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let libraries: [(name: String, wsdl: String, configuration: WSDLGeneratorConfiguration)] = [
+            ("Shop", Self.service, WSDLGeneratorConfiguration(accessModifier: .public)),
+            ("Constructs", GeneratorSnippets.constructs, WSDLGeneratorConfiguration()),
+            ("Orders", GeneratorSnippets.wrapped, WSDLGeneratorConfiguration(accessModifier: .package, typeNamePrefix: "Shop")),
+            ("Calc", GeneratorSnippets.rpc, WSDLGeneratorConfiguration()),
+            ("Quotes", GeneratorSnippets.bare, WSDLGeneratorConfiguration()),
+            ("Collisions", GeneratorSnippets.collisions, WSDLGeneratorConfiguration()),
+            ("Unsupported", GeneratorSnippets.unsupported, WSDLGeneratorConfiguration()),
+        ]
+        for library in libraries where library.name != "Calc" {
+            let output = try GeneratorSnippets.generate(library.wsdl, configuration: library.configuration)
+            let sources = folder.appendingPathComponent("Sources/\(library.name)")
+            try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
+            for file in output.files { try Data(file.contents.utf8).write(to: sources.appendingPathComponent(file.name)) }
+        }
+        // AND a target whose code the command plugin generates into its folder
+        let calc = folder.appendingPathComponent("Sources/Calc")
+        try FileManager.default.createDirectory(at: calc, withIntermediateDirectories: true)
+        try Data(GeneratorSnippets.rpc.utf8).write(to: calc.appendingPathComponent("calc.wsdl"))
+        try Data("import Foundation\nimport ResourceLoader\n\nlet calcBinding = Add(AddRequest(a: 1, b: 2), url: URL(fileURLWithPath: \"/\")).soapBinding\n".utf8)
+            .write(to: calc.appendingPathComponent("Use.swift"))
+        // AND a target whose code the build-tool plugin generates from its .wsdl and configuration
+        let plugged = folder.appendingPathComponent("Sources/Plugged")
+        try FileManager.default.createDirectory(at: plugged, withIntermediateDirectories: true)
+        try Data(Self.service.utf8).write(to: plugged.appendingPathComponent("Shop.wsdl"))
+        try Data(#"{"accessModifier": "public", "typeNamePrefix": "P"}"#.utf8).write(to: plugged.appendingPathComponent("resourceloader-wsdl.json"))
+        try Data("import ResourceLoader\n\npublic let pluggedAction = PGetItem(PGetItemType(id: 3, since: XMLDate(year: 2026, month: 5, day: 6))).soapAction\n".utf8)
+            .write(to: plugged.appendingPathComponent("Use.swift"))
+        let runner = folder.appendingPathComponent("Sources/Runner")
+        try FileManager.default.createDirectory(at: runner, withIntermediateDirectories: true)
+        try Data(Self.program.utf8).write(to: runner.appendingPathComponent("main.swift"))
+        let strict = #"swiftSettings: [.unsafeFlags(["-warnings-as-errors"])]"#
+        let resourceLoader = #".product(name: "ResourceLoader", package: "\#(Self.packageRoot.lastPathComponent)")"#
+        let manifest = """
+            // swift-tools-version: 6.1
+            import PackageDescription
+
+            let package = Package(
+                name: "Generated",
+                platforms: [.macOS(.v13), .iOS(.v16)],
+                dependencies: [.package(path: \(SwiftLiteral.quoted(Self.packageRoot.path)))],
+                targets: [
+            \(libraries.map { "        .target(name: \"\($0.name)\", dependencies: [\(resourceLoader)], \(strict))," }.joined(separator: "\n"))
+                    .target(
+                        name: "Plugged", dependencies: [\(resourceLoader)], \(strict),
+                        plugins: [.plugin(name: "ResourceLoaderWSDLPlugin", package: "\(Self.packageRoot.lastPathComponent)")]),
+                    .executableTarget(name: "Runner", dependencies: ["Shop", "Plugged", \(resourceLoader)], \(strict)),
+                ],
+                swiftLanguageModes: [.v6]
+            )
+            """
+        try Data(manifest.utf8).write(to: folder.appendingPathComponent("Package.swift"))
+        // WHEN the command plugin runs, and the package is built and run
+        let command = try Self.run(
+            swift, ["package", "--package-path", folder.path, "--allow-writing-to-package-directory", "generate-soap-resources", "--target", "Calc"],
+            in: folder)
+        #expect(command.status == 0, "swift package generate-soap-resources failed:\n\(command.output)")
+        let generatedCalc = try String(contentsOf: calc.appendingPathComponent("Generated/Operations.swift"), encoding: .utf8)
+        #expect(generatedCalc.contains("struct Add: SOAPResourceType {"))
+        let build = try Self.run(swift, ["build", "--package-path", folder.path], in: folder)
+        #expect(build.status == 0, "swift build failed:\n\(build.output)")
+        guard build.status == 0 else { return }
+        let binary = try Self.run(swift, ["build", "--package-path", folder.path, "--show-bin-path"], in: folder).output
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let result = try Self.run(URL(fileURLWithPath: binary).appendingPathComponent("Runner"), [], in: folder)
+        // THEN the values survive the round trip and the envelope is what the WSDL says
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("round trip: true"))
+        #expect(result.output.contains(#"<soap:Header><ns1:Auth xmlns:ns1="urn:shop"><ns1:token>t</ns1:token></ns1:Auth></soap:Header>"#))
+        #expect(result.output.contains(#"<soap:Body><ns1:GetItem xmlns:ns1="urn:shop"><ns1:id>1</ns1:id><ns1:since>2026-01-02</ns1:since></ns1:GetItem></soap:Body>"#))
+        #expect(result.output.contains(#"http://127.0.0.1:8080/shop urn:shop/GetItem ["GetItemResponse"]"#))
+        #expect(result.output.contains("plugged: urn:shop/GetItem"))
+        // AND the plugin's diagnostics are in the build log
+        #expect(build.output.contains("Generating SOAP resources from Shop.wsdl"))
+    }
+
+    /// Runs `executable`, waiting at most 20 minutes, and returns its exit status and output.
+    static func run(_ executable: URL, _ arguments: [String], in folder: URL) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.currentDirectoryURL = folder
+        let log = folder.appendingPathComponent("output-\(UUID().uuidString).txt")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        defer { try? handle.close() }
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        let deadline = Date().addingTimeInterval(20 * 60)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.2) }
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+            return (-1, "timed out after 20 minutes")
+        }
+        let output = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        return (process.terminationStatus, output)
+    }
+}
+
+/// Swift string literals for the generated manifest.
+enum SwiftLiteral {
+    /// `text` in double quotes, backslashes and quotes escaped.
+    static func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+    }
+}

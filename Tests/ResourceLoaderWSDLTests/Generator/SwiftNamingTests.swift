@@ -1,0 +1,48 @@
+@testable import ResourceLoaderWSDL
+import Testing
+
+@Suite("SwiftNaming")
+struct SwiftNamingTests {
+    @Test(arguments: [
+        ("order_line", "OrderLine"), ("getUserResponse", "GetUserResponse"), ("First_x0020_Name", "FirstName"),
+        ("3DSecure", "_3DSecure"), ("--", "Value"), ("ArrayOfstring", "ArrayOfstring"),
+    ])
+    func typeNames(xml: String, swift: String) {
+        #expect(SwiftNaming.typeName(xml) == swift)
+    }
+
+    @Test(arguments: [
+        ("UserID", "userID"), ("ID", "id"), ("URLValue", "urlValue"), ("Order_Line", "orderLine"), ("class", "class"),
+        ("Ship_x0020_Date", "shipDate"), ("2", "_2"), ("next day", "nextDay"), ("é", "value"),
+    ])
+    func memberNames(xml: String, swift: String) {
+        #expect(SwiftNaming.memberName(xml) == swift)
+    }
+
+    @Test func decodesOnlyWellFormedEscapes() {
+        #expect(SwiftNaming.decodingEscapes("A_x0020_B_x002E_c") == "A B.c")
+        #expect(SwiftNaming.decodingEscapes("A_x00G0_B") == "A_x00G0_B")
+        #expect(SwiftNaming.decodingEscapes("A_x0020B") == "A_x0020B")
+        #expect(SwiftNaming.decodingEscapes("_x") == "_x")
+    }
+
+    @Test func escapesKeywordsAndLiterals() {
+        #expect(SwiftNaming.escaped("protocol") == "`protocol`")
+        #expect(SwiftNaming.escaped("order") == "order")
+        #expect(SwiftNaming.literal("a\"b\\c\n\u{1}\\(x)") == #""a\"b\\c\n\u{1}\\(x)""#)
+    }
+
+    @Test func writesDocumentationAsLines() {
+        #expect(SwiftNaming.docComment("  First line.\n   second\n\n\n  Third. ", indent: "    ") == "    /// First line.\n    /// second\n    ///\n    /// Third.\n")
+        #expect(SwiftNaming.docComment(" \n ", indent: "") == "")
+        #expect(SwiftNaming.docComment(nil, indent: "") == "")
+    }
+
+    @Test func registryResolvesCollisionsInClaimOrder() {
+        var registry = NameRegistry(reserved: ["Date"])
+        #expect(registry.claim("Order", suffix: "Type") == "Order")
+        #expect(registry.claim("order", suffix: "Type") == "orderType")
+        #expect(registry.claim("Order", suffix: "Type") == "OrderType2")
+        #expect(registry.claim("Date", suffix: "Type") == "DateType")
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import ResourceLoaderWSDL
+import Testing
+
+@Suite("WSDLGenerator configuration")
+struct WSDLGeneratorConfigurationTests {
+    @Test func decodesEveryKeyAndAllowsNone() throws {
+        let json = """
+            {"accessModifier": "package", "typeNamePrefix": "Shop", "filter": ["GetOrder"],
+             "nameOverrides": {"GetOrder": "FetchOrder"}, "schemaLocations": {"https://x/a.xsd": "a.xsd"},
+             "additionalImports": ["Shared"]}
+            """
+        let configuration = try WSDLGeneratorConfiguration(json: Data(json.utf8))
+        #expect(
+            configuration
+                == WSDLGeneratorConfiguration(
+                    accessModifier: .package, typeNamePrefix: "Shop", filter: ["GetOrder"], nameOverrides: ["GetOrder": "FetchOrder"],
+                    schemaLocations: ["https://x/a.xsd": "a.xsd"], additionalImports: ["Shared"]))
+        #expect(configuration.readerOptions.schemaLocations == ["https://x/a.xsd": "a.xsd"])
+        #expect(try WSDLGeneratorConfiguration(json: Data("{}".utf8)) == WSDLGeneratorConfiguration())
+    }
+
+    @Test func refusesAnUnknownAccessModifier() {
+        #expect(throws: DecodingError.self) { try WSDLGeneratorConfiguration(json: Data(#"{"accessModifier": "open"}"#.utf8)) }
+        #expect(throws: DecodingError.self) { try WSDLGeneratorConfiguration(json: Data("[]".utf8)) }
+    }
+
+    @Test func appliesAccessPrefixOverridesAndImports() throws {
+        let configuration = WSDLGeneratorConfiguration(
+            accessModifier: .public, typeNamePrefix: "Shop", nameOverrides: ["GetOrder": "FetchOrder", "{urn:test}Session": "Login"],
+            additionalImports: ["Shared"])
+        let output = try GeneratorSnippets.generate(GeneratorSnippets.wrapped, configuration: configuration)
+        let operations = try #require(output.file(named: "Operations.swift")?.contents)
+        let types = try #require(output.file(named: "Types.swift")?.contents)
+        #expect(operations.contains("import Shared\n"))
+        #expect(operations.contains("public struct FetchOrder: SOAPResourceType {"))
+        // The element GetOrder is overridden by its local name too; the operation claimed the name first.
+        #expect(operations.contains("    public init(_ request: FetchOrderType, session: Login? = nil, url: URL = FetchOrder.defaultURL) {"))
+        #expect(operations.contains("    public var soapBody: (any Encodable)? { request }"))
+        #expect(types.contains("public struct ShopGetOrderResponse: Codable, Sendable, Hashable, XMLSchemaType {"))
+        #expect(types.contains("public struct Login: Codable, Sendable, Hashable, XMLSchemaType {"))
+        #expect(types.contains("    public static let xmlSchema = "))
+        #expect(!types.contains("\nstruct "))
+    }
+
+    @Test func filtersOperationsAndDiagnosesNamesThatMatchNone() throws {
+        let output = try GeneratorSnippets.generate(GeneratorSnippets.operations, configuration: WSDLGeneratorConfiguration(filter: ["Notify", "Missing"]))
+        #expect(output.diagnostics.map { "\($0.severity.rawValue) \($0.construct.rawValue) \($0.message)" }.dropFirst() == [
+            "error unmatchedFilter the filter names Missing, which no SOAP binding operation has",
+            "warning unsupportedOperation the operation Notify has no response: it is not generated",
+        ])
+        #expect(output.file(named: "Operations.swift")?.contents.contains("SOAPResourceType") == false)
+        #expect(output.file(named: "Types.swift")?.contents.contains("struct") == false)
+    }
+}
