@@ -316,7 +316,7 @@ struct CredentialStoreTests {
         // deadline is far away
         let store = store()
         let service = ResourceService<CitiesResource>(
-            pipeline: pipeline(store, options: TransferOptions(deadline: .seconds(20)))
+            pipeline: pipeline(store, options: TransferOptions(deadline: .seconds(300)))
         )
         refresher.holdRefreshes()
         let waiting = Task { await fetchCities(service) }
@@ -346,7 +346,7 @@ struct CredentialStoreTests {
         // whose own deadline is far away
         let store = store(refreshDeadline: .milliseconds(100))
         let service = ResourceService<CitiesResource>(
-            pipeline: pipeline(store, options: TransferOptions(deadline: .seconds(20)))
+            pipeline: pipeline(store, options: TransferOptions(deadline: .seconds(300)))
         )
         refresher.holdRefreshes()
 
@@ -379,7 +379,7 @@ struct CredentialStoreTests {
         // GIVEN three fetches waiting for a refresh that never returns
         let store = store()
         let service = ResourceService<CitiesResource>(
-            pipeline: pipeline(store, options: TransferOptions(deadline: .seconds(20)))
+            pipeline: pipeline(store, options: TransferOptions(deadline: .seconds(300)))
         )
         refresher.holdRefreshes()
         server.hold("/europe.json")
