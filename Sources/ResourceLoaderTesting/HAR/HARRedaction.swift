@@ -86,17 +86,23 @@ public struct HARRedaction: Sendable {
         redactsHeaderField(name) ? HAR.redactedValue : value
     }
 
-    /// `url` as text, with the values of redacted query parameters and any password replaced.
+    /// `url` as text, with the values of redacted query parameters and any password replaced;
+    /// `url.absoluteString` itself when there is nothing to replace.
     func redactedURL(_ url: URL?) -> String {
         guard let url else { return "" }
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return url.absoluteString }
-        if components.password != nil { components.password = HAR.redactedValue }
+        var changed = false
+        if components.password != nil {
+            components.password = HAR.redactedValue
+            changed = true
+        }
         if let items = components.percentEncodedQueryItems, items.contains(where: { redactsParameter(Self.decoded($0.name)) }) {
             components.percentEncodedQueryItems = items.map { item in
                 redactsParameter(Self.decoded(item.name)) ? URLQueryItem(name: item.name, value: "%5Bredacted%5D") : item
             }
+            changed = true
         }
-        return components.string ?? url.absoluteString
+        return changed ? components.string ?? url.absoluteString : url.absoluteString
     }
 
     /// `body` with redacted parameters replaced, when it is a form or JSON body that has any;
