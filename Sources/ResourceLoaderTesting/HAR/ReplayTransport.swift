@@ -1,0 +1,114 @@
+import Foundation
+import ResourceLoader
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A ``ResourceLoader/URLSessionType`` that answers from a recorded HAR 1.2 archive instead of
+/// the network.
+///
+/// Record once against the real service with ``RecordingTransport`` (or export a HAR from a
+/// browser, Charles or mitmproxy), commit the file, and replay it in tests:
+///
+/// ```swift
+/// let replay = try ReplayTransport(contentsOf: harFile)
+/// let service = ResourceService<Cities>(session: replay)
+/// let cities = try await service.fetch(Cities(continent: "europe"))
+/// ```
+///
+/// Requests are matched by ``HARReplayer``: method and URL by default, or the
+/// ``HARMatchingRule``s given; repeated requests take the matching entries in recorded order. A
+/// request that matches nothing fails with ``HARReplayError``, which names the closest entry and
+/// how it differs. Answers arrive on a background queue; cancelling the returned handle answers
+/// `URLError(.cancelled)` if the answer has not been delivered yet.
+public struct ReplayTransport: URLSessionType {
+    /// The matching logic and its record of used entries.
+    public let replayer: HARReplayer
+
+    /// Creates a transport that answers through `replayer`.
+    public init(replayer: HARReplayer) {
+        self.replayer = replayer
+    }
+
+    /// Creates a transport that answers from `har`.
+    ///
+    /// - Parameters:
+    ///   - har: The archive to answer from.
+    ///   - rules: The rules an entry must satisfy; method and URL by default.
+    ///   - redaction: Applied to each request before matching; the recorder's (by default
+    ///     ``HARRedaction/standard``).
+    ///   - exhaustion: What happens once the matching entries have all answered.
+    public init(
+        har: HAR, rules: [HARMatchingRule] = HARMatchingRule.standard, redaction: HARRedaction = .standard,
+        exhaustion: HARReplayer.Exhaustion = .repeatLast
+    ) {
+        self.init(replayer: HARReplayer(har: har, rules: rules, redaction: redaction, exhaustion: exhaustion))
+    }
+
+    /// Creates a transport that answers from the HAR file at `url`.
+    ///
+    /// - Throws: the file system's error, or `DecodingError` when the file is not HAR 1.2.
+    public init(
+        contentsOf url: URL, rules: [HARMatchingRule] = HARMatchingRule.standard, redaction: HARRedaction = .standard,
+        exhaustion: HARReplayer.Exhaustion = .repeatLast
+    ) throws {
+        self.init(har: try HAR(contentsOf: url), rules: rules, redaction: redaction, exhaustion: exhaustion)
+    }
+
+    /// Answers `request` with the matching entry's body and an `HTTPURLResponse`.
+    public func data(
+        for request: URLRequest,
+        options: TransferOptions,
+        completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+    ) -> any Cancellable {
+        send(request, options: options) { answer in
+            completionHandler(answer.flatMap { body, head in
+                guard let response = head.httpURLResponse else { return .failure(URLError(.badServerResponse)) }
+                return .success((body, response))
+            })
+        }
+    }
+
+    /// Answers `request` with the matching entry's body and its status and header fields, in the
+    /// order recorded.
+    public func send(
+        _ request: URLRequest,
+        options: TransferOptions,
+        completionHandler: @escaping @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
+    ) -> any Cancellable {
+        let answer: Result<(Data, ResponseHead), any Error> = replayer.entry(for: request).mapError { $0 }.flatMap { entry in
+            guard let body = entry.response.content.data else {
+                let index = replayer.har.log.entries.firstIndex(of: entry) ?? 0
+                return .failure(HARReplayError.unreadableBody(entry: index))
+            }
+            return .success((body, entry.response.head(url: request.url)))
+        }
+        let task = ReplayTask(completionHandler: completionHandler)
+        DispatchQueue.global().async { task.complete(answer) }
+        return task
+    }
+}
+
+/// One replayed answer: delivered exactly once, or `URLError(.cancelled)` when cancelled first.
+private final class ReplayTask: Cancellable, @unchecked Sendable {
+    // `lock` guards `completionHandler`, cleared once it has been called.
+    private let lock = NSLock()
+    private var completionHandler: (@Sendable (Result<(Data, ResponseHead), any Error>) -> Void)?
+
+    init(completionHandler: @escaping @Sendable (Result<(Data, ResponseHead), any Error>) -> Void) {
+        self.completionHandler = completionHandler
+    }
+
+    func complete(_ answer: Result<(Data, ResponseHead), any Error>) {
+        let handler = lock.withLock {
+            defer { completionHandler = nil }
+            return completionHandler
+        }
+        handler?(answer)
+    }
+
+    func cancel() {
+        complete(.failure(URLError(.cancelled)))
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import ResourceLoader
+import ResourceLoaderTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Tries to leak a credential through every field a HAR holds and every message the recorder and
+/// replayer write.
+@Suite("HAR redaction")
+struct HARRedactionTests {
+    static let secret = "tok3nZ9qLeakCheck"
+
+    /// A server that answers with the secret in a cookie, a JSON body and a caller-named header.
+    static func makeServer() throws -> LoopbackHTTPServer {
+        try LoopbackHTTPServer { _ in
+            .status(200, headers: [
+                "Content-Type": "application/json",
+                "Set-Cookie": "sid=\(secret); Path=/; HttpOnly",
+                "X-Api-Key": secret,
+            ], body: Data(#"{"access_token": "\#(secret)", "nested": [{"refresh_token": "\#(secret)"}], "name": "Ada"}"#.utf8))
+        }
+    }
+
+    /// A request carrying the secret in every header, the query and a form body.
+    static func leakyRequest(to base: URL, path: String = "login") -> URLRequest {
+        var components = URLComponents(url: base.appendingPathComponent(path), resolvingAgainstBaseURL: false)!
+        components.queryItems = [
+            URLQueryItem(name: "access_token", value: secret), URLQueryItem(name: "api_key", value: secret),
+            URLQueryItem(name: "sig", value: secret), URLQueryItem(name: "page", value: "1"),
+        ]
+        var request = URLRequest(url: components.url!)
+        request.httpMethod = "POST"
+        request.setValue("Bearer \(secret)", forHTTPHeaderField: "Authorization")
+        request.setValue("Basic \(secret)", forHTTPHeaderField: "Proxy-Authorization")
+        request.setValue("sid=\(secret); theme=dark", forHTTPHeaderField: "Cookie")
+        request.setValue(secret, forHTTPHeaderField: "X-Api-Key")
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data("username=ada&password=\(secret)&client_secret=\(secret)".utf8)
+        return request
+    }
+
+    /// The standard redaction plus the caller's own header and query parameter.
+    static let redaction = HARRedaction.standard.redacting(headerFields: ["X-Api-Key"]).redacting(parameters: ["sig"])
+
+    @Test func noFieldOfTheArchiveHoldsTheSecret() async throws {
+        let server = try Self.makeServer()
+        defer { server.stop() }
+        let recording = RecordingTransport(wrapping: URLSessionTransport(), redaction: Self.redaction)
+        _ = try await exchange(Self.leakyRequest(to: server.baseURL), through: recording).get()
+
+        let json = String(decoding: try recording.har.jsonData(), as: UTF8.self)
+        #expect(!json.contains(Self.secret))
+        let entry = try #require(recording.har.log.entries.first)
+        // Every decoded body is free of it too.
+        let sent = String(decoding: try #require(entry.request.postData?.data), as: UTF8.self)
+        let received = String(decoding: try #require(entry.response.content.data), as: UTF8.self)
+        #expect(!sent.contains(Self.secret))
+        #expect(!received.contains(Self.secret))
+
+        // The names stay, so the archive shows what was sent.
+        for name in ["Authorization", "Proxy-Authorization", "Cookie", "X-Api-Key"] {
+            #expect(entry.request.values(ofHeaderField: name) == [HAR.redactedValue], "\(name)")
+        }
+        #expect(entry.response.headers.first { $0.name.lowercased() == "set-cookie" }?.value == HAR.redactedValue)
+        #expect(entry.response.headers.first { $0.name.lowercased() == "x-api-key" }?.value == HAR.redactedValue)
+        #expect(entry.request.cookies.map(\.name) == ["sid", "theme"])
+        #expect(entry.request.cookies.allSatisfy { $0.value == HAR.redactedValue })
+        #expect(entry.response.cookies.map(\.name) == ["sid"])
+        #expect(entry.response.cookies.first?.value == HAR.redactedValue)
+        #expect(entry.response.cookies.first?.path == "/")
+        #expect(entry.request.queryString.map(\.name) == ["access_token", "api_key", "sig", "page"])
+        #expect(entry.request.queryString.map(\.value) == [HAR.redactedValue, HAR.redactedValue, HAR.redactedValue, "1"])
+        #expect(entry.request.url.hasSuffix("/login?access_token=%5Bredacted%5D&api_key=%5Bredacted%5D&sig=%5Bredacted%5D&page=1"))
+        #expect(entry.request.postData?.text == "username=ada&password=%5Bredacted%5D&client_secret=%5Bredacted%5D")
+        let body = try JSONSerialization.jsonObject(with: try #require(entry.response.content.data)) as? [String: Any]
+        #expect(body?["access_token"] as? String == HAR.redactedValue)
+        #expect((body?["nested"] as? [[String: Any]])?.first?["refresh_token"] as? String == HAR.redactedValue)
+        #expect(body?["name"] as? String == "Ada")
+    }
+
+    @Test func optingOutKeepsEveryValue() async throws {
+        // The check above can fail: without redaction the secret is everywhere.
+        let server = try Self.makeServer()
+        defer { server.stop() }
+        let recording = RecordingTransport(wrapping: URLSessionTransport(), redaction: .none)
+        _ = try await exchange(Self.leakyRequest(to: server.baseURL), through: recording).get()
+        let entry = try #require(recording.har.log.entries.first)
+        #expect(entry.request.values(ofHeaderField: "Authorization") == ["Bearer \(Self.secret)"])
+        #expect(entry.request.url.contains("access_token=\(Self.secret)"))
+        #expect(entry.response.content.text?.contains(Self.secret) == true)
+        #expect(entry.response.cookies.first?.value == Self.secret)
+    }
+
+    @Test func aURLPasswordAndWhatTheEntryClosureNamesAreRedacted() throws {
+        var request = URLRequest(url: URL(string: "https://ada:\(Self.secret)@api.example.com/soap")!)
+        request.httpMethod = "POST"
+        request.httpBody = Data("<Token>\(Self.secret)</Token>".utf8)
+        request.setValue("text/xml", forHTTPHeaderField: "Content-Type")
+        let redaction = HARRedaction { entry in
+            if let text = entry.request.postData?.text {
+                entry.request.postData?.text = text.replacingOccurrences(
+                    of: #"<Token>[^<]*</Token>"#, with: "<Token>\(HAR.redactedValue)</Token>", options: .regularExpression)
+            }
+        }
+        let head = ResponseHead(statusCode: 200, url: request.url, headerFields: [("Content-Type", "text/xml")])
+        let entry = HAR.Entry(request: request, head: head, body: Data("<ok/>".utf8), startedAt: Date(), duration: .milliseconds(3), redaction: redaction)
+        let json = String(decoding: try HAR(log: HAR.Log(creator: HAR.Creator(name: "t", version: "1"), entries: [entry])).jsonData(), as: UTF8.self)
+        #expect(!json.contains(Self.secret))
+        #expect(entry.request.url == "https://ada:%5Bredacted%5D@api.example.com/soap")
+        #expect(entry.request.postData?.text == "<Token>[redacted]</Token>")
+    }
+
+    @Test func noErrorDescriptionOrLogLineHoldsTheSecret() async throws {
+        let server = try Self.makeServer()
+        let lines = Lines()
+        let recording = RecordingTransport(wrapping: URLSessionTransport(), redaction: Self.redaction)
+        let recordingPipeline = ResourcePipeline(session: recording, monitors: [LoggingFetchMonitor { lines.append($0) }])
+        let login = LeakyResource(request: Self.leakyRequest(to: server.baseURL))
+        _ = await withTimeLimit { try? await ResourceService<LeakyResource>(pipeline: recordingPipeline).fetch(login) }
+        server.stop()
+
+        // A request with the secret that matches nothing, under every rule that could quote it.
+        let replay = ReplayTransport(
+            har: recording.har, rules: [.method, .url, .headers(["Authorization", "Cookie", "X-Api-Key"]), .body],
+            redaction: Self.redaction)
+        let replayPipeline = ResourcePipeline(session: replay, monitors: [LoggingFetchMonitor { lines.append($0) }])
+        let other = LeakyResource(request: Self.leakyRequest(to: server.baseURL, path: "elsewhere"))
+        let failure = await withTimeLimit { () -> ResourceError? in
+            do throws(ResourceError) {
+                _ = try await ResourceService<LeakyResource>(pipeline: replayPipeline).fetch(other)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        let error = try #require(failure ?? nil)
+        let texts = [error.description, String(describing: error), String(reflecting: error), error.localizedDescription]
+            + lines.all
+        #expect(texts.count > 4)
+        for text in texts {
+            #expect(!text.contains(Self.secret), "leaked: \(text)")
+        }
+        // The message still says what differed: the URL, quoted redacted.
+        #expect(error.description.contains("differs in URL: recorded http://127.0.0.1:\(server.port)/login?access_token=%5Bredacted%5D"))
+
+        // A fresh secret matches a recording made with another: both compare redacted.
+        var fresh = Self.leakyRequest(to: server.baseURL)
+        fresh.setValue("Bearer another-token", forHTTPHeaderField: "Authorization")
+        #expect(try await exchange(fresh, through: replay).get().1.statusCode == 200)
+    }
+}
+
+/// A resource that sends a ready-made request.
+struct LeakyResource: NetworkResourceType, DataResourceType {
+    let request: URLRequest
+    var url: URL { request.url! }
+    var httpMethod: HTTPMethod { HTTPMethod(rawValue: request.httpMethod ?? "GET") ?? .get }
+    var headerFields: [String: String] { request.allHTTPHeaderFields ?? [:] }
+    var body: RequestBody? { request.httpBody.map { .data($0, contentType: request.value(forHTTPHeaderField: "Content-Type")) } }
+    func model(from data: Data) throws -> Data { data }
+}
+
+/// Log lines, collected from any thread.
+final class Lines: @unchecked Sendable {
+    // `lock` guards `lines`.
+    private let lock = NSLock()
+    private var lines: [String] = []
+
+    func append(_ line: String) {
+        lock.withLock { lines.append(line) }
+    }
+
+    var all: [String] { lock.withLock { lines } }
+}
