@@ -103,7 +103,7 @@ struct GeneratedCodeCompileTests {
         """
 
     @Test(.enabled(if: swift != nil, "swift is not on PATH: the generated code is not compiled"))
-    func generatedPackageBuildsWithoutWarningsAndRuns() throws {
+    func generatedPackageBuildsWithoutWarningsAndRuns() async throws {
         let swift = try #require(Self.swift)
         // GIVEN a package whose libraries are generated from the service and the snippets
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wsdl-compile-\(UUID().uuidString)")
@@ -161,18 +161,18 @@ struct GeneratedCodeCompileTests {
             """
         try Data(manifest.utf8).write(to: folder.appendingPathComponent("Package.swift"))
         // WHEN the command plugin runs, and the package is built and run
-        let command = try Self.run(
+        let command = try await Self.run(
             swift, ["package", "--package-path", folder.path, "--allow-writing-to-package-directory", "generate-soap-resources", "--target", "Calc"],
             in: folder)
         #expect(command.status == 0, "swift package generate-soap-resources failed:\n\(command.output)")
         let generatedCalc = try String(contentsOf: calc.appendingPathComponent("Generated/Operations.swift"), encoding: .utf8)
         #expect(generatedCalc.contains("struct Add: SOAPResourceType {"))
-        let build = try Self.run(swift, ["build", "--package-path", folder.path], in: folder)
+        let build = try await Self.run(swift, ["build", "--package-path", folder.path], in: folder)
         #expect(build.status == 0, "swift build failed:\n\(build.output)")
         guard build.status == 0 else { return }
-        let binary = try Self.run(swift, ["build", "--package-path", folder.path, "--show-bin-path"], in: folder).output
+        let binary = try await Self.run(swift, ["build", "--package-path", folder.path, "--show-bin-path"], in: folder).output
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        let result = try Self.run(URL(fileURLWithPath: binary).appendingPathComponent("Runner"), [], in: folder)
+        let result = try await Self.run(URL(fileURLWithPath: binary).appendingPathComponent("Runner"), [], in: folder)
         // THEN the values survive the round trip and the envelope is what the WSDL says
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("round trip: true"))
@@ -185,7 +185,22 @@ struct GeneratedCodeCompileTests {
     }
 
     /// Runs `executable`, waiting at most 20 minutes, and returns its exit status and output.
-    static func run(_ executable: URL, _ arguments: [String], in folder: URL) throws -> (status: Int32, output: String) {
+    ///
+    /// The wait happens on a thread of its own, never on a thread of Swift's cooperative pool:
+    /// with two cores the pool has two threads, and a build of minutes holding one of them would
+    /// starve every other test's tasks long enough for their deadlines to pass.
+    static func run(_ executable: URL, _ arguments: [String], in folder: URL) async throws -> (status: Int32, output: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Result { try runWaiting(executable, arguments, in: folder) })
+            }
+            thread.name = "GeneratedCodeCompileTests.run"
+            thread.start()
+        }
+    }
+
+    /// ``run(_:_:in:)``'s work, blocking the calling thread.
+    private static func runWaiting(_ executable: URL, _ arguments: [String], in folder: URL) throws -> (status: Int32, output: String) {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

@@ -36,11 +36,11 @@ struct HARSchemaValidationTests {
         try recording.write(to: file)
         #expect(recording.har.log.entries.count == 4)
 
-        let result = try HARSchema.validate(file, in: directory)
+        let result = try await offTheCooperativePool { try HARSchema.validate(file, in: directory) }
         #expect(result.status == 0, "jsonschema rejected our HAR: \(result.output)")
     }
 
-    @Test func theSchemaRejectsADocumentThatBreaksTheSpecification() throws {
+    @Test func theSchemaRejectsADocumentThatBreaksTheSpecification() async throws {
         // The validator can fail: a log without creator, an entry with a string status and an
         // unknown field that does not start with an underscore.
         let directory = try PythonTool.temporaryDirectory()
@@ -54,7 +54,7 @@ struct HARSchemaValidationTests {
               "response": {"status": "200", "statusText": "OK", "httpVersion": "HTTP/1.1", "cookies": [], "headers": [],
                 "content": {"size": 0, "mimeType": ""}, "redirectURL": "", "headersSize": -1, "bodySize": 0}}]}}
             """#.utf8).write(to: file)
-        let result = try HARSchema.validate(file, in: directory)
+        let result = try await offTheCooperativePool { try HARSchema.validate(file, in: directory) }
         #expect(result.status == 1)
         #expect(result.output.contains("'creator' is a required property"))
         #expect(result.output.contains("'200' is not of type 'integer'"))
@@ -71,7 +71,9 @@ struct MitmproxyHARTests {
         let directory = try PythonTool.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("mitmproxy.har")
-        let proxy = try MitmdumpPeer.start(reverseTo: server.baseURL, harFile: file, directory: directory)
+        let proxy = try await offTheCooperativePool {
+            try MitmdumpPeer.start(reverseTo: server.baseURL, harFile: file, directory: directory)
+        }
 
         let cities = CitiesResource(url: proxy.url.appendingPathComponent("europe.json"))
         let image = BytesResource(url: proxy.url.appendingPathComponent("image.png"))
@@ -88,7 +90,7 @@ struct MitmproxyHARTests {
                 try? await ResourceService<BytesResource>().fetch(upload)
             )
         }
-        try proxy.stop()
+        try await offTheCooperativePool { try proxy.stop() }
         server.stop()
         #expect(live?.0 == [City(name: "Lisbon"), City(name: "Zürich")])
         #expect(live?.1 == everyByte)
@@ -128,7 +130,7 @@ struct MitmproxyHARTests {
 
         // And the schema our own files pass accepts mitmproxy's, when jsonschema is there.
         if PythonTool.shouldRun(check: ["python3", "-c", "import jsonschema"]) {
-            let result = try HARSchema.validate(file, in: directory)
+            let result = try await offTheCooperativePool { try HARSchema.validate(file, in: directory) }
             #expect(result.status == 0, "jsonschema rejected mitmproxy's HAR: \(result.output)")
         }
     }
