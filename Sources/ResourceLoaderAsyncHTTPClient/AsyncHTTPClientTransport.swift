@@ -303,7 +303,7 @@ public final class AsyncHTTPClientTransport: URLSessionType {
     /// | any error that neither AsyncHTTPClient nor SwiftNIO raises | `unknown` |
     ///
     /// ``send(_:options:completionHandler:)`` keeps the client's error as the underlying error
-    /// of ``ResourceError/transport(_:underlying:)``.
+    /// of `ResourceError.transport(_:underlying:)`.
     ///
     /// - Parameter error: The client's error.
     /// - Returns: The corresponding `URLError`; `error` itself if it already is one.
@@ -667,9 +667,9 @@ extension AsyncHTTPClientTransport {
         }
 
         /// What a hop that failed with the client's `error` answers: a cancellation or timeout
-        /// as the `URLError` that ``ResourceError/init(transportError:)`` reads as
-        /// ``ResourceError/cancelled`` or ``ResourceError/timedOut``; any other failure as
-        /// ``ResourceError/transport(_:underlying:)`` with its code and the client's own error.
+        /// as the `URLError` that `ResourceError.init(transportError:)` reads as
+        /// `ResourceError.cancelled` or `ResourceError.timedOut`; any other failure as
+        /// `ResourceError.transport(_:underlying:)` with its code and the client's own error.
         static func failure(for error: any Error) -> any Error {
             let urlError = AsyncHTTPClientTransport.urlError(for: error)
             switch urlError.code {
