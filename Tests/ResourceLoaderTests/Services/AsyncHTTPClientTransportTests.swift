@@ -108,16 +108,17 @@ struct AsyncHTTPClientTransportTests {
     // MARK: The idle timeout
 
     @Test func aTrickleKeepsAShortIdleTimeoutFromFiring() async throws {
-        // GIVEN a server that sends the head, then one byte every 100 ms for about two seconds
-        let length = 20
+        // GIVEN a server that sends the head, then one byte every 100 ms for about four seconds
+        let length = 40
         let server = try LoopbackHTTPServer { _ in
             .script([.write(Data("HTTP/1.1 200 OK\r\nContent-Length: \(length)\r\n\r\n".utf8))]
                 + Array(repeating: [.pause(.milliseconds(100)), .write(Data("x".utf8))], count: length).flatMap { $0 })
         }
         defer { server.stop() }
-        // WHEN the idle timeout is half the transfer (and ten times the pauses, for a loaded machine)
+        // WHEN the idle timeout is shorter than the transfer, and thirty times the pauses: a machine
+        // busy with the whole test suite can hold the server's thread or the event loop for a second
         var request = URLRequest(url: server.baseURL)
-        request.timeoutInterval = 1
+        request.timeoutInterval = 3
         // THEN every byte arrives: each one moves the timeout on
         let answer = await answer(AsyncHTTPClientTransport(), request)
         #expect(try answer?.get().0 == Data(repeating: UInt8(ascii: "x"), count: length))
