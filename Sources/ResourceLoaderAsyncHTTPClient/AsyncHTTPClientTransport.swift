@@ -577,9 +577,9 @@ extension AsyncHTTPClientTransport {
                 if let length = lengths.first.flatMap({ Int($0) ?? Int($0.trimmingCharacters(in: .whitespaces)) }), length > limit {
                     return .responseTooLarge(limit: limit)
                 }
-                if let coding = head.headers.first(name: "content-encoding"), !Self.isIdentity(coding) {
+                if let coding = head.headers.first(name: "content-encoding"), !TransferRules.isIdentity(coding) {
                     let asked = state.current.value(forHTTPHeaderField: "Accept-Encoding") ?? "identity"
-                    if Self.isIdentity(asked) {
+                    if TransferRules.isIdentity(asked) {
                         return .transport(.cannotDecodeContentData, underlying: URLError(.cannotDecodeContentData))
                     }
                 }
@@ -614,9 +614,9 @@ extension AsyncHTTPClientTransport {
 
         /// Follows or refuses a redirect answered to hop `hop`, whose task is stopped.
         private func redirect(status: Int, location: String, hop: Int, task: HTTPClient.Task<Void>?) {
-            let decision = withState { state -> URLSessionTransport.RedirectDecision? in
+            let decision = withState { state -> TransferRules.RedirectDecision? in
                 guard !state.finished, state.hop == hop else { return nil }
-                let decision = URLSessionTransport.redirect(
+                let decision = TransferRules.redirect(
                     statusCode: status, location: location, after: state.current, original: original,
                     redirectsFollowed: state.redirectsFollowed, options: options)
                 if case .follow = decision {
@@ -754,12 +754,6 @@ extension AsyncHTTPClientTransport {
             case 301, 302, 303, 307, 308: true
             default: false
             }
-        }
-
-        /// `true` for an empty coding or `identity`, in any case.
-        static func isIdentity(_ coding: String) -> Bool {
-            let coding = coding.trimmingCharacters(in: .whitespaces)
-            return coding.isEmpty || coding.caseInsensitiveCompare("identity") == .orderedSame
         }
     }
 

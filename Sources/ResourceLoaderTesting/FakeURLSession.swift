@@ -5,7 +5,7 @@ import ResourceLoader
 import FoundationNetworking
 #endif
 
-/// A ``ResourceLoader/URLSessionType`` that answers from stubs instead of the network.
+/// A ``ResourceLoader/HTTPTransport`` that answers from stubs instead of the network.
 ///
 /// Inject it into a service in your tests, stub the responses the test needs, and check what
 /// was sent:
@@ -93,18 +93,19 @@ public final class FakeURLSession: URLSessionType, @unchecked Sendable {
         withState { $0 = State() }
     }
 
-    /// Answers `request` from the newest matching stub.
-    public func data(
-        for request: URLRequest,
+    /// Answers `request` from the newest matching stub: the head, the body as one piece, and
+    /// the end, on a background queue after the stub's delay.
+    public func startTransfer(
+        _ request: URLRequest,
         options: TransferOptions,
-        completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+        receiver: any TransferReceiver
     ) -> any Cancellable {
         let response = withState { state -> FakeResponse? in
             state.requests.append(request)
             guard let index = state.stubs.lastIndex(where: { $0.matcher.matches(request) }) else { return nil }
             return state.stubs[index].next()
         }
-        let task = FakeTask(completionHandler: completionHandler)
+        let task = FakeTask(receiver: receiver)
         guard let response else {
             queue.async { task.complete(.failure(UnmatchedRequestError(request: request))) }
             return task
@@ -116,6 +117,21 @@ public final class FakeURLSession: URLSessionType, @unchecked Sendable {
             queue.async { task.complete(answer) }
         }
         return task
+    }
+
+    /// Answers `request` from the newest matching stub, with the whole body collected within
+    /// `options`' size limit.
+    public func data(
+        for request: URLRequest,
+        options: TransferOptions,
+        completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+    ) -> any Cancellable {
+        let collector = ResponseCollector(maximumBytes: options.maximumResponseBytes, ignoresDeclaredLength: request.isHEAD) {
+            completionHandler($0.flatMap { body, head in
+                head.httpURLResponse.map { .success((body, $0)) } ?? .failure(URLError(.badServerResponse))
+            })
+        }
+        return startTransfer(request, options: options, receiver: collector)
     }
 
     private func withState<T>(_ body: (inout State) -> T) -> T {
@@ -141,13 +157,13 @@ public struct UnmatchedRequestError: Error, ContentFreeDescription {
 
 /// One fake transfer: answers exactly once, or `URLError(.cancelled)` when cancelled first.
 private final class FakeTask: Cancellable, @unchecked Sendable {
-    // `lock` guards `completionHandler`, which is cleared once it has been called, and `timer`.
+    // `lock` guards `receiver`, which is cleared once the transfer has completed, and `timer`.
     private let lock = NSLock()
-    private var completionHandler: (@Sendable (Result<(Data, URLResponse), any Error>) -> Void)?
+    private var receiver: (any TransferReceiver)?
     private var timer: (any DispatchSourceTimer)?
 
-    init(completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void) {
-        self.completionHandler = completionHandler
+    init(receiver: any TransferReceiver) {
+        self.receiver = receiver
     }
 
     /// Answers after `delay`, unless the task completes first. A timer rather than `asyncAfter`,
@@ -158,22 +174,39 @@ private final class FakeTask: Cancellable, @unchecked Sendable {
         timer.setEventHandler { self.complete(answer) }
         timer.schedule(deadline: .now() + delay.timeInterval)
         lock.lock()
-        let isPending = completionHandler != nil
+        let isPending = receiver != nil
         if isPending { self.timer = timer }
         lock.unlock()
         timer.resume()  // releasing a source that was never resumed traps
         if !isPending { timer.cancel() }
     }
 
+    /// Hands `answer` to the receiver, unless the task has completed already.
     func complete(_ answer: Result<(Data, URLResponse), any Error>) {
         lock.lock()
-        let handler = completionHandler
-        completionHandler = nil
+        let receiver = self.receiver
+        self.receiver = nil
         let timer = self.timer
         self.timer = nil
         lock.unlock()
         timer?.cancel()
-        handler?(answer)
+        guard let receiver else { return }
+        switch answer {
+        case .failure(let error):
+            receiver.transferDidComplete(with: error)
+        case .success(let (body, response)):
+            guard let response = response as? HTTPURLResponse else {
+                receiver.transferDidComplete(with: URLError(.badServerResponse))
+                return
+            }
+            var decision = receiver.transferDidReceive(head: ResponseHead(response))
+            if case .proceed = decision, !body.isEmpty { decision = receiver.transferDidReceive(body) }
+            if case .stop(let error) = decision {
+                receiver.transferDidComplete(with: error)
+            } else {
+                receiver.transferDidComplete(with: nil)
+            }
+        }
     }
 
     func cancel() {

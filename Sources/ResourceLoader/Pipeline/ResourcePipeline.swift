@@ -55,7 +55,7 @@ import FoundationNetworking
 /// the same code as one made with ``ResourceService/init(session:options:)``, at the same cost.
 public final class ResourcePipeline: Sendable {
     /// The transport requests are sent through.
-    public let session: any URLSessionType
+    public let session: any HTTPTransport
     /// The limits applied to every transfer, unless a resource adjusts them with
     /// ``NetworkResourceType/transferOptions(_:)``.
     public let options: TransferOptions
@@ -104,7 +104,7 @@ public final class ResourcePipeline: Sendable {
     ///     `ContinuousClock`. Tests pass a `ManualClock` from `ResourceLoaderTesting` to control
     ///     them.
     public convenience init(
-        session: any URLSessionType = URLSessionTransport.shared,
+        session: any HTTPTransport = URLSessionTransport.shared,
         options: TransferOptions = TransferOptions(),
         adapters: [any RequestAdapter] = [],
         retryPolicy: RetryPolicy = .never,
@@ -132,7 +132,7 @@ public final class ResourcePipeline: Sendable {
     ///     `ContinuousClock`. Tests pass a `ManualClock` from `ResourceLoaderTesting` to control
     ///     them, and with it when a credential expires.
     public convenience init<A: Authenticator>(
-        session: any URLSessionType = URLSessionTransport.shared,
+        session: any HTTPTransport = URLSessionTransport.shared,
         options: TransferOptions = TransferOptions(),
         adapters: [any RequestAdapter] = [],
         credentials: CredentialStore<A>,
@@ -147,7 +147,7 @@ public final class ResourcePipeline: Sendable {
     }
 
     private init(
-        session: any URLSessionType,
+        session: any HTTPTransport,
         options: TransferOptions,
         adapters: [any RequestAdapter],
         authentication: (any RequestAuthenticating)?,

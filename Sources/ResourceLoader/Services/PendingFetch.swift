@@ -71,7 +71,7 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
     /// unless the fetch has finished by then.
     func send(
         _ request: URLRequest,
-        through session: any URLSessionType,
+        through session: any HTTPTransport,
         options: TransferOptions,
         onAnswer: @escaping @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
     ) {
@@ -92,7 +92,7 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
     @inline(__always)
     func transfer(
         _ request: URLRequest,
-        through session: any URLSessionType,
+        through session: any HTTPTransport,
         options: TransferOptions,
         onAnswer: @escaping @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
     ) {
@@ -102,21 +102,15 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
             return
         }
         beginTransfer()
-        let transfer: any Cancellable
-        if let session = session as? URLSessionTransport {
-            // `onAnswer` only hands the answer on (to the callback queue, or to the waiting
-            // task), so the default transport may call it where the transfer ends, without a
-            // thread hop.
-            transfer = session.dataAnsweringInline(for: request, options: options) { [self] answer in
-                guard !isFinished else { return }
-                onAnswer(answer.flatMap(ResponseHead.answer))
-            }
-        } else {
-            transfer = session.send(request, options: options) { [self] answer in
-                guard !isFinished else { return }
-                onAnswer(answer)
-            }
+        // `onAnswer` only hands the answer on (to the callback queue, or to the waiting task),
+        // so the collector calls it where the transfer ends, without a thread hop.
+        let collector = ResponseCollector(
+            maximumBytes: options.maximumResponseBytes, ignoresDeclaredLength: request.isHEAD
+        ) { [self] answer in
+            guard !isFinished else { return }
+            onAnswer(answer)
         }
+        let transfer = session.startTransfer(request, options: options, receiver: collector)
         attach(transfer)
     }
 

@@ -19,7 +19,7 @@ import FoundationNetworking
 /// Every fetch goes one way through the same steps:
 /// 1. ``NetworkResourceType/urlRequest()`` builds the request, and
 ///    ``NetworkResourceType/transferOptions(_:)`` its limits from the service's ``options``;
-/// 2. the ``URLSessionType`` sends it, within the ``TransferOptions/deadline``;
+/// 2. the ``HTTPTransport`` sends it, within the ``TransferOptions/deadline``;
 /// 3. the body must be within ``TransferOptions/maximumResponseBytes`` and the response must be
 ///    an `HTTPURLResponse`;
 /// 4. ``NetworkResourceType/validate(_:data:)`` checks the status (and, for SOAP, Faults);
@@ -34,7 +34,7 @@ import FoundationNetworking
 /// outcome.
 public struct ResourceService<Resource: NetworkResourceType & DataResourceType>: ResourceServiceType {
     /// The transport requests are sent through.
-    public let session: any URLSessionType
+    public let session: any HTTPTransport
     /// The limits applied to every transfer, unless a resource adjusts them with
     /// ``NetworkResourceType/transferOptions(_:)``.
     public let options: TransferOptions
@@ -53,7 +53,7 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
     ///     ``TransferOptions/deadline`` is 60 seconds, ``TransferOptions/maximumResponseBytes``
     ///     32 MiB and ``TransferOptions/maximumRedirects`` 10.
     public init(
-        session: any URLSessionType = URLSessionTransport.shared,
+        session: any HTTPTransport = URLSessionTransport.shared,
         options: TransferOptions = TransferOptions()
     ) {
         self.session = session
@@ -149,10 +149,6 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
         case .failure(let error):
             return .failure(ResourceError(transportError: error))
         }
-        // Transports that do not enforce the limit as bytes arrive are held to it here.
-        guard data.count <= options.maximumResponseBytes else {
-            return .failure(.responseTooLarge(limit: options.maximumResponseBytes))
-        }
         // A `ResponseHead` as it is; an `HTTPURLResponse` only for a resource that takes one.
         guard let response = Resource.ValidatedResponse.validatable(from: head) else {
             return .failure(.transport(.badServerResponse, underlying: URLError(.badServerResponse)))
@@ -183,7 +179,7 @@ private struct TransferAnswer: Sendable {
     /// deadline or the task's cancellation, whichever comes first.
     static func awaiting(
         _ request: URLRequest,
-        through session: any URLSessionType,
+        through session: any HTTPTransport,
         options: TransferOptions
     ) async throws(ResourceError) -> TransferAnswer {
         // Created before the continuation so that a cancellation arriving first is kept until

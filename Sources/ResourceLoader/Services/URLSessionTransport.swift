@@ -109,57 +109,60 @@ public final class URLSessionTransport: URLSessionType {
         session.finishTasksAndInvalidate()
     }
 
-    /// Sends `request` with a data task that enforces `options`' size and redirect limits.
+    /// Starts `request` on a data task of the transport's session and hands what arrives to
+    /// `receiver`, keeping the ``TransferRules`` (redirects, credentials, content codings,
+    /// framing) and ``TransferOptions/maximumRedirects``.
     ///
-    /// Calls `completionHandler` exactly once, on the transport's serial callback queue, with
-    /// the body and response or the error: ``ResourceError/responseTooLarge(limit:)``,
-    /// ``ResourceError/redirectRefused(_:)``, ``ResourceError/transport(_:underlying:)`` for a
-    /// response in a content coding not asked for or with conflicting `Content-Length` fields,
-    /// or the session's `URLError`.
-    public func data(
-        for request: URLRequest,
-        options: TransferOptions,
-        completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
-    ) -> any Cancellable {
-        guard DelegateQueue.runsCallbacksInline else {
-            return start(request, options: options, completionHandler: completionHandler)
-        }
-        let queue = callbackQueue
-        return start(request, options: options) { answer in queue.async { completionHandler(answer) } }
-    }
-
-    /// Like ``data(for:options:completionHandler:)``, but `completionHandler` runs wherever the
-    /// session finishes the transfer — on Linux, FoundationNetworking's own work queue, as its
-    /// `URLSession.data(for:)` does. For ``ResourceService`` only, whose handler just hands the
-    /// answer on: it must not block, nor call back into the session synchronously.
-    func dataAnsweringInline(
-        for request: URLRequest,
-        options: TransferOptions,
-        completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
-    ) -> any Cancellable {
-        start(request, options: options, completionHandler: completionHandler)
-    }
-
-    private func start(
+    /// The receiver is called on the session's delegate queue (on Linux, FoundationNetworking's
+    /// own work queue), one call at a time, and completed exactly once: with the session's
+    /// `URLError`, or a ``ResourceError`` (``ResourceError/redirectRefused(_:)``, or
+    /// ``ResourceError/transport(_:underlying:)`` for a response in a content coding not asked
+    /// for or with conflicting `Content-Length` fields).
+    public func startTransfer(
         _ request: URLRequest,
         options: TransferOptions,
-        completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+        receiver: any TransferReceiver
     ) -> any Cancellable {
         let task = makeTask(for: request)
         // A request with a body may have to be sent again on a new task (see
         // `Delegate.restart`): the caller then cancels through a handle that follows the
         // transfer, and the transfer keeps the transport, and so its session, alive.
         guard let body = request.httpBody, !body.isEmpty else {
-            delegate.register(task, request: request, options: options, completionHandler: completionHandler)
+            delegate.register(task, request: request, options: options, receiver: receiver)
             task.resume()
             return task
         }
         let handle = TransferHandle(task)
-        delegate.register(
-            task, request: request, options: options, completionHandler: completionHandler,
-            restart: Restart(transport: self, handle: handle))
+        delegate.register(task, request: request, options: options, receiver: receiver, restart: Restart(transport: self, handle: handle))
         task.resume()
         return handle
+    }
+
+    /// Sends `request` and collects the body within `options`' size limit.
+    ///
+    /// Calls `completionHandler` exactly once, on the transport's serial callback queue, with
+    /// the body and response or the error: ``ResourceError/responseTooLarge(limit:)``, or any
+    /// error of ``startTransfer(_:options:receiver:)``.
+    public func data(
+        for request: URLRequest,
+        options: TransferOptions,
+        completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+    ) -> any Cancellable {
+        let queue = DelegateQueue.runsCallbacksInline ? callbackQueue : nil
+        let collector = ResponseCollector(
+            maximumBytes: options.maximumResponseBytes, ignoresDeclaredLength: request.isHEAD
+        ) { answer in
+            let answer = answer.flatMap { body, head -> Result<(Data, URLResponse), any Error> in
+                guard let response = head.httpURLResponse else { return .failure(URLError(.badServerResponse)) }
+                return .success((body, response))
+            }
+            if let queue {
+                queue.async { completionHandler(answer) }
+            } else {
+                completionHandler(answer)
+            }
+        }
+        return startTransfer(request, options: options, receiver: collector)
     }
 
     /// A data task for `request`: on the transport's session, or, for a request that must not
@@ -228,128 +231,11 @@ extension URLSessionTransport {
     }
 }
 
-// MARK: - Redirect rules
+// MARK: - Transfer rules
 
 extension URLSessionTransport {
-    /// The header fields that carry credentials. A redirect to an origin (scheme, host and port)
-    /// other than the original request's is sent without them; a redirect back to the original
-    /// origin carries them again: `Authorization`, `Proxy-Authorization` and `Cookie`.
-    ///
-    /// Every other header field goes along to any origin, including credentials in fields of
-    /// your own naming (an `X-API-Key`, say): give such a resource
-    /// ``TransferOptions/maximumRedirects`` `0` if it must not follow redirects at all.
-    public static let credentialHeaderFields = ["Authorization", "Proxy-Authorization", "Cookie"]
-
-    /// The header fields that describe a request body; a redirect that drops the body (a `303`,
-    /// or a `301` or `302` answering a `POST`) drops them too.
-    package static let contentHeaderFields = [
-        "Content-Type", "Content-Length", "Content-Encoding", "Content-Language", "Content-Location",
-        "Content-Range", "Content-MD5", "Content-Digest", "Repr-Digest", "Digest", "Transfer-Encoding",
-        "Last-Modified",
-    ]
-
-    /// Decides what to do with one redirect: refuse it, or follow it with the returned request.
-    ///
-    /// The next request is built here, not taken from the platform (FoundationNetworking turns a
-    /// `Location` such as `file:///etc/passwd` into a path on the current origin, and drops the
-    /// body of every redirected request):
-    ///
-    /// - `301` and `302` answering a `POST`, and `303` answering anything but `HEAD`, become a
-    ///   `GET` without the body and without ``contentHeaderFields`` (RFC 9110, 15.4). Every other
-    ///   redirect (`307`, `308`, a `301` or `302` answering any other method) sends the same
-    ///   method and body again; a body stream cannot be read twice, so such a redirect of a
-    ///   request with an `httpBodyStream` is refused.
-    /// - The ``credentialHeaderFields`` go only to the original request's origin.
-    ///
-    /// - Parameters:
-    ///   - statusCode: The redirect's status code.
-    ///   - location: The redirect's `Location` header field, resolved against `current`'s URL.
-    ///   - current: The request that was answered with the redirect.
-    ///   - original: The request as first sent; its credential header fields are restored when a
-    ///     redirect leads back to its origin.
-    ///   - redirectsFollowed: How many redirects this request has already followed.
-    ///   - options: The request's limits.
-    /// - Returns: The request to send next, or why the redirect is refused.
-    package static func redirect(
-        statusCode: Int,
-        location: String?,
-        after current: URLRequest,
-        original: URLRequest,
-        redirectsFollowed: Int,
-        options: TransferOptions
-    ) -> RedirectDecision {
-        guard redirectsFollowed < options.maximumRedirects else {
-            return .refuse(.tooManyRedirects(limit: options.maximumRedirects))
-        }
-        let target = location.flatMap { URL(string: $0, relativeTo: current.url)?.absoluteURL }
-        let scheme = target?.scheme?.lowercased()
-        if current.url?.scheme?.lowercased() == "https", scheme != "https" {
-            return .refuse(.insecureDowngrade)
-        }
-        guard let target, scheme == "http" || scheme == "https", target.host?.isEmpty == false else {
-            return .refuse(.unsupportedScheme)
-        }
-        var next = current
-        next.url = target
-        let method = (current.httpMethod ?? "GET").uppercased()
-        let dropsBody = switch statusCode {
-        case 301, 302: method == "POST"
-        case 303: true
-        default: false
-        }
-        if dropsBody {
-            if method != "HEAD" { next.httpMethod = "GET" }
-            next.httpBody = nil
-            next.httpBodyStream = nil
-            for name in contentHeaderFields {
-                next.setValue(nil, forHTTPHeaderField: name)
-            }
-        } else if current.httpBodyStream != nil {
-            return .refuse(.unrepeatableBody)
-        }
-        let sameOrigin = Origin(target).map { $0 == Origin(original.url) } ?? false
-        for name in credentialHeaderFields {
-            next.setValue(sameOrigin ? original.value(forHTTPHeaderField: name) : nil, forHTTPHeaderField: name)
-        }
-        return .follow(next)
-    }
-
-    /// `true` for a `Content-Length` value that is one decimal length, or a list of equal ones
-    /// (RFC 9112, 6.3). FoundationNetworking joins repeated fields into one comma-separated value.
-    package static func isSingleContentLength(_ value: String) -> Bool {
-        let lengths = value.split(separator: ",", omittingEmptySubsequences: false)
-            .map { $0.trimmingCharacters(in: .whitespaces) }
-        guard let first = lengths.first, !first.isEmpty, first.allSatisfy({ $0.isASCII && $0.isNumber }) else {
-            return false
-        }
-        return lengths.allSatisfy { $0 == first }
-    }
-
-    /// What to do with a redirect.
-    package enum RedirectDecision: Equatable {
-        /// Send this request next.
-        case follow(URLRequest)
-        /// Do not follow the redirect; fail the fetch with this reason.
-        case refuse(ResourceError.RedirectRefusal)
-    }
-
-    /// A URL's scheme, host and port, as RFC 6454 compares them.
-    struct Origin: Hashable {
-        let scheme: String
-        let host: String
-        let port: Int
-
-        init?(_ url: URL?) {
-            guard let url, let scheme = url.scheme?.lowercased(), let host = url.host?.lowercased() else {
-                return nil
-            }
-            let defaultPort = scheme == "https" ? 443 : scheme == "http" ? 80 : nil
-            guard let port = url.port ?? defaultPort else { return nil }
-            self.scheme = scheme
-            self.host = host
-            self.port = port
-        }
-    }
+    /// The header fields that carry credentials: ``TransferRules/credentialHeaderFields``.
+    public static var credentialHeaderFields: [String] { TransferRules.credentialHeaderFields }
 }
 
 // MARK: - Delegate queue
@@ -400,16 +286,19 @@ extension URLSessionTransport {
 // MARK: - Delegate
 
 extension URLSessionTransport {
-    /// The session's delegate: keeps the state of every transfer in flight and applies its limits.
+    /// The session's delegate: keeps the state of every transfer in flight, applies the
+    /// ``TransferRules`` and hands what arrives to each transfer's ``TransferReceiver``.
     ///
     /// It is separate from the transport because a session holds its delegate strongly until it
     /// is invalidated; the transport invalidates the session when it is released.
     ///
-    /// A transfer has one outcome: whoever removes it from ``transfers`` delivers it. When a
-    /// limit stops a transfer, the outcome is delivered at once and the task is cancelled
-    /// afterwards, because on Linux a cancellation waits behind the socket events already queued
-    /// on the session's work queue (against a fast server, for a long time); callbacks for a
-    /// transfer that has been removed are ignored.
+    /// A transfer has one outcome: whoever removes it from ``transfers`` completes its receiver.
+    /// Every removal happens in a delegate callback, and a session calls back for one task one
+    /// call at a time, so the receiver's calls never overlap; they are made outside the lock.
+    /// When a rule or the receiver stops a transfer, it is completed at once and the task is
+    /// cancelled afterwards, because on Linux a cancellation waits behind the socket events
+    /// already queued on the session's work queue (against a fast server, for a long time);
+    /// callbacks for a transfer that has been removed are ignored.
     private final class Delegate: NSObject, URLSessionDataDelegate, Sendable {
         /// One request in flight.
         struct Transfer {
@@ -417,17 +306,15 @@ extension URLSessionTransport {
             /// its origin restores.
             let originalRequest: URLRequest
             let options: TransferOptions
-            let completionHandler: @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+            let receiver: any TransferReceiver
             /// Set for a request with a body, which a redirect may have to send again.
             let restart: Restart?
-            var body = Data()
             var redirectsFollowed = 0
-        }
-
-        /// What a callback decided about its transfer.
-        enum Verdict<Value> {
-            case proceed(Value)
-            case stop(ResourceError)
+            /// Whether the receiver has the head: body bytes go to it from then on.
+            var hasDeliveredHead = false
+            /// Body bytes that arrived before any head (on Linux, those of a `401` or `407` that
+            /// comes with a challenge), delivered after the head if the response is the answer.
+            var earlyBody = Data()
         }
 
         // `transfers` is a `Locked`: its lock guards every transfer, keyed by its task (tasks of
@@ -450,45 +337,19 @@ extension URLSessionTransport {
             _ task: URLSessionTask,
             request: URLRequest,
             options: TransferOptions,
-            completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void,
+            receiver: any TransferReceiver,
             restart: Restart? = nil
         ) {
-            let transfer = Transfer(
-                originalRequest: request, options: options, completionHandler: completionHandler, restart: restart)
+            let transfer = Transfer(originalRequest: request, options: options, receiver: receiver, restart: restart)
             transfers.withLock { $0[ObjectIdentifier(task)] = transfer }
         }
 
-        /// Runs `decide` on the transfer of `task` while holding the lock.
-        ///
-        /// Returns `nil` if the transfer is over. On ``Verdict/stop(_:)`` the transfer is removed,
-        /// its outcome delivered and, when `cancelsTask` is `true`, the task cancelled. The
-        /// transfer is moved out of the dictionary while `decide` runs, so appending to its body
-        /// does not copy the body.
-        private func update<Value>(
-            _ task: URLSessionTask,
-            cancelsTask: Bool = true,
-            _ decide: (inout Transfer) -> Verdict<Value>
-        ) -> Value? {
-            let (verdict, stopped) = transfers.withLock { transfers -> (Verdict<Value>?, Transfer?) in
-                guard var transfer = transfers.removeValue(forKey: ObjectIdentifier(task)) else { return (nil, nil) }
-                let verdict = decide(&transfer)
-                if case .stop = verdict { return (verdict, transfer) }
-                transfers[ObjectIdentifier(task)] = transfer
-                return (verdict, nil)
-            }
-            switch verdict {
-            case .proceed(let value):
-                return value
-            case .stop(let error):
-                stopped?.completionHandler(.failure(error))
-                if cancelsTask {
-                    // `cancel()` waits for the session's work queue; do not hold up the delegate queue.
-                    DispatchQueue.global().async { task.cancel() }
-                }
-                return nil
-            case nil:
-                return nil
-            }
+        /// Ends the transfer of `task` with `error`, if it is still in flight, and cancels the task.
+        private func stop(_ task: URLSessionTask, with error: ResourceError) {
+            guard let transfer = transfers.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) }) else { return }
+            transfer.receiver.transferDidComplete(with: error)
+            // `cancel()` waits for the session's work queue; do not hold up the delegate queue.
+            DispatchQueue.global().async { task.cancel() }
         }
 
         /// What the redirect callback does with a transfer.
@@ -517,7 +378,7 @@ extension URLSessionTransport {
             let current = task.currentRequest
             let step = transfers.withLock { transfers -> RedirectStep in
                 guard var transfer = transfers.removeValue(forKey: ObjectIdentifier(task)) else { return .ignore }
-                let decision = URLSessionTransport.redirect(
+                let decision = TransferRules.redirect(
                     statusCode: response.statusCode, location: location,
                     after: current ?? transfer.originalRequest, original: transfer.originalRequest,
                     redirectsFollowed: transfer.redirectsFollowed, options: transfer.options)
@@ -526,6 +387,7 @@ extension URLSessionTransport {
                     return .stop(transfer, .redirectRefused(refusal))
                 case .follow(let next):
                     transfer.redirectsFollowed += 1
+                    transfer.earlyBody = Data()
                     // A followed redirect never carries a body on Linux: one that must is
                     // sent on a new task.
                     if let body = next.httpBody, !body.isEmpty {
@@ -549,7 +411,7 @@ extension URLSessionTransport {
                 challengeQueue.async { self.restart(transfer, on: restart, with: next) }
             case .stop(let transfer, let error):
                 completionHandler(nil)
-                transfer.completionHandler(.failure(error))
+                transfer.receiver.transferDidComplete(with: error)
             case .ignore:
                 completionHandler(nil)
             }
@@ -558,11 +420,9 @@ extension URLSessionTransport {
         /// Continues `transfer` on a new task that sends `request`.
         private func restart(_ transfer: Transfer, on restart: Restart, with request: URLRequest) {
             guard !restart.handle.isCancelled else {
-                transfer.completionHandler(.failure(URLError(.cancelled)))
+                transfer.receiver.transferDidComplete(with: URLError(.cancelled))
                 return
             }
-            var transfer = transfer
-            transfer.body = Data()
             let task = restart.transport.makeTask(for: request)
             transfers.withLock { $0[ObjectIdentifier(task)] = transfer }
             task.resume()
@@ -575,51 +435,77 @@ extension URLSessionTransport {
             didReceive response: URLResponse,
             completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
         ) {
-            let framingError = (response as? HTTPURLResponse).flatMap { refusal(of: $0, for: dataTask) }
-            // A response that fails here has been answered already, and its task is being
+            let transfer = transfers.withLock { transfers -> (receiver: any TransferReceiver, original: URLRequest)? in
+                guard var transfer = transfers[ObjectIdentifier(dataTask)] else { return nil }
+                transfer.hasDeliveredHead = true
+                transfer.earlyBody = Data()
+                transfers[ObjectIdentifier(dataTask)] = transfer
+                return (transfer.receiver, transfer.originalRequest)
+            }
+            guard let transfer else {
+                completionHandler(.cancel)
+                return
+            }
+            let decision = deliver(response, for: dataTask.currentRequest ?? transfer.original, to: transfer.receiver)
+            // A response that is refused here has been answered already, and its task is being
             // cancelled: on Linux, `.cancel` alone was seen to end the task only at the idle timeout.
-            let allowed: Void? = update(dataTask) { transfer -> Verdict<Void> in
-                let limit = transfer.options.maximumResponseBytes
-                guard response.expectedContentLength <= Int64(limit) else { return .stop(.responseTooLarge(limit: limit)) }
-                if let framingError { return .stop(framingError) }
-                return .proceed(())
+            if case .stop(let error) = decision {
+                stop(dataTask, with: error)
+                completionHandler(.cancel)
+            } else {
+                completionHandler(.allow)
             }
-            completionHandler(allowed != nil ? .allow : .cancel)
         }
 
-        /// Why a response's head is refused, if it is: a content coding that was not asked for
-        /// (the platform would decode it, and on Linux a body cut short goes unnoticed), or
-        /// `Content-Length` fields that disagree (FoundationNetworking joins them into one
-        /// comma-separated value, and libcurl reads one of them).
-        ///
-        /// Reads at most two header fields, once per response.
-        private func refusal(of response: HTTPURLResponse, for task: URLSessionTask) -> ResourceError? {
-            if let coding = response.value(forHTTPHeaderField: "Content-Encoding"), !Self.isIdentity(coding) {
-                let accepted = task.currentRequest?.value(forHTTPHeaderField: "Accept-Encoding") ?? defaultAcceptEncoding
-                if Self.isIdentity(accepted) {
-                    return .transport(.cannotDecodeContentData, underlying: URLError(.cannotDecodeContentData))
-                }
+        /// Checks `response` against the ``TransferRules`` and hands its head to `receiver`.
+        private func deliver(_ response: URLResponse, for request: URLRequest, to receiver: any TransferReceiver) -> TransferDecision {
+            guard let response = response as? HTTPURLResponse else {
+                return .stop(.transport(.badServerResponse, underlying: URLError(.badServerResponse)))
             }
-            if response.expectedContentLength < 0, let length = response.value(forHTTPHeaderField: "Content-Length"),
-                !URLSessionTransport.isSingleContentLength(length)
-            {
-                return .transport(.badServerResponse, underlying: URLError(.badServerResponse))
+            let head = ResponseHead(response)
+            if let refusal = TransferRules.refusal(of: head, request: request, defaultAcceptEncoding: defaultAcceptEncoding) {
+                return .stop(refusal)
             }
-            return nil
+            return receiver.transferDidReceive(head: head)
         }
 
-        /// `true` for an empty coding or `identity`, in any case.
-        private static func isIdentity(_ coding: String) -> Bool {
-            let coding = coding.trimmingCharacters(in: .whitespaces)
-            return coding.isEmpty || coding.caseInsensitiveCompare("identity") == .orderedSame
+        func urlSession(
+            _ session: URLSession,
+            task: URLSessionTask,
+            didSendBodyData bytesSent: Int64,
+            totalBytesSent: Int64,
+            totalBytesExpectedToSend: Int64
+        ) {
+            let receiver = transfers.withLock { $0[ObjectIdentifier(task)]?.receiver }
+            receiver?.transferDidSend(totalBytesSent, of: totalBytesExpectedToSend >= 0 ? totalBytesExpectedToSend : nil)
         }
 
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-            _ = update(dataTask) { transfer -> Verdict<Void> in
-                let limit = transfer.options.maximumResponseBytes
-                guard data.count <= limit - transfer.body.count else { return .stop(.responseTooLarge(limit: limit)) }
-                transfer.body.append(data)
-                return .proceed(())
+            let receiver = transfers.withLock { transfers -> (any TransferReceiver)? in
+                guard let transfer = transfers[ObjectIdentifier(dataTask)] else { return nil }
+                guard transfer.hasDeliveredHead else {
+                    transfers[ObjectIdentifier(dataTask)]?.earlyBody.append(data)
+                    return nil
+                }
+                return transfer.receiver
+            }
+            if let receiver, case .stop(let error) = receiver.transferDidReceive(data) {
+                stop(dataTask, with: error)
+            }
+        }
+
+        /// Completes `transfer`, which ended without a head delivered, with `response` as its
+        /// answer: its head, then the body that arrived, then the end.
+        private func complete(_ transfer: Transfer, answeredWith response: URLResponse, request: URLRequest) {
+            let receiver = transfer.receiver
+            var decision = deliver(response, for: request, to: receiver)
+            if case .proceed = decision, !transfer.earlyBody.isEmpty {
+                decision = receiver.transferDidReceive(transfer.earlyBody)
+            }
+            if case .stop(let error) = decision {
+                receiver.transferDidComplete(with: error)
+            } else {
+                receiver.transferDidComplete(with: nil)
             }
         }
 
@@ -645,7 +531,11 @@ extension URLSessionTransport {
             if let response = challenge.failureResponse as? HTTPURLResponse, [401, 407].contains(response.statusCode),
                 let transfer = transfers.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) })
             {
-                transfer.completionHandler(.success((transfer.body, response)))
+                if transfer.hasDeliveredHead {
+                    transfer.receiver.transferDidComplete(with: nil)
+                } else {
+                    complete(transfer, answeredWith: response, request: task.currentRequest ?? transfer.originalRequest)
+                }
                 challengeQueue.async { completionHandler(.cancelAuthenticationChallenge, nil) }
                 return
             }
@@ -658,11 +548,13 @@ extension URLSessionTransport {
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
             guard let transfer = transfers.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) }) else { return }
             if let error {
-                transfer.completionHandler(.failure(error))
+                transfer.receiver.transferDidComplete(with: error)
+            } else if transfer.hasDeliveredHead {
+                transfer.receiver.transferDidComplete(with: nil)
             } else if let response = task.response {
-                transfer.completionHandler(.success((transfer.body, response)))
+                complete(transfer, answeredWith: response, request: task.currentRequest ?? transfer.originalRequest)
             } else {
-                transfer.completionHandler(.failure(URLError(.badServerResponse)))
+                transfer.receiver.transferDidComplete(with: URLError(.badServerResponse))
             }
         }
     }

@@ -4,17 +4,21 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The transport a service sends requests through.
+/// A transport that answers with a whole body at once: the older form of ``HTTPTransport``.
 ///
-/// ``URLSessionTransport`` (the default) and `URLSession` conform, and so does `FakeURLSession`
-/// from the `ResourceLoaderTesting` library, which tests inject in its place. Anything that can take a `URLRequest` and eventually answer
-/// with bytes and a response can conform: a session with a delegate, a recording proxy, a cache.
+/// A type that conforms implements ``data(for:options:completionHandler:)`` (or
+/// ``send(_:options:completionHandler:)``) and is an ``HTTPTransport`` through the default
+/// ``startTransfer(_:options:receiver:)``, which hands the whole body to the receiver as one
+/// piece once it has arrived. Code written against `URLSessionType` keeps compiling and working.
+/// A new transport conforms to ``HTTPTransport`` itself, which streams the body, reports
+/// progress and lets ``ResponseCollector`` stop a body that crosses the size limit as it arrives.
+///
+/// `URLSession`, ``URLSessionTransport`` and `FakeURLSession` conform to both.
 ///
 /// Conforming types must call `completionHandler` exactly once, and must stop the work and
 /// answer (typically with `URLError(.cancelled)`) when the returned ``Cancellable`` is
-/// cancelled. ``ResourceService`` guarantees its own callers exactly one outcome even when a
-/// transport answers late or twice, but a well-behaved transport frees its resources promptly.
-public protocol URLSessionType: Sendable {
+/// cancelled.
+public protocol URLSessionType: HTTPTransport {
     /// Starts sending `request` and returns a handle that cancels it.
     ///
     /// Returns without waiting for the answer. A cancellation or deadline that arrives while
@@ -33,7 +37,8 @@ public protocol URLSessionType: Sendable {
     ) -> any Cancellable
 
     /// Starts sending `request`, answering with the body and the response's ``ResponseHead``;
-    /// returns a handle that cancels it. ``ResourceService`` sends every request through this.
+    /// returns a handle that cancels it. The default ``startTransfer(_:options:receiver:)`` sends
+    /// every request through this.
     ///
     /// The default calls ``data(for:options:completionHandler:)`` and reads its
     /// `HTTPURLResponse` as a head; a response that is not an HTTP one is answered with
@@ -53,6 +58,29 @@ public protocol URLSessionType: Sendable {
 // MARK: - Default implementations
 
 extension URLSessionType {
+    /// Sends `request` with ``send(_:options:completionHandler:)`` and hands the answer to
+    /// `receiver`: the head, the whole body as one piece, and the end.
+    public func startTransfer(
+        _ request: URLRequest,
+        options: TransferOptions,
+        receiver: any TransferReceiver
+    ) -> any Cancellable {
+        send(request, options: options) { answer in
+            switch answer {
+            case .failure(let error):
+                receiver.transferDidComplete(with: error)
+            case .success(let (body, head)):
+                var decision = receiver.transferDidReceive(head: head)
+                if case .proceed = decision, !body.isEmpty { decision = receiver.transferDidReceive(body) }
+                if case .stop(let error) = decision {
+                    receiver.transferDidComplete(with: error)
+                } else {
+                    receiver.transferDidComplete(with: nil)
+                }
+            }
+        }
+    }
+
     /// Calls ``data(for:options:completionHandler:)`` and answers with the `HTTPURLResponse` as a
     /// ``ResponseHead``, or with `URLError(.badServerResponse)` for any other response.
     public func send(
@@ -79,9 +107,9 @@ extension URLSession: URLSessionType {
     /// Sends `request` with a data task and resumes it.
     ///
     /// A plain session enforces none of `options` itself: ``ResourceService`` enforces the
-    /// deadline around it and checks ``TransferOptions/maximumResponseBytes`` once the whole
-    /// body has arrived (so the body is held in memory first), and redirects follow the
-    /// platform's rules, which on Linux forward `Authorization` and `Cookie` to any origin and
+    /// deadline around it and ``ResponseCollector`` checks ``TransferOptions/maximumResponseBytes``
+    /// once the whole body has arrived (so the body is held in memory first), and redirects
+    /// follow the platform's rules, which on Linux forward `Authorization` and `Cookie` to any origin and
     /// allow `https` to `http`. Only ``URLSessionTransport`` bounds memory and redirects.
     ///
     /// On Linux, a session whose configuration has a `urlCache` (every standard configuration

@@ -5,7 +5,7 @@ import ResourceLoader
 import FoundationNetworking
 #endif
 
-/// A ``ResourceLoader/URLSessionType`` that sends every request through another transport and
+/// A ``ResourceLoader/HTTPTransport`` that sends every request through another transport and
 /// records each exchange as HAR 1.2.
 ///
 /// Wrap the real transport once, run the code under test against the real service, and write the
@@ -19,11 +19,12 @@ import FoundationNetworking
 /// ```
 ///
 /// Credentials are redacted by default (see ``HARRedaction``); binary bodies are written as
-/// base64. Answers, errors and cancellation pass through unchanged; an exchange that fails
-/// (no response) is not recorded. Safe to use from any thread.
+/// base64. Answers, errors and cancellation pass through unchanged, piece by piece as `base`
+/// delivers them, so every rule and limit of `base` and of the receiver still holds; an exchange
+/// that fails (no response, or a body cut short) is not recorded. Safe to use from any thread.
 public struct RecordingTransport: URLSessionType {
     /// The transport requests are sent through.
-    public let base: any URLSessionType
+    public let base: any HTTPTransport
     /// The recorder the exchanges go to.
     public let recorder: HARRecorder
 
@@ -32,12 +33,12 @@ public struct RecordingTransport: URLSessionType {
     /// - Parameters:
     ///   - base: The transport that sends the requests.
     ///   - redaction: What to keep out of the archive; ``HARRedaction/standard`` by default.
-    public init(wrapping base: any URLSessionType, redaction: HARRedaction = .standard) {
+    public init(wrapping base: any HTTPTransport, redaction: HARRedaction = .standard) {
         self.init(wrapping: base, recorder: HARRecorder(redaction: redaction))
     }
 
     /// Creates a transport that records what `base` sends and receives into `recorder`.
-    public init(wrapping base: any URLSessionType, recorder: HARRecorder) {
+    public init(wrapping base: any HTTPTransport, recorder: HARRecorder) {
         self.base = base
         self.recorder = recorder
     }
@@ -52,36 +53,74 @@ public struct RecordingTransport: URLSessionType {
         try recorder.write(to: url)
     }
 
+    /// Sends `request` through ``base``, handing `receiver` what arrives, and records the
+    /// exchange once the whole body has arrived.
+    public func startTransfer(
+        _ request: URLRequest,
+        options: TransferOptions,
+        receiver: any TransferReceiver
+    ) -> any Cancellable {
+        base.startTransfer(request, options: options, receiver: Tee(request: request, receiver: receiver, recorder: recorder))
+    }
+
     /// Sends `request` through ``base`` and records the exchange when it answers with an HTTP
-    /// response.
+    /// response; the body is collected within `options`' size limit.
     public func data(
         for request: URLRequest,
         options: TransferOptions,
         completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
     ) -> any Cancellable {
-        let (startedAt, start, recorder) = (Date(), ContinuousClock.now, recorder)
-        return base.data(for: request, options: options) { answer in
-            if case .success(let (body, response)) = answer, let response = response as? HTTPURLResponse {
-                recorder.record(
-                    request: request, head: ResponseHead(response), body: body, startedAt: startedAt,
-                    duration: ContinuousClock.now - start)
-            }
-            completionHandler(answer)
+        let collector = ResponseCollector(maximumBytes: options.maximumResponseBytes, ignoresDeclaredLength: request.isHEAD) {
+            completionHandler($0.flatMap { body, head in
+                head.httpURLResponse.map { .success((body, $0)) } ?? .failure(URLError(.badServerResponse))
+            })
         }
+        return startTransfer(request, options: options, receiver: collector)
     }
+}
 
-    /// Sends `request` through ``base`` and records the exchange when it answers.
-    public func send(
-        _ request: URLRequest,
-        options: TransferOptions,
-        completionHandler: @escaping @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
-    ) -> any Cancellable {
-        let (startedAt, start, recorder) = (Date(), ContinuousClock.now, recorder)
-        return base.send(request, options: options) { answer in
-            if case .success(let (body, head)) = answer {
+extension RecordingTransport {
+    /// Passes everything on to the receiver, keeping a copy of what it accepted, and records the
+    /// exchange when the transfer completes whole.
+    private final class Tee: TransferReceiver, @unchecked Sendable {
+        private let request: URLRequest
+        private let receiver: any TransferReceiver
+        private let recorder: HARRecorder
+        private let startedAt = Date()
+        private let start = ContinuousClock.now
+        // `lock` guards `head` and `body`.
+        private let lock = NSLock()
+        private var head: ResponseHead?
+        private var body = Data()
+
+        init(request: URLRequest, receiver: any TransferReceiver, recorder: HARRecorder) {
+            self.request = request
+            self.receiver = receiver
+            self.recorder = recorder
+        }
+
+        func transferDidSend(_ sent: Int64, of expected: Int64?) {
+            receiver.transferDidSend(sent, of: expected)
+        }
+
+        func transferDidReceive(head: ResponseHead) -> TransferDecision {
+            let decision = receiver.transferDidReceive(head: head)
+            if case .proceed = decision { lock.withLock { self.head = head } }
+            return decision
+        }
+
+        func transferDidReceive(_ chunk: Data) -> TransferDecision {
+            let decision = receiver.transferDidReceive(chunk)
+            if case .proceed = decision { lock.withLock { body.append(chunk) } }
+            return decision
+        }
+
+        func transferDidComplete(with error: (any Error)?) {
+            let (head, body) = lock.withLock { (self.head, self.body) }
+            if error == nil, let head {
                 recorder.record(request: request, head: head, body: body, startedAt: startedAt, duration: ContinuousClock.now - start)
             }
-            completionHandler(answer)
+            receiver.transferDidComplete(with: error)
         }
     }
 }

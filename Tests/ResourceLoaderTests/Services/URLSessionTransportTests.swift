@@ -17,7 +17,7 @@ struct URLSessionTransportTests {
     private func decide(
         from current: String, to location: String, original: String? = nil, status: Int = 302,
         followed: Int = 0, options: TransferOptions = TransferOptions()
-    ) -> URLSessionTransport.RedirectDecision {
+    ) -> TransferRules.RedirectDecision {
         var first = URLRequest(url: URL(string: original ?? current)!)
         first.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
         first.setValue("session=1", forHTTPHeaderField: "Cookie")
@@ -27,12 +27,12 @@ struct URLSessionTransportTests {
         if URL(string: current)?.host != first.url?.host {
             for name in URLSessionTransport.credentialHeaderFields { sent.setValue(nil, forHTTPHeaderField: name) }
         }
-        return URLSessionTransport.redirect(
+        return TransferRules.redirect(
             statusCode: status, location: location, after: sent, original: first,
             redirectsFollowed: followed, options: options)
     }
 
-    private func headers(_ decision: URLSessionTransport.RedirectDecision) -> [String]? {
+    private func headers(_ decision: TransferRules.RedirectDecision) -> [String]? {
         guard case .follow(let request) = decision else { return nil }
         return ["Authorization", "Cookie", "X-Trace"].map { request.value(forHTTPHeaderField: $0) ?? "-" }
     }
@@ -112,7 +112,7 @@ struct URLSessionTransportTests {
         first.httpBody = Data("x".utf8)
         for name in URLSessionTransport.credentialHeaderFields { first.setValue("secret", forHTTPHeaderField: name) }
         for (location, sameOrigin) in [("https://other.example.com/b", false), ("/b", true)] {
-            let decision = URLSessionTransport.redirect(
+            let decision = TransferRules.redirect(
                 statusCode: status, location: location, after: first, original: first,
                 redirectsFollowed: 0, options: TransferOptions())
             guard case .follow(let next) = decision else {
@@ -165,7 +165,7 @@ struct URLSessionTransportTests {
         request.setValue("text/xml", forHTTPHeaderField: "Content-Type")
         request.setValue("en", forHTTPHeaderField: "Content-Language")
         request.setValue("t-1", forHTTPHeaderField: "X-Trace")
-        let decision = URLSessionTransport.redirect(
+        let decision = TransferRules.redirect(
             statusCode: status, location: "/b", after: request, original: request,
             redirectsFollowed: 0, options: TransferOptions())
         guard case .follow(let next) = decision else { return nil }
@@ -201,12 +201,12 @@ struct URLSessionTransportTests {
         request.httpMethod = "POST"
         request.httpBodyStream = InputStream(data: Data("envelope".utf8))
         for status in [307, 308] {
-            #expect(URLSessionTransport.redirect(
+            #expect(TransferRules.redirect(
                 statusCode: status, location: "/b", after: request, original: request,
                 redirectsFollowed: 0, options: TransferOptions()) == .refuse(.unrepeatableBody))
         }
         // A 303 drops the body, so there is nothing to send again.
-        guard case .follow(let next) = URLSessionTransport.redirect(
+        guard case .follow(let next) = TransferRules.redirect(
             statusCode: 303, location: "/b", after: request, original: request,
             redirectsFollowed: 0, options: TransferOptions())
         else {
@@ -229,7 +229,7 @@ struct URLSessionTransportTests {
     @Test(arguments: [("5", true), ("5, 5", true), ("5,5", true), ("0", true), ("5, 7", false), ("5,", false),
                       ("", false), ("abc", false), ("-5", false), ("5 7", false)])
     func onlyOneContentLengthIsAccepted(value: String, accepted: Bool) {
-        #expect(URLSessionTransport.isSingleContentLength(value) == accepted)
+        #expect(TransferRules.isSingleContentLength(value) == accepted)
     }
 
     // MARK: The shared transport

@@ -1,0 +1,101 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A ``TransferReceiver`` that collects a response's body into `Data`, within a size limit, and
+/// hands over the head and the body once the transfer completes.
+///
+/// The limit is kept as bytes arrive, whatever the transport: a declared `Content-Length` over it
+/// stops the transfer before the body is read, and a body without one is stopped as soon as it
+/// crosses it. Either way the answer is ``ResourceError/responseTooLarge(limit:)``, and no more
+/// than the limit is ever held. ``ResourceService`` collects every response this way; use one
+/// to call a transport yourself:
+///
+/// ```swift
+/// let collector = ResponseCollector(maximumBytes: 1 << 20) { answer in
+///     if case .success(let (body, head)) = answer { print(head.statusCode, body.count) }
+/// }
+/// let handle = URLSessionTransport.shared.startTransfer(request, options: TransferOptions(), receiver: collector)
+/// ```
+public final class ResponseCollector: TransferReceiver {
+    private struct State {
+        var head: ResponseHead?
+        var body = Data()
+        var completion: (@Sendable (Result<(Data, ResponseHead), any Error>) -> Void)?
+    }
+
+    /// The largest body accepted, in bytes.
+    public let maximumBytes: Int
+    private let ignoresDeclaredLength: Bool
+    // `state` is a `Locked`: its lock guards the head, the body and the completion.
+    private let state: Locked<State>
+
+    /// Creates a collector.
+    ///
+    /// - Parameters:
+    ///   - maximumBytes: The largest body accepted, in bytes.
+    ///   - ignoresDeclaredLength: `true` for the answer to a `HEAD` request, whose
+    ///     `Content-Length` describes a body that is not sent.
+    ///   - completion: Receives the body and head once the whole body has arrived, or the error
+    ///     that ended the transfer. Called exactly once, on the thread that completes the transfer.
+    public init(
+        maximumBytes: Int,
+        ignoresDeclaredLength: Bool = false,
+        completion: @escaping @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
+    ) {
+        self.maximumBytes = maximumBytes
+        self.ignoresDeclaredLength = ignoresDeclaredLength
+        self.state = Locked(State(completion: completion))
+    }
+
+    /// Keeps the head; stops the transfer if it declares a body over the limit.
+    public func transferDidReceive(head: ResponseHead) -> TransferDecision {
+        if !ignoresDeclaredLength, Self.mayHaveBody(head.statusCode),
+            let declared = head.value(forHTTPHeaderField: "Content-Length"), let length = Int64(declared),
+            length > Int64(maximumBytes)
+        {
+            return .stop(.responseTooLarge(limit: maximumBytes))
+        }
+        state.withLock { $0.head = head }
+        return .proceed
+    }
+
+    /// Appends `chunk` to the body; stops the transfer if the body would cross the limit.
+    public func transferDidReceive(_ chunk: Data) -> TransferDecision {
+        let limit = maximumBytes
+        return state.withLock { state in
+            guard chunk.count <= limit - state.body.count else { return .stop(.responseTooLarge(limit: limit)) }
+            state.body.append(chunk)
+            return .proceed
+        }
+    }
+
+    /// Hands over the body and head, or `error`; a transfer that completes without a head is
+    /// `URLError(.badServerResponse)`.
+    public func transferDidComplete(with error: (any Error)?) {
+        let (completion, answer) = state.withLock { state -> ((@Sendable (Result<(Data, ResponseHead), any Error>) -> Void)?, Result<(Data, ResponseHead), any Error>) in
+            let completion = state.completion
+            state.completion = nil
+            if let error { return (completion, .failure(error)) }
+            guard let head = state.head else { return (completion, .failure(URLError(.badServerResponse))) }
+            let body = state.body
+            state.body = Data()
+            return (completion, .success((body, head)))
+        }
+        completion?(answer)
+    }
+
+    /// `false` for the statuses that never have a body (1xx, `204`, `304`).
+    private static func mayHaveBody(_ statusCode: Int) -> Bool {
+        statusCode >= 200 && statusCode != 204 && statusCode != 304
+    }
+}
+
+extension URLRequest {
+    /// `true` for a `HEAD` request, whose answer's `Content-Length` describes a body not sent.
+    package var isHEAD: Bool {
+        httpMethod?.caseInsensitiveCompare("HEAD") == .orderedSame
+    }
+}
