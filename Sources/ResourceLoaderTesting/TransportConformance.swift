@@ -1,0 +1,482 @@
+import Foundation
+import ResourceLoader
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Checks that an ``ResourceLoader/HTTPTransport`` keeps the contract and the transfer rules,
+/// against real servers on `127.0.0.1` (``LoopbackHTTPServer``).
+///
+/// Run every check against a transport of your own, or against a transport that wraps another:
+///
+/// ```swift
+/// @Test(arguments: TransportConformance.Check.allCases)
+/// func myTransportConforms(_ check: TransportConformance.Check) async throws {
+///     try await TransportConformance { MyTransport() }.verify(check)
+/// }
+/// ```
+///
+/// Each check starts its own servers, makes a transport with the closure, sends one or two
+/// requests and throws a ``Failure`` that says what the transport did wrong. Every check is
+/// bounded by ``timeLimit``. What they hold a transport to:
+/// - the order of the receiver's calls (the head, the body's pieces, one completion) and that
+///   they never overlap;
+/// - a body as it is sent, whole, chunked, or in pieces handed over as they arrive;
+/// - a receiver that stops the transfer at the head or in the body;
+/// - the redirect rules of ``ResourceLoader/TransferRules``: the limit, schemes other than
+///   `http` and `https`, credentials only to the original origin, `307` sending the body again,
+///   `303` turning into a `GET`;
+/// - a content coding that was not asked for, and conflicting `Content-Length` fields, refused;
+/// - cancellation in the middle of the body: one completion, and nothing after it;
+/// - the progress of the request body.
+public struct TransportConformance: Sendable {
+    /// One thing a transport must do.
+    public enum Check: String, CaseIterable, Sendable, CustomStringConvertible {
+        /// A body with a `Content-Length` arrives whole, then one completion.
+        case wholeBody
+        /// A chunked body (`Transfer-Encoding: chunked`) arrives whole, without its framing.
+        case chunkedBody
+        /// A body sent in two writes with a pause between them reaches the receiver in at least
+        /// two pieces, the first before the transfer completes.
+        case bodyInPiecesAsItArrives
+        /// A receiver that stops at the head gets no body, and its error as the completion.
+        case receiverStopsAtTheHead
+        /// A receiver that stops after the first piece gets nothing more, and its error.
+        case receiverStopsInTheBody
+        /// One redirect more than ``ResourceLoader/TransferOptions/maximumRedirects`` is refused.
+        case redirectLimit
+        /// A redirect to a scheme other than `http` or `https` is refused.
+        case redirectToAnotherScheme
+        /// `Authorization`, `Proxy-Authorization` and `Cookie` do not follow a redirect to
+        /// another origin; other fields do.
+        case credentialsStayWithTheirOrigin
+        /// A `307` sends the same method and body again.
+        case temporaryRedirectSendsTheBodyAgain
+        /// A `303` continues with a `GET`, without the body.
+        case seeOtherContinuesWithAGet
+        /// A `Content-Encoding` answering a request that asked for `identity` is refused.
+        case contentCodingNotAskedForIsRefused
+        /// `Content-Length` fields that disagree are refused.
+        case conflictingContentLengthsAreRefused
+        /// Cancelling in the middle of the body completes the transfer once, with nothing after.
+        case cancellationInTheBody
+        /// The request body's progress is reported, up to its whole length.
+        case requestBodyProgress
+
+        /// The check's name.
+        public var description: String { rawValue }
+    }
+
+    /// Why a transport failed a check.
+    public struct Failure: Error, CustomStringConvertible {
+        /// The check that failed.
+        public let check: Check
+        /// What the transport did.
+        public let reason: String
+
+        /// Names the check and what went wrong.
+        public var description: String { "\(check): \(reason)" }
+    }
+
+    /// Makes the transport under test; called once per check.
+    public let makeTransport: @Sendable () -> any HTTPTransport
+    /// How long a check may wait for the transport before it fails. Default: 30 seconds.
+    public var timeLimit: Duration = .seconds(30)
+
+    /// Creates the suite for the transports `makeTransport` makes.
+    public init(_ makeTransport: @escaping @Sendable () -> any HTTPTransport) {
+        self.makeTransport = makeTransport
+    }
+
+    /// Runs `check` against a new transport.
+    ///
+    /// - Throws: ``Failure`` if the transport does not do what the check requires, or if a
+    ///   server cannot be started.
+    public func verify(_ check: Check) async throws(Failure) {
+        let run = Run(check: check, transport: makeTransport(), timeLimit: timeLimit)
+        do {
+            try await run.perform()
+        } catch let failure as Failure {
+            throw failure
+        } catch {
+            throw Failure(check: check, reason: "the check could not run: \(error)")
+        }
+    }
+}
+
+// MARK: - The checks
+
+extension TransportConformance {
+    /// One check against one transport.
+    private struct Run {
+        let check: Check
+        let transport: any HTTPTransport
+        let timeLimit: Duration
+
+        func perform() async throws {
+            switch check {
+            case .wholeBody: try await wholeBody()
+            case .chunkedBody: try await chunkedBody()
+            case .bodyInPiecesAsItArrives: try await bodyInPieces()
+            case .receiverStopsAtTheHead: try await receiverStops(atHead: true)
+            case .receiverStopsInTheBody: try await receiverStops(atHead: false)
+            case .redirectLimit: try await redirectLimit()
+            case .redirectToAnotherScheme: try await redirectToAnotherScheme()
+            case .credentialsStayWithTheirOrigin: try await credentialsStayWithTheirOrigin()
+            case .temporaryRedirectSendsTheBodyAgain: try await redirect(307, keepsBody: true)
+            case .seeOtherContinuesWithAGet: try await redirect(303, keepsBody: false)
+            case .contentCodingNotAskedForIsRefused: try await contentCodingNotAskedFor()
+            case .conflictingContentLengthsAreRefused: try await conflictingContentLengths()
+            case .cancellationInTheBody: try await cancellationInTheBody()
+            case .requestBodyProgress: try await requestBodyProgress()
+            }
+        }
+
+        private func fail(_ reason: String) -> Failure {
+            Failure(check: check, reason: reason)
+        }
+
+        /// Sends `request` and waits for the completion; fails if none comes within the time
+        /// limit, or if the calls broke the contract.
+        private func transfer(
+            _ request: URLRequest,
+            options: TransferOptions = TransferOptions(),
+            receiver: Receiver = Receiver()
+        ) async throws(Failure) -> Receiver.Record {
+            let handle = transport.startTransfer(request, options: options, receiver: receiver)
+            guard await receiver.completion(within: timeLimit) else {
+                handle.cancel()
+                throw fail("no completion within \(timeLimit)")
+            }
+            return try await settled(receiver)
+        }
+
+        /// The receiver's record once a moment has passed after the completion, for late calls
+        /// to show; fails on calls out of order, overlapping or after the completion.
+        private func settled(_ receiver: Receiver) async throws(Failure) -> Receiver.Record {
+            try? await Task.sleep(for: .milliseconds(50))
+            let record = receiver.record
+            if let violation = record.violation { throw fail(violation) }
+            return record
+        }
+
+        private func expectSuccess(_ record: Receiver.Record, body expected: Data, statusCode: Int = 200) throws(Failure) {
+            if let error = record.error { throw fail("completed with \(error)") }
+            guard record.statusCode == statusCode else { throw fail("status \(record.statusCode.map(String.init) ?? "none"), expected \(statusCode)") }
+            guard record.body == expected else { throw fail("a body of \(record.body.count) bytes, expected \(expected.count)") }
+        }
+
+        private func expectError(_ record: Receiver.Record, _ matches: (ResourceError) -> Bool, _ what: String) throws(Failure) {
+            guard let error = record.error else { throw fail("completed without an error, expected \(what)") }
+            guard matches(ResourceError(transportError: error)) else { throw fail("completed with \(error), expected \(what)") }
+        }
+
+        private func server(_ handler: @escaping @Sendable (LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Response) throws(Failure) -> LoopbackHTTPServer {
+            do {
+                return try LoopbackHTTPServer(handler: handler)
+            } catch {
+                throw fail("the server could not start: \(error)")
+            }
+        }
+
+        private static func head(_ lines: [String]) -> Data {
+            Data((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
+        }
+
+        private static let sampleBody = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+
+        private func wholeBody() async throws(Failure) {
+            let server = try server { _ in .status(200, headers: ["Content-Type": "application/octet-stream"], body: Self.sampleBody) }
+            defer { server.stop() }
+            try expectSuccess(await transfer(URLRequest(url: server.baseURL)), body: Self.sampleBody)
+        }
+
+        private func chunkedBody() async throws(Failure) {
+            let server = try server { _ in
+                .script([
+                    .write(Self.head(["HTTP/1.1 200 OK", "Transfer-Encoding: chunked"])),
+                    .write(Data("5\r\nhello\r\n".utf8)), .pause(.milliseconds(50)),
+                    .write(Data("6\r\n world\r\n0\r\n\r\n".utf8)),
+                ])
+            }
+            defer { server.stop() }
+            try expectSuccess(await transfer(URLRequest(url: server.baseURL)), body: Data("hello world".utf8))
+        }
+
+        private func bodyInPieces() async throws(Failure) {
+            let server = try server { _ in
+                .script([
+                    .write(Self.head(["HTTP/1.1 200 OK", "Content-Length: 10"]) + Data("first".utf8)),
+                    .pause(.milliseconds(300)), .write(Data("later".utf8)),
+                ])
+            }
+            defer { server.stop() }
+            let record = try await transfer(URLRequest(url: server.baseURL))
+            try expectSuccess(record, body: Data("firstlater".utf8))
+            guard record.chunkCount >= 2 else { throw fail("the body arrived in one piece: pieces are not handed over as they arrive") }
+        }
+
+        private func receiverStops(atHead: Bool) async throws(Failure) {
+            let server = try server { _ in
+                .script([
+                    .write(Self.head(["HTTP/1.1 200 OK", "Content-Length: 10"]) + Data("first".utf8)),
+                    .pause(.milliseconds(300)), .write(Data("later".utf8)),
+                ])
+            }
+            defer { server.stop() }
+            let receiver = Receiver(stopsAtHead: atHead, stopsAfterChunks: atHead ? nil : 1)
+            let record = try await transfer(URLRequest(url: server.baseURL), receiver: receiver)
+            try expectError(record, { if case .invalidRequest(reason: Receiver.stopReason) = $0 { true } else { false } }, "the receiver's own error")
+            let expectedChunks = atHead ? 0 : 1
+            guard record.chunkCount == expectedChunks else {
+                throw fail("\(record.chunkCount) pieces after the receiver stopped, expected \(expectedChunks)")
+            }
+        }
+
+        private func redirectLimit() async throws(Failure) {
+            let server = try server { request in
+                let hop = Int(request.path.dropFirst()) ?? 0
+                return .status(302, headers: ["Location": "/\(hop + 1)"])
+            }
+            defer { server.stop() }
+            let record = try await transfer(URLRequest(url: server.baseURL.appendingPathComponent("0")), options: TransferOptions(maximumRedirects: 3))
+            try expectError(record, { if case .redirectRefused(.tooManyRedirects(limit: 3)) = $0 { true } else { false } }, "tooManyRedirects(limit: 3)")
+            guard server.requestCount == 4 else { throw fail("\(server.requestCount) requests for a limit of 3 redirects, expected 4") }
+        }
+
+        private func redirectToAnotherScheme() async throws(Failure) {
+            let server = try server { _ in .status(302, headers: ["Location": "file:///etc/passwd"]) }
+            defer { server.stop() }
+            let record = try await transfer(URLRequest(url: server.baseURL))
+            try expectError(record, { if case .redirectRefused(.unsupportedScheme) = $0 { true } else { false } }, "unsupportedScheme")
+            guard server.requestCount == 1 else { throw fail("\(server.requestCount) requests, expected 1") }
+        }
+
+        private func credentialsStayWithTheirOrigin() async throws(Failure) {
+            let seen = Locked<[String: String]>([:])
+            let other = try server { request in
+                seen.withLock { seen in
+                    for name in TransferRules.credentialHeaderFields + ["X-Trace"] {
+                        seen[name] = request.value(forHeaderField: name) ?? "-"
+                    }
+                }
+                return .status(200, body: Data("landed".utf8))
+            }
+            defer { other.stop() }
+            let first = try server { _ in .status(302, headers: ["Location": other.baseURL.appendingPathComponent("landed").absoluteString]) }
+            defer { first.stop() }
+            var request = URLRequest(url: first.baseURL)
+            for name in TransferRules.credentialHeaderFields { request.setValue("secret", forHTTPHeaderField: name) }
+            request.setValue("t-1", forHTTPHeaderField: "X-Trace")
+            try expectSuccess(await transfer(request), body: Data("landed".utf8))
+            let fields = seen.withLock { $0 }
+            for name in TransferRules.credentialHeaderFields where fields[name] != "-" {
+                throw fail("\(name) reached another origin")
+            }
+            guard fields["X-Trace"] == "t-1" else { throw fail("X-Trace did not follow the redirect") }
+        }
+
+        private func redirect(_ status: Int, keepsBody: Bool) async throws(Failure) {
+            let landed = Locked<(method: String, body: Data)?>(nil)
+            let server = try server { request in
+                guard request.path == "/landed" else { return .status(status, headers: ["Location": "/landed"]) }
+                landed.withLock { $0 = (request.method, request.body) }
+                return .status(200, body: Data("landed".utf8))
+            }
+            defer { server.stop() }
+            var request = URLRequest(url: server.baseURL.appendingPathComponent("form"))
+            request.httpMethod = "POST"
+            request.httpBody = Data("name=value".utf8)
+            request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+            try expectSuccess(await transfer(request), body: Data("landed".utf8))
+            guard let (method, body) = landed.withLock({ $0 }) else { throw fail("the redirect was not followed") }
+            let expected = keepsBody ? ("POST", Data("name=value".utf8)) : ("GET", Data())
+            guard method == expected.0, body == expected.1 else {
+                throw fail("a \(status) continued with \(method) and \(body.count) body bytes, expected \(expected.0) and \(expected.1.count)")
+            }
+        }
+
+        private func contentCodingNotAskedFor() async throws(Failure) {
+            let server = try server { _ in .status(200, headers: ["Content-Encoding": "gzip"], body: Data([0x1F, 0x8B, 0x08, 0x00])) }
+            defer { server.stop() }
+            var request = URLRequest(url: server.baseURL)
+            request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+            let record = try await transfer(request)
+            try expectError(record, { if case .transport(.cannotDecodeContentData, _) = $0 { true } else { false } }, "cannotDecodeContentData")
+        }
+
+        private func conflictingContentLengths() async throws(Failure) {
+            let server = try server { _ in
+                .script([.write(Self.head(["HTTP/1.1 200 OK", "Content-Length: 5", "Content-Length: 6"]) + Data("hello!".utf8))])
+            }
+            defer { server.stop() }
+            let record = try await transfer(URLRequest(url: server.baseURL))
+            try expectError(record, { if case .transport(.badServerResponse, _) = $0 { true } else { false } }, "badServerResponse")
+        }
+
+        private func cancellationInTheBody() async throws(Failure) {
+            let server = try server { _ in
+                .script([
+                    .write(Self.head(["HTTP/1.1 200 OK", "Content-Length: 10"]) + Data("first".utf8)),
+                    .pause(.seconds(20)), .write(Data("later".utf8)),
+                ])
+            }
+            defer { server.stop() }
+            let receiver = Receiver()
+            let handle = transport.startTransfer(URLRequest(url: server.baseURL), options: TransferOptions(), receiver: receiver)
+            guard await receiver.firstChunk(within: timeLimit) else {
+                handle.cancel()
+                throw fail("no piece of the body within \(timeLimit)")
+            }
+            handle.cancel()
+            guard await receiver.completion(within: timeLimit) else { throw fail("no completion within \(timeLimit) of the cancellation") }
+            let record = try await settled(receiver)
+            guard record.error != nil else { throw fail("a cancelled transfer completed without an error") }
+        }
+
+        private func requestBodyProgress() async throws(Failure) {
+            let length = 1 << 20
+            let server = try server { request in .status(200, body: Data(String(request.body.count).utf8)) }
+            defer { server.stop() }
+            var request = URLRequest(url: server.baseURL)
+            request.httpMethod = "PUT"
+            request.httpBody = Data(repeating: 0x61, count: length)
+            let record = try await transfer(request)
+            try expectSuccess(record, body: Data(String(length).utf8))
+            guard let last = record.sent.last else { throw fail("no progress of the request body was reported") }
+            guard last == Int64(length) else { throw fail("the progress ended at \(last) bytes, expected \(length)") }
+            guard record.sent == record.sent.sorted() else { throw fail("the progress went backwards: \(record.sent)") }
+        }
+    }
+}
+
+// MARK: - The receiver
+
+extension TransportConformance {
+    /// Records every call a transport makes, and the ways they break the contract.
+    fileprivate final class Receiver: TransferReceiver, @unchecked Sendable {
+        /// The reason of the error a receiver stops with.
+        static let stopReason = "stopped by the conformance receiver"
+
+        struct Record {
+            var sent: [Int64] = []
+            var statusCode: Int?
+            var body = Data()
+            var chunkCount = 0
+            var completions = 0
+            var error: (any Error)?
+            var violation: String?
+        }
+
+        private let stopsAtHead: Bool
+        private let stopsAfterChunks: Int?
+        // `lock` guards `state`, `inCall`, `completed` and `firstChunkArrived`.
+        private let lock = NSLock()
+        private var state = Record()
+        private var inCall = false
+        private let completed = DispatchSemaphore(value: 0)
+        private let firstChunkArrived = DispatchSemaphore(value: 0)
+
+        init(stopsAtHead: Bool = false, stopsAfterChunks: Int? = nil) {
+            self.stopsAtHead = stopsAtHead
+            self.stopsAfterChunks = stopsAfterChunks
+        }
+
+        var record: Record { lock.withLock { state } }
+
+        /// Notes a call: one that overlaps another, or comes after the completion, is a violation.
+        private func enter(_ name: String) {
+            if inCall { violate("\(name) was called while another call was running") }
+            if state.completions > 0 { violate("\(name) was called after the completion") }
+            inCall = true
+        }
+
+        private func violate(_ reason: String) {
+            if state.violation == nil { state.violation = reason }
+        }
+
+        func transferDidSend(_ sent: Int64, of expected: Int64?) {
+            lock.withLock {
+                enter("transferDidSend")
+                if state.statusCode != nil { violate("progress of the request body was reported after the head") }
+                state.sent.append(sent)
+                inCall = false
+            }
+        }
+
+        func transferDidReceive(head: ResponseHead) -> TransferDecision {
+            lock.withLock {
+                enter("transferDidReceive(head:)")
+                defer { inCall = false }
+                if state.statusCode != nil { violate("a second head arrived") }
+                state.statusCode = head.statusCode
+                return stopsAtHead ? .stop(.invalidRequest(reason: Self.stopReason)) : .proceed
+            }
+        }
+
+        func transferDidReceive(_ chunk: Data) -> TransferDecision {
+            let decision = lock.withLock { () -> TransferDecision in
+                enter("transferDidReceive(_:)")
+                defer { inCall = false }
+                if state.statusCode == nil { violate("a piece of the body arrived before the head") }
+                if chunk.isEmpty { violate("an empty piece of the body was handed over") }
+                state.body.append(chunk)
+                state.chunkCount += 1
+                if let stopsAfterChunks, state.chunkCount >= stopsAfterChunks { return .stop(.invalidRequest(reason: Self.stopReason)) }
+                return .proceed
+            }
+            firstChunkArrived.signal()
+            return decision
+        }
+
+        func transferDidComplete(with error: (any Error)?) {
+            let first = lock.withLock { () -> Bool in
+                if state.completions > 0 { violate("the transfer completed more than once") }
+                if inCall { violate("the completion overlapped another call") }
+                state.completions += 1
+                if state.completions == 1 { state.error = error }
+                if error == nil, state.statusCode == nil { violate("the transfer completed without an error and without a head") }
+                return state.completions == 1
+            }
+            if first { completed.signal() }
+        }
+
+        /// Waits, off the caller's thread, until the transfer completes or `limit` passes.
+        func completion(within limit: Duration) async -> Bool {
+            await Self.wait(for: completed, within: limit)
+        }
+
+        /// Waits until the first piece of the body arrives or `limit` passes.
+        func firstChunk(within limit: Duration) async -> Bool {
+            await Self.wait(for: firstChunkArrived, within: limit)
+        }
+
+        /// Waits for `semaphore` on a thread of its own, so that a transport that answers on the
+        /// cooperative pool is never starved by the wait.
+        private static func wait(for semaphore: DispatchSemaphore, within limit: Duration) async -> Bool {
+            let (seconds, attoseconds) = limit.components
+            let interval = Double(seconds) + Double(attoseconds) / 1e18
+            return await withCheckedContinuation { continuation in
+                Thread.detachNewThread {
+                    continuation.resume(returning: semaphore.wait(timeout: .now() + interval) == .success)
+                }
+            }
+        }
+    }
+}
+
+/// A value behind a lock, for the checks' servers.
+private final class Locked<Value>: @unchecked Sendable {
+    // `lock` guards `value`.
+    private let lock = NSLock()
+    private var value: Value
+
+    init(_ value: Value) {
+        self.value = value
+    }
+
+    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock.withLock { body(&value) }
+    }
+}

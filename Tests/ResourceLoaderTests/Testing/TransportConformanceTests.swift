@@ -1,0 +1,33 @@
+import Foundation
+import ResourceLoader
+import ResourceLoaderTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("Transport conformance: the library's transports and a wrapper pass every check")
+struct TransportConformanceTests {
+    @Test(arguments: TransportConformance.Check.allCases)
+    func urlSessionTransportConforms(_ check: TransportConformance.Check) async throws {
+        try await TransportConformance { URLSessionTransport() }.verify(check)
+    }
+
+    @Test(arguments: TransportConformance.Check.allCases)
+    func aRecordingWrapperKeepsEveryRule(_ check: TransportConformance.Check) async throws {
+        try await TransportConformance { RecordingTransport(wrapping: URLSessionTransport()) }.verify(check)
+    }
+
+    /// The suite is not satisfied by a transport that hands the body over whole, once it has all
+    /// arrived, nor by one that ignores the redirect rules.
+    @Test func aWholeBodyTransportFailsTheStreamingCheck() async throws {
+        let conformance = TransportConformance { URLSession(configuration: .ephemeral) }
+        await #expect(throws: TransportConformance.Failure.self) {
+            try await conformance.verify(.bodyInPiecesAsItArrives)
+        }
+        await #expect(throws: TransportConformance.Failure.self) {
+            try await conformance.verify(.redirectToAnotherScheme)
+        }
+    }
+}
