@@ -33,7 +33,11 @@ extension AsyncHTTPClientTransport.Transfer {
     /// AsyncHTTPClient then adds the header fields of its own span's context beside any of the same
     /// name, so the fields `tracer` injects are dropped from the request first: the server receives
     /// one `traceparent`, naming the innermost span.
-    static func tracedRequest(from parts: RequestParts, tracer: any Tracer) -> (request: HTTPClientRequest, context: ServiceContext) {
+    ///
+    /// The body goes out in pieces that report, through `sent`, each piece the client has taken.
+    static func tracedRequest(
+        from parts: RequestParts, tracer: any Tracer, sent: @escaping @Sendable (Int) -> Void
+    ) -> (request: HTTPClientRequest, context: ServiceContext) {
         var context = ServiceContext.current ?? .topLevel
         tracer.extract(parts.headers, into: &context, using: HeaderFieldExtractor())
         var headers = parts.headers
@@ -46,7 +50,7 @@ extension AsyncHTTPClientTransport.Transfer {
         traced.method = parts.method
         traced.headers = headers
         if let body = parts.body {
-            traced.body = .bytes(body)
+            traced.body = .stream(BodyPieces(body: body, sent: sent), length: .known(Int64(body.count)))
         }
         return (traced, context)
     }
@@ -91,6 +95,39 @@ extension AsyncHTTPClientTransport.Transfer {
                 failed(error, hop: hop)
             }
         }
+    }
+}
+
+/// A request body in pieces of at most 64 KiB that reports each piece once the client asks for
+/// the next one, that is, once it has written the piece.
+private struct BodyPieces: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+
+    let body: Data
+    let sent: @Sendable (Int) -> Void
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let body: Data
+        let sent: @Sendable (Int) -> Void
+        var offset: Int
+        var handedOver = 0
+
+        mutating func next() async -> ByteBuffer? {
+            if handedOver > 0 { sent(handedOver) }
+            guard offset < body.endIndex else {
+                handedOver = 0
+                return nil
+            }
+            let end = Swift.min(offset + 64 * 1024, body.endIndex)
+            let piece = ByteBuffer(bytes: body[offset..<end])
+            handedOver = end - offset
+            offset = end
+            return piece
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator {
+        AsyncIterator(body: body, sent: sent, offset: body.startIndex)
     }
 }
 

@@ -245,24 +245,38 @@ public final class AsyncHTTPClientTransport: URLSessionType {
         }
     }
 
-    /// Sends `request` through the client, enforcing `options`' size and redirect limits.
+    /// Sends `request` through the client and hands what arrives to `receiver`, keeping the
+    /// `TransferRules` (redirects, credentials, content codings, framing), the redirect limit of
+    /// `options` and the request's idle timeout.
     ///
-    /// Calls `completionHandler` exactly once, on one of the client's event loops (or, for a
-    /// cancellation, on the thread that cancelled), with the body and the response's
-    /// `ResponseHead` (made from the status and fields as AsyncHTTPClient hands them over, with
-    /// no `HTTPURLResponse`), or the error: `ResourceError/responseTooLarge(limit:)`,
-    /// `ResourceError/redirectRefused(_:)`,
-    /// `ResourceError/transport(_:underlying:)` for a content coding that was not
-    /// asked for, or a `URLError` translated from the client's error (see ``urlError(for:)``).
+    /// The receiver is called on one of the client's event loops, one call at a time, and
+    /// completed exactly once (for a cancellation, on the thread that cancelled, unless a call is
+    /// running then): with `ResourceError/redirectRefused(_:)`,
+    /// `ResourceError/transport(_:underlying:)` for a content coding that was not asked for, or
+    /// the client's error as ``urlError(for:)`` reads it. The response's `ResponseHead` is made
+    /// from the status and fields as AsyncHTTPClient hands them over, with no `HTTPURLResponse`.
+    public func startTransfer(
+        _ request: URLRequest,
+        options: TransferOptions,
+        receiver: any TransferReceiver
+    ) -> any Cancellable {
+        let transfer = Transfer(transport: self, original: request, options: options, receiver: receiver)
+        if let deadline = transfer.idleDeadline() { idleTimeouts.watch(transfer, until: deadline) }
+        transfer.send(request)
+        return transfer
+    }
+
+    /// Sends `request` and collects the body within `options`' size limit, answering with the
+    /// body and the response's `ResponseHead`.
     public func send(
         _ request: URLRequest,
         options: TransferOptions,
         completionHandler: @escaping @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
     ) -> any Cancellable {
-        let transfer = Transfer(transport: self, original: request, options: options, completionHandler: completionHandler)
-        if let deadline = transfer.idleDeadline() { idleTimeouts.watch(transfer, until: deadline) }
-        transfer.send(request)
-        return transfer
+        let collector = ResponseCollector(
+            maximumBytes: options.maximumResponseBytes, ignoresDeclaredLength: request.isHEAD,
+            completion: completionHandler)
+        return startTransfer(request, options: options, receiver: collector)
     }
 
     /// ``send(_:options:completionHandler:)``, answering with the head's `HTTPURLResponse`:
@@ -396,8 +410,10 @@ extension AsyncHTTPClientTransport {
     /// One request and the redirects it follows: the `Cancellable` the caller holds.
     ///
     /// Every hop (the request, then each redirect) runs with a ``Hop`` delegate of its own;
-    /// callbacks of a hop that is no longer current are ignored. Whoever sets `finished` delivers
-    /// the one outcome.
+    /// callbacks of a hop that is no longer current are ignored. Whoever sets `finished` completes
+    /// the receiver, once: when a call to the receiver is running at that moment (a piece of the
+    /// body on the event loop while the caller cancels, say), the completion waits for it and is
+    /// made by that call's thread, so that the receiver's calls never overlap.
     final class Transfer: Cancellable, @unchecked Sendable {
         /// What a transfer keeps between callbacks. Guarded by `lock`.
         struct State {
@@ -408,8 +424,14 @@ extension AsyncHTTPClientTransport {
             /// `current.url`, read once per hop rather than on the event loop.
             var currentURL: URL?
             var redirectsFollowed = 0
-            var body = Data()
-            var response: ResponseHead?
+            /// Whether the receiver has the final response's head.
+            var hasDeliveredHead = false
+            /// Whether a call to the receiver is running.
+            var isDelivering = false
+            /// The completion that waits for the running call to the receiver to return.
+            var deferredCompletion: (any Error)??
+            /// How many bytes of the request body have gone out on the current hop.
+            var bytesSent: Int64 = 0
             /// When a byte last arrived, or the current hop started, for the idle timeout.
             var lastActivity = NIODeadline.now()
         }
@@ -417,21 +439,18 @@ extension AsyncHTTPClientTransport {
         let transport: AsyncHTTPClientTransport
         let original: URLRequest
         let options: TransferOptions
-        private let completionHandler: @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
+        private let receiver: any TransferReceiver
         /// The idle timeout of `URLRequest.timeoutInterval`, or `nil` for none.
         private let idleTimeout: TimeAmount?
         // `lock` guards `state`.
         private let lock = NSLock()
         private var state: State
 
-        init(
-            transport: AsyncHTTPClientTransport, original: URLRequest, options: TransferOptions,
-            completionHandler: @escaping @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
-        ) {
+        init(transport: AsyncHTTPClientTransport, original: URLRequest, options: TransferOptions, receiver: any TransferReceiver) {
             self.transport = transport
             self.original = original
             self.options = options
-            self.completionHandler = completionHandler
+            self.receiver = receiver
             let interval = original.timeoutInterval
             self.idleTimeout = interval > 0 && interval.isFinite ? .nanoseconds(Int64(min(interval, 1e9) * 1e9)) : nil
             self.state = State(current: original, currentURL: original.url)
@@ -451,35 +470,64 @@ extension AsyncHTTPClientTransport {
         }
 
         func cancel() {
-            finish(.failure(URLError(.cancelled)))
+            finish(URLError(.cancelled))
         }
 
-        /// Delivers `outcome` unless the transfer has finished already, and stops the current hop.
-        /// Returns whether it delivered.
+        /// Completes the receiver with `error` (`nil`: the whole body has arrived) unless the
+        /// transfer has finished already, or hop `hop` is no longer current; a failure stops the
+        /// current hop. Returns whether it finished the transfer.
         @discardableResult
-        func finish(_ outcome: Result<(Data, ResponseHead), any Error>, hop: Int? = nil) -> Bool {
-            finish(hop: hop) { _ in outcome }
-        }
-
-        /// ``finish(_:hop:)`` with the outcome `makeOutcome` makes of the state, under the same
-        /// lock that claims the transfer.
-        @discardableResult
-        private func finish(
-            hop: Int?, _ makeOutcome: (inout State) -> Result<(Data, ResponseHead), any Error>
-        ) -> Bool {
-            let (claimed, current) = withState { state -> (Result<(Data, ResponseHead), any Error>?, HopTask?) in
-                guard !state.finished, hop == nil || hop == state.hop else { return (nil, nil) }
-                let outcome = makeOutcome(&state)
+        func finish(_ error: (any Error)?, hop: Int? = nil) -> Bool {
+            let (claimed, waits, current) = withState { state -> (Bool, Bool, HopTask?) in
+                guard !state.finished, hop == nil || hop == state.hop else { return (false, false, nil) }
                 state.finished = true
-                state.body = Data()
-                return (outcome, state.task)
+                if state.isDelivering { state.deferredCompletion = .some(error) }
+                return (true, state.isDelivering, state.task)
             }
-            guard let outcome = claimed else { return false }
+            guard claimed else { return false }
             if idleTimeout != nil { transport.idleTimeouts.stopWatching(self) }
-            completionHandler(outcome)
+            if !waits { receiver.transferDidComplete(with: error) }
             // A transfer that failed stops its hop: the connection is closed, not kept waiting.
-            if case .failure = outcome { current?.cancel() }
+            if error != nil { current?.cancel() }
             return true
+        }
+
+        /// Makes one call to the receiver for hop `hop`, unless the transfer has finished or the
+        /// hop is no longer current, and answers its decision; `nil` if no call was made. A
+        /// completion that arrives during the call is made when it returns.
+        private func deliver(hop: Int, _ call: (any TransferReceiver) -> TransferDecision) -> TransferDecision? {
+            let proceeds = withState { state -> Bool in
+                guard !state.finished, state.hop == hop else { return false }
+                state.isDelivering = true
+                state.lastActivity = .now()
+                return true
+            }
+            guard proceeds else { return nil }
+            let decision = call(receiver)
+            let deferred = withState { state -> (any Error)?? in
+                state.isDelivering = false
+                defer { state.deferredCompletion = nil }
+                return state.deferredCompletion
+            }
+            if let deferred {
+                receiver.transferDidComplete(with: deferred)
+                return nil
+            }
+            return decision
+        }
+
+        /// Reports that `count` more bytes of the request body of hop `hop` have gone out.
+        func sentBodyPart(_ count: Int, hop: Int) {
+            let expected = withState { state -> (sent: Int64, expected: Int64?)? in
+                guard !state.finished, state.hop == hop, !state.hasDeliveredHead else { return nil }
+                state.bytesSent += Int64(count)
+                return (state.bytesSent, state.current.httpBody.map { Int64($0.count) })
+            }
+            guard let expected else { return }
+            _ = deliver(hop: hop) { receiver in
+                receiver.transferDidSend(expected.sent, of: expected.expected)
+                return .proceed
+            }
         }
 
         /// Sends `request` as the next hop.
@@ -490,7 +538,7 @@ extension AsyncHTTPClientTransport {
                 parts = try Self.requestParts(of: request)
                 prepared = try Self.clientRequest(from: parts)
             } catch {
-                finish(.failure(error))
+                finish(error)
                 return
             }
             let hop = withState { state -> Int? in
@@ -498,8 +546,7 @@ extension AsyncHTTPClientTransport {
                 state.hop += 1
                 state.current = request
                 state.currentURL = parts.url
-                state.body = Data()
-                state.response = nil
+                state.bytesSent = 0
                 state.lastActivity = .now()
                 return state.hop
             }
@@ -507,7 +554,10 @@ extension AsyncHTTPClientTransport {
             let task: HopTask
             if let tracer = transport.tracer {
                 // AsyncHTTPClient's async API, whose span nests under the fetch's (the +Tracing file).
-                let (traced, context) = Self.tracedRequest(from: parts, tracer: tracer)
+                let hopNumber = hop
+                let (traced, context) = Self.tracedRequest(from: parts, tracer: tracer) { [weak self] count in
+                    self?.sentBodyPart(count, hop: hopNumber)
+                }
                 task = .async(startTracedHop(traced, in: context, hop: hop, on: transport.client.eventLoopGroup.any()))
             } else {
                 task = .delegate(transport.client.execute(
@@ -549,7 +599,7 @@ extension AsyncHTTPClientTransport {
             }
             guard let idleHop else { return due }
             // A redirect may have started a new hop since: it is watched from its own start.
-            return finish(.failure(URLError(.timedOut)), hop: idleHop) ? nil : idleDeadline()
+            return finish(URLError(.timedOut), hop: idleHop) ? nil : idleDeadline()
         }
 
         // MARK: Callbacks of the current hop
@@ -568,34 +618,37 @@ extension AsyncHTTPClientTransport {
                 answerWithoutBody(head, hop: hop)
                 return nil
             }
-            let limit = options.maximumResponseBytes
-            let refusal: ResourceError? = withState { state in
-                guard !state.finished, state.hop == hop else { return nil }
-                state.lastActivity = .now()
-                state.response = state.currentURL.map { Self.responseHead(head, url: $0) }
-                let lengths = head.headers["content-length"]
-                if let length = lengths.first.flatMap({ Int($0) ?? Int($0.trimmingCharacters(in: .whitespaces)) }), length > limit {
-                    return .responseTooLarge(limit: limit)
-                }
-                if let coding = head.headers.first(name: "content-encoding"), !TransferRules.isIdentity(coding) {
-                    let asked = state.current.value(forHTTPHeaderField: "Accept-Encoding") ?? "identity"
-                    if TransferRules.isIdentity(asked) {
-                        return .transport(.cannotDecodeContentData, underlying: URLError(.cannotDecodeContentData))
-                    }
-                }
-                return nil
+            let (request, url) = withState { ($0.current, $0.currentURL) }
+            guard let url else {
+                let error = ResourceError.transport(.badServerResponse, underlying: URLError(.badServerResponse))
+                finish(error, hop: hop)
+                return error
             }
-            if let refusal { finish(.failure(refusal), hop: hop) }
-            return refusal
+            let responseHead = Self.responseHead(head, url: url)
+            if let refusal = TransferRules.refusal(of: responseHead, request: request) {
+                finish(refusal, hop: hop)
+                return refusal
+            }
+            withState { if $0.hop == hop { $0.hasDeliveredHead = true } }
+            guard case .stop(let error) = deliver(hop: hop, { $0.transferDidReceive(head: responseHead) }) else { return nil }
+            finish(error, hop: hop)
+            return error
         }
 
         /// Answers with `head` and no body, and stops the hop, so that its connection is closed
         /// rather than kept for another request: the head of a response that has no body declares
         /// one, and the bytes a server sends after it would be read as the next response.
         private func answerWithoutBody(_ head: HTTPResponseHead, hop: Int) {
-            let answered = finish(hop: hop) { state in
-                guard let url = state.currentURL else { return .failure(URLError(.badServerResponse)) }
-                return .success((Data(), Self.responseHead(head, url: url)))
+            guard let url = withState({ $0.currentURL }) else {
+                finish(URLError(.badServerResponse), hop: hop)
+                return
+            }
+            let decision = deliver(hop: hop) { $0.transferDidReceive(head: Self.responseHead(head, url: url)) }
+            let answered: Bool
+            switch decision {
+            case .proceed: answered = finish(nil, hop: hop)
+            case .stop(let error): answered = finish(error, hop: hop)
+            case nil: answered = false
             }
             if answered, let task = withState({ $0.task }) { task.cancel() }
         }
@@ -632,7 +685,7 @@ extension AsyncHTTPClientTransport {
                 task?.fail(reason: RedirectFollowed())
                 send(next)
             case .refuse(let refusal):
-                finish(.failure(ResourceError.redirectRefused(refusal)), hop: hop)
+                finish(ResourceError.redirectRefused(refusal), hop: hop)
             case nil:
                 task?.cancel()
             }
@@ -640,30 +693,24 @@ extension AsyncHTTPClientTransport {
 
         /// A part of the body arrived; returns the error that stops the transfer, if any.
         func receivedBodyPart(_ buffer: ByteBuffer, hop: Int) -> ResourceError? {
-            let limit = options.maximumResponseBytes
-            let refusal: ResourceError? = withState { state in
-                guard !state.finished, state.hop == hop else { return nil }
-                state.lastActivity = .now()
-                guard buffer.readableBytes <= limit - state.body.count else { return .responseTooLarge(limit: limit) }
-                buffer.withUnsafeReadableBytes { state.body.append(contentsOf: $0) }
+            guard buffer.readableBytes > 0 else { return nil }
+            guard case .stop(let error) = deliver(hop: hop, { $0.transferDidReceive(Data(buffer.readableBytesView)) }) else {
                 return nil
             }
-            if let refusal { finish(.failure(refusal), hop: hop) }
-            return refusal
+            finish(error, hop: hop)
+            return error
         }
 
         /// The hop's response ended.
         func finished(hop: Int) {
-            finish(hop: hop) { state in
-                guard let response = state.response else { return .failure(URLError(.badServerResponse)) }
-                return .success((state.body, response))
-            }
+            let hasHead = withState { $0.hasDeliveredHead }
+            finish(hasHead ? nil : URLError(.badServerResponse), hop: hop)
         }
 
         /// The hop failed.
         func failed(_ error: any Error, hop: Int) {
             if error is RedirectFollowed { return }
-            finish(.failure(Self.failure(for: error)), hop: hop)
+            finish(Self.failure(for: error), hop: hop)
         }
 
         /// What a hop that failed with the client's `error` answers: a cancellation or timeout
@@ -792,6 +839,10 @@ extension AsyncHTTPClientTransport {
             // apply whatever its configuration. Every other head goes on to `didReceiveHead`.
             guard Transfer.isRedirect(Int(head.status.code)), head.headers.contains(name: "location") else { return }
             _ = transfer.receivedHead(head, hop: hop, task: task)
+        }
+
+        func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {
+            transfer.sentBodyPart(part.readableBytes, hop: hop)
         }
 
         func didReceiveHead(task: HTTPClient.Task<Void>, _ head: HTTPResponseHead) -> EventLoopFuture<Void> {

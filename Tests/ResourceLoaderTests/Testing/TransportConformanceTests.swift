@@ -9,9 +9,9 @@ import FoundationNetworking
 
 @Suite("Transport conformance: the library's transports and a wrapper pass every check")
 struct TransportConformanceTests {
-    @Test(arguments: TransportConformance.Check.allCases)
-    func urlSessionTransportConforms(_ check: TransportConformance.Check) async throws {
-        try await TransportConformance { URLSessionTransport() }.verify(check)
+    @Test(arguments: TransportUnderTest.enforcing, TransportConformance.Check.allCases)
+    func everyTransportOfTheLibraryConforms(_ transport: TransportUnderTest, _ check: TransportConformance.Check) async throws {
+        try await TransportConformance { transport.session }.verify(check)
     }
 
     @Test(arguments: TransportConformance.Check.allCases)
@@ -20,8 +20,8 @@ struct TransportConformanceTests {
     }
 
     /// The suite is not satisfied by a transport that hands the body over whole, once it has all
-    /// arrived, nor by one that ignores the redirect rules.
-    @Test func aWholeBodyTransportFailsTheStreamingCheck() async throws {
+    /// arrived, nor by one that follows a redirect to another scheme.
+    @Test func aPlainURLSessionFailsTheStreamingAndRedirectChecks() async throws {
         let conformance = TransportConformance { URLSession(configuration: .ephemeral) }
         await #expect(throws: TransportConformance.Failure.self) {
             try await conformance.verify(.bodyInPiecesAsItArrives)
