@@ -6,33 +6,12 @@ import FoundationNetworking
 
 /// One fetch through a ``ResourcePipeline`` that has hooks: runs the attempts (adapters,
 /// credential, transfer, retries and replays), tells the monitors of each step, and keeps what
-/// ``FetchEvent/Finished`` reports.
+/// ``FetchEvent/Finished`` reports. The fetch core
+/// (``PendingFetch/run(_:plan:session:fetch:onAnswer:)``) hands it the fetch's transfer.
 ///
 /// Not generic: the resource-specific steps (building the request, parsing) stay in
 /// ``ResourceService``, which hands this type the request and parses what it returns.
 final class PipelineFetch: Sendable {
-    /// What the transport answered one attempt with.
-    struct Answer: Sendable {
-        let data: Data
-        let response: ResponseHead
-        let attempt: Int
-        let duration: Duration
-    }
-
-    /// What the attempts of one fetch run with: the pipeline's hooks as the resource adjusted
-    /// them.
-    struct Plan: Sendable {
-        let adapters: [any RequestAdapter]
-        let authentication: (any RequestAuthenticating)?
-        let retryPolicy: RetryPolicy
-        let options: TransferOptions
-
-        /// One attempt, nothing to run before it: the transfer needs no task of its own.
-        var isSingleAttempt: Bool {
-            adapters.isEmpty && authentication == nil && !retryPolicy.retries
-        }
-    }
-
     private struct State {
         var request: URLRequest?
         var attempts = 0
@@ -63,40 +42,41 @@ final class PipelineFetch: Sendable {
         state.withLock { $0.request = request }
     }
 
-    /// Runs the attempts for `request` as `plan` says, all within its deadline and until the
-    /// calling task is cancelled; returns the last attempt's answer, or the error that ended the
-    /// fetch first.
-    func transfer(_ request: URLRequest, plan: Plan) async -> Result<Answer, ResourceError> {
+    /// Runs the attempts for `request` as `plan` says, for `pending`, whose deadline is already
+    /// running; `onAnswer` receives the last attempt's answer, or the error that ended the fetch.
+    ///
+    /// A single attempt with nothing to run before it goes straight to the transport. Otherwise the
+    /// attempts run in a task of their own, so that cancellation and the deadline end the fetch
+    /// at once, whatever an adapter, a refresh or a wait is doing: `pending` then cancels the
+    /// task, and what the task answers is ignored. ``FetchEvent/Context/current`` names this
+    /// fetch while the adapters, the authenticator and the transport run.
+    func start<Value>(
+        _ request: URLRequest,
+        plan: FetchPlan,
+        pending: PendingFetch<Value>,
+        onAnswer: @escaping @Sendable (Result<FetchAnswer, ResourceError>) -> Void
+    ) {
         if plan.isSingleAttempt {
-            let outcome = await send(request, attempt: nextAttempt(with: request), options: plan.options, deadline: plan.options.deadline)
-            if case .success(let answer) = outcome { received(answer) }
-            return outcome
-        }
-        // The attempts run in a task of their own, so that cancellation and the deadline end the
-        // fetch at once, whatever an adapter, a refresh or a wait is doing: the task is then
-        // cancelled and what it returns is ignored.
-        let pending = PendingFetch<Answer>(callbackQueue: nil)
-        return await withTaskCancellationHandler {
-            await withUnsafeContinuation { continuation in
-                pending.whenFinished { continuation.resume(returning: $0) }
-                // Before the first attempt, so that the deadline bounds the adapters too.
-                if let deadline = plan.options.deadline {
-                    pending.startDeadline(deadline)
+            let attempt = nextAttempt(with: request)
+            let sent = attemptSent(request, attempt: attempt)
+            FetchEvent.Context.$current.withValue(context) {
+                pending.transfer(request, through: pipeline.session, options: plan.options) { [self] answer in
+                    let outcome = self.answer(answer, attempt: attempt, sentAt: sent)
+                    if case .success(let answer) = outcome { received(answer) }
+                    onAnswer(outcome)
                 }
-                guard !pending.isFinished else { return }
-                pending.beginTransfer()
-                let attempts = Task {
-                    _ = pending.finish(await self.attempts(from: request, plan: plan))
-                }
-                pending.attach(TaskCancellable(attempts))
             }
-        } onCancel: {
-            pending.cancel()
+            return
         }
+        pending.beginTransfer()
+        let attempts = Task { [context] in
+            onAnswer(await FetchEvent.Context.$current.withValue(context) { await self.attempts(from: request, plan: plan) })
+        }
+        pending.attach(TaskCancellable(attempts))
     }
 
     /// Makes attempts until one's outcome is final: not retried, not replayed.
-    private func attempts(from built: URLRequest, plan: Plan) async -> Result<Answer, ResourceError> {
+    private func attempts(from built: URLRequest, plan: FetchPlan) async -> Result<FetchAnswer, ResourceError> {
         let policy = plan.retryPolicy
         var retries = 0
         var hasReplayed = false
@@ -121,7 +101,7 @@ final class PipelineFetch: Sendable {
             }
             if Task.isCancelled { return .failure(.cancelled) }
             let attempt = nextAttempt(with: request)
-            let outcome = await send(request, attempt: attempt, options: plan.options, deadline: nil)
+            let outcome = await send(request, attempt: attempt, options: plan.options)
 
             // Is it worth another attempt, and when?
             let reason: FetchEvent.RetryScheduled.Reason
@@ -195,35 +175,36 @@ final class PipelineFetch: Sendable {
         return attempt
     }
 
-    /// Tells the monitors of the attempt and hands `request` to the transport; returns its
-    /// answer, or ``ResourceError/cancelled`` when the calling task is cancelled first (or
-    /// ``ResourceError/timedOut`` when `deadline` passes first).
-    private func send(
-        _ request: URLRequest,
-        attempt: Int,
-        options: TransferOptions,
-        deadline: Duration?
-    ) async -> Result<Answer, ResourceError> {
+    /// Tells the monitors that `attempt` is being sent; returns when, on the pipeline's stopwatch.
+    private func attemptSent(_ request: URLRequest, attempt: Int) -> Duration {
         let event = FetchEvent.AttemptSent(context: context, attempt: attempt, request: request)
         for monitor in pipeline.monitors { monitor.attemptSent(event) }
+        return pipeline.stopwatch.elapsed()
+    }
+
+    /// The transport's answer to `attempt`, sent at `sentAt`.
+    private func answer(_ answer: Result<(Data, ResponseHead), any Error>, attempt: Int, sentAt: Duration) -> Result<FetchAnswer, ResourceError> {
+        let duration = pipeline.stopwatch.elapsed() - sentAt
+        switch answer {
+        case .success(let (data, response)):
+            return .success(FetchAnswer(data: data, response: response, attempt: attempt, duration: duration))
+        case .failure(let error):
+            return .failure(ResourceError(transportError: error))
+        }
+    }
+
+    /// Tells the monitors of the attempt and hands `request` to the transport; returns its
+    /// answer, or ``ResourceError/cancelled`` when the calling task is cancelled first.
+    private func send(_ request: URLRequest, attempt: Int, options: TransferOptions) async -> Result<FetchAnswer, ResourceError> {
+        let sentAt = attemptSent(request, attempt: attempt)
         let session = pipeline.session
-        let stopwatch = pipeline.stopwatch
-        let sentAt = stopwatch.elapsed()
-        let pending = PendingFetch<Answer>(callbackQueue: nil)
+        let pending = PendingFetch<FetchAnswer>(callbackQueue: nil)
         return await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
                 pending.whenFinished { continuation.resume(returning: $0) }
-                if let deadline {
-                    pending.startDeadline(deadline)
-                }
                 guard !pending.isFinished else { return }
-                pending.transfer(request, through: session, options: options) { answer in
-                    let duration = stopwatch.elapsed() - sentAt
-                    pending.finish(
-                        answer
-                            .map { Answer(data: $0.0, response: $0.1, attempt: attempt, duration: duration) }
-                            .mapError(ResourceError.init(transportError:))
-                    )
+                pending.transfer(request, through: session, options: options) { [self] answer in
+                    pending.finish(self.answer(answer, attempt: attempt, sentAt: sentAt))
                 }
             }
         } onCancel: {
@@ -238,7 +219,7 @@ final class PipelineFetch: Sendable {
     }
 
     /// Tells the monitors of `answer`, before it is validated.
-    private func received(_ answer: Answer) {
+    private func received(_ answer: FetchAnswer) {
         let statusCode = answer.response.statusCode
         state.withLock { state in
             state.statusCode = statusCode

@@ -4,48 +4,24 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The path of a fetch through a ``ResourcePipeline`` with adapters or monitors. A service
-/// whose pipeline has neither never comes here.
+/// What a fetch through a ``ResourcePipeline`` adds to the fetch core: the hooks of the pipeline
+/// as the resource adjusts them.
 extension ResourceService {
-    /// The completion-handler fetch through `pipeline`: the `async` one in a task, its outcome
-    /// delivered on `callbackQueue`. Cancelling the handle cancels the task.
-    func fetch(
-        _ resource: Resource,
-        through pipeline: ResourcePipeline,
-        callbackQueue: DispatchQueue,
-        completion: @escaping @Sendable (Result<Resource.Model, ResourceError>) -> Void
-    ) -> any Cancellable {
-        let task = Task {
-            let result = await fetch(resource, through: pipeline)
-            callbackQueue.async { completion(result) }
-        }
-        return TaskCancellable(task)
+    /// The pipeline's state for a fetch of `resource`, when the fetch has hooks to run
+    /// (adapters, a credential store, retries or monitors); `nil` for a service without a
+    /// pipeline, or through a pipeline that has none, whose fetches run the core's plain path at
+    /// its plain cost.
+    func pipelineFetch(for resource: Resource) -> PipelineFetch? {
+        guard let pipeline, pipeline.hasHooks || resource.retryPolicy(pipeline.retryPolicy).retries else { return nil }
+        return PipelineFetch(pipeline: pipeline, resourceType: Resource.self)
     }
 
-    /// Fetches `resource` through `pipeline`'s hooks: build, then attempts (adapt, authenticate,
-    /// send, retry or replay), then validate and parse, telling the monitors of each step and,
-    /// exactly once, of the outcome.
-    func fetch(_ resource: Resource, through pipeline: ResourcePipeline) async -> Result<Resource.Model, ResourceError> {
-        let fetch = PipelineFetch(pipeline: pipeline, resourceType: Resource.self)
-        let result = await FetchEvent.Context.$current.withValue(fetch.context) {
-            await run(resource, as: fetch)
-        }
-        fetch.finished(with: result)
-        return result
-    }
-
-    private func run(_ resource: Resource, as fetch: PipelineFetch) async -> Result<Resource.Model, ResourceError> {
-        if Task.isCancelled { return .failure(.cancelled) }
-        let request: URLRequest
-        do {
-            request = try resource.urlRequest()
-        } catch {
-            return .failure(error)
-        }
-        fetch.built(request)
-        let pipeline = fetch.pipeline
-        let options = resource.transferOptions(self.options)
-        let plan = PipelineFetch.Plan(
+    /// The plan the attempts of a fetch of `resource` run with: the pipeline's adapters,
+    /// authenticator and retry policy as the resource adjusts them, or an empty plan without
+    /// pipeline hooks.
+    func plan(for resource: Resource, options: TransferOptions, fetch: PipelineFetch?) -> FetchPlan {
+        guard let pipeline = fetch?.pipeline else { return FetchPlan(options: options) }
+        return FetchPlan(
             adapters: resource.usesPipelineAdapters ? pipeline.adapters : [],
             authentication: resource.usesPipelineAuthenticator
                 ? (resource.requiresCredential ? pipeline.authentication : pipeline.optionalAuthentication)
@@ -53,15 +29,5 @@ extension ResourceService {
             retryPolicy: resource.retryPolicy(pipeline.retryPolicy),
             options: options
         )
-        let answer: PipelineFetch.Answer
-        switch await fetch.transfer(request, plan: plan) {
-        case .success(let success):
-            answer = success
-        case .failure(let error):
-            return .failure(error)
-        }
-        return fetch.makeModel {
-            Self.process(.success((answer.data, answer.response)), for: resource, options: options)
-        }
     }
 }

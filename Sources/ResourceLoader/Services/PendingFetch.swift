@@ -37,6 +37,8 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
     // `state` is a `Locked`: its lock guards every field above.
     private let state: Locked<State>
     private let callbackQueue: DispatchQueue?
+    /// Sees the outcome once it is claimed, on the finishing thread, before it is delivered.
+    private let observer: (@Sendable (Result<Value, ResourceError>) -> Void)?
     /// Read and written only by ``Deadlines``, under its own lock.
     var deadlineSlot = -1
 
@@ -44,8 +46,15 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
     ///   - callbackQueue: Where the completion runs; `nil` to run it on the finishing thread.
     ///   - completion: Receives the one outcome; called at most once. `nil` to give it later
     ///     with ``whenFinished(_:)``.
-    init(callbackQueue: DispatchQueue?, completion: Completion? = nil) {
+    ///   - observer: Sees the one outcome as soon as it is claimed, on the finishing thread,
+    ///     before the completion (a pipeline's monitors see the end of the fetch this way).
+    init(
+        callbackQueue: DispatchQueue?,
+        completion: Completion? = nil,
+        observer: (@Sendable (Result<Value, ResourceError>) -> Void)? = nil
+    ) {
         self.callbackQueue = callbackQueue
+        self.observer = observer
         self.state = Locked(State(completion: completion))
     }
 
@@ -66,25 +75,9 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
         if let waiting { deliver(waiting, to: completion, onCallbackQueue: false) }
     }
 
-    /// Arms the deadline and sends `request` through `session`, unless the fetch has already
-    /// finished (it was cancelled before it started); `onAnswer` receives the transport's answer
-    /// unless the fetch has finished by then.
-    func send(
-        _ request: URLRequest,
-        through session: any HTTPTransport,
-        options: TransferOptions,
-        onAnswer: @escaping @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
-    ) {
-        guard !isFinished else { return }
-        if let deadline = options.deadline {
-            startDeadline(deadline)
-        }
-        transfer(request, through: session, options: options, onAnswer: onAnswer)
-    }
-
-    /// Sends `request` through `session` for a fetch whose deadline is already running (a
-    /// ``ResourcePipeline`` starts it before its adapters); `onAnswer` receives the transport's
-    /// answer unless the fetch has finished by then. The caller checks ``isFinished`` first.
+    /// Sends `request` through `session` for a fetch whose deadline is already running (the fetch
+    /// core starts it before any adapter); `onAnswer` receives the transport's answer unless the
+    /// fetch has finished by then. The caller checks ``isFinished`` first.
     ///
     /// Every request of every fetch reaches its transport here, so this is where it is checked
     /// (``URLRequest/refusalForTransport``): a request that fails the check is answered with
@@ -201,6 +194,7 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
         }
         guard let claimed else { return false }
         if claimed.hasDeadline, cancelsDeadline { Deadlines.shared.cancel(self) }
+        observer?(result)
         // The transfer is told to stop before the outcome goes out, so whoever receives
         // `.cancelled` or `.timedOut` can count on it (the `async` bridge resumes at once).
         if cancelsTransfer { claimed.transfer?.cancel() }

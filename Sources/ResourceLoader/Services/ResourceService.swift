@@ -87,10 +87,10 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
         callbackQueue: DispatchQueue,
         completion: @escaping @Sendable (Result<Resource.Model, ResourceError>) -> Void
     ) -> any Cancellable {
-        if let pipeline, pipeline.hasHooks || resource.retryPolicy(pipeline.retryPolicy).retries {
-            return fetch(resource, through: pipeline, callbackQueue: callbackQueue, completion: completion)
-        }
-        let pending = PendingFetch(callbackQueue: callbackQueue, completion: completion)
+        let fetch = pipelineFetch(for: resource)
+        var observer: (@Sendable (Result<Resource.Model, ResourceError>) -> Void)?
+        if let fetch { observer = { fetch.finished(with: $0) } }
+        let pending = PendingFetch<Resource.Model>(callbackQueue: callbackQueue, completion: completion, observer: observer)
         let request: URLRequest
         do {
             request = try resource.urlRequest()
@@ -98,16 +98,17 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
             pending.finish(.failure(error))
             return pending
         }
+        fetch?.built(request)
         let options = resource.transferOptions(self.options)
         // The body is parsed on the callback queue itself, one dispatch from the transport's
         // queue, and the completion called right there. The main queue is the exception: it is
         // the app's, so parsing happens on a global queue and only the completion runs on main.
         let parsesOnCallbackQueue = !callbackQueue.isMain
         let parsingQueue = parsesOnCallbackQueue ? callbackQueue : .global()
-        pending.send(request, through: session, options: options) { answer in
+        pending.run(request, plan: plan(for: resource, options: options, fetch: fetch), session: session, fetch: fetch) { answer in
             parsingQueue.async {
                 guard !pending.isFinished else { return }
-                let result = Self.process(answer, for: resource, options: options)
+                let result = Self.model(from: answer, for: resource, options: options, fetch: fetch)
                 if parsesOnCallbackQueue {
                     pending.finishOnCallbackQueue(result)
                 } else {
@@ -125,14 +126,47 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
     /// on the transport's queue. Cancelling the calling task cancels the fetch, which then
     /// throws ``ResourceError/cancelled``.
     public func fetch(_ resource: Resource) async throws(ResourceError) -> Resource.Model {
-        if let pipeline, pipeline.hasHooks || resource.retryPolicy(pipeline.retryPolicy).retries {
-            return try await fetch(resource, through: pipeline).get()
+        guard let fetch = pipelineFetch(for: resource) else {
+            return try await run(resource, fetch: nil).get()
         }
-        if Task.isCancelled { throw .cancelled }
-        let request = try resource.urlRequest()
+        let result = await run(resource, fetch: fetch)
+        fetch.finished(with: result)
+        return try result.get()
+    }
+
+    /// The `async` fetch of `resource`, from building the request to the model.
+    private func run(_ resource: Resource, fetch: PipelineFetch?) async -> Result<Resource.Model, ResourceError> {
+        if Task.isCancelled { return .failure(.cancelled) }
+        let request: URLRequest
+        do {
+            request = try resource.urlRequest()
+        } catch {
+            return .failure(error)
+        }
+        fetch?.built(request)
         let options = resource.transferOptions(self.options)
-        let answer = try await TransferAnswer.awaiting(request, through: session, options: options)
-        return try Self.process(.success((answer.data, answer.response)), for: resource, options: options).get()
+        let plan = plan(for: resource, options: options, fetch: fetch)
+        let answer = await FetchCore.awaiting(request, plan: plan, session: session, fetch: fetch)
+        return Self.model(from: answer, for: resource, options: options, fetch: fetch)
+    }
+
+    /// The model made of the fetch's answer: validated and parsed (steps 3 to 6), timed and
+    /// reported to the monitors when the fetch runs through a pipeline's hooks.
+    private static func model(
+        from answer: Result<FetchAnswer, ResourceError>,
+        for resource: Resource,
+        options: TransferOptions,
+        fetch: PipelineFetch?
+    ) -> Result<Resource.Model, ResourceError> {
+        let last: FetchAnswer
+        switch answer {
+        case .success(let success):
+            last = success
+        case .failure(let error):
+            return .failure(error)
+        }
+        guard let fetch else { return process(.success((last.data, last.response)), for: resource, options: options) }
+        return fetch.makeModel { process(.success((last.data, last.response)), for: resource, options: options) }
     }
 
     /// Steps 3 to 6 of the pipeline: from the transport's answer to the model.
@@ -159,47 +193,5 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
             return .failure(error)
         }
         return resource.result(from: data, statusCode: head.statusCode)
-    }
-}
-
-/// A transport's answer to one request, as the `async` fetch carries it to the task.
-///
-/// Not generic, and outside ``ResourceService``, so that the transfer below (and
-/// `PendingFetch`'s for it) is compiled for this one type: its metadata is not looked up at run
-/// time on every fetch, as it would be inside a generic context.
-private struct TransferAnswer: Sendable {
-    let data: Data
-    let response: ResponseHead
-
-    init(_ answer: (Data, ResponseHead)) {
-        (data, response) = answer
-    }
-
-    /// Step 2 of the pipeline for `async` fetches: sends `request` and waits for the answer, the
-    /// deadline or the task's cancellation, whichever comes first.
-    static func awaiting(
-        _ request: URLRequest,
-        through session: any HTTPTransport,
-        options: TransferOptions
-    ) async throws(ResourceError) -> TransferAnswer {
-        // Created before the continuation so that a cancellation arriving first is kept until
-        // the continuation can take it. The continuation is resumed from the completion alone,
-        // which `PendingFetch` calls exactly once (its tests hold it to that), so it need not be
-        // a checked one: that would cost an allocation and an atomic exchange on every fetch.
-        // The answer finishes the fetch on the transport's thread (an event loop, say) with no
-        // more than resuming this task: the deadline is taken out here, on the task's thread.
-        let pending = PendingFetch<TransferAnswer>(callbackQueue: nil)
-        let answer = await withTaskCancellationHandler {
-            await withUnsafeContinuation { continuation in
-                pending.whenFinished { continuation.resume(returning: $0) }
-                pending.send(request, through: session, options: options) { answer in
-                    pending.finishLeavingDeadline(answer.map(TransferAnswer.init).mapError(ResourceError.init(transportError:)))
-                }
-            }
-        } onCancel: {
-            pending.cancel()
-        }
-        pending.cancelDeadline()
-        return try answer.get()
     }
 }
