@@ -60,7 +60,8 @@ public protocol HTTPTransport: Sendable {
 /// Calls never overlap, and a receiver's methods may run on any thread: they must not block.
 public protocol TransferReceiver: AnyObject, Sendable {
     /// Reports that `sent` bytes of the request body have gone out, of `expected` (`nil` when the
-    /// length is unknown). Called zero or more times, with growing counts, before the head.
+    /// length is unknown). Called zero or more times, with growing counts, before the head. It
+    /// has no default, so that a receiver that wraps another cannot drop it unawares.
     func transferDidSend(_ sent: Int64, of expected: Int64?)
 
     /// Receives the final response's head; answers whether the transfer goes on.
@@ -72,13 +73,6 @@ public protocol TransferReceiver: AnyObject, Sendable {
     /// Ends the transfer: `nil` once the whole body has arrived, or the error that ended it.
     /// Called exactly once.
     func transferDidComplete(with error: (any Error)?)
-}
-
-// MARK: - Default implementations
-
-extension TransferReceiver {
-    /// Ignores the progress of the request body.
-    public func transferDidSend(_ sent: Int64, of expected: Int64?) {}
 }
 
 /// What a ``TransferReceiver`` decides about a transfer after a head or a piece of the body.

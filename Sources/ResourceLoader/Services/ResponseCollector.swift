@@ -50,6 +50,9 @@ public final class ResponseCollector: TransferReceiver {
         self.state = Locked(State(completion: completion))
     }
 
+    /// Ignores the progress of the request body.
+    public func transferDidSend(_ sent: Int64, of expected: Int64?) {}
+
     /// Keeps the head; stops the transfer if it declares a body over the limit.
     public func transferDidReceive(head: ResponseHead) -> TransferDecision {
         if !ignoresDeclaredLength, Self.mayHaveBody(head.statusCode),

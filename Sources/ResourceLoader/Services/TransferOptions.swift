@@ -10,16 +10,16 @@
 /// | Limit | Default | Enforced by |
 /// | --- | --- | --- |
 /// | ``deadline`` | 60 seconds | ``ResourceService``, for every transport |
-/// | ``maximumResponseBytes`` | 32 MiB | ``URLSessionTransport`` as bytes arrive; ``ResourceService`` after the fact for other transports |
-/// | ``maximumRedirects`` | 10 | ``URLSessionTransport`` |
+/// | ``maximumResponseBytes`` | 32 MiB | ``ResponseCollector``, as bytes arrive, for every transport |
+/// | ``maximumRedirects`` | 10 | the transport, through ``TransferRules`` |
 ///
-/// ``URLSessionTransport`` also keeps rules that are not options: it refuses redirects from
-/// `https` to `http` and to anything but `http` and `https` URLs; sends the body again on a `307`
-/// or `308` and drops it, with the header fields that describe it, where RFC 9110 turns the
-/// request into a `GET`; does not forward the ``URLSessionTransport/credentialHeaderFields``
-/// (`Authorization`, `Proxy-Authorization`, `Cookie`) to another origin; asks for responses
-/// without content coding unless a request names its own `Accept-Encoding`, and refuses a coded
-/// response it did not ask for; and refuses conflicting `Content-Length` fields.
+/// The transports of the library also keep rules that are not options, written once in
+/// ``TransferRules``: no redirect from `https` to `http` or to anything but `http` and `https`
+/// URLs; the body sent again on a `307` or `308` and dropped, with the header fields that describe
+/// it, where RFC 9110 turns the request into a `GET`; the ``TransferRules/credentialHeaderFields``
+/// (`Authorization`, `Proxy-Authorization`, `Cookie`) kept to their origin; no content coding
+/// unless a request names its own `Accept-Encoding`, and a coded response it did not ask for
+/// refused; and conflicting `Content-Length` fields refused.
 public struct TransferOptions: Sendable, Hashable {
     /// The default ``deadline``: 60 seconds.
     public static let defaultDeadline: Duration = .seconds(60)
@@ -43,23 +43,23 @@ public struct TransferOptions: Sendable, Hashable {
     /// The largest response body accepted, in bytes. Default: ``defaultMaximumResponseBytes``
     /// (32 MiB).
     ///
-    /// A larger body fails the fetch with ``ResourceError/responseTooLarge(limit:)``.
-    /// ``URLSessionTransport`` bounds memory: a declared `Content-Length` over the limit fails
-    /// before the body is read, and a body without a declared length is cancelled as soon as it
-    /// crosses the limit. With other transports (a plain `URLSession`, for example)
-    /// ``ResourceService`` can only check the body once it has been received. Bytes are counted
-    /// after any content decoding, so a compressed body cannot expand past the limit.
-    /// (``URLSessionTransport`` asks for no compression unless a request sets `Accept-Encoding`
-    /// itself; a plain `URLSession` asks for gzip and decodes it.)
+    /// A larger body fails the fetch with ``ResourceError/responseTooLarge(limit:)``. Every fetch
+    /// collects its body with a ``ResponseCollector``, which bounds memory: a declared
+    /// `Content-Length` over the limit fails before the body is read, and a body without one is
+    /// stopped as soon as it crosses the limit. A transport that answers with a whole body at once
+    /// (a plain `URLSession`, a ``URLSessionType``) hands it over only once it has all arrived.
+    /// Bytes are counted after any content decoding, so a compressed body cannot expand past the
+    /// limit.
     public var maximumResponseBytes: Int
 
     /// The most redirects one request may follow. Default: ``defaultMaximumRedirects`` (10).
     ///
     /// One more fails the fetch with ``ResourceError/redirectRefused(_:)`` and
     /// ``ResourceError/RedirectRefusal/tooManyRedirects(limit:)``; `0` refuses every redirect.
-    /// Enforced by ``URLSessionTransport``. A plain `URLSession` follows its platform's own
-    /// policy; the platforms also stop chains of their own accord somewhere above 10 hops, with
-    /// ``ResourceError/transport(_:underlying:)`` and `URLError.Code.httpTooManyRedirects`.
+    /// Enforced by the transport (``TransferRules/redirect(statusCode:location:after:original:redirectsFollowed:options:)``).
+    /// A plain `URLSession` follows its platform's own policy; the platforms also stop chains of
+    /// their own accord somewhere above 10 hops, with ``ResourceError/transport(_:underlying:)``
+    /// and `URLError.Code.httpTooManyRedirects`.
     public var maximumRedirects: Int
 
     /// Creates options. With no arguments, every limit has its default.

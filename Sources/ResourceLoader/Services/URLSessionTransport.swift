@@ -4,18 +4,19 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// The default transport: a `URLSession` with a delegate that enforces the response size and
-/// redirect limits of ``TransferOptions`` as the transfer happens.
+/// The default transport: a `URLSession` with a delegate that streams each response to its
+/// ``TransferReceiver`` as it arrives and keeps the ``TransferRules``.
 ///
 /// A plain `URLSession` on Linux has only an idle timeout, follows redirects by its own rules and
 /// holds the whole body in memory before anyone can look at its size. This transport closes
 /// those gaps, on Linux and Apple platforms alike:
 ///
-/// - **Size**: a declared `Content-Length` over ``TransferOptions/maximumResponseBytes`` fails
-///   before the body is read; a body without a declared length is cancelled as soon as it
-///   crosses the limit. Either way the fetch fails with
-///   ``ResourceError/responseTooLarge(limit:)`` and memory stays bounded.
-/// - **Redirects**: after ``TransferOptions/maximumRedirects`` redirects the next one fails with
+/// - **Size**: the body reaches the receiver piece by piece, so ``ResponseCollector`` fails a
+///   declared `Content-Length` over ``TransferOptions/maximumResponseBytes`` before the body is
+///   read, and stops a body without one as soon as it crosses the limit, with
+///   ``ResourceError/responseTooLarge(limit:)``; memory stays bounded.
+/// - **Redirects**: ``TransferRules`` decides each one: after ``TransferOptions/maximumRedirects``
+///   redirects the next one fails with
 ///   ``ResourceError/RedirectRefusal/tooManyRedirects(limit:)``; a redirect from `https` to
 ///   `http` fails with ``ResourceError/RedirectRefusal/insecureDowngrade``, and one to anything
 ///   but an `http` or `https` URL (`file:`, `ftp:`, `javascript:` …) with
@@ -26,8 +27,8 @@ import FoundationNetworking
 ///   body given as an `httpBodyStream` cannot be sent twice: a redirect that needs it fails with
 ///   ``ResourceError/RedirectRefusal/unrepeatableBody``.
 /// - **Credentials**: a redirect to an origin (scheme, host and port) other than the original
-///   request's does not carry the ``credentialHeaderFields``. (Linux's `URLSession` forwards them
-///   to any origin.)
+///   request's does not carry the ``TransferRules/credentialHeaderFields``. (Linux's
+///   `URLSession` forwards them to any origin.)
 /// - **Compression**: the transport asks for responses without content coding
 ///   (`Accept-Encoding: identity`) unless the request or the configuration names an
 ///   `Accept-Encoding` of its own, because on Linux a gzip body cut short arrives as a shorter
@@ -44,7 +45,8 @@ import FoundationNetworking
 ///   request used before, with `Connection: close`.
 /// - **Cancellation** is safe at any moment: on Linux the transport's session keeps no
 ///   `urlCache`, since FoundationNetworking cannot cancel a task while it looks it up in one.
-/// - **One outcome**: the completion handler is called exactly once per request.
+/// - **One outcome**: the receiver is completed exactly once per request.
+/// - **Progress**: the request body's bytes are reported to the receiver as they go out.
 ///
 /// ``ResourceService`` enforces the ``TransferOptions/deadline`` around it.
 ///
@@ -52,8 +54,8 @@ import FoundationNetworking
 /// let service = ResourceService<Cities>(session: URLSessionTransport.shared)
 /// ```
 ///
-/// Completion handlers run on the transport's serial callback queue: hand heavy work, such as
-/// parsing, to another queue (``ResourceService`` does).
+/// The completion handlers of ``data(for:options:completionHandler:)`` run on the transport's
+/// serial callback queue: hand heavy work, such as parsing, to another queue.
 public final class URLSessionTransport: URLSessionType {
     /// A transport over an ephemeral configuration, which keeps no cache, cookies or
     /// credentials on disk. It lives as long as the process. ``ResourceService`` uses it by
