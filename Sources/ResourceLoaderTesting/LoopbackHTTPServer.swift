@@ -34,7 +34,8 @@ public final class LoopbackHTTPServer: Sendable {
     public struct Limits: Sendable {
         /// The largest request head (request line and headers) read, in bytes. Default: 64 KiB.
         public var maximumHeadBytes = 64 * 1024
-        /// The largest request body read, in bytes. Default: 16 MiB.
+        /// The largest request body read, in bytes, sized by `Content-Length` or sent chunked.
+        /// Default: 16 MiB.
         public var maximumBodyBytes = 16 * 1024 * 1024
         /// How long a connection may sit idle before the server closes it. Default: 30 s.
         public var idleTimeout: Duration = .seconds(30)
@@ -452,20 +453,71 @@ private enum Socket {
             func field(_ name: String) -> String? {
                 fields.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
             }
-            if field("Transfer-Encoding") != nil { return nil }  // request bodies must be sized
-            let length = field("Content-Length").flatMap { Int($0) } ?? 0
-            guard length >= 0, length <= limits.maximumBodyBytes else { return nil }
-            while buffer.count < length {
-                guard fill() else { return nil }
+            if field("Expect")?.caseInsensitiveCompare("100-continue") == .orderedSame {
+                guard Socket.write(Data("HTTP/1.1 100 Continue\r\n\r\n".utf8), to: socket) else { return nil }
             }
-            let body = Data(buffer.prefix(length))
-            buffer = Data(buffer.dropFirst(length))
+            let body: Data
+            if let coding = field("Transfer-Encoding") {
+                // Only `chunked` alone is understood; a length beside it is ignored (RFC 9112, 6.3).
+                guard coding.caseInsensitiveCompare("chunked") == .orderedSame, let chunked = readChunkedBody(limits: limits) else {
+                    return nil
+                }
+                body = chunked
+            } else {
+                let length = field("Content-Length").flatMap { Int($0) } ?? 0
+                guard length >= 0, length <= limits.maximumBodyBytes else { return nil }
+                while buffer.count < length {
+                    guard fill() else { return nil }
+                }
+                body = Data(buffer.prefix(length))
+                buffer = Data(buffer.dropFirst(length))
+            }
             let version = String(requestLine[2])
             let connection = field("Connection")?.lowercased()
             let keepAlive = version == "HTTP/1.1" ? connection != "close" : connection == "keep-alive"
             return LoopbackHTTPServer.Request(
                 method: String(requestLine[0]), target: String(requestLine[1]),
                 headerFields: fields, body: body, wantsKeepAlive: keepAlive)
+        }
+
+        /// Reads a chunked body (RFC 9112, 7.1) and its trailer section; `nil` when it is
+        /// malformed, larger than the body limit, or the peer goes away.
+        private mutating func readChunkedBody(limits: LoopbackHTTPServer.Limits) -> Data? {
+            var body = Data()
+            while true {
+                guard let line = readLine(limits: limits) else { return nil }
+                let size = line.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+                guard !size.isEmpty, size.count <= 16, let count = Int(size, radix: 16), count >= 0,
+                      count <= limits.maximumBodyBytes - body.count else { return nil }
+                if count == 0 { break }
+                while buffer.count < count + 2 {
+                    guard fill() else { return nil }
+                }
+                guard buffer[buffer.startIndex + count] == UInt8(ascii: "\r"), buffer[buffer.startIndex + count + 1] == UInt8(ascii: "\n") else {
+                    return nil
+                }
+                body.append(buffer.prefix(count))
+                buffer = Data(buffer.dropFirst(count + 2))
+            }
+            // The trailer section: fields until an empty line.
+            while true {
+                guard let line = readLine(limits: limits) else { return nil }
+                if line.isEmpty { return body }
+            }
+        }
+
+        /// Reads one line ended by CR LF, within the head limit.
+        private mutating func readLine(limits: LoopbackHTTPServer.Limits) -> String? {
+            let separator = Data("\r\n".utf8)
+            var end = buffer.range(of: separator)
+            while end == nil {
+                guard buffer.count <= limits.maximumHeadBytes, fill() else { return nil }
+                end = buffer.range(of: separator)
+            }
+            guard let end else { return nil }
+            let line = String(decoding: buffer[buffer.startIndex..<end.lowerBound], as: UTF8.self)
+            buffer = Data(buffer[end.upperBound...])
+            return line
         }
 
         private mutating func fill() -> Bool {

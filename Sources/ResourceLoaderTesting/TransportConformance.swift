@@ -28,8 +28,10 @@ import FoundationNetworking
 ///   `http` and `https`, credentials only to the original origin, `307` sending the body again,
 ///   `303` turning into a `GET`;
 /// - a content coding that was not asked for, and conflicting `Content-Length` fields, refused;
+/// - the size limit of ``ResourceLoader/ResponseCollector``, with and without a `Content-Length`;
 /// - cancellation in the middle of the body: one completion, and nothing after it;
-/// - the progress of the request body.
+/// - the idle timeout of `URLRequest.timeoutInterval` against a server that goes silent;
+/// - the request body, as bytes or a stream, and its progress.
 public struct TransportConformance: Sendable {
     /// One thing a transport must do.
     public enum Check: String, CaseIterable, Sendable, CustomStringConvertible {
@@ -40,6 +42,9 @@ public struct TransportConformance: Sendable {
         /// A body sent in two writes with a pause between them reaches the receiver in at least
         /// two pieces, the first before the transfer completes.
         case bodyInPiecesAsItArrives
+        /// A ``ResourceLoader/ResponseCollector`` refuses a declared `Content-Length` over its
+        /// limit at the head, and a chunked body as soon as it crosses the limit.
+        case sizeLimit
         /// A receiver that stops at the head gets no body, and its error as the completion.
         case receiverStopsAtTheHead
         /// A receiver that stops after the first piece gets nothing more, and its error.
@@ -63,6 +68,11 @@ public struct TransportConformance: Sendable {
         case cancellationInTheBody
         /// The request body's progress is reported, up to its whole length.
         case requestBodyProgress
+        /// A body given as an `httpBodyStream` reaches the server whole.
+        case requestBodyStream
+        /// A server that sends the head and then nothing ends the transfer with
+        /// `URLError(.timedOut)` once `URLRequest.timeoutInterval` passes without a byte.
+        case idleTimeout
 
         /// The check's name.
         public var description: String { rawValue }
@@ -130,6 +140,9 @@ extension TransportConformance {
             case .conflictingContentLengthsAreRefused: try await conflictingContentLengths()
             case .cancellationInTheBody: try await cancellationInTheBody()
             case .requestBodyProgress: try await requestBodyProgress()
+            case .sizeLimit: try await sizeLimit()
+            case .requestBodyStream: try await requestBodyStream()
+            case .idleTimeout: try await idleTimeout()
             }
         }
 
@@ -335,6 +348,51 @@ extension TransportConformance {
             guard record.error != nil else { throw fail("a cancelled transfer completed without an error") }
         }
 
+        private func sizeLimit() async throws(Failure) {
+            let server = try server { request in
+                if request.path == "/declared" {
+                    return .status(200, body: Data(repeating: 0x61, count: 5_000))
+                }
+                let piece = Data("3E8\r\n".utf8) + Data(repeating: 0x61, count: 1_000) + Data("\r\n".utf8)
+                return .script(
+                    [.write(Self.head(["HTTP/1.1 200 OK", "Transfer-Encoding: chunked"]))]
+                        + Array(repeating: LoopbackHTTPServer.Step.write(piece), count: 5) + [.write(Data("0\r\n\r\n".utf8))])
+            }
+            defer { server.stop() }
+            for path in ["declared", "chunked"] {
+                let answer = Locked<Result<(Data, ResponseHead), any Error>?>(nil)
+                let receiver = ForwardingReceiver(ResponseCollector(maximumBytes: 1_500) { result in answer.withLock { $0 = result } })
+                let record = try await transfer(URLRequest(url: server.baseURL.appendingPathComponent(path)), receiver: receiver)
+                guard case .failure(let error)? = answer.withLock({ $0 }) else { throw fail("a \(path) body over the limit was collected") }
+                guard case .responseTooLarge(limit: 1_500) = ResourceError(transportError: error) else {
+                    throw fail("a \(path) body over the limit ended with \(error), expected responseTooLarge(limit: 1500)")
+                }
+                if path == "declared", record.body.count > 0 { throw fail("a declared length over the limit still handed over \(record.body.count) bytes") }
+            }
+        }
+
+        private func requestBodyStream() async throws(Failure) {
+            let server = try server { request in .status(200, body: request.body) }
+            defer { server.stop() }
+            let body = Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0) })
+            var request = URLRequest(url: server.baseURL)
+            request.httpMethod = "PUT"
+            request.httpBodyStream = InputStream(data: body)
+            request.setValue(String(body.count), forHTTPHeaderField: "Content-Length")
+            try expectSuccess(await transfer(request), body: body)
+        }
+
+        private func idleTimeout() async throws(Failure) {
+            let server = try server { _ in
+                .script([.write(Self.head(["HTTP/1.1 200 OK", "Content-Length: 10"]) + Data("first".utf8)), .pause(.seconds(30))])
+            }
+            defer { server.stop() }
+            var request = URLRequest(url: server.baseURL)
+            request.timeoutInterval = 1
+            let record = try await transfer(request)
+            try expectError(record, { if case .timedOut = $0 { true } else { false } }, "timedOut")
+        }
+
         private func requestBodyProgress() async throws(Failure) {
             let length = 1 << 20
             let server = try server { request in .status(200, body: Data(String(request.body.count).utf8)) }
@@ -355,7 +413,7 @@ extension TransportConformance {
 
 extension TransportConformance {
     /// Records every call a transport makes, and the ways they break the contract.
-    fileprivate final class Receiver: TransferReceiver, @unchecked Sendable {
+    fileprivate class Receiver: TransferReceiver, @unchecked Sendable {
         /// The reason of the error a receiver stops with.
         static let stopReason = "stopped by the conformance receiver"
 
@@ -462,6 +520,38 @@ extension TransportConformance {
                     continuation.resume(returning: semaphore.wait(timeout: .now() + interval) == .success)
                 }
             }
+        }
+    }
+}
+
+extension TransportConformance {
+    /// Records the calls like ``Receiver`` and passes them on to another receiver.
+    fileprivate final class ForwardingReceiver: Receiver, @unchecked Sendable {
+        private let next: any TransferReceiver
+
+        init(_ next: any TransferReceiver) {
+            self.next = next
+            super.init()
+        }
+
+        override func transferDidSend(_ sent: Int64, of expected: Int64?) {
+            super.transferDidSend(sent, of: expected)
+            next.transferDidSend(sent, of: expected)
+        }
+
+        override func transferDidReceive(head: ResponseHead) -> TransferDecision {
+            _ = super.transferDidReceive(head: head)
+            return next.transferDidReceive(head: head)
+        }
+
+        override func transferDidReceive(_ chunk: Data) -> TransferDecision {
+            _ = super.transferDidReceive(chunk)
+            return next.transferDidReceive(chunk)
+        }
+
+        override func transferDidComplete(with error: (any Error)?) {
+            next.transferDidComplete(with: error)
+            super.transferDidComplete(with: error)
         }
     }
 }

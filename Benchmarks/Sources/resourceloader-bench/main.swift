@@ -7,12 +7,13 @@ import FoundationNetworking
 
 // resourceloader-bench: the whole suite in one run (see Docs/Performance.md).
 //
-//   resourceloader-bench [--quick] [--only xml,json,http,http-server,operations] [--output PATH]
+//   resourceloader-bench [--quick] [--only xml,json,http,http-server,operations,streaming] [--output PATH]
 //                        [--runs N] [--merge]
 //   (`http` runs the end-to-end group and then `http-server`, ResourceService over
 //   AsyncHTTPClientTransport; `http-server` runs that alone, N times with `--runs N` (default 1),
 //   reporting the median run; `--merge` replaces only this run's groups in the output file)
 //   resourceloader-bench --child xml|json CONTENDER COUNT     (used by the suite itself)
+//   resourceloader-bench --child streaming CONTENDER URL      (used by the suite itself)
 //   resourceloader-bench --profile-http CONTENDER CONCURRENCY TOTAL [URL]   (one HTTP client alone, for perf)
 //   resourceloader-bench --profile-http-server CONTENDER CONCURRENCY TOTAL [URL]   (the same, server group)
 //
@@ -125,6 +126,10 @@ let megabyte = 1_000_000.0
 // MARK: - Children (peak memory, one contender per process)
 
 func runChildMode(_ arguments: [String]) throws {
+    if arguments.first == "streaming", arguments.count == 3 {
+        try runStreamingChild(arguments[1], url: arguments[2])
+        return
+    }
     guard arguments.count == 3, let count = Int(arguments[2]) else { throw HarnessError("usage: --child xml|json CONTENDER COUNT") }
     var report: MemoryReport
     switch arguments[0] {
@@ -648,7 +653,7 @@ func main() -> Int32 {
         var quick = false
         var merge = false
         var runs = 1
-        var groups = ["xml", "json", "http", "operations"]
+        var groups = ["xml", "json", "http", "operations", "streaming"]
         // Benchmarks/results/latest.json, wherever the command is run from.
         var output = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("results/latest.json").path
@@ -672,6 +677,7 @@ func main() -> Int32 {
         if groups.contains("xml") { try runXML(recorder, quick: quick) }
         if groups.contains("json") { try runJSON(recorder, quick: quick) }
         if groups.contains("operations") { try runOperations(recorder, quick: quick) }
+        if groups.contains("streaming") { try runStreaming(recorder, quick: quick) }
         if groups.contains("http") { try runHTTP(recorder, quick: quick) }
         if groups.contains("http") || groups.contains("http-server") { try runServerHTTP(recorder, quick: quick, runs: runs) }
         let formatter = ISO8601DateFormatter()

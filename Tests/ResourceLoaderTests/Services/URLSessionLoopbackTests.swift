@@ -171,6 +171,74 @@ struct LoopbackHTTPServerTests {
         #expect(await task.value?.caseName == "transport")
     }
 
+    /// Sends `bytes` on a new connection to `server` and returns what it answers until it closes
+    /// the connection (or five seconds pass).
+    private func exchange(_ bytes: String, with server: LoopbackHTTPServer) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = server.port.bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        try #require(connected)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let data = Array(bytes.utf8)
+        #expect(send(fd, data, data.count, 0) == data.count)
+        var answer = [UInt8]()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            answer += buffer[0..<count]
+        }
+        return String(decoding: answer, as: UTF8.self)
+    }
+
+    @Test func readsAChunkedRequestBody() throws {
+        let server = try LoopbackHTTPServer { request in .status(200, headers: ["Connection": "close"], body: request.body) }
+        defer { server.stop() }
+        let answer = try exchange(
+            "POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "5;name=value\r\nhello\r\n6\r\n world\r\n0\r\nTrailer: t\r\n\r\n",
+            with: server)
+        #expect(answer.hasPrefix("HTTP/1.1 200"))
+        #expect(answer.hasSuffix("\r\n\r\nhello world"))
+    }
+
+    @Test(arguments: [
+        "5\r\nhello\r\nzz\r\n",                 // a size that is not hexadecimal
+        "5\r\nhelloXY6\r\n world\r\n0\r\n\r\n",  // a chunk not ended by CR LF
+        "FFFFFFFF\r\n",                         // a chunk over the body limit
+        "5\r\nhel",                                // the peer goes away mid-chunk
+    ])
+    func aMalformedChunkedRequestBodyClosesTheConnectionUnanswered(_ body: String) throws {
+        var limits = LoopbackHTTPServer.Limits()
+        limits.maximumBodyBytes = 1 << 20
+        let handled = Counter()
+        let server = try LoopbackHTTPServer(limits: limits) { _ in
+            handled.increment()
+            return .status(200)
+        }
+        defer { server.stop() }
+        let answer = try exchange("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n" + body, with: server)
+        #expect(answer.isEmpty)
+        #expect(handled.value == 0)
+    }
+
+    @Test func answersExpectContinueBeforeTheBody() throws {
+        let server = try LoopbackHTTPServer { request in .status(200, headers: ["Connection": "close"], body: request.body) }
+        defer { server.stop() }
+        let answer = try exchange(
+            "PUT / HTTP/1.1\r\nHost: x\r\nConnection: close\r\nExpect: 100-continue\r\nContent-Length: 2\r\n\r\nok", with: server)
+        #expect(answer.hasPrefix("HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200"))
+        #expect(answer.hasSuffix("ok"))
+    }
+
     @Test func releasingTheServerStopsIt() async throws {
         let received = Counter()
         var server: LoopbackHTTPServer? = try LoopbackHTTPServer { _ in
