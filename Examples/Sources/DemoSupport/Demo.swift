@@ -24,7 +24,7 @@ public enum Demo {
         case asyncHTTPClient = "async-http-client"
 
         /// The shared transport of this kind.
-        public var session: any URLSessionType {
+        public var session: any HTTPTransport {
             switch self {
             case .urlSession: URLSessionTransport.shared
             case .asyncHTTPClient: AsyncHTTPClientTransport.shared

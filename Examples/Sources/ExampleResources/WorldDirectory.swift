@@ -100,7 +100,7 @@ public struct WorldDirectory: Sendable {
     ///     standard error.
     public init(
         baseURL: URL,
-        session: any URLSessionType = URLSessionTransport.shared,
+        session: any HTTPTransport = URLSessionTransport.shared,
         options: TransferOptions = TransferOptions(deadline: .seconds(30)),
         token: OAuthToken? = nil,
         tokenStorage: (any TokenStorage)? = nil,

@@ -30,4 +30,35 @@ struct TransportConformanceTests {
             try await conformance.verify(.redirectToAnotherScheme)
         }
     }
+
+    /// A transport written against the older protocol, answering whole bodies.
+    private struct WholeBodySession: URLSessionType {
+        let body: Data
+
+        func data(
+            for request: URLRequest,
+            options: TransferOptions,
+            completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+        ) -> any Cancellable {
+            let response = HTTPURLResponse(url: request.url!, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:])!
+            DispatchQueue.global().async { completionHandler(.success((body, response))) }
+            return NothingToCancel()
+        }
+    }
+
+    private final class NothingToCancel: Cancellable {
+        func cancel() {}
+    }
+
+    @Test func aTransportWrittenForURLSessionTypeStillFetchesWithinTheSizeLimit() async throws {
+        let session = WholeBodySession(body: Data(#"{"cities": [{"name": "Lisbon"}]}"#.utf8))
+        let cities = try await ResourceService<CitiesResource>(session: session).fetch(CitiesResource())
+        #expect(cities == [City(name: "Lisbon")])
+        let small = ResourceService<CitiesResource>(session: session, options: TransferOptions(maximumResponseBytes: 10))
+        await #expect {
+            try await small.fetch(CitiesResource())
+        } throws: { error in
+            if case .responseTooLarge(limit: 10) = error as? ResourceError { true } else { false }
+        }
+    }
 }
