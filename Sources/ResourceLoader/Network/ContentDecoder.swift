@@ -13,9 +13,9 @@ import FoundationNetworking
 /// ``finish()`` is where a body cut short fails.
 ///
 /// - gzip bodies are decoded with zlib's own gzip wrapper, which checks each member's CRC-32 and
-///   ISIZE trailer. A body may hold several gzip members one after the other (RFC 1952 allows it,
-///   and curl and browsers decode them): their contents are decoded in order, as one body. Bytes
-///   after a member that do not start another one (`1f` for gzip's magic bytes) are
+///   ISIZE trailer. A body may hold several gzip members one after the other (RFC 1952 allows
+///   it, and the gzip tool decodes them so): their contents are decoded in order, as one body.
+///   Bytes after a member that do not start another one (`1f`, gzip's first magic byte) are
 ///   ``ContentDecodingError/trailingData(offset:)``, and so is anything after the end of a
 ///   deflate stream.
 /// - deflate bodies are zlib streams (RFC 1950), checked by their Adler-32 trailer. Some servers
