@@ -88,7 +88,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
     ],
     targets: [
-        .target(name: "ResourceLoader"),
+        // The system zlib, behind a few inline helpers, for decoding gzip and deflate bodies. It is
+        // part of the platform (Apple's SDKs; zlib1g-dev on Debian), not a package dependency.
+        .target(name: "CResourceLoaderZlib", linkerSettings: [.linkedLibrary("z")]),
+        .target(name: "ResourceLoader", dependencies: ["CResourceLoaderZlib"]),
         .target(name: "ResourceLoaderTesting", dependencies: ["ResourceLoader"]),
         .target(name: "ResourceLoaderWSDL", dependencies: ["ResourceLoader"]),
         .executableTarget(name: "ResourceLoaderWSDLTool", dependencies: ["ResourceLoaderWSDL"]),
@@ -112,7 +115,7 @@ let package = Package(
         .testTarget(
             name: "ResourceLoaderTests",
             dependencies: [
-                "ResourceLoader", "ResourceLoaderTesting", "ResourceLoaderAsyncHTTPClient",
+                "ResourceLoader", "ResourceLoaderTesting", "ResourceLoaderAsyncHTTPClient", "CResourceLoaderZlib",
                 inMemoryTracingForAsyncHTTPClient, tracingForAsyncHTTPClient,
             ] + asyncHTTPClientProducts,
             resources: [.copy("Fixtures")]

@@ -1,6 +1,19 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+import Foundation
+
+/// The `-package-name` SwiftPM gives the root package's modules: its identity, which for a
+/// dependency by path is the name of the folder the repository was cloned into, as a C99
+/// identifier. The benchmark executable is compiled with the same name, so that it can reach the
+/// root package's `package` declarations (`ContentDecoder`), which are not public API.
+let rootPackageName: String = {
+    let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .standardizedFileURL.lastPathComponent.lowercased()
+    let name = String(folder.map { $0.isASCII && ($0.isLetter || $0.isNumber) ? $0 : "_" })
+    return name.first?.isNumber == true ? "_" + name : name
+}()
+
 // The benchmark suite: one executable that measures ResourceLoader against the floor (raw
 // Foundation code) and against the libraries users compare it with, all in one run, and writes
 // `results/latest.json`. See `Docs/Performance.md` for the command and the results.
@@ -31,7 +44,10 @@ let package = Package(
                 .product(name: "XMLCoder", package: "XMLCoder"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
-            ]
+            ],
+            // The root package's name in place of this package's own, for ContentDecoder.
+            packageAccess: false,
+            swiftSettings: [.unsafeFlags(["-package-name", rootPackageName])]
         ),
     ],
     swiftLanguageModes: [.v6]
