@@ -92,7 +92,7 @@ let package = Package(
         // part of the platform (Apple's SDKs; zlib1g-dev on Debian), not a package dependency.
         .target(name: "CResourceLoaderZlib", linkerSettings: [.linkedLibrary("z")]),
         .target(name: "ResourceLoader", dependencies: ["CResourceLoaderZlib"]),
-        .target(name: "ResourceLoaderTesting", dependencies: ["ResourceLoader"]),
+        .target(name: "ResourceLoaderTesting", dependencies: ["ResourceLoader", "CResourceLoaderZlib"]),
         .target(name: "ResourceLoaderWSDL", dependencies: ["ResourceLoader"]),
         .executableTarget(name: "ResourceLoaderWSDLTool", dependencies: ["ResourceLoaderWSDL"]),
         .plugin(name: "ResourceLoaderWSDLPlugin", capability: .buildTool(), dependencies: ["ResourceLoaderWSDLTool"]),

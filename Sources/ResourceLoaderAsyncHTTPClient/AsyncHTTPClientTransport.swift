@@ -22,20 +22,23 @@ import FoundationNetworking
 ///   fails before the body is read; the body is counted as its parts arrive and the transfer is
 ///   stopped as soon as it crosses the limit, with `ResourceError/responseTooLarge(limit:)`.
 ///   Memory stays bounded.
-/// - **Redirects**: AsyncHTTPClient never follows one itself. The transport follows them by the
-///   rules of `URLSessionTransport`: the limit of
-///   `TransferOptions/maximumRedirects`, no `https` → `http`, no scheme but `http`
-///   and `https`, the method and body rules of RFC 9110, and
-///   `URLSessionTransport/credentialHeaderFields` only to the original origin.
+/// - **Redirects**: AsyncHTTPClient never follows one itself. The transport follows them by
+///   `TransferRules`: the limit of `TransferOptions/maximumRedirects`, no `https` → `http`, no
+///   scheme but `http` and `https`, the method and body rules of RFC 9110, and
+///   `TransferRules/credentialHeaderFields` only to the original origin.
 ///   (A redirect is recognised by its head, before AsyncHTTPClient's own redirect handling, so the
 ///   rules hold even for an injected client configured to follow redirects.)
-/// - **Compression**: a request that names no `Accept-Encoding` is sent with
-///   `Accept-Encoding: identity`, and a response in a content coding it did not ask for fails with
-///   `ResourceError/transport(_:underlying:)` and `URLError.Code.cannotDecodeContentData`.
-///   A request that asks for `gzip` or `deflate` itself gets the body decoded by a client with
-///   decompression enabled (the transport's own client is: see ``defaultConfiguration``); the
-///   decoded bytes count against the size limit as they arrive, so a small compressed body cannot
-///   expand past it.
+/// - **Compression**: a transport with a client of its own (``init(configuration:eventLoopGroup:)``
+///   with decompression disabled, as in ``defaultConfiguration``, and ``shared``) asks for
+///   `Accept-Encoding: gzip, deflate` when a request names none, and decodes the body itself as
+///   it arrives (`TransferRules/decodingContent(for:limit:)`): gzip's CRC-32 and length and
+///   zlib's Adler-32 are checked, so a corrupt or truncated body fails with
+///   `ResourceError/transport(_:underlying:)` and `URLError.Code.cannotDecodeContentData`
+///   (underlying a `ContentDecodingError`), and the decoded bytes count against the size limit as
+///   they are produced, so a decompression bomb fails with `ResourceError/responseTooLarge(limit:)`.
+///   A transport over an injected client, or a client with decompression enabled, asks for
+///   `Accept-Encoding: identity` instead and leaves decoding to the client. Either way a response
+///   in a content coding the request did not ask for fails with `URLError.Code.cannotDecodeContentData`.
 /// - **Framing**: SwiftNIO's parser refuses any repeated `Content-Length` field, even with equal
 ///   values (which `URLSessionTransport` accepts; RFC 9112 allows either), and any malformed
 ///   response, with `URLError.Code.badServerResponse`.
@@ -108,15 +111,14 @@ public final class AsyncHTTPClientTransport: URLSessionType {
     public static let shared = AsyncHTTPClientTransport(ownership: .forever)
 
     /// The configuration of a client the transport makes for itself: redirects disallowed (the
-    /// transport follows them by its own rules), decompression enabled, at most 100 decoded
-    /// bytes for each byte received, for requests that ask for a content coding, and a connection
+    /// transport follows them by its own rules), decompression disabled (the transport decodes
+    /// `gzip` and `deflate` itself, verified and bounded by the size limit), and a connection
     /// that cannot be established failing the request at once
     /// (`connectionPool.retryConnectionEstablishment` off), so that it ends as
     /// `URLError.cannotConnectToHost` and the pipeline's `RetryPolicy` decides whether to try
     /// again, as it does over `URLSessionTransport`.
     public static var defaultConfiguration: HTTPClient.Configuration {
-        var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .disallow, decompression: .enabled(limit: .ratio(100)))
+        var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .disabled)
         configuration.connectionPool.retryConnectionEstablishment = false
         return configuration
     }
@@ -144,6 +146,10 @@ public final class AsyncHTTPClientTransport: URLSessionType {
     private let isShutDown = OnceFlag()
     /// Checks the idle timeouts of the transfers in flight.
     let idleTimeouts: IdleTimeouts
+    /// Whether the transport asks for `gzip` and `deflate` and decodes them itself: only over a
+    /// client it made with decompression disabled, since a client that decompresses hands over
+    /// decoded bytes under the same `Content-Encoding`.
+    let decodesContent: Bool
 
     private init(ownership: Ownership, configuration: HTTPClient.Configuration = defaultConfiguration,
                  eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup) {
@@ -153,6 +159,16 @@ public final class AsyncHTTPClientTransport: URLSessionType {
         self.ownership = ownership
         self.tracer = Self.activeTracer(of: client)
         self.idleTimeouts = IdleTimeouts(eventLoopGroup: eventLoopGroup)
+        if case .disabled = configuration.decompression {
+            self.decodesContent = true
+        } else {
+            self.decodesContent = false
+        }
+    }
+
+    /// The `Accept-Encoding` a request that names none is sent with.
+    var defaultAcceptEncoding: String {
+        decodesContent ? TransferRules.decodedContentCodings : "identity"
     }
 
     /// Creates a transport with a client of its own, which it shuts down on ``shutdown()`` or
@@ -207,6 +223,7 @@ public final class AsyncHTTPClientTransport: URLSessionType {
         self.ownership = .borrowed
         self.tracer = tracer
         self.idleTimeouts = IdleTimeouts(eventLoopGroup: client.eventLoopGroup)
+        self.decodesContent = false
     }
 
     deinit {
@@ -260,6 +277,7 @@ public final class AsyncHTTPClientTransport: URLSessionType {
         options: TransferOptions,
         receiver: any TransferReceiver
     ) -> any Cancellable {
+        let receiver = decodesContent ? TransferRules.decodingContent(for: receiver, limit: options.maximumResponseBytes) : receiver
         let transfer = Transfer(transport: self, original: request, options: options, receiver: receiver)
         if let deadline = transfer.idleDeadline() { idleTimeouts.watch(transfer, until: deadline) }
         transfer.send(request)
@@ -535,7 +553,7 @@ extension AsyncHTTPClientTransport {
             let parts: RequestParts
             let prepared: HTTPClient.Request
             do {
-                parts = try Self.requestParts(of: request)
+                parts = try Self.requestParts(of: request, defaultAcceptEncoding: transport.defaultAcceptEncoding)
                 prepared = try Self.clientRequest(from: parts)
             } catch {
                 finish(error)
@@ -625,7 +643,7 @@ extension AsyncHTTPClientTransport {
                 return error
             }
             let responseHead = Self.responseHead(head, url: url)
-            if let refusal = TransferRules.refusal(of: responseHead, request: request) {
+            if let refusal = TransferRules.refusal(of: responseHead, request: request, defaultAcceptEncoding: transport.defaultAcceptEncoding) {
                 finish(refusal, hop: hop)
                 return refusal
             }
@@ -741,8 +759,9 @@ extension AsyncHTTPClientTransport {
         }
 
         /// What both of the client's request types are made of: the URL, method, header fields
-        /// (with `Accept-Encoding: identity` unless `request` names one) and body of `request`.
-        static func requestParts(of request: URLRequest) throws -> RequestParts {
+        /// (with `defaultAcceptEncoding` unless `request` names an `Accept-Encoding`) and body of
+        /// `request`.
+        static func requestParts(of request: URLRequest, defaultAcceptEncoding: String) throws -> RequestParts {
             guard let url = request.url, let scheme = url.scheme,
                   ResponseHead.sameFieldName(scheme, "http") || ResponseHead.sameFieldName(scheme, "https") else {
                 throw URLError(.unsupportedURL)
@@ -755,7 +774,7 @@ extension AsyncHTTPClientTransport {
                 if !namesEncoding && ResponseHead.sameFieldName(name, "Accept-Encoding") { namesEncoding = true }
                 headers.add(name: name, value: value)
             }
-            if !namesEncoding { headers.add(name: "Accept-Encoding", value: "identity") }
+            if !namesEncoding { headers.add(name: "Accept-Encoding", value: defaultAcceptEncoding) }
             var body: Data?
             if let data = request.httpBody {
                 body = data

@@ -95,11 +95,16 @@ public final class FakeURLSession: URLSessionType, @unchecked Sendable {
 
     /// Answers `request` from the newest matching stub: the head, the body as one piece, and
     /// the end, on a background queue after the stub's delay.
+    ///
+    /// A stub whose `Content-Encoding` is `gzip` or `deflate` has its body decoded as a transport
+    /// that receives raw bytes decodes it (`TransferRules.decodingContent(for:limit:)`):
+    /// checked, and bounded by `options`' size limit.
     public func startTransfer(
         _ request: URLRequest,
         options: TransferOptions,
         receiver: any TransferReceiver
     ) -> any Cancellable {
+        let receiver = TransferRules.decodingContent(for: receiver, limit: options.maximumResponseBytes)
         let response = withState { state -> FakeResponse? in
             state.requests.append(request)
             guard let index = state.stubs.lastIndex(where: { $0.matcher.matches(request) }) else { return nil }

@@ -28,6 +28,8 @@ import FoundationNetworking
 ///   `http` and `https`, credentials only to the original origin, `307` sending the body again,
 ///   `303` turning into a `GET`;
 /// - a content coding that was not asked for, and conflicting `Content-Length` fields, refused;
+/// - `gzip` that the transport asked for itself decoded exactly, and refused when cut short,
+///   corrupt or a bomb;
 /// - the size limit of ``ResourceLoader/ResponseCollector``, with and without a `Content-Length`;
 /// - cancellation in the middle of the body: one completion, and nothing after it;
 /// - the idle timeout of `URLRequest.timeoutInterval` against a server that goes silent;
@@ -62,6 +64,12 @@ public struct TransportConformance: Sendable {
         case seeOtherContinuesWithAGet
         /// A `Content-Encoding` answering a request that asked for `identity` is refused.
         case contentCodingNotAskedForIsRefused
+        /// A transport that asks for `gzip` when a request names no `Accept-Encoding` decodes it
+        /// itself, checked and bounded: a whole body decodes exactly, one cut short or with a
+        /// broken checksum fails with `URLError.Code.cannotDecodeContentData`, and a bomb fails
+        /// with ``ResourceLoader/ResourceError/responseTooLarge(limit:)``. (A transport that asks
+        /// for no coding passes by asking for none.)
+        case contentCodingsAreVerified
         /// `Content-Length` fields that disagree are refused.
         case conflictingContentLengthsAreRefused
         /// Cancelling in the middle of the body completes the transfer once, with nothing after.
@@ -137,6 +145,7 @@ extension TransportConformance {
             case .temporaryRedirectSendsTheBodyAgain: try await redirect(307, keepsBody: true)
             case .seeOtherContinuesWithAGet: try await redirect(303, keepsBody: false)
             case .contentCodingNotAskedForIsRefused: try await contentCodingNotAskedFor()
+            case .contentCodingsAreVerified: try await contentCodingsAreVerified()
             case .conflictingContentLengthsAreRefused: try await conflictingContentLengths()
             case .cancellationInTheBody: try await cancellationInTheBody()
             case .requestBodyProgress: try await requestBodyProgress()
@@ -317,6 +326,42 @@ extension TransportConformance {
             request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
             let record = try await transfer(request)
             try expectError(record, { if case .transport(.cannotDecodeContentData, _) = $0 { true } else { false } }, "cannotDecodeContentData")
+        }
+
+        private func contentCodingsAreVerified() async throws(Failure) {
+            let text = Array(String(repeating: "<city name=\"Lisbon\"/>", count: 2_000).utf8)
+            let whole = Compressor.compress(text, .gzip)
+            var broken = whole
+            broken[broken.count - 6] ^= 0xFF  // a byte of the CRC-32
+            let bodies: [String: [UInt8]] = [
+                "/whole": whole, "/truncated": Array(whole.dropLast(12)), "/broken": broken,
+                "/bomb": Compressor.zeros(mebibytes: 8, .gzip),
+            ]
+            let askedForGzip = Locked(false)
+            let server = try server { request in
+                let accepted = request.value(forHeaderField: "Accept-Encoding") ?? "identity"
+                guard TransferRules.accepts(accepted, coding: "gzip") else { return .status(200, body: Data(text)) }
+                askedForGzip.withLock { $0 = true }
+                return .status(200, headers: ["Content-Encoding": "gzip"], body: Data(bodies[request.path] ?? []))
+            }
+            defer { server.stop() }
+            func fetch(_ path: String) async throws(Failure) -> (Receiver.Record, Result<(Data, ResponseHead), any Error>?) {
+                let answer = Locked<Result<(Data, ResponseHead), any Error>?>(nil)
+                let receiver = ForwardingReceiver(ResponseCollector(maximumBytes: 1 << 20) { result in answer.withLock { $0 = result } })
+                let record = try await transfer(URLRequest(url: server.baseURL.appendingPathComponent(String(path.dropFirst()))), receiver: receiver)
+                return (record, answer.withLock { $0 })
+            }
+            let (_, decoded) = try await fetch("/whole")
+            guard case .success(let (body, _))? = decoded, body == Data(text) else {
+                throw fail("a whole gzip body did not decode to its text: \(String(describing: decoded))")
+            }
+            guard askedForGzip.withLock({ $0 }) else { return }
+            for path in ["/truncated", "/broken"] {
+                let (record, _) = try await fetch(path)
+                try expectError(record, { if case .transport(.cannotDecodeContentData, _) = $0 { true } else { false } }, "cannotDecodeContentData for \(path)")
+            }
+            let (bomb, _) = try await fetch("/bomb")
+            try expectError(bomb, { if case .responseTooLarge(limit: 1 << 20) = $0 { true } else { false } }, "responseTooLarge for a bomb")
         }
 
         private func conflictingContentLengths() async throws(Failure) {

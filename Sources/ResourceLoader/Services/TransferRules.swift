@@ -15,8 +15,10 @@ import FoundationNetworking
 /// - ``redirect(statusCode:location:after:original:redirectsFollowed:options:)`` decides a
 ///   redirect: the limit, `https` to `http`, schemes other than `http` and `https`, the method
 ///   and body RFC 9110 asks for, and the ``credentialHeaderFields`` across origins.
-/// - ``refusal(of:request:)`` checks a response's head: a content coding the request did not
-///   ask for, and `Content-Length` fields that disagree.
+/// - ``refusal(of:request:defaultAcceptEncoding:)`` checks a response's head: a content coding
+///   the request did not ask for, and `Content-Length` fields that disagree.
+/// - ``decodingContent(for:limit:)`` decodes `gzip` and `deflate` bodies, verified and bounded,
+///   for a transport that receives the bytes as sent.
 /// - ``isIdentity(_:)`` and ``isSingleContentLength(_:)`` are the pieces those use.
 ///
 /// The size limit is kept as bytes arrive by the receiver (``ResponseCollector``), and the
@@ -142,10 +144,28 @@ public enum TransferRules {
         }
     }
 
+    /// The `Accept-Encoding` a transport that decodes bodies itself (with
+    /// ``decodingContent(for:limit:)``) sends when a request names none: `gzip, deflate`.
+    public static let decodedContentCodings = ContentCoding.acceptEncodingValue
+
+    /// A receiver that decodes a body in `gzip` or `deflate` as its pieces arrive and hands the
+    /// decoded pieces to `receiver`: for a transport that receives a body's bytes as sent.
+    ///
+    /// gzip's CRC-32 and length trailer and zlib's Adler-32 are checked, so a corrupt body, or one
+    /// cut short, ends the transfer with ``ResourceError/transport(_:underlying:)``
+    /// (`URLError.Code.cannotDecodeContentData`, underlying a ``ContentDecodingError``) and never
+    /// hands over a partial body as whole. The decoded bytes are bounded by `limit` as they are
+    /// produced, so a decompression bomb fails with ``ResourceError/responseTooLarge(limit:)``
+    /// after `limit` bytes, in bounded memory. A body in another coding, or in none, passes
+    /// through unchanged; the head is handed over as received, `Content-Encoding` included.
+    public static func decodingContent(for receiver: any TransferReceiver, limit: Int) -> any TransferReceiver {
+        ContentDecodingReceiver(receiver: receiver, limit: limit)
+    }
+
     /// Why the head of a response to `request` is refused, or `nil` to accept it.
     ///
-    /// - A `Content-Encoding` other than `identity` answering a request whose `Accept-Encoding`
-    ///   asked for none (it is `identity`, or absent and `defaultAcceptEncoding` is `identity`):
+    /// - A `Content-Encoding` other than `identity` that the request's `Accept-Encoding` (or,
+    ///   when it names none, `defaultAcceptEncoding`) does not list with a weight above zero:
     ///   ``ResourceError/transport(_:underlying:)`` with `URLError.Code.cannotDecodeContentData`.
     /// - `Content-Length` fields whose values differ (a transport that joins repeated fields
     ///   hands them over as one comma-separated value):
@@ -163,7 +183,7 @@ public enum TransferRules {
     ) -> ResourceError? {
         if let coding = head.value(forHTTPHeaderField: "Content-Encoding"), !isIdentity(coding) {
             let accepted = request.value(forHTTPHeaderField: "Accept-Encoding") ?? defaultAcceptEncoding
-            if isIdentity(accepted) {
+            if !accepts(accepted, coding: coding) {
                 return .transport(.cannotDecodeContentData, underlying: URLError(.cannotDecodeContentData))
             }
         }
@@ -171,6 +191,22 @@ public enum TransferRules {
             return .transport(.badServerResponse, underlying: URLError(.badServerResponse))
         }
         return nil
+    }
+
+    /// Whether an `Accept-Encoding` value lists `coding` (or `*`) with a weight above zero. A
+    /// `Content-Encoding` that lists several codings is accepted only as a whole, which no
+    /// `Accept-Encoding` names.
+    public static func accepts(_ acceptEncoding: String, coding: String) -> Bool {
+        var wanted = coding.trimmingCharacters(in: .whitespaces).lowercased()
+        if wanted == "x-gzip" { wanted = "gzip" }
+        for element in acceptEncoding.split(separator: ",") {
+            let parts = element.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard var name = parts.first, !name.isEmpty else { continue }
+            if name == "x-gzip" { name = "gzip" }
+            let weight = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            if weight > 0, name == wanted || name == "*" { return true }
+        }
+        return false
     }
 
     /// `true` for an empty content coding or `identity`, in any case, with surrounding spaces.

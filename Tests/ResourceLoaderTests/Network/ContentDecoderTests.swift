@@ -1,5 +1,6 @@
 import Foundation
 @testable import ResourceLoader
+import ResourceLoaderTesting
 import Testing
 
 #if canImport(FoundationNetworking)

@@ -538,8 +538,11 @@ struct FaultInjectionTests {
     ])
     func aGzipBodyThatWasNotAskedForIsRefused(transport: Transport, body: (name: String, bytes: Data)) async throws {
         // GIVEN a server that sends gzip (whole, cut in half with a matching Content-Length, or
-        // garbage) although the transport asked for no content coding
-        let (result, asked) = try await fetchRaw(headers: ["Content-Encoding": "gzip"], body: body.bytes, transport: transport)
+        // garbage) although the request asked for no content coding (by default over
+        // URLSessionTransport; said outright over a transport that would ask for gzip itself)
+        let (result, asked) = try await fetchRaw(
+            headers: ["Content-Encoding": "gzip"], body: body.bytes,
+            acceptEncoding: transport.isAsyncHTTPClient ? "identity" : nil, transport: transport)
         // THEN the fetch fails with a typed error: never a partial or empty body
         #expect(asked == "identity")
         guard case .failure(.transport(let code, _)) = result else {
@@ -549,10 +552,31 @@ struct FaultInjectionTests {
         #expect(code == .cannotDecodeContentData)
     }
 
+    @Test(arguments: Transport.enforcing.filter(\.isAsyncHTTPClient), [
+        ("truncated", FaultInjectionTests.gzipBody.prefix(FaultInjectionTests.gzipBody.count / 2), false),
+        ("garbage", Data("this is not gzip at all".utf8), false),
+        ("whole", FaultInjectionTests.gzipBody, true),
+    ])
+    func aTransportThatDecodesAsksForGzipAndChecksTheBody(transport: Transport, body: (name: String, bytes: Data, isWhole: Bool)) async throws {
+        // GIVEN a transport over its own client, which asks for gzip and deflate by default
+        let (result, asked) = try await fetchRaw(headers: ["Content-Encoding": "gzip"], body: body.bytes, transport: transport)
+        #expect(asked == "gzip, deflate")
+        // THEN a whole body decodes exactly, and one cut short or garbage is a typed error
+        if body.isWhole {
+            #expect(try result.get() == Self.plainBody)
+        } else {
+            guard case .failure(.transport(.cannotDecodeContentData, let underlying)) = result else {
+                Issue.record("expected cannotDecodeContentData, got \(result)")
+                return
+            }
+            #expect(underlying is ContentDecodingError)
+        }
+    }
+
     @Test(arguments: Transport.enforcing)
     func anIdentityBodyArrivesWhole(transport: Transport) async throws {
         let (result, asked) = try await fetchRaw(headers: ["Content-Encoding": "identity"], body: Self.plainBody, transport: transport)
-        #expect(asked == "identity")
+        #expect(asked == (transport.isAsyncHTTPClient ? "gzip, deflate" : "identity"))
         #expect(try result.get() == Self.plainBody)
     }
 

@@ -1,10 +1,10 @@
 import CResourceLoaderZlib
 
-/// Makes compressed bodies for the content decoding tests with zlib's own `deflate`, so that no
-/// binary fixture is checked in.
-enum Compressor {
+/// Makes compressed bodies with zlib's own `deflate`, for the content decoding tests and the
+/// transport conformance checks, so that no binary fixture is checked in.
+package enum Compressor {
     /// The container around the deflate data.
-    enum Format {
+    package enum Format {
         /// gzip (RFC 1952): a 10-byte header, the data, CRC-32 and ISIZE.
         case gzip
         /// A zlib stream (RFC 1950): a 2-byte header, the data, Adler-32.
@@ -22,7 +22,7 @@ enum Compressor {
     }
 
     /// `bytes` compressed whole in `format`.
-    static func compress(_ bytes: [UInt8], _ format: Format, level: Int32 = 6) -> [UInt8] {
+    package static func compress(_ bytes: [UInt8], _ format: Format, level: Int32 = 6) -> [UInt8] {
         var deflater = Deflater(format, level: level)
         return deflater.deflate(bytes, flush: Z_FINISH)
     }
@@ -32,7 +32,7 @@ enum Compressor {
     /// 1030 to 1. A full flush ends each copy on a byte boundary with the compressor's state
     /// reset, so the copies are independent and can follow each other. The trailer is zeros: a
     /// decoder that honours its limit stops long before it.
-    static func zeros(mebibytes: Int, _ format: Format) -> [UInt8] {
+    package static func zeros(mebibytes: Int, _ format: Format) -> [UInt8] {
         var deflater = Deflater(.raw, level: 9)
         let block = deflater.deflate([UInt8](repeating: 0, count: 1 << 20), flush: Z_FULL_FLUSH)
         let end = deflater.deflate([], flush: Z_FINISH)
