@@ -49,7 +49,7 @@ public struct X509SigningKey: WSSecuritySigningKey {
 
     /// Reads a private key and its certificate from PEM.
     ///
-    /// - Throws: ``ResourceError/invalidRequest(reason:)`` when the certificate is not an X.509
+    /// - Throws: `ResourceError.invalidRequest(reason:)` when the certificate is not an X.509
     ///   certificate in PEM, the key is neither an RSA key of 2048 bits or more nor a P-256 key
     ///   in PEM, or the certificate does not hold the key's public half. The reason never quotes
     ///   either.

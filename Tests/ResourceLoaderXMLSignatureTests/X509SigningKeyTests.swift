@@ -137,6 +137,24 @@ struct X509SigningKeyTests {
     }
 }
 
+/// The same signatures checked by a second, independent verifier: libxmlsec1's `xmlsec1`.
+@Suite("XML Signature: xmlsec1 verifies our WS-Security signatures", .enabled(if: XMLSecVerifier.shouldRun && PythonPeer.shouldRun, "xmlsec1 is not installed: apt-get install xmlsec1"))
+struct XMLSecVerificationTests {
+    @Test func bothAlgorithmsVerifyAndTamperingOrAnotherCertificateFails() async throws {
+        let identities = try await X509SigningKeyTests.identities()
+        let soap = "http://schemas.xmlsoap.org/soap/envelope/"
+        for identity in [identities.rsa, identities.ec] {
+            let key = try X509SigningKey(privateKeyPEM: identity.key, certificatePEM: identity.certificate)
+            let header = WSSecurityHeader(usernameToken: WSSecurityUsernameToken(username: "ada", password: "secret"))
+            let signed = try X509SigningKeyTests.sign(key, header: header)
+            #expect(try await XMLSecVerifier.verifiesOffThePool(Data(signed.utf8), certificate: identity.certificate, soapNamespace: soap))
+            let tampered = signed.replacingOccurrences(of: "<userID>42<", with: "<userID>43<")
+            #expect(try await !XMLSecVerifier.verifiesOffThePool(Data(tampered.utf8), certificate: identity.certificate, soapNamespace: soap))
+            #expect(try await !XMLSecVerifier.verifiesOffThePool(Data(signed.utf8), certificate: identities.otherRSA.certificate, soapNamespace: soap))
+        }
+    }
+}
+
 /// The README's `GetUserDetails`, with a smaller `User`.
 struct GetUserDetails: SOAPResourceType {
     typealias Model = User

@@ -137,4 +137,53 @@ enum SignXMLVerifier {
         return output.split(separator: "\n").map(String.init)
     }
 }
+
+/// libxmlsec1's command-line verifier (`xmlsec1`, Debian's package): a second verifier, in C,
+/// with its own canonicalization. It resolves the references through `Id` attributes of the
+/// SOAP `Body` and the `wsu:Timestamp`, and verifies with the public key of the certificate it
+/// is given.
+enum XMLSecVerifier {
+    static let isInstalled = FileManager.default.isExecutableFile(atPath: "/usr/bin/xmlsec1")
+    static let shouldRun = ProcessInfo.processInfo.environment["CI"] == "true" || isInstalled
+
+    /// Whether `xmlsec1 --verify` accepts `envelope` with `certificate`'s key.
+    static func verifies(_ envelope: Data, certificate: String, soapNamespace: String) throws -> Bool {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("xmlsec-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let envelopeFile = folder.appendingPathComponent("envelope.xml")
+        let certificateFile = folder.appendingPathComponent("certificate.pem")
+        try envelope.write(to: envelopeFile)
+        try Data(certificate.utf8).write(to: certificateFile)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/xmlsec1")
+        process.arguments = [
+            "--verify", "--pubkey-cert-pem", certificateFile.path,
+            "--id-attr:Id", "\(soapNamespace):Body",
+            "--id-attr:Id", "\(WSSecurityHeaderNamespaces.utility):Timestamp",
+            envelopeFile.path,
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+
+    /// ``verifies(_:certificate:soapNamespace:)`` on a thread of its own.
+    static func verifiesOffThePool(_ envelope: Data, certificate: String, soapNamespace: String) async throws -> Bool {
+        try await withCheckedThrowingContinuation { continuation in
+            let thread = Thread {
+                continuation.resume(with: Result { try verifies(envelope, certificate: certificate, soapNamespace: soapNamespace) })
+            }
+            thread.name = "ResourceLoaderXMLSignatureTests.xmlsec1"
+            thread.start()
+        }
+    }
+}
+
+/// The WS-Security utility namespace, which `xmlsec1` needs to find `wsu:Timestamp`.
+enum WSSecurityHeaderNamespaces {
+    static let utility = "http://docs.oasis-open.org/wss/2004/01/oasis-200401-wss-wssecurity-utility-1.0.xsd"
+}
 #endif
