@@ -50,8 +50,11 @@ public struct WSSecuritySigner: Sendable {
     /// (made at `date`, with `nonce`), the certificate and the signature over the `Body` and the
     /// `Timestamp` (the `Body` alone when `header` has no timestamp).
     ///
-    /// - Parameter envelope: A UTF-8 SOAP 1.1 or 1.2 envelope with a `Body` and no `Security`
-    ///   header yet.
+    /// - Parameters:
+    ///   - envelope: A UTF-8 SOAP 1.1 or 1.2 envelope with a `Body` and no `Security` header yet.
+    ///   - header: The `Timestamp` and `UsernameToken` to send with the signature.
+    ///   - date: The `Created` time of the timestamp and the token.
+    ///   - nonce: The token's nonce.
     /// - Throws: ``ResourceError/invalidRequest(reason:)`` when `envelope` is not such an
     ///   envelope, an ID the signature uses is taken, or the key fails to sign; the reason never
     ///   quotes the document, the password or the key.
