@@ -7,7 +7,7 @@ import X509
 import _CryptoExtras
 
 /// A private key and its X.509 v3 certificate, read from PEM, that sign WS-Security requests:
-/// RSA-SHA256 (PKCS #1 v1.5) or ECDSA-P256-SHA256, over swift-crypto.
+/// RSA-SHA256 (PKCS#1 v1.5) or ECDSA-P256-SHA256, over swift-crypto.
 ///
 /// ```swift
 /// import ResourceLoader
@@ -19,8 +19,8 @@ import _CryptoExtras
 /// ])
 /// ```
 ///
-/// The algorithm follows the key: an RSA key (2048 bits or more, PKCS #1 `RSA PRIVATE KEY` or
-/// PKCS #8 `PRIVATE KEY`) signs with RSA-SHA256, a P-256 key (SEC 1 `EC PRIVATE KEY` or PKCS #8)
+/// The algorithm follows the key: an RSA key (2048 bits or more, PKCS#1 `RSA PRIVATE KEY` or
+/// PKCS#8 `PRIVATE KEY`) signs with RSA-SHA256, a P-256 key (SEC 1 `EC PRIVATE KEY` or PKCS#8)
 /// with ECDSA-SHA256. The certificate must hold the key's public half, so a request is never
 /// signed with a key its certificate cannot verify.
 ///
@@ -29,7 +29,7 @@ import _CryptoExtras
 public struct X509SigningKey: WSSecuritySigningKey {
     /// A signature algorithm.
     public enum Algorithm: String, Sendable, Hashable {
-        /// RSA with SHA-256 and PKCS #1 v1.5 padding (`…xmldsig-more#rsa-sha256`).
+        /// RSA with SHA-256 and PKCS#1 v1.5 padding (`…xmldsig-more#rsa-sha256`).
         case rsaSHA256 = "http://www.w3.org/2001/04/xmldsig-more#rsa-sha256"
         /// ECDSA over P-256 with SHA-256 (`…xmldsig-more#ecdsa-sha256`).
         case ecdsaP256SHA256 = "http://www.w3.org/2001/04/xmldsig-more#ecdsa-sha256"

@@ -47,9 +47,9 @@ enum PythonPeer {
 /// is checked in.
 struct TestIdentities: Decodable, Sendable {
     struct Identity: Decodable, Sendable {
-        /// PKCS #8 `PRIVATE KEY`.
+        /// PKCS#8 `PRIVATE KEY`.
         let key: String
-        /// The traditional form: PKCS #1 `RSA PRIVATE KEY` or SEC 1 `EC PRIVATE KEY`.
+        /// The traditional form: PKCS#1 `RSA PRIVATE KEY` or SEC 1 `EC PRIVATE KEY`.
         let traditionalKey: String
         let certificate: String
     }
