@@ -31,6 +31,13 @@ let tracing: Target.Dependency = .product(
 let tracingForEitherTrait: Target.Dependency = .product(
     name: "Tracing", package: "swift-distributed-tracing", condition: .when(traits: ["Tracing", "AsyncHTTPClient"]))
 
+/// The products of swift-crypto (`_CryptoExtras` has RSA), swift-certificates and swift-asn1,
+/// each only while the `XMLSignature` trait is on.
+let xmlSignatureProducts: [Target.Dependency] = [
+    ("Crypto", "swift-crypto"), ("_CryptoExtras", "swift-crypto"), ("X509", "swift-certificates"),
+    ("SwiftASN1", "swift-asn1"),
+].map { .product(name: $0.0, package: $0.1, condition: .when(traits: ["XMLSignature"])) }
+
 let package = Package(
     name: "ResourceLoader",
     platforms: [
@@ -55,6 +62,7 @@ let package = Package(
         .library(name: "ResourceLoaderLogging", targets: ["ResourceLoaderLogging"]),
         .library(name: "ResourceLoaderMetrics", targets: ["ResourceLoaderMetrics"]),
         .library(name: "ResourceLoaderTracing", targets: ["ResourceLoaderTracing"]),
+        .library(name: "ResourceLoaderXMLSignature", targets: ["ResourceLoaderXMLSignature"]),
     ],
     // Every trait is off by default: with the default traits the package resolves no dependency.
     traits: [
@@ -75,6 +83,11 @@ let package = Package(
             name: "Tracing",
             description: "ResourceLoaderTracing: a swift-distributed-tracing span per fetch, with the trace context propagated in the request's headers."
         ),
+        .trait(
+            name: "XMLSignature",
+            description: "ResourceLoaderXMLSignature: WS-Security XML Signature (exclusive C14N, RSA-SHA256 or "
+                + "ECDSA-P256-SHA256, X.509 BinarySecurityToken) over swift-crypto and swift-certificates."
+        ),
     ],
     // Each package is used only through target dependencies guarded by a trait, so none of them is
     // resolved or fetched while its trait is off (.ci/zero-dependencies.sh checks it).
@@ -86,6 +99,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         // The system zlib, behind a few inline helpers, for decoding gzip and deflate bodies. It is
@@ -112,6 +128,7 @@ let package = Package(
         .target(name: "ResourceLoaderLogging", dependencies: ["ResourceLoader", logging]),
         .target(name: "ResourceLoaderMetrics", dependencies: ["ResourceLoader", metrics]),
         .target(name: "ResourceLoaderTracing", dependencies: ["ResourceLoader", tracing]),
+        .target(name: "ResourceLoaderXMLSignature", dependencies: ["ResourceLoader"] + xmlSignatureProducts),
         .testTarget(
             name: "ResourceLoaderTests",
             dependencies: [
@@ -119,6 +136,11 @@ let package = Package(
                 inMemoryTracingForAsyncHTTPClient, tracingForAsyncHTTPClient,
             ] + asyncHTTPClientProducts,
             resources: [.copy("Fixtures")]
+        ),
+        // The signer's tests: they compile only with the XMLSignature trait on.
+        .testTarget(
+            name: "ResourceLoaderXMLSignatureTests",
+            dependencies: ["ResourceLoader", "ResourceLoaderTesting", "ResourceLoaderXMLSignature"] + xmlSignatureProducts
         ),
         .testTarget(name: "ResourceLoaderWSDLTests", dependencies: ["ResourceLoaderWSDL", "ResourceLoader"]),
         .testTarget(name: "ResourceLoaderWSDLToolTests", dependencies: ["ResourceLoaderWSDLTool", "ResourceLoaderWSDL"]),
@@ -129,7 +151,9 @@ let package = Package(
                 // For the snippets of ObservingOnAServer.md, compiled only with the traits on.
                 "ResourceLoaderLogging", "ResourceLoaderMetrics", "ResourceLoaderTracing", logging, metrics,
                 tracingForEitherTrait,
-            ] + asyncHTTPClientProducts
+                // For the signing snippet of XMLAndSOAPResources.md, compiled only with its trait on.
+                "ResourceLoaderXMLSignature",
+            ] + asyncHTTPClientProducts + xmlSignatureProducts
         ),
         // The integrations' tests: they compile only with their traits on, and the target builds
         // (empty) with them off.

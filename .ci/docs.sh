@@ -58,7 +58,7 @@ echo "DocC catalog built without warnings."
 # public symbol needs a doc comment, and DocC must build their documentation without a warning.
 swift package --scratch-path .build-traits --enable-all-traits -Xswiftc -warnings-as-errors dump-symbol-graph >/dev/null
 graphs=$(swift build --scratch-path .build-traits --enable-all-traits --show-bin-path)/../symbolgraph
-for module in ResourceLoaderAsyncHTTPClient; do
+for module in ResourceLoaderAsyncHTTPClient ResourceLoaderXMLSignature; do
   mkdir -p "$work/symbol-graphs/$module"
   cp "$graphs/$module".symbols.json "$work/symbol-graphs/$module/"
   cp "$graphs/$module"@*.symbols.json "$work/symbol-graphs/$module/" 2>/dev/null || true

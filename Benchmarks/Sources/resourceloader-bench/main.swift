@@ -7,7 +7,7 @@ import FoundationNetworking
 
 // resourceloader-bench: the whole suite in one run (see Docs/Performance.md).
 //
-//   resourceloader-bench [--quick] [--only xml,json,http,http-server,operations,gzip,streaming] [--output PATH]
+//   resourceloader-bench [--quick] [--only xml,soap,json,http,http-server,operations,gzip,streaming] [--output PATH]
 //                        [--runs N] [--merge]
 //   (`http` runs the end-to-end group and then `http-server`, ResourceService over
 //   AsyncHTTPClientTransport; `http-server` runs that alone, N times with `--runs N` (default 1),
@@ -653,7 +653,7 @@ func main() -> Int32 {
         var quick = false
         var merge = false
         var runs = 1
-        var groups = ["xml", "json", "http", "operations", "gzip", "streaming"]
+        var groups = ["xml", "soap", "json", "http", "operations", "gzip", "streaming"]
         // Benchmarks/results/latest.json, wherever the command is run from.
         var output = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("results/latest.json").path
@@ -675,6 +675,7 @@ func main() -> Int32 {
         let loadAtStart = loadAverage()
         let start = now()
         if groups.contains("xml") { try runXML(recorder, quick: quick) }
+        if groups.contains("soap") { try runSOAPEncoding(recorder, quick: quick) }
         if groups.contains("json") { try runJSON(recorder, quick: quick) }
         if groups.contains("operations") { try runOperations(recorder, quick: quick) }
         if groups.contains("gzip") { try runGzip(recorder, quick: quick) }

@@ -62,6 +62,12 @@ public struct WSSecurityHeader: Sendable, Hashable {
     ///   character XML 1.0 does not allow, or the date has no `xs:dateTime` form; the reason never
     ///   quotes either.
     public func headerBlock(at date: Date, nonce: [UInt8]) throws(ResourceError) -> SOAPHeaderBlock {
+        try headerBlock(at: date, nonce: nonce, appending: "")
+    }
+
+    /// The header block for a request made at `date`, with `markup` (escaped and checked
+    /// already: a `BinarySecurityToken` and a `Signature`) after the timestamp and the token.
+    func headerBlock(at date: Date, nonce: [UInt8], appending markup: String) throws(ResourceError) -> SOAPHeaderBlock {
         guard let created = XMLDateTime(date, utcOffset: 0).lexicalForm else {
             throw .invalidRequest(reason: "the WS-Security timestamp's date has no xs:dateTime form")
         }
@@ -107,6 +113,7 @@ public struct WSSecurityHeader: Sendable, Hashable {
                 throw .invalidRequest(reason: "the WS-Security user name or password holds a character XML 1.0 does not allow")
             }
         }
+        writer.append(markup: markup)
         writer.end()
         let element: XMLTree.Element
         do {

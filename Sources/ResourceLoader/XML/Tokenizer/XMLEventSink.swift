@@ -21,6 +21,9 @@ protocol XMLEventSink {
     mutating func characters(_ bytes: UnsafeBufferPointer<UInt8>)
     /// A processing instruction (not the XML declaration), anywhere in the document.
     mutating func processingInstruction(target: String, data: UnsafeBufferPointer<UInt8>)
+    /// A comment's text (between `<!--` and `-->`, line ends normalised), anywhere in the
+    /// document but the document type declaration. Valid during the call only.
+    mutating func comment(_ bytes: UnsafeBufferPointer<UInt8>)
     /// A document type declaration starts (only with
     /// ``XMLParsingOptions/DocumentTypeDeclarations-swift.enum/parseInternalSubset``).
     mutating func documentTypeDeclaration(name: String)
@@ -36,6 +39,7 @@ extension XMLEventSink {
         try startElement(element, attributes: [])
     }
 
+    mutating func comment(_ bytes: UnsafeBufferPointer<UInt8>) {}
     mutating func documentTypeDeclaration(name: String) {}
     mutating func notationDeclaration(name: String, publicID: String?, systemID: String?) {}
     mutating func endDocument(names: [XMLName]) {}

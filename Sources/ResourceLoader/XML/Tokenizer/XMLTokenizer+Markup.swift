@@ -1,14 +1,17 @@
 extension XMLTokenizer {
     // MARK: - Comments, processing instructions, CDATA
 
-    /// Reads a comment at `pos` (`<!--`): no `--` inside, and nothing delivered.
+    /// Reads a comment at `pos` (`<!--`): no `--` inside. It is delivered unless it stands in
+    /// the document type declaration, which is not part of the document's content.
     func readComment(_ pos: inout Int) throws(XMLScanStop) {
         pos += 4
-        _ = try readUntil(&pos, terminator: (0x2D, 0x2D, nil))
+        let textRange = try readUntil(&pos, terminator: (0x2D, 0x2D, nil))
         // `--` ends the comment or is an error.
         try need(pos + 1, pos - 2)
         guard pointer[pos] == UInt8(ascii: ">") else { throw fail(.malformed, pos - 2) }
         pos += 1
+        if documentType != nil && !sawDoctype { return }
+        deliverNormalised(textRange) { $0.sink.comment($1) }
     }
 
     /// Reads a processing instruction at `pos` (`<?`) and delivers it (inside a DTD, once the
