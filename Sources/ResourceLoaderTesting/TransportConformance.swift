@@ -28,6 +28,7 @@ import FoundationNetworking
 ///   `http` and `https`, credentials only to the original origin, `307` sending the body again,
 ///   `303` turning into a `GET`;
 /// - a content coding that was not asked for, and conflicting `Content-Length` fields, refused;
+/// - a repeated header field read as its values joined with `", "`;
 /// - `gzip` that the transport asked for itself decoded exactly, and refused when cut short,
 ///   corrupt or a bomb;
 /// - the size limit of ``ResourceLoader/ResponseCollector``, with and without a `Content-Length`;
@@ -72,6 +73,11 @@ public struct TransportConformance: Sendable {
         case contentCodingsAreVerified
         /// `Content-Length` fields that disagree are refused.
         case conflictingContentLengthsAreRefused
+        /// A header field received more than once reads as its values joined with `", "`, in the
+        /// order received, and is found whatever the case of the name asked for: one rule for
+        /// every transport. (Linux's `URLSession` keeps only the first value of a field repeated
+        /// with its name in another case, so the check repeats one spelling.)
+        case repeatedHeaderFieldsAreJoined
         /// Cancelling in the middle of the body completes the transfer once, with nothing after.
         case cancellationInTheBody
         /// The request body's progress is reported, up to its whole length.
@@ -147,6 +153,7 @@ extension TransportConformance {
             case .contentCodingNotAskedForIsRefused: try await contentCodingNotAskedFor()
             case .contentCodingsAreVerified: try await contentCodingsAreVerified()
             case .conflictingContentLengthsAreRefused: try await conflictingContentLengths()
+            case .repeatedHeaderFieldsAreJoined: try await repeatedHeaderFields()
             case .cancellationInTheBody: try await cancellationInTheBody()
             case .requestBodyProgress: try await requestBodyProgress()
             case .sizeLimit: try await sizeLimit()
@@ -364,6 +371,17 @@ extension TransportConformance {
             try expectError(bomb, { if case .responseTooLarge(limit: 1 << 20) = $0 { true } else { false } }, "responseTooLarge for a bomb")
         }
 
+        private func repeatedHeaderFields() async throws(Failure) {
+            let server = try server { _ in
+                .script([.write(Self.head(["HTTP/1.1 200 OK", "X-Repeated: one", "Content-Length: 2", "X-Repeated: two", "Connection: close"]) + Data("ok".utf8))])
+            }
+            defer { server.stop() }
+            let record = try await transfer(URLRequest(url: server.baseURL))
+            try expectSuccess(record, body: Data("ok".utf8))
+            let value = record.head?.value(forHTTPHeaderField: "X-REPEATED")
+            guard value == "one, two" else { throw fail("a repeated field reads as \(value ?? "nothing"), expected \"one, two\"") }
+        }
+
         private func conflictingContentLengths() async throws(Failure) {
             let server = try server { _ in
                 .script([.write(Self.head(["HTTP/1.1 200 OK", "Content-Length: 5", "Content-Length: 6"]) + Data("hello!".utf8))])
@@ -465,6 +483,7 @@ extension TransportConformance {
         struct Record {
             var sent: [Int64] = []
             var statusCode: Int?
+            var head: ResponseHead?
             var body = Data()
             var chunkCount = 0
             var completions = 0
@@ -514,6 +533,7 @@ extension TransportConformance {
                 defer { inCall = false }
                 if state.statusCode != nil { violate("a second head arrived") }
                 state.statusCode = head.statusCode
+                state.head = head
                 return stopsAtHead ? .stop(.invalidRequest(reason: Self.stopReason)) : .proceed
             }
         }
