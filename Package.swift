@@ -119,6 +119,11 @@ let package = Package(
         ),
         .testTarget(name: "ResourceLoaderWSDLTests", dependencies: ["ResourceLoaderWSDL", "ResourceLoader"]),
         .testTarget(name: "ResourceLoaderWSDLToolTests", dependencies: ["ResourceLoaderWSDLTool", "ResourceLoaderWSDL"]),
+        // Code generated from a spyne service's WSDL, checked in under Generated/ and called
+        // against the live service (Fixtures/ holds the service and a zeep client).
+        .testTarget(
+            name: "ResourceLoaderWSDLIntegrationTests", dependencies: ["ResourceLoaderWSDL", "ResourceLoader"],
+            resources: [.copy("Fixtures")]),
         .testTarget(
             name: "DocumentationTests",
             dependencies: [
