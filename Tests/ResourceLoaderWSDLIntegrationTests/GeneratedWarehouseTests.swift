@@ -38,7 +38,7 @@ struct GeneratedReferenceTests {
 
 /// Every operation of the spyne service, called through the generated resources in
 /// `Generated/` with each value checked: a typed order both ways, a typed fault detail, a list,
-/// an input header block, and WS-Security.
+/// an input and an output header block, and WS-Security.
 @Suite("Generated code against spyne", .enabled(if: SpyneWarehouse.shouldRun, "python3 with spyne and lxml is not installed: pip install spyne lxml"))
 struct GeneratedWarehouseCallTests {
     static let password = "Pa55-<&>-word"
@@ -112,11 +112,12 @@ struct GeneratedWarehouseCallTests {
         #expect(response.totalResult == Decimal(string: "-12345678901234567889.7001"))
     }
 
-    @Test func theHeaderBlockIsSentWhenSet() async throws {
+    @Test func theHeaderBlockIsSentWhenSetAndTheResponsesBlockIsRead() async throws {
         let peer = try await SpyneWarehouse.start()
         defer { peer.stop() }
         let response = try await Self.fetch(Stock(StockType(sku: "A-1"), tenant: Tenant(name: "acme & co"), url: peer.url)).get()
-        #expect(response.stockResult == "acme & co/A-1")
+        #expect(response.body.stockResult == "acme & co/A-1")
+        #expect(response.quota == Quota(remaining: 41, resets: XMLDate(year: 2026, month: 12, day: 1)))
         let missing = await Self.fetch(Stock(StockType(sku: "A-1"), url: peer.url))
         guard case .failure(.soapFault(let fault)) = missing else {
             Issue.record("expected a SOAP Fault without the header, got \(missing)")
@@ -178,7 +179,7 @@ struct GeneratedWarehouseZeepTests {
         let pipeline = ResourcePipeline(adapters: [WSSecurityAdapter(WSSecurityHeader(
             usernameToken: WSSecurityUsernameToken(username: "ada", password: GeneratedWarehouseCallTests.password)))])
         let whoAmI = try await GeneratedWarehouseCallTests.fetch(WhoAmI(WhoAmIType(greeting: "hi <there> & all"), url: url), pipeline: pipeline).get().whoAmIResult
-        let stock = try await GeneratedWarehouseCallTests.fetch(Stock(StockType(sku: "A-1"), tenant: Tenant(name: "acme & co"), url: url)).get().stockResult
+        let stock = try await GeneratedWarehouseCallTests.fetch(Stock(StockType(sku: "A-1"), tenant: Tenant(name: "acme & co"), url: url)).get()
         // THEN both clients got the same values
         let order = try #require(zeep["echoOrder"] as? [String: Any])
         #expect(order["id"] as? String == echoed.id)
@@ -202,7 +203,8 @@ struct GeneratedWarehouseZeepTests {
         #expect(zeepFault["known"] as? [String] == notFound.known)
         #expect(zeep["total"] as? String == total.map { "\($0)" })
         #expect(zeep["whoAmI"] as? String == whoAmI)
-        #expect(zeep["stock"] as? String == stock)
+        #expect(zeep["stock"] as? String == stock.body.stockResult)
+        #expect(zeep["stockQuota"] as? [String] == [stock.quota?.remaining.map { String($0) } ?? "", stock.quota?.resets.map { "\($0)" } ?? ""])
     }
 
     /// An item's values as zeep's script prints them.

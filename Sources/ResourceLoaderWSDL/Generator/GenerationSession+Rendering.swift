@@ -172,7 +172,12 @@ extension GenerationSession {
         let a = access
         var text = SwiftNaming.docComment(documentation, indent: "")
         text += "\(a)struct \(plan.name): SOAPResourceType {\n"
-        text += "    /// The response's content.\n    \(a)typealias Model = \(plan.modelType)\n\n"
+        if let outputType = plan.outputType {
+            text += "    /// The response's content and its header blocks.\n    \(a)typealias Model = \(outputType)\n"
+            text += "    /// The response's content.\n    \(a)typealias Root = \(plan.modelType)\n\n"
+        } else {
+            text += "    /// The response's content.\n    \(a)typealias Model = \(plan.modelType)\n\n"
+        }
         if let address = plan.address {
             text += "    /// The service's address, as the WSDL gives it.\n"
             text += "    \(a)static let defaultURL = URL(string: \(SwiftNaming.literal(address)))!\n\n"
@@ -210,7 +215,38 @@ extension GenerationSession {
             text += "            return blocks\n        }\n    }\n"
         }
         text += "    /// The response's element.\n    \(a)var responsePath: [String] { [\(plan.responsePath.map(SwiftNaming.literal).joined(separator: ", "))] }\n"
-        return text + "}\n"
+        if let outputType = plan.outputType {
+            text += "\n    /// The response's content, without its header blocks.\n"
+            text += "    \(a)func model(from root: \(plan.modelType)) throws -> \(outputType) {\n        \(outputType)(body: root)\n    }\n\n"
+            text += "    /// The response's content and the header blocks the WSDL declares for it.\n"
+            text += "    \(a)func model(from root: \(plan.modelType), headers: SOAPResponseHeaders) throws -> \(outputType) {\n"
+            text += "        \(outputType)(\n            body: root"
+            for header in plan.outputHeaders {
+                text += ",\n            \(SwiftNaming.escaped(header.swiftName)): try headers.decode(\(header.type).self, named: \(SwiftNaming.literal(header.element.name)), namespaceURI: \(Self.optionalLiteral(header.element.namespace)))"
+            }
+            text += ")\n    }\n"
+        }
+        text += "}\n"
+        if let outputType = plan.outputType { text += "\n" + renderOutput(outputType, plan: plan) }
+        return text
+    }
+
+    /// The struct a resource whose response has header blocks returns: the body's content and
+    /// each block.
+    func renderOutput(_ name: String, plan: ResourcePlan) -> String {
+        let a = access
+        var text = "/// The response of ``\(plan.name)``: its content and the header blocks the WSDL declares for it.\n"
+        text += "\(a)struct \(name): Sendable, Hashable {\n"
+        text += "    /// The response's content.\n    \(a)var body: \(plan.modelType)\n"
+        for header in plan.outputHeaders {
+            text += "    /// The header block `\(header.element.name)`, when the response has it.\n"
+            text += "    \(a)var \(SwiftNaming.escaped(header.swiftName)): \(header.type)?\n"
+        }
+        let parameters = ["body: \(plan.modelType)"] + plan.outputHeaders.map { "\(SwiftNaming.escaped($0.swiftName)): \($0.type)? = nil" }
+        text += "\n    /// Makes a response from its parts.\n    \(a)init(\(parameters.joined(separator: ", "))) {\n"
+        text += "        self.body = body\n"
+        for header in plan.outputHeaders { text += "        self.\(header.swiftName) = \(SwiftNaming.escaped(header.swiftName))\n" }
+        return text + "    }\n}\n"
     }
 }
 

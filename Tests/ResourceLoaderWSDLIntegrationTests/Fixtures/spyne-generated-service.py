@@ -12,7 +12,8 @@ its WSDL is at /soap11?wsdl. Requests are validated by lxml against the service'
   as text or as a digest, with a Timestamp that has not expired) and answers
   "hello ada: <greeting>"; a missing or wrong token gets a Client.FailedAuthentication Fault.
 - stock(sku): requires a Tenant header block (element Tenant, child name) and answers
-  "<tenant>/<sku>"; without it, a Client.NoTenant Fault.
+  "<tenant>/<sku>", with a Quota header block in the response (remaining 41, resets
+  2026-12-01); without the Tenant, a Client.NoTenant Fault.
 
 It stops on its own: after --lifetime seconds (default 60), when its standard input closes, or
 after --max-requests requests (default 100).
@@ -98,6 +99,11 @@ class Tenant(ComplexModel):
     _type_info = [("name", Unicode)]
 
 
+class Quota(ComplexModel):
+    __namespace__ = NAMESPACE
+    _type_info = [("remaining", Integer), ("resets", Date)]
+
+
 ITEMS = {
     "A-1": LineItem(sku="A-1", quantity=2, price=decimal.Decimal("9.99")),
     "B-2": LineItem(sku="B-2", quantity=1, price=decimal.Decimal("12345678901234567890.0001")),
@@ -127,12 +133,14 @@ class WarehouseService(ServiceBase):
 
 class TenantService(ServiceBase):
     __in_header__ = Tenant
+    __out_header__ = Quota
 
     @rpc(Unicode, _returns=Unicode)
     def stock(ctx, sku):
         tenant = ctx.in_header
         if tenant is None or not tenant.name:
             raise Fault(faultcode="Client.NoTenant", faultstring="a Tenant header is required")
+        ctx.out_header = Quota(remaining=41, resets=datetime.date(2026, 12, 1))
         return f"{tenant.name}/{sku}"
 
 

@@ -97,7 +97,9 @@ def main():
     secure = zeep.Client(sys.argv[1], wsse=UsernameToken("ada", PASSWORD, use_digest=True, timestamp_token=timestamp))
     result["whoAmI"] = secure.service.whoAmI("hi <there> & all")
     tenant = client.get_element("{urn:example:warehouse}Tenant")
-    result["stock"] = service.stock("A-1", _soapheaders=[tenant(name="acme & co")])
+    stock = service.stock("A-1", _soapheaders=[tenant(name="acme & co")])
+    result["stock"] = stock.body.stockResult
+    result["stockQuota"] = [text(stock.header.Quota.remaining), text(stock.header.Quota.resets)]
     print(json.dumps(result, sort_keys=True, ensure_ascii=False))
 
 

@@ -148,8 +148,10 @@ struct WhoAmI: SOAPResourceType {
 
 /// The operation `stock` of the binding `Warehouse` (document/literal wrapped, SOAP 1.1).
 struct Stock: SOAPResourceType {
+    /// The response's content and its header blocks.
+    typealias Model = StockOutput
     /// The response's content.
-    typealias Model = StockResponse
+    typealias Root = StockResponse
 
     /// The service's address, as the WSDL gives it.
     static let defaultURL = URL(string: "http://127.0.0.1:8080/soap11")!
@@ -192,4 +194,30 @@ struct Stock: SOAPResourceType {
     }
     /// The response's element.
     var responsePath: [String] { ["stockResponse"] }
+
+    /// The response's content, without its header blocks.
+    func model(from root: StockResponse) throws -> StockOutput {
+        StockOutput(body: root)
+    }
+
+    /// The response's content and the header blocks the WSDL declares for it.
+    func model(from root: StockResponse, headers: SOAPResponseHeaders) throws -> StockOutput {
+        StockOutput(
+            body: root,
+            quota: try headers.decode(Quota.self, named: "Quota", namespaceURI: "urn:example:warehouse"))
+    }
+}
+
+/// The response of ``Stock``: its content and the header blocks the WSDL declares for it.
+struct StockOutput: Sendable, Hashable {
+    /// The response's content.
+    var body: StockResponse
+    /// The header block `Quota`, when the response has it.
+    var quota: Quota?
+
+    /// Makes a response from its parts.
+    init(body: StockResponse, quota: Quota? = nil) {
+        self.body = body
+        self.quota = quota
+    }
 }

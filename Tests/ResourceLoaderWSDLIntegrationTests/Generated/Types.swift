@@ -250,6 +250,26 @@ struct Order: Codable, Sendable, Hashable, XMLSchemaType {
         ])
 }
 
+/// The schema type `Quota`.
+struct Quota: Codable, Sendable, Hashable, XMLSchemaType {
+    var remaining: Int?
+    var resets: XMLDate?
+
+    /// Makes a value from its fields.
+    init(remaining: Int? = nil, resets: XMLDate? = nil) {
+        self.remaining = remaining
+        self.resets = resets
+    }
+
+    /// How values of the type are written as XML and read back.
+    static let xmlSchema = XMLTypeSchema(
+        namespace: "urn:example:warehouse", typeName: XMLQualifiedName("Quota", namespaceURI: "urn:example:warehouse"), elementForm: .qualified,
+        fields: [
+            "remaining": .nillableElement,
+            "resets": .nillableElement,
+        ])
+}
+
 /// The schema type `stockResponse`.
 struct StockResponse: Codable, Sendable, Hashable, XMLSchemaType {
     var stockResult: String?

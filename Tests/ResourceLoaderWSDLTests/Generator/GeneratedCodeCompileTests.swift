@@ -116,6 +116,7 @@ struct GeneratedCodeCompileTests {
             ("Quotes", GeneratorSnippets.bare, WSDLGeneratorConfiguration()),
             ("Collisions", GeneratorSnippets.collisions, WSDLGeneratorConfiguration()),
             ("Unsupported", GeneratorSnippets.unsupported, WSDLGeneratorConfiguration()),
+            ("Headers", GeneratorSnippets.outputHeaders, WSDLGeneratorConfiguration(accessModifier: .public)),
         ]
         for library in libraries where library.name != "Calc" {
             let output = try GeneratorSnippets.generate(library.wsdl, configuration: library.configuration)

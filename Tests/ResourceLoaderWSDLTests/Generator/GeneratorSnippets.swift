@@ -48,6 +48,33 @@ enum GeneratorSnippets {
             </wsdl:service>
             """)
 
+    /// A wrapped operation whose response declares two header blocks, one of them of a simple
+    /// type (`type=`) and one named like the output's `body`.
+    static let outputHeaders = Snippet.wsdl(
+        Snippet.types(
+            """
+            <xsd:element name="Ping"><xsd:complexType><xsd:sequence/></xsd:complexType></xsd:element>
+            <xsd:element name="PingResponse"><xsd:complexType><xsd:sequence><xsd:element name="ok" type="xsd:boolean"/></xsd:sequence></xsd:complexType></xsd:element>
+            <xsd:element name="body"><xsd:complexType><xsd:sequence><xsd:element name="remaining" type="xsd:int"/></xsd:sequence></xsd:complexType></xsd:element>
+            """)
+            + """
+            <wsdl:message name="In"><wsdl:part name="parameters" element="tns:Ping"/></wsdl:message>
+            <wsdl:message name="Out"><wsdl:part name="parameters" element="tns:PingResponse"/></wsdl:message>
+            <wsdl:message name="Headers"><wsdl:part name="quota" element="tns:body"/><wsdl:part name="server" type="xsd:string"/></wsdl:message>
+            <wsdl:portType name="P"><wsdl:operation name="Ping"><wsdl:input message="tns:In"/><wsdl:output message="tns:Out"/></wsdl:operation></wsdl:portType>
+            <wsdl:binding name="B" type="tns:P">
+              <soap:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
+              <wsdl:operation name="Ping"><soap:operation soapAction="ping"/>
+                <wsdl:input><soap:body use="literal"/></wsdl:input>
+                <wsdl:output>
+                  <soap:body use="literal"/>
+                  <soap:header message="tns:Headers" part="quota" use="literal"/>
+                  <soap:header message="tns:Headers" part="server" use="literal"/>
+                </wsdl:output>
+              </wsdl:operation>
+            </wsdl:binding>
+            """)
+
     /// An rpc/literal operation with two typed parts, and no address.
     static let rpc = Snippet.wsdl(
         """

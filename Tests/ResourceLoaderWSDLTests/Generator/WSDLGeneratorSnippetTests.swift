@@ -442,6 +442,82 @@ struct WSDLGeneratorSnippetTests {
             """)
     }
 
+    /// Output header blocks: the model holds the body and each block, read from the response's
+    /// Header; a block named like the body property gets a suffix, and a `type=` part is read
+    /// by its part name.
+    @Test func outputHeaderBlocksAreReadIntoTheModel() throws {
+        let output = try GeneratorSnippets.generate(GeneratorSnippets.outputHeaders)
+        #expect(output.diagnostics.isEmpty)
+        try expectDeclaration("Ping", in: "Operations.swift", of: output, """
+            /// The operation `Ping` of the binding `B` (document/literal wrapped, SOAP 1.1).
+            struct Ping: SOAPResourceType {
+                /// The response's content and its header blocks.
+                typealias Model = PingOutput
+                /// The response's content.
+                typealias Root = PingResponse
+
+                /// The service's address.
+                var url: URL
+                /// The request.
+                var request: PingType
+
+                /// Makes a call of the operation.
+                init(_ request: PingType, url: URL) {
+                    self.url = url
+                    self.request = request
+                }
+
+                /// SOAP 1.1.
+                var soapVersion: SOAPVersion { .v1_1 }
+                /// The request's element.
+                var operation: String { "Ping" }
+                /// The request's namespace.
+                var operationNamespace: String? { "urn:test" }
+                /// The binding's `soapAction`.
+                var soapAction: String? { "ping" }
+                /// How the request sits in the body: document/literal wrapped.
+                var soapBinding: SOAPBinding { .documentLiteralWrapped }
+                /// The request, as the body.
+                var soapBody: (any Encodable)? { request }
+                /// The response's element.
+                var responsePath: [String] { ["PingResponse"] }
+
+                /// The response's content, without its header blocks.
+                func model(from root: PingResponse) throws -> PingOutput {
+                    PingOutput(body: root)
+                }
+
+                /// The response's content and the header blocks the WSDL declares for it.
+                func model(from root: PingResponse, headers: SOAPResponseHeaders) throws -> PingOutput {
+                    PingOutput(
+                        body: root,
+                        body2: try headers.decode(Body.self, named: "body", namespaceURI: "urn:test"),
+                        server: try headers.decode(String.self, named: "server", namespaceURI: nil))
+                }
+            }
+
+            """)
+        try expectDeclaration("PingOutput", in: "Operations.swift", of: output, """
+            /// The response of ``Ping``: its content and the header blocks the WSDL declares for it.
+            struct PingOutput: Sendable, Hashable {
+                /// The response's content.
+                var body: PingResponse
+                /// The header block `body`, when the response has it.
+                var body2: Body?
+                /// The header block `server`, when the response has it.
+                var server: String?
+
+                /// Makes a response from its parts.
+                init(body: PingResponse, body2: Body? = nil, server: String? = nil) {
+                    self.body = body
+                    self.body2 = body2
+                    self.server = server
+                }
+            }
+
+            """)
+    }
+
     /// Foundation names, case-only collisions, element against type and header against header.
     @Test func collisionsAreResolvedDeterministically() throws {
         let output = try GeneratorSnippets.generate(GeneratorSnippets.collisions)
