@@ -37,7 +37,8 @@ struct GeneratedReferenceTests {
 }
 
 /// Every operation of the spyne service, called through the generated resources in
-/// `Generated/` with each value checked: a typed order both ways, a typed fault detail, a list,
+/// `Generated/` with each value checked: a typed order both ways, derived types with `xsi:type`
+/// both ways, a typed fault detail, a list,
 /// an input and an output header block, and WS-Security.
 @Suite("Generated code against spyne", .enabled(if: SpyneWarehouse.shouldRun, "python3 with spyne and lxml is not installed: pip install spyne lxml"))
 struct GeneratedWarehouseCallTests {
@@ -102,6 +103,31 @@ struct GeneratedWarehouseCallTests {
         let element = try #require(fault.detail?.child(named: "ItemNotFound", namespaceURI: "urn:example:warehouse"))
         let detail = try XMLTreeDecoder().decode(ItemNotFound.self, from: element)
         #expect(detail == ItemNotFound(sku: "Z-9", known: ["A-1", "B-2"]))
+    }
+
+    /// Animals of three classes of one hierarchy where the base is declared.
+    static let pen = Pen(animals: [
+        Animal(name: "Tom", tag: "t1"), Dog(name: "Rex", tag: "d<&>", barks: true), Puppy(name: "Bit", tag: "p3", barks: false, ageInWeeks: 9),
+    ])
+
+    @Test func derivedTypesAreSentWithXSIType() async throws {
+        let peer = try await SpyneWarehouse.start()
+        defer { peer.stop() }
+        let response = try await Self.fetch(DescribePen(DescribePenType(pen: Self.pen), url: peer.url)).get()
+        #expect(response.describePenResult == "Animal Tom #t1, Dog Rex #d<&> barks=True, Puppy Bit #p3 barks=False weeks=9")
+    }
+
+    @Test func derivedTypesAreReadBackAsTheirClasses() async throws {
+        let peer = try await SpyneWarehouse.start()
+        defer { peer.stop() }
+        let response = try await Self.fetch(ReversePen(ReversePenType(pen: Self.pen), url: peer.url)).get()
+        let animals = try #require(response.reversePenResult?.animals)
+        #expect(animals.map { String(describing: type(of: $0)) } == ["Puppy", "Dog", "Animal"])
+        #expect(animals == Self.pen.animals.reversed())
+        let puppy = try #require(animals.first as? Puppy)
+        #expect(puppy.tag == "p3" && puppy.name == "Bit" && puppy.barks == false && puppy.ageInWeeks == 9)
+        #expect(animals[0] != Puppy(name: "Bit", tag: "p3", barks: false, ageInWeeks: 10))
+        #expect(animals[1] != Animal(name: "Rex", tag: "d<&>"))
     }
 
     @Test func aRepeatedElementIsSummed() async throws {

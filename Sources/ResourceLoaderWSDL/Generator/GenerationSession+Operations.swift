@@ -45,9 +45,14 @@ extension GenerationSession {
                 .unmatchedFilter, at: WSDLSourceLocation(file: document.files.first ?? "", path: "/wsdl:definitions"),
                 "the filter names \(name), which no SOAP binding operation has", severity: .error)
         }
+        var plans: [ResourcePlan] = []
         for (operation, binding, name) in planned {
-            if let plan = plan(operation, binding: binding, name: name) { resources.append(render(plan)) }
+            if let plan = plan(operation, binding: binding, name: name) { plans.append(plan) }
         }
+        if !derivedClasses.isEmpty {
+            derivedTypesName = typeNames.claim((configuration.typeNamePrefix ?? "") + "DerivedTypes", suffix: "Type")
+        }
+        resources = plans.map(render)
     }
 
     /// The address of the first port that serves `binding`.

@@ -34,15 +34,31 @@ struct GenerationSession {
     let baseTypes: Set<QualifiedName>
     /// The named types already diagnosed as polymorphic.
     var polymorphismReported: Set<QualifiedName> = []
+    /// The named complex types that extend each named complex type (`complexContent`
+    /// extension), in name order: the types generated as subclasses of its class.
+    let derivedTypes: [QualifiedName: [QualifiedName]]
+    /// The classes generated for derived types, in the order they were made: the types an
+    /// `xsi:type` may name, which the generated resources' decoder registers.
+    var derivedClasses: [String] = []
+    /// The name of the enum that holds the decoder knowing ``derivedClasses``, once claimed.
+    var derivedTypesName: String?
 
     init(document: WSDLDocument, configuration: WSDLGeneratorConfiguration) {
         self.document = document
         self.configuration = configuration
         var bases: Set<QualifiedName> = []
-        for type in document.schemas.types.values {
-            if case .complex(let complex) = type, let base = complex.derivation?.base { bases.insert(base) }
+        var derived: [QualifiedName: [QualifiedName]] = [:]
+        for (name, type) in document.schemas.types {
+            guard case .complex(let complex) = type, let derivation = complex.derivation else { continue }
+            bases.insert(derivation.base)
+            if derivation.method == .extension, derivation.content == .complex,
+                case .complex = document.schemas.type(named: derivation.base)
+            {
+                derived[derivation.base, default: []].append(name)
+            }
         }
         baseTypes = bases
+        derivedTypes = derived.mapValues { $0.sorted() }
     }
 
     /// The access modifier and a space, or nothing for `internal`.
@@ -59,7 +75,9 @@ struct GenerationSession {
         generateOperations()
         breakRecursion()
         let header = fileHeader()
-        let types = header + models.sorted { $0.name < $1.name }.map(render).joined(separator: "\n")
+        var declarations = models.sorted { $0.name < $1.name }.map(render)
+        if let derivedTypesName { declarations.append(renderDerivedTypes(derivedTypesName)) }
+        let types = header + declarations.joined(separator: "\n")
         let operations = header + resources.joined(separator: "\n")
         return WSDLGeneratorOutput(
             files: [

@@ -8,6 +8,9 @@ its WSDL is at /soap11?wsdl. Requests are validated by lxml against the service'
 - findItem(sku): the item of that SKU ("A-1" or "B-2"); any other SKU gets a Client.NotFound
   Fault whose detail is an ItemNotFound element (the SKU asked for and the SKUs there are).
 - total(prices): the sum of the prices, as a decimal.
+- reversePen(pen): the pen's animals in reverse order, each of its own type (Animal, Dog extends
+  Animal, Puppy extends Dog), so derived types travel with xsi:type both ways.
+- describePen(pen): how spyne read each animal: its class, name and own fields.
 - whoAmI(greeting): requires a WS-Security UsernameToken (user "ada", password "Pa55-<&>-word",
   as text or as a digest, with a Timestamp that has not expired) and answers
   "hello ada: <greeting>"; a missing or wrong token gets a Client.FailedAuthentication Fault.
@@ -79,6 +82,27 @@ class Order(ComplexModel):
     ]
 
 
+class Animal(ComplexModel):
+    __namespace__ = NAMESPACE
+    _type_info = [("tag", XmlAttribute(Unicode)), ("name", Unicode)]
+
+
+class Dog(Animal):
+    __namespace__ = NAMESPACE
+    _type_info = [("barks", Boolean)]
+
+
+class Puppy(Dog):
+    __namespace__ = NAMESPACE
+    _type_info = [("ageInWeeks", Integer)]
+
+
+class Pen(ComplexModel):
+    """Animals of any kind: each element may carry xsi:type."""
+    __namespace__ = NAMESPACE
+    _type_info = [("animals", Animal.customize(max_occurs="unbounded"))]
+
+
 class ItemNotFound(Fault):
     """The detail of the fault findItem raises for an unknown SKU."""
     __namespace__ = NAMESPACE
@@ -120,6 +144,15 @@ class WarehouseService(ServiceBase):
         if sku not in ITEMS:
             raise ItemNotFound(sku=sku, known=sorted(ITEMS))
         return ITEMS[sku]
+
+    @rpc(Pen, _returns=Pen)
+    def reversePen(ctx, pen):
+        return Pen(animals=list(reversed(pen.animals or [])))
+
+    @rpc(Pen, _returns=Unicode)
+    def describePen(ctx, pen):
+        return ", ".join(f"{type(a).__name__} {a.name} #{a.tag}" + (f" barks={a.barks}" if isinstance(a, Dog) else "")
+                         + (f" weeks={a.ageInWeeks}" if isinstance(a, Puppy) else "") for a in (pen.animals or []))
 
     @rpc(Decimal(max_occurs="unbounded"), _returns=Decimal)
     def total(ctx, prices):
@@ -191,7 +224,7 @@ class QuietHandler(WSGIRequestHandler):
 
 def application():
     return Application([WarehouseService, TenantService], tns=NAMESPACE, name="Warehouse",
-                       in_protocol=Soap11(validator="lxml"), out_protocol=Soap11())
+                       in_protocol=Soap11(validator="lxml"), out_protocol=Soap11(polymorphic=True))
 
 
 def main():

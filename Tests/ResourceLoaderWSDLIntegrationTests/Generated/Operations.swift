@@ -36,6 +36,8 @@ struct EchoOrder: SOAPResourceType {
     var soapBody: (any Encodable)? { request }
     /// The response's element.
     var responsePath: [String] { ["echoOrderResponse"] }
+    /// A decoder that reads the derived types an `xsi:type` may name.
+    var xmlDecoder: XMLTreeDecoder { DerivedTypes.decoder }
 }
 
 /// The operation `findItem` of the binding `Warehouse` (document/literal wrapped, SOAP 1.1).
@@ -74,6 +76,82 @@ struct FindItem: SOAPResourceType {
     var soapBody: (any Encodable)? { request }
     /// The response's element.
     var responsePath: [String] { ["findItemResponse"] }
+    /// A decoder that reads the derived types an `xsi:type` may name.
+    var xmlDecoder: XMLTreeDecoder { DerivedTypes.decoder }
+}
+
+/// The operation `reversePen` of the binding `Warehouse` (document/literal wrapped, SOAP 1.1).
+struct ReversePen: SOAPResourceType {
+    /// The response's content.
+    typealias Model = ReversePenResponse
+
+    /// The service's address, as the WSDL gives it.
+    static let defaultURL = URL(string: "http://127.0.0.1:8080/soap11")!
+
+    /// The service's address.
+    var url: URL
+    /// The request.
+    var request: ReversePenType
+
+    /// Makes a call of the operation.
+    init(_ request: ReversePenType, url: URL = ReversePen.defaultURL) {
+        self.url = url
+        self.request = request
+    }
+
+    /// SOAP 1.1.
+    var soapVersion: SOAPVersion { .v1_1 }
+    /// The request's element.
+    var operation: String { "reversePen" }
+    /// The request's namespace.
+    var operationNamespace: String? { "urn:example:warehouse" }
+    /// The binding's `soapAction`.
+    var soapAction: String? { "reversePen" }
+    /// How the request sits in the body: document/literal wrapped.
+    var soapBinding: SOAPBinding { .documentLiteralWrapped }
+    /// The request, as the body.
+    var soapBody: (any Encodable)? { request }
+    /// The response's element.
+    var responsePath: [String] { ["reversePenResponse"] }
+    /// A decoder that reads the derived types an `xsi:type` may name.
+    var xmlDecoder: XMLTreeDecoder { DerivedTypes.decoder }
+}
+
+/// The operation `describePen` of the binding `Warehouse` (document/literal wrapped, SOAP 1.1).
+struct DescribePen: SOAPResourceType {
+    /// The response's content.
+    typealias Model = DescribePenResponse
+
+    /// The service's address, as the WSDL gives it.
+    static let defaultURL = URL(string: "http://127.0.0.1:8080/soap11")!
+
+    /// The service's address.
+    var url: URL
+    /// The request.
+    var request: DescribePenType
+
+    /// Makes a call of the operation.
+    init(_ request: DescribePenType, url: URL = DescribePen.defaultURL) {
+        self.url = url
+        self.request = request
+    }
+
+    /// SOAP 1.1.
+    var soapVersion: SOAPVersion { .v1_1 }
+    /// The request's element.
+    var operation: String { "describePen" }
+    /// The request's namespace.
+    var operationNamespace: String? { "urn:example:warehouse" }
+    /// The binding's `soapAction`.
+    var soapAction: String? { "describePen" }
+    /// How the request sits in the body: document/literal wrapped.
+    var soapBinding: SOAPBinding { .documentLiteralWrapped }
+    /// The request, as the body.
+    var soapBody: (any Encodable)? { request }
+    /// The response's element.
+    var responsePath: [String] { ["describePenResponse"] }
+    /// A decoder that reads the derived types an `xsi:type` may name.
+    var xmlDecoder: XMLTreeDecoder { DerivedTypes.decoder }
 }
 
 /// The operation `total` of the binding `Warehouse` (document/literal wrapped, SOAP 1.1).
@@ -109,6 +187,8 @@ struct Total: SOAPResourceType {
     var soapBody: (any Encodable)? { request }
     /// The response's element.
     var responsePath: [String] { ["totalResponse"] }
+    /// A decoder that reads the derived types an `xsi:type` may name.
+    var xmlDecoder: XMLTreeDecoder { DerivedTypes.decoder }
 }
 
 /// The operation `whoAmI` of the binding `Warehouse` (document/literal wrapped, SOAP 1.1).
@@ -144,6 +224,8 @@ struct WhoAmI: SOAPResourceType {
     var soapBody: (any Encodable)? { request }
     /// The response's element.
     var responsePath: [String] { ["whoAmIResponse"] }
+    /// A decoder that reads the derived types an `xsi:type` may name.
+    var xmlDecoder: XMLTreeDecoder { DerivedTypes.decoder }
 }
 
 /// The operation `stock` of the binding `Warehouse` (document/literal wrapped, SOAP 1.1).
@@ -194,6 +276,8 @@ struct Stock: SOAPResourceType {
     }
     /// The response's element.
     var responsePath: [String] { ["stockResponse"] }
+    /// A decoder that reads the derived types an `xsi:type` may name.
+    var xmlDecoder: XMLTreeDecoder { DerivedTypes.decoder }
 
     /// The response's content, without its header blocks.
     func model(from root: StockResponse) throws -> StockOutput {

@@ -23,6 +23,66 @@ struct Address: Codable, Sendable, Hashable, XMLSchemaType {
         ])
 }
 
+/// The schema type `Animal`.
+class Animal: Codable, Hashable, XMLSchemaType, @unchecked Sendable {
+    // `@unchecked Sendable`: every stored property is a `let` of a `Sendable` type; a class that
+    // is not final cannot be checked.
+    let name: String?
+    let tag: String?
+
+    /// Makes a value from its fields, the base type's first.
+    init(name: String? = nil, tag: String? = nil) {
+        self.name = name
+        self.tag = tag
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case name
+        case tag
+    }
+
+    /// Reads the value's content.
+    required init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decodeIfPresent(String.self, forKey: .name)
+        tag = try container.decodeIfPresent(String.self, forKey: .tag)
+    }
+
+    /// Writes the value's content.
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(name, forKey: .name)
+        try container.encodeIfPresent(tag, forKey: .tag)
+    }
+
+    /// Whether both values are of the same class, with equal content.
+    static func == (lhs: Animal, rhs: Animal) -> Bool {
+        lhs.isEqual(to: rhs)
+    }
+
+    /// Whether `other` is of this value's class, with equal content.
+    func isEqual(to other: Animal) -> Bool {
+        type(of: self) == type(of: other) && name == other.name && tag == other.tag
+    }
+
+    /// Hashes the value's content.
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        hasher.combine(tag)
+    }
+
+    /// How values of the type are written as XML and read back; its `typeName` is written as
+    /// `xsi:type` when a value stands where a base type is declared.
+    class var xmlSchema: XMLTypeSchema {
+        XMLTypeSchema(
+            namespace: "urn:example:warehouse", typeName: XMLQualifiedName("Animal", namespaceURI: "urn:example:warehouse"), elementForm: .qualified, attributeForm: .unqualified,
+            fields: [
+                "name": .nillableElement,
+                "tag": .attribute,
+            ])
+    }
+}
+
 enum Color: RawRepresentable, Codable, Sendable, Hashable {
     /// `red`
     case red
@@ -62,6 +122,95 @@ enum Color: RawRepresentable, Codable, Sendable, Hashable {
     func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
+    }
+}
+
+/// The schema type `describePenResponse`.
+struct DescribePenResponse: Codable, Sendable, Hashable, XMLSchemaType {
+    var describePenResult: String?
+
+    /// Makes a value from its fields.
+    init(describePenResult: String? = nil) {
+        self.describePenResult = describePenResult
+    }
+
+    /// How values of the type are written as XML and read back.
+    static let xmlSchema = XMLTypeSchema(
+        namespace: "urn:example:warehouse", typeName: XMLQualifiedName("describePenResponse", namespaceURI: "urn:example:warehouse"), elementForm: .qualified,
+        fields: [
+            "describePenResult": .nillableElement,
+        ])
+}
+
+/// The schema type `describePen`.
+struct DescribePenType: Codable, Sendable, Hashable, XMLSchemaType {
+    var pen: Pen?
+
+    /// Makes a value from its fields.
+    init(pen: Pen? = nil) {
+        self.pen = pen
+    }
+
+    /// How values of the type are written as XML and read back.
+    static let xmlSchema = XMLTypeSchema(
+        namespace: "urn:example:warehouse", typeName: XMLQualifiedName("describePen", namespaceURI: "urn:example:warehouse"), elementForm: .qualified,
+        fields: [
+            "pen": .nillableElement,
+        ])
+}
+
+/// The schema type `Dog`.
+class Dog: Animal, @unchecked Sendable {
+    // `@unchecked Sendable`: every stored property is a `let` of a `Sendable` type; a class that
+    // is not final cannot be checked.
+    let barks: Bool?
+
+    /// Makes a value from its fields, the base type's first.
+    init(name: String? = nil, tag: String? = nil, barks: Bool? = nil) {
+        self.barks = barks
+        super.init(name: name, tag: tag)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case barks
+    }
+
+    /// Reads the value's content, its base type's first.
+    required init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        barks = try container.decodeIfPresent(Bool.self, forKey: .barks)
+        try super.init(from: decoder)
+    }
+
+    /// Writes the value's content, its base type's first.
+    override func encode(to encoder: any Encoder) throws {
+        try super.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(barks, forKey: .barks)
+    }
+
+    /// Whether `other` is of this value's class, with equal content.
+    override func isEqual(to other: Animal) -> Bool {
+        guard let other = other as? Dog else { return false }
+        return super.isEqual(to: other) && barks == other.barks
+    }
+
+    /// Hashes the value's content, its base type's first.
+    override func hash(into hasher: inout Hasher) {
+        super.hash(into: &hasher)
+        hasher.combine(barks)
+    }
+
+    /// How values of the type are written as XML and read back; its `typeName` is written as
+    /// `xsi:type` when a value stands where a base type is declared.
+    override class var xmlSchema: XMLTypeSchema {
+        XMLTypeSchema(
+            namespace: "urn:example:warehouse", typeName: XMLQualifiedName("Dog", namespaceURI: "urn:example:warehouse"), elementForm: .qualified, attributeForm: .unqualified,
+            fields: [
+                "name": .nillableElement,
+                "tag": .attribute,
+                "barks": .nillableElement,
+            ])
     }
 }
 
@@ -250,6 +399,79 @@ struct Order: Codable, Sendable, Hashable, XMLSchemaType {
         ])
 }
 
+/// The schema type `Pen`.
+struct Pen: Codable, Sendable, Hashable, XMLSchemaType {
+    var animals: [Animal]
+
+    /// Makes a value from its fields.
+    init(animals: [Animal] = []) {
+        self.animals = animals
+    }
+
+    /// How values of the type are written as XML and read back.
+    static let xmlSchema = XMLTypeSchema(
+        namespace: "urn:example:warehouse", typeName: XMLQualifiedName("Pen", namespaceURI: "urn:example:warehouse"), elementForm: .qualified,
+        fields: [
+            "animals": .nillableElement,
+        ])
+}
+
+/// The schema type `Puppy`.
+final class Puppy: Dog, @unchecked Sendable {
+    // `@unchecked Sendable`: every stored property is a `let` of a `Sendable` type; a class that
+    // is not final cannot be checked.
+    let ageInWeeks: Int?
+
+    /// Makes a value from its fields, the base type's first.
+    init(name: String? = nil, tag: String? = nil, barks: Bool? = nil, ageInWeeks: Int? = nil) {
+        self.ageInWeeks = ageInWeeks
+        super.init(name: name, tag: tag, barks: barks)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case ageInWeeks
+    }
+
+    /// Reads the value's content, its base type's first.
+    required init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        ageInWeeks = try container.decodeIfPresent(Int.self, forKey: .ageInWeeks)
+        try super.init(from: decoder)
+    }
+
+    /// Writes the value's content, its base type's first.
+    override func encode(to encoder: any Encoder) throws {
+        try super.encode(to: encoder)
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encodeIfPresent(ageInWeeks, forKey: .ageInWeeks)
+    }
+
+    /// Whether `other` is of this value's class, with equal content.
+    override func isEqual(to other: Animal) -> Bool {
+        guard let other = other as? Puppy else { return false }
+        return super.isEqual(to: other) && ageInWeeks == other.ageInWeeks
+    }
+
+    /// Hashes the value's content, its base type's first.
+    override func hash(into hasher: inout Hasher) {
+        super.hash(into: &hasher)
+        hasher.combine(ageInWeeks)
+    }
+
+    /// How values of the type are written as XML and read back; its `typeName` is written as
+    /// `xsi:type` when a value stands where a base type is declared.
+    override class var xmlSchema: XMLTypeSchema {
+        XMLTypeSchema(
+            namespace: "urn:example:warehouse", typeName: XMLQualifiedName("Puppy", namespaceURI: "urn:example:warehouse"), elementForm: .qualified, attributeForm: .unqualified,
+            fields: [
+                "name": .nillableElement,
+                "tag": .attribute,
+                "barks": .nillableElement,
+                "ageInWeeks": .nillableElement,
+            ])
+    }
+}
+
 /// The schema type `Quota`.
 struct Quota: Codable, Sendable, Hashable, XMLSchemaType {
     var remaining: Int?
@@ -267,6 +489,40 @@ struct Quota: Codable, Sendable, Hashable, XMLSchemaType {
         fields: [
             "remaining": .nillableElement,
             "resets": .nillableElement,
+        ])
+}
+
+/// The schema type `reversePenResponse`.
+struct ReversePenResponse: Codable, Sendable, Hashable, XMLSchemaType {
+    var reversePenResult: Pen?
+
+    /// Makes a value from its fields.
+    init(reversePenResult: Pen? = nil) {
+        self.reversePenResult = reversePenResult
+    }
+
+    /// How values of the type are written as XML and read back.
+    static let xmlSchema = XMLTypeSchema(
+        namespace: "urn:example:warehouse", typeName: XMLQualifiedName("reversePenResponse", namespaceURI: "urn:example:warehouse"), elementForm: .qualified,
+        fields: [
+            "reversePenResult": .nillableElement,
+        ])
+}
+
+/// The schema type `reversePen`.
+struct ReversePenType: Codable, Sendable, Hashable, XMLSchemaType {
+    var pen: Pen?
+
+    /// Makes a value from its fields.
+    init(pen: Pen? = nil) {
+        self.pen = pen
+    }
+
+    /// How values of the type are written as XML and read back.
+    static let xmlSchema = XMLTypeSchema(
+        namespace: "urn:example:warehouse", typeName: XMLQualifiedName("reversePen", namespaceURI: "urn:example:warehouse"), elementForm: .qualified,
+        fields: [
+            "pen": .nillableElement,
         ])
 }
 
@@ -387,4 +643,15 @@ struct WhoAmIType: Codable, Sendable, Hashable, XMLSchemaType {
         fields: [
             "greeting": .nillableElement,
         ])
+}
+
+/// The classes of types that extend others, which an element's `xsi:type` may name.
+enum DerivedTypes {
+    /// A decoder that reads each of them where its base type is declared.
+    static let decoder: XMLTreeDecoder = {
+        var decoder = XMLTreeDecoder()
+        decoder.registerDerivedType(Dog.self)
+        decoder.registerDerivedType(Puppy.self)
+        return decoder
+    }()
 }
