@@ -99,7 +99,7 @@ let package = Package(
                 intent: .custom(
                     verb: "generate-soap-resources",
                     description: "Generate SOAP resources from each target's .wsdl file into its Generated folder"),
-                permissions: [.writeToPackageDirectory(reason: "It writes Types.swift and Operations.swift into each target's Generated folder")]),
+                permissions: [.writeToPackageDirectory(reason: "It writes the generated Types and Operations files into each target's Generated folder")]),
             dependencies: ["ResourceLoaderWSDLTool"]
         ),
         .target(

@@ -81,7 +81,8 @@ extension GenerationSession {
             return "\(SwiftNaming.escaped(field.swiftName)): \(field.declaredType)\(defaultValue)"
         }
         text += "    /// Makes a value from its fields, the base type's first.\n"
-        text += "    \(a)init(\(parameters.joined(separator: ", "))) {"
+        // A subclass that adds nothing has its superclass's initializer's signature.
+        text += "    \(a)\(!root && ownFields.isEmpty ? "override " : "")init(\(parameters.joined(separator: ", "))) {"
         var body = ownFields.map { "        self.\($0.swiftName) = \(SwiftNaming.escaped($0.swiftName))\n" }.joined()
         if !root {
             body += "        super.init(\(inheritedFields.map { "\($0.swiftName): \(SwiftNaming.escaped($0.swiftName))" }.joined(separator: ", ")))\n"

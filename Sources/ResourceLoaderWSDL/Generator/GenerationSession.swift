@@ -70,21 +70,40 @@ struct GenerationSession {
         }
     }
 
-    /// Generates both files.
+    /// Generates the files.
     mutating func run() -> WSDLGeneratorOutput {
         generateOperations()
         breakRecursion()
         let header = fileHeader()
         var declarations = models.sorted { $0.name < $1.name }.map(render)
         if let derivedTypesName { declarations.append(renderDerivedTypes(derivedTypesName)) }
-        let types = header + declarations.joined(separator: "\n")
-        let operations = header + resources.joined(separator: "\n")
+        let typeFiles = WSDLGenerator.fileNames.dropLast()
+        let parts = Self.split(declarations, into: typeFiles.count, threshold: WSDLGenerator.splitThreshold)
+        var files = zip(typeFiles, parts).map { GeneratedFile(name: $0.0, contents: header + $0.1.joined(separator: "\n")) }
+        files.append(GeneratedFile(name: WSDLGenerator.fileNames[WSDLGenerator.fileNames.count - 1], contents: header + resources.joined(separator: "\n")))
         return WSDLGeneratorOutput(
-            files: [
-                GeneratedFile(name: WSDLGenerator.fileNames[0], contents: types),
-                GeneratedFile(name: WSDLGenerator.fileNames[1], contents: operations),
-            ],
+            files: files,
             diagnostics: document.diagnostics + diagnostics)
+    }
+
+    /// `declarations` in `count` consecutive parts of about equal size: all in the first when
+    /// they come to less than `threshold` bytes.
+    static func split(_ declarations: [String], into count: Int, threshold: Int) -> [[String]] {
+        var parts = Array(repeating: [String](), count: count)
+        let total = declarations.reduce(0) { $0 + $1.utf8.count }
+        guard total >= threshold, count > 1 else {
+            parts[0] = declarations
+            return parts
+        }
+        var written = 0
+        var part = 0
+        for declaration in declarations {
+            // Move on once this part has its share of the whole.
+            while part < count - 1, written >= total * (part + 1) / count { part += 1 }
+            parts[part].append(declaration)
+            written += declaration.utf8.count
+        }
+        return parts
     }
 
     /// The comment and imports every file starts with.
