@@ -7,7 +7,7 @@ import FoundationNetworking
 
 // resourceloader-bench: the whole suite in one run (see Docs/Performance.md).
 //
-//   resourceloader-bench [--quick] [--only xml,json,http,http-server,operations] [--output PATH]
+//   resourceloader-bench [--quick] [--only xml,json,http,http-server,operations,wsdl] [--output PATH]
 //                        [--runs N] [--merge]
 //   (`http` runs the end-to-end group and then `http-server`, ResourceService over
 //   AsyncHTTPClientTransport; `http-server` runs that alone, N times with `--runs N` (default 1),
@@ -648,7 +648,7 @@ func main() -> Int32 {
         var quick = false
         var merge = false
         var runs = 1
-        var groups = ["xml", "json", "http", "operations"]
+        var groups = ["xml", "json", "http", "operations", "wsdl"]
         // Benchmarks/results/latest.json, wherever the command is run from.
         var output = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("results/latest.json").path
@@ -672,6 +672,7 @@ func main() -> Int32 {
         if groups.contains("xml") { try runXML(recorder, quick: quick) }
         if groups.contains("json") { try runJSON(recorder, quick: quick) }
         if groups.contains("operations") { try runOperations(recorder, quick: quick) }
+        if groups.contains("wsdl") { try runWSDL(recorder, quick: quick) }
         if groups.contains("http") { try runHTTP(recorder, quick: quick) }
         if groups.contains("http") || groups.contains("http-server") { try runServerHTTP(recorder, quick: quick, runs: runs) }
         let formatter = ISO8601DateFormatter()
