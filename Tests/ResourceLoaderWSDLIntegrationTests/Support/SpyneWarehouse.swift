@@ -60,7 +60,7 @@ struct SpyneWarehouse: Sendable {
     private static func startWaiting(script: URL) throws -> SpyneWarehouse {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, "--lifetime", "60"]
+        process.arguments = ["python3", script.path, "--lifetime", "300"]
         let input = Pipe()
         let output = Pipe()
         process.standardInput = input
