@@ -118,7 +118,7 @@ let package = Package(
                 intent: .custom(
                     verb: "generate-soap-resources",
                     description: "Generate SOAP resources from each target's .wsdl file into its Generated folder"),
-                permissions: [.writeToPackageDirectory(reason: "It writes Types.swift and Operations.swift into each target's Generated folder")]),
+                permissions: [.writeToPackageDirectory(reason: "It writes the generated Types and Operations files into each target's Generated folder")]),
             dependencies: ["ResourceLoaderWSDLTool"]
         ),
         .target(
@@ -144,6 +144,11 @@ let package = Package(
         ),
         .testTarget(name: "ResourceLoaderWSDLTests", dependencies: ["ResourceLoaderWSDL", "ResourceLoader"]),
         .testTarget(name: "ResourceLoaderWSDLToolTests", dependencies: ["ResourceLoaderWSDLTool", "ResourceLoaderWSDL"]),
+        // Code generated from a spyne service's WSDL, checked in under Generated/ and called
+        // against the live service (Fixtures/ holds the service and a zeep client).
+        .testTarget(
+            name: "ResourceLoaderWSDLIntegrationTests", dependencies: ["ResourceLoaderWSDL", "ResourceLoader"],
+            resources: [.copy("Fixtures")]),
         .testTarget(
             name: "DocumentationTests",
             dependencies: [

@@ -40,6 +40,7 @@ let package = Package(
                 "MallocCounter",
                 .product(name: "ResourceLoader", package: "ResourceLoader"),
                 .product(name: "ResourceLoaderAsyncHTTPClient", package: "ResourceLoader"),
+                .product(name: "ResourceLoaderWSDL", package: "ResourceLoader"),
                 .product(name: "SWXMLHash", package: "SWXMLHash"),
                 .product(name: "XMLCoder", package: "XMLCoder"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

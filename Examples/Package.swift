@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .executable(name: "user-details", targets: ["user-details"]),
+        .executable(name: "user-details-generated", targets: ["user-details-generated"]),
         .executable(name: "cities", targets: ["cities"]),
         .executable(name: "account", targets: ["account"]),
     ],
@@ -20,6 +21,13 @@ let package = Package(
         .target(
             name: "ExampleResources",
             dependencies: [.product(name: "ResourceLoader", package: "ResourceLoader")]
+        ),
+        // The user service's client, generated at build time from UserService.wsdl by the
+        // build plugin: GetUserDetails next to ExampleResources' hand-written one.
+        .target(
+            name: "UserServiceClient",
+            dependencies: [.product(name: "ResourceLoader", package: "ResourceLoader")],
+            plugins: [.plugin(name: "ResourceLoaderWSDLPlugin", package: "ResourceLoader")]
         ),
         // The embedded loopback server the demos and integration tests talk to.
         .target(
@@ -39,12 +47,13 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "user-details", dependencies: ["DemoSupport"]),
+        .executableTarget(name: "user-details-generated", dependencies: ["DemoSupport", "UserServiceClient"]),
         .executableTarget(name: "cities", dependencies: ["DemoSupport"]),
         .executableTarget(name: "account", dependencies: ["DemoSupport", "FixtureServer"]),
         .testTarget(
             name: "ExamplesTests",
             dependencies: [
-                "ExampleResources", "FixtureServer", "DemoSupport",
+                "ExampleResources", "FixtureServer", "DemoSupport", "UserServiceClient",
                 .product(name: "ResourceLoaderTesting", package: "ResourceLoader"),
                 .product(name: "ResourceLoaderAsyncHTTPClient", package: "ResourceLoader"),
             ]

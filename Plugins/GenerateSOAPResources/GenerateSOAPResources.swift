@@ -4,7 +4,7 @@ import PackagePlugin
 /// A command plugin that generates SOAP resources and models into the source tree, for code that
 /// is checked in: for each target with a `.wsdl` file (or those named by `--target`), it runs
 /// `resourceloader-wsdl generate` with the target's `resourceloader-wsdl.json` if it has one, and
-/// writes `Types.swift` and `Operations.swift` into the target's `Generated` folder.
+/// writes `Types.swift` to `Types4.swift` and `Operations.swift` into the target's `Generated` folder.
 ///
 /// ```
 /// swift package --allow-writing-to-package-directory generate-soap-resources --target Orders

@@ -11,7 +11,7 @@ import PackagePlugin
 @main
 struct ResourceLoaderWSDLPlugin: BuildToolPlugin {
     /// The files `resourceloader-wsdl generate` writes (`WSDLGenerator.fileNames`).
-    static let outputFileNames = ["Types.swift", "Operations.swift"]
+    static let outputFileNames = ["Types.swift", "Types2.swift", "Types3.swift", "Types4.swift", "Operations.swift"]
     /// The configuration's file name.
     static let configurationFileName = "resourceloader-wsdl.json"
 

@@ -20,8 +20,9 @@ struct GenerateCommand: Equatable {
         USAGE: resourceloader-wsdl generate <wsdl> [--config <json>] --output-directory <dir>
 
         Reads a WSDL 1.1 document and the local schemas it imports, fetching nothing, and writes
-        Types.swift and Operations.swift into <dir>: a SOAPResourceType per operation and the
-        models they use. Prints every diagnostic.
+        Types.swift, Types2.swift, Types3.swift, Types4.swift and Operations.swift into <dir>: the
+        models (a large service's spread over the four Types files) and a SOAPResourceType per
+        operation. Prints every diagnostic.
 
         OPTIONS:
           --config <json>         A configuration: accessModifier, typeNamePrefix, filter,

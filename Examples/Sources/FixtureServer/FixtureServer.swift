@@ -8,6 +8,7 @@ import ResourceLoaderTesting
 /// | Request | Answer |
 /// | --- | --- |
 /// | `POST /UserService`, SOAP 1.1 `getUserDetails(userID)` | The user for a known ID (see ``users``); a Fault with HTTP 500 for an unknown one, a wrong `SOAPAction` or a malformed envelope |
+/// | `GET /UserService?wsdl` | The service's WSDL (``userServiceWSDL``), with the server's address |
 /// | `GET /cities/<continent>.json` | `{"cities": [...]}` for a known continent, 404 otherwise |
 /// | `GET /cities/slow.json` | A valid answer after ``slowDelay`` |
 /// | `GET /cities/malformed.json` | A 200 whose JSON body is cut short |
@@ -166,6 +167,8 @@ public final class FixtureServer: Sendable {
             return cities(String(components[1].dropLast(".json".count)))
         case ("POST", "UserService") where components.count == 1:
             return userService(request)
+        case ("GET", "UserService") where components.count == 1 && request.queryItems.map(\.name) == ["wsdl"]:
+            return userServiceWSDL(request)
         case ("POST", "oauth") where components == ["oauth", "token"]:
             return authority.tokenEndpoint(request)
         case ("GET", "account") where components == ["account"] || components == ["account", "favourites.json"]:
@@ -210,6 +213,14 @@ public final class FixtureServer: Sendable {
                 ]
             ])
         return envelope(response, status: 200)
+    }
+
+    /// ``userServiceWSDL`` with the address the request was sent to (its `Host`), as a service
+    /// publishes its WSDL.
+    private static func userServiceWSDL(_ request: LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Response {
+        let host = request.value(forHeaderField: "Host") ?? "127.0.0.1"
+        let wsdl = userServiceWSDL.replacingOccurrences(of: userServiceWSDLAddress, with: "http://\(host)/UserService")
+        return .status(200, headers: ["Content-Type": "text/xml; charset=utf-8"], body: Data(wsdl.utf8))
     }
 
     /// A SOAP 1.1 Fault with HTTP status 500, written (and escaped) by the library's envelope

@@ -1,6 +1,7 @@
 /// A declaration of the generated models, before it is written out.
 enum GeneratedModel {
-    /// A struct with fields, `Codable`, `Sendable`, `Hashable` and `XMLSchemaType`.
+    /// A struct (or, in an extension hierarchy, a class) with fields, `Codable`, `Sendable`,
+    /// `Hashable` and `XMLSchemaType`.
     case structure(Structure)
     /// A `String`-backed enumeration that keeps unknown values.
     case enumeration(Enumeration)
@@ -18,6 +19,20 @@ enum GeneratedModel {
         var fields: [Field]
         /// Where its type is declared.
         var location: WSDLSourceLocation
+        /// Set when the type is part of an extension hierarchy and is generated as a class.
+        var inheritance: Inheritance? = nil
+    }
+
+    /// How a type of an extension hierarchy is generated: as a class, a subclass of its base's
+    /// class, so that a value of a derived type can stand where its base is declared and
+    /// travel with `xsi:type`.
+    struct Inheritance {
+        /// The base type's class; `nil` for the root of the hierarchy.
+        var superclass: String?
+        /// The first fields of ``Structure/fields``, which the superclass declares.
+        var inheritedFieldCount: Int
+        /// Whether no other type derives from this one.
+        var isFinal: Bool
     }
 
     /// One stored property of a generated struct.

@@ -15,6 +15,10 @@ extension GenerationSession {
         var modelType: String
         var responsePath: [String]
         var headers: [(swiftName: String, type: String, element: QualifiedName)]
+        /// The output's header blocks, read into ``outputType`` beside the body.
+        var outputHeaders: [(swiftName: String, type: String, element: QualifiedName)]
+        /// The struct that holds the body and ``outputHeaders``, when there are any.
+        var outputType: String?
         var faults: [(name: String, type: String?)]
     }
 
@@ -41,9 +45,14 @@ extension GenerationSession {
                 .unmatchedFilter, at: WSDLSourceLocation(file: document.files.first ?? "", path: "/wsdl:definitions"),
                 "the filter names \(name), which no SOAP binding operation has", severity: .error)
         }
+        var plans: [ResourcePlan] = []
         for (operation, binding, name) in planned {
-            if let plan = plan(operation, binding: binding, name: name) { resources.append(render(plan)) }
+            if let plan = plan(operation, binding: binding, name: name) { plans.append(plan) }
         }
+        if !derivedClasses.isEmpty {
+            derivedTypesName = typeNames.claim((configuration.typeNamePrefix ?? "") + "DerivedTypes", suffix: "Type")
+        }
+        resources = plans.map(render)
     }
 
     /// The address of the first port that serves `binding`.
@@ -67,7 +76,7 @@ extension GenerationSession {
         var plan = ResourcePlan(
             name: name, operation: operation, binding: binding, address: address(of: binding), elementName: operation.name,
             namespace: nil, bindingExpression: ".documentLiteralWrapped", bodyType: nil, modelType: "", responsePath: [], headers: [],
-            faults: [])
+            outputHeaders: [], outputType: nil, faults: [])
         switch operation.style {
         case .documentWrapped:
             guard let wrapper = input.wrapper, let element = document.schemas.element(named: wrapper) else { return unsupported(operation, "its request element cannot be found") }
@@ -113,7 +122,25 @@ extension GenerationSession {
             plan.modelType = elementType(element).type
         }
         var headerNames = NameRegistry(reserved: Set(["url", "request", "defaultURL", "init"] + Self.resourceMembers))
-        for header in input.headers where !header.isEncoded {
+        for (swiftName, type, element) in headerBlocks(input.headers, names: &headerNames) {
+            plan.headers.append((swiftName, type, element))
+        }
+        var outputNames = NameRegistry(reserved: ["body", "init"])
+        plan.outputHeaders = headerBlocks(output.headers, names: &outputNames)
+        if !plan.outputHeaders.isEmpty {
+            plan.outputType = typeNames.claim(name + "Output", suffix: "Type")
+        }
+        for fault in operation.faults where !fault.isEncoded {
+            let type = fault.part?.element.flatMap(document.schemas.element(named:)).map { elementType($0).type }
+            plan.faults.append((fault.name, type))
+        }
+        return plan
+    }
+
+    /// The Swift names, types and elements of literal header blocks, named by `names`.
+    mutating func headerBlocks(_ headers: [WSDLHeader], names: inout NameRegistry) -> [(swiftName: String, type: String, element: QualifiedName)] {
+        var blocks: [(swiftName: String, type: String, element: QualifiedName)] = []
+        for header in headers where !header.isEncoded {
             let resolved: (type: String, structTarget: String?)
             let element: QualifiedName
             switch header.part.content {
@@ -125,13 +152,9 @@ extension GenerationSession {
                 resolved = swiftType(named: type)
                 element = QualifiedName(namespace: nil, name: header.part.name)
             }
-            plan.headers.append((headerNames.claim(SwiftNaming.memberName(element.name)), resolved.type, element))
+            blocks.append((names.claim(SwiftNaming.memberName(element.name)), resolved.type, element))
         }
-        for fault in operation.faults where !fault.isEncoded {
-            let type = fault.part?.element.flatMap(document.schemas.element(named:)).map { elementType($0).type }
-            plan.faults.append((fault.name, type))
-        }
-        return plan
+        return blocks
     }
 
     /// The members every resource has, which header properties must not take.

@@ -13,6 +13,7 @@ extension GenerationSession {
 
     /// A struct with its initializer, coding keys and `xmlSchema`.
     func render(_ structure: GeneratedModel.Structure) -> String {
+        if let inheritance = structure.inheritance { return renderClass(structure, inheritance) }
         var text = SwiftNaming.docComment(structure.documentation, indent: "")
         text += "\(access)struct \(structure.name): Codable, Sendable, Hashable, XMLSchemaType {\n"
         for field in structure.fields {
@@ -48,6 +49,132 @@ extension GenerationSession {
         text += "\n    /// How values of the type are written as XML and read back.\n"
         text += "    \(access)static let xmlSchema = \(schemaExpression(structure))\n"
         return text + "}\n"
+    }
+
+    /// A class of an extension hierarchy: immutable stored properties, an initializer that
+    /// takes the inherited ones too, `Codable` written out (a subclass encodes and decodes its
+    /// base's content through its superclass), `Hashable` through an overridable `isEqual(to:)`,
+    /// and an overridable `xmlSchema` whose `typeName` is written as `xsi:type`.
+    func renderClass(_ structure: GeneratedModel.Structure, _ inheritance: GeneratedModel.Inheritance) -> String {
+        let a = access
+        let inheritedFields = Array(structure.fields.prefix(inheritance.inheritedFieldCount))
+        let ownFields = Array(structure.fields.dropFirst(inheritance.inheritedFieldCount))
+        let root = inheritance.superclass == nil
+        let override = root ? "" : "override "
+        var text = SwiftNaming.docComment(structure.documentation, indent: "")
+        let kind = inheritance.isFinal ? "final class" : "class"
+        let conformances = root ? "Codable, Hashable, XMLSchemaType, @unchecked Sendable" : "\(inheritance.superclass!), @unchecked Sendable"
+        text += "\(a)\(kind) \(structure.name): \(conformances) {\n"
+        text += "    // `@unchecked Sendable`: every stored property is a `let` of a `Sendable` type; a class that\n"
+        text += "    // is not final cannot be checked.\n"
+        for field in ownFields {
+            text += SwiftNaming.docComment(field.documentation, indent: "    ")
+            text += "    \(a)let \(SwiftNaming.escaped(field.swiftName)): \(field.declaredType)\n"
+        }
+        if !ownFields.isEmpty { text += "\n" }
+        let parameters = structure.fields.map { field -> String in
+            let defaultValue = switch field.cardinality {
+            case .one: ""
+            case .optional: " = nil"
+            case .array: " = []"
+            }
+            return "\(SwiftNaming.escaped(field.swiftName)): \(field.declaredType)\(defaultValue)"
+        }
+        text += "    /// Makes a value from its fields, the base type's first.\n"
+        // A subclass that adds nothing has its superclass's initializer's signature.
+        text += "    \(a)\(!root && ownFields.isEmpty ? "override " : "")init(\(parameters.joined(separator: ", "))) {"
+        var body = ownFields.map { "        self.\($0.swiftName) = \(SwiftNaming.escaped($0.swiftName))\n" }.joined()
+        if !root {
+            body += "        super.init(\(inheritedFields.map { "\($0.swiftName): \(SwiftNaming.escaped($0.swiftName))" }.joined(separator: ", ")))\n"
+        }
+        text += body.isEmpty ? "}\n" : "\n" + body + "    }\n"
+        if !ownFields.isEmpty {
+            text += "\n    private enum CodingKeys: String, CodingKey {\n"
+            for field in ownFields {
+                text += "        case \(SwiftNaming.escaped(field.swiftName))"
+                text += field.swiftName == field.key ? "\n" : " = \(SwiftNaming.literal(field.key))\n"
+            }
+            text += "    }\n"
+        }
+        text += "\n    /// Reads the value's content\(root ? "" : ", its base type's first").\n"
+        text += "    \(a)required init(from decoder: any Decoder) throws {\n"
+        if !ownFields.isEmpty {
+            text += "        let container = try decoder.container(keyedBy: CodingKeys.self)\n"
+            for field in ownFields {
+                let name = SwiftNaming.escaped(field.swiftName)
+                switch field.cardinality {
+                case .one: text += "        \(name) = try container.decode(\(field.type).self, forKey: .\(name))\n"
+                case .optional: text += "        \(name) = try container.decodeIfPresent(\(field.type).self, forKey: .\(name))\n"
+                case .array: text += "        \(name) = try container.decodeIfPresent([\(field.type)].self, forKey: .\(name)) ?? []\n"
+                }
+            }
+        }
+        if !root { text += "        try super.init(from: decoder)\n" }
+        text += "    }\n"
+        text += "\n    /// Writes the value's content\(root ? "" : ", its base type's first").\n"
+        text += "    \(a)\(override)func encode(to encoder: any Encoder) throws {\n"
+        if !root { text += "        try super.encode(to: encoder)\n" }
+        if !ownFields.isEmpty {
+            text += "        var container = encoder.container(keyedBy: CodingKeys.self)\n"
+            for field in ownFields {
+                let name = SwiftNaming.escaped(field.swiftName)
+                text += field.cardinality == .optional
+                    ? "        try container.encodeIfPresent(\(name), forKey: .\(name))\n"
+                    : "        try container.encode(\(name), forKey: .\(name))\n"
+            }
+        }
+        text += "    }\n"
+        if root {
+            text += "\n    /// Whether both values are of the same class, with equal content.\n"
+            text += "    \(a)static func == (lhs: \(structure.name), rhs: \(structure.name)) -> Bool {\n        lhs.isEqual(to: rhs)\n    }\n"
+        }
+        text += "\n    /// Whether `other` is of this value's class, with equal content.\n"
+        text += "    \(a)\(override)func isEqual(to other: \(root ? structure.name : rootClass(of: structure.name))) -> Bool {\n"
+        if root {
+            var conditions = ["type(of: self) == type(of: other)"]
+            conditions += ownFields.map { "\(SwiftNaming.escaped($0.swiftName)) == other.\(SwiftNaming.escaped($0.swiftName))" }
+            text += "        \(conditions.joined(separator: " && "))\n"
+        } else {
+            text += "        guard let other = other as? \(structure.name) else { return false }\n"
+            var conditions = ["super.isEqual(to: other)"]
+            conditions += ownFields.map { "\(SwiftNaming.escaped($0.swiftName)) == other.\(SwiftNaming.escaped($0.swiftName))" }
+            text += "        return \(conditions.joined(separator: " && "))\n"
+        }
+        text += "    }\n"
+        text += "\n    /// Hashes the value's content\(root ? "" : ", its base type's first").\n"
+        text += "    \(a)\(override)func hash(into hasher: inout Hasher) {\n"
+        if !root { text += "        super.hash(into: &hasher)\n" }
+        for field in ownFields { text += "        hasher.combine(\(SwiftNaming.escaped(field.swiftName)))\n" }
+        if root && ownFields.isEmpty { text += "        hasher.combine(ObjectIdentifier(type(of: self)))\n" }
+        text += "    }\n"
+        text += "\n    /// How values of the type are written as XML and read back; its `typeName` is written as\n"
+        text += "    /// `xsi:type` when a value stands where a base type is declared.\n"
+        text += "    \(a)\(root ? "" : "override ")class var xmlSchema: XMLTypeSchema {\n        \(schemaExpression(structure).replacingOccurrences(of: "\n", with: "\n    "))\n    }\n"
+        return text + "}\n"
+    }
+
+    /// The enum whose decoder registers every derived class, so that an element whose
+    /// `xsi:type` names one is read as it.
+    func renderDerivedTypes(_ name: String) -> String {
+        let a = access
+        var text = "/// The classes of types that extend others, which an element's `xsi:type` may name.\n"
+        text += "\(a)enum \(name) {\n"
+        text += "    /// A decoder that reads each of them where its base type is declared.\n"
+        text += "    \(a)static let decoder: XMLTreeDecoder = {\n        var decoder = XMLTreeDecoder()\n"
+        for derived in derivedClasses.sorted() { text += "        decoder.registerDerivedType(\(derived).self)\n" }
+        return text + "        return decoder\n    }()\n}\n"
+    }
+
+    /// The root class of the hierarchy `name` is in.
+    func rootClass(of name: String) -> String {
+        var current = name
+        while let superclass = models.lazy.compactMap({ model -> String? in
+            guard case .structure(let structure) = model, structure.name == current else { return nil }
+            return structure.inheritance?.superclass
+        }).first {
+            current = superclass
+        }
+        return current
     }
 
     /// The `XMLTypeSchema` expression for a struct.
@@ -172,7 +299,12 @@ extension GenerationSession {
         let a = access
         var text = SwiftNaming.docComment(documentation, indent: "")
         text += "\(a)struct \(plan.name): SOAPResourceType {\n"
-        text += "    /// The response's content.\n    \(a)typealias Model = \(plan.modelType)\n\n"
+        if let outputType = plan.outputType {
+            text += "    /// The response's content and its header blocks.\n    \(a)typealias Model = \(outputType)\n"
+            text += "    /// The response's content.\n    \(a)typealias Root = \(plan.modelType)\n\n"
+        } else {
+            text += "    /// The response's content.\n    \(a)typealias Model = \(plan.modelType)\n\n"
+        }
         if let address = plan.address {
             text += "    /// The service's address, as the WSDL gives it.\n"
             text += "    \(a)static let defaultURL = URL(string: \(SwiftNaming.literal(address)))!\n\n"
@@ -210,7 +342,42 @@ extension GenerationSession {
             text += "            return blocks\n        }\n    }\n"
         }
         text += "    /// The response's element.\n    \(a)var responsePath: [String] { [\(plan.responsePath.map(SwiftNaming.literal).joined(separator: ", "))] }\n"
-        return text + "}\n"
+        if let derivedTypesName {
+            text += "    /// A decoder that reads the derived types an `xsi:type` may name.\n"
+            text += "    \(a)var xmlDecoder: XMLTreeDecoder { \(derivedTypesName).decoder }\n"
+        }
+        if let outputType = plan.outputType {
+            text += "\n    /// The response's content, without its header blocks.\n"
+            text += "    \(a)func model(from root: \(plan.modelType)) throws -> \(outputType) {\n        \(outputType)(body: root)\n    }\n\n"
+            text += "    /// The response's content and the header blocks the WSDL declares for it.\n"
+            text += "    \(a)func model(from root: \(plan.modelType), headers: SOAPResponseHeaders) throws -> \(outputType) {\n"
+            text += "        \(outputType)(\n            body: root"
+            for header in plan.outputHeaders {
+                text += ",\n            \(SwiftNaming.escaped(header.swiftName)): try headers.decode(\(header.type).self, named: \(SwiftNaming.literal(header.element.name)), namespaceURI: \(Self.optionalLiteral(header.element.namespace)))"
+            }
+            text += ")\n    }\n"
+        }
+        text += "}\n"
+        if let outputType = plan.outputType { text += "\n" + renderOutput(outputType, plan: plan) }
+        return text
+    }
+
+    /// The struct a resource whose response has header blocks returns: the body's content and
+    /// each block.
+    func renderOutput(_ name: String, plan: ResourcePlan) -> String {
+        let a = access
+        var text = "/// The response of ``\(plan.name)``: its content and the header blocks the WSDL declares for it.\n"
+        text += "\(a)struct \(name): Sendable, Hashable {\n"
+        text += "    /// The response's content.\n    \(a)var body: \(plan.modelType)\n"
+        for header in plan.outputHeaders {
+            text += "    /// The header block `\(header.element.name)`, when the response has it.\n"
+            text += "    \(a)var \(SwiftNaming.escaped(header.swiftName)): \(header.type)?\n"
+        }
+        let parameters = ["body: \(plan.modelType)"] + plan.outputHeaders.map { "\(SwiftNaming.escaped($0.swiftName)): \($0.type)? = nil" }
+        text += "\n    /// Makes a response from its parts.\n    \(a)init(\(parameters.joined(separator: ", "))) {\n"
+        text += "        self.body = body\n"
+        for header in plan.outputHeaders { text += "        self.\(header.swiftName) = \(SwiftNaming.escaped(header.swiftName))\n" }
+        return text + "    }\n}\n"
     }
 }
 

@@ -27,7 +27,8 @@ extension GenerationSession {
         if WellKnownSchemas.soapEncodingNamespaces.contains(name.namespace ?? "") { return ("XMLTree.Element", nil) }
         switch document.schemas.type(named: name) {
         case .complex(let complex):
-            if let known = complexTypeNames[name] { return (known, known) }
+            let isClass = isInExtensionHierarchy(name, complex)
+            if let known = complexTypeNames[name] { return (known, isClass ? nil : known) }
             if complex.derivation?.base.name == "Array",
                 WellKnownSchemas.soapEncodingNamespaces.contains(complex.derivation?.base.namespace ?? "")
             {
@@ -35,6 +36,10 @@ extension GenerationSession {
             }
             let swiftName = claimTypeName(for: name, hint: name.name)
             complexTypeNames[name] = swiftName
+            if isClass {
+                generateClass(complex, typeName: name, swiftName: swiftName)
+                return (swiftName, nil)
+            }
             generateStructure(complex, name: swiftName, namespace: name.namespace, documentation: "The schema type `\(name.name)`.")
             return (swiftName, swiftName)
         case .simple(let simple):
@@ -82,11 +87,60 @@ extension GenerationSession {
             polymorphismReported.insert(typeName)
             diagnose(
                 .polymorphism, at: complex.location,
-                "the type \(typeName) is \(complex.isAbstract ? "abstract" : "extended by other types"): it is generated as the struct \(name) with its own content, and values of derived types (xsi:type) are neither written nor read")
+                "the type \(typeName) is \(complex.isAbstract ? "abstract and no type extends it" : "the base of types derived by restriction or with simple content"): it is generated as the struct \(name) with its own content, and values of derived types (xsi:type) are neither written nor read")
         }
         models.append(
             .structure(.init(name: name, documentation: complex.documentation ?? documentation, namespace: namespace, typeName: complex.name, fields: builder.fields,
                     location: complex.location)))
+    }
+
+    /// Whether the named complex type is part of an extension hierarchy: other types extend it
+    /// (`complexContent` extension), or it extends a complex type.
+    func isInExtensionHierarchy(_ name: QualifiedName, _ complex: XSDComplexType) -> Bool {
+        derivedTypes[name] != nil || extensionBase(of: complex) != nil
+    }
+
+    /// The complex type `complex` extends with complex content, if it does.
+    func extensionBase(of complex: XSDComplexType) -> QualifiedName? {
+        guard let derivation = complex.derivation, derivation.method == .extension, derivation.content == .complex,
+            case .complex = document.schemas.type(named: derivation.base)
+        else { return nil }
+        return derivation.base
+    }
+
+    /// Makes the class `swiftName` for a type of an extension hierarchy: a subclass of its
+    /// base's class that adds its own content, then the classes of the types that extend it.
+    mutating func generateClass(_ complex: XSDComplexType, typeName: QualifiedName, swiftName: String) {
+        var builder = FieldBuilder(owner: swiftName, namespace: typeName.namespace, location: complex.location)
+        var superclass: String?
+        if let base = extensionBase(of: complex) {
+            let baseName = swiftType(named: base).type
+            superclass = baseName
+            for case .structure(let model) in models where model.name == baseName {
+                for field in model.fields {
+                    _ = builder.names.claim(field.swiftName)
+                    builder.fields.append(field)
+                }
+            }
+            derivedClasses.append(swiftName)
+        }
+        let inherited = builder.fields.count
+        var own = complex
+        if superclass != nil { own.derivation = nil }
+        collectFields(of: own, into: &builder, visited: [typeName])
+        var documentation = complex.documentation ?? "The schema type `\(typeName.name)`."
+        if complex.isAbstract {
+            documentation += "\n\nAbstract: where it is declared, send a value of a class that extends it."
+        }
+        models.append(
+            .structure(
+                .init(
+                    name: swiftName, documentation: documentation, namespace: typeName.namespace, typeName: typeName, fields: builder.fields,
+                    location: complex.location,
+                    inheritance: .init(superclass: superclass, inheritedFieldCount: inherited, isFinal: derivedTypes[typeName] == nil))))
+        for derived in derivedTypes[typeName] ?? [] {
+            _ = swiftType(named: derived)
+        }
     }
 
     /// The fields of a struct being made: the names used so far and the fields in order.

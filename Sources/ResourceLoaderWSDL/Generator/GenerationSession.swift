@@ -34,15 +34,31 @@ struct GenerationSession {
     let baseTypes: Set<QualifiedName>
     /// The named types already diagnosed as polymorphic.
     var polymorphismReported: Set<QualifiedName> = []
+    /// The named complex types that extend each named complex type (`complexContent`
+    /// extension), in name order: the types generated as subclasses of its class.
+    let derivedTypes: [QualifiedName: [QualifiedName]]
+    /// The classes generated for derived types, in the order they were made: the types an
+    /// `xsi:type` may name, which the generated resources' decoder registers.
+    var derivedClasses: [String] = []
+    /// The name of the enum that holds the decoder knowing ``derivedClasses``, once claimed.
+    var derivedTypesName: String?
 
     init(document: WSDLDocument, configuration: WSDLGeneratorConfiguration) {
         self.document = document
         self.configuration = configuration
         var bases: Set<QualifiedName> = []
-        for type in document.schemas.types.values {
-            if case .complex(let complex) = type, let base = complex.derivation?.base { bases.insert(base) }
+        var derived: [QualifiedName: [QualifiedName]] = [:]
+        for (name, type) in document.schemas.types {
+            guard case .complex(let complex) = type, let derivation = complex.derivation else { continue }
+            bases.insert(derivation.base)
+            if derivation.method == .extension, derivation.content == .complex,
+                case .complex = document.schemas.type(named: derivation.base)
+            {
+                derived[derivation.base, default: []].append(name)
+            }
         }
         baseTypes = bases
+        derivedTypes = derived.mapValues { $0.sorted() }
     }
 
     /// The access modifier and a space, or nothing for `internal`.
@@ -54,19 +70,40 @@ struct GenerationSession {
         }
     }
 
-    /// Generates both files.
+    /// Generates the files.
     mutating func run() -> WSDLGeneratorOutput {
         generateOperations()
         breakRecursion()
         let header = fileHeader()
-        let types = header + models.sorted { $0.name < $1.name }.map(render).joined(separator: "\n")
-        let operations = header + resources.joined(separator: "\n")
+        var declarations = models.sorted { $0.name < $1.name }.map(render)
+        if let derivedTypesName { declarations.append(renderDerivedTypes(derivedTypesName)) }
+        let typeFiles = WSDLGenerator.fileNames.dropLast()
+        let parts = Self.split(declarations, into: typeFiles.count, threshold: WSDLGenerator.splitThreshold)
+        var files = zip(typeFiles, parts).map { GeneratedFile(name: $0.0, contents: header + $0.1.joined(separator: "\n")) }
+        files.append(GeneratedFile(name: WSDLGenerator.fileNames[WSDLGenerator.fileNames.count - 1], contents: header + resources.joined(separator: "\n")))
         return WSDLGeneratorOutput(
-            files: [
-                GeneratedFile(name: WSDLGenerator.fileNames[0], contents: types),
-                GeneratedFile(name: WSDLGenerator.fileNames[1], contents: operations),
-            ],
+            files: files,
             diagnostics: document.diagnostics + diagnostics)
+    }
+
+    /// `declarations` in `count` consecutive parts of about equal size: all in the first when
+    /// they come to less than `threshold` bytes.
+    static func split(_ declarations: [String], into count: Int, threshold: Int) -> [[String]] {
+        var parts = Array(repeating: [String](), count: count)
+        let total = declarations.reduce(0) { $0 + $1.utf8.count }
+        guard total >= threshold, count > 1 else {
+            parts[0] = declarations
+            return parts
+        }
+        var written = 0
+        var part = 0
+        for declaration in declarations {
+            // Move on once this part has its share of the whole.
+            while part < count - 1, written >= total * (part + 1) / count { part += 1 }
+            parts[part].append(declaration)
+            written += declaration.utf8.count
+        }
+        return parts
     }
 
     /// The comment and imports every file starts with.

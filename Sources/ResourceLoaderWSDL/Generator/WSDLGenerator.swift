@@ -17,7 +17,15 @@
 public struct WSDLGenerator: Sendable {
     /// The names of the files ``generate(_:)`` writes, whatever the document: the models, then
     /// the resources.
-    public static let fileNames = ["Types.swift", "Operations.swift"]
+    ///
+    /// The models of a large service are spread over the `Types` files, in name order and in
+    /// parts of about equal size, so that the compiler can work on them in parallel; those of a
+    /// small one (under ``splitThreshold`` bytes of Swift) are all in `Types.swift`, and the
+    /// other `Types` files hold only their imports.
+    public static let fileNames = ["Types.swift", "Types2.swift", "Types3.swift", "Types4.swift", "Operations.swift"]
+
+    /// The size of the models' source, in bytes, from which they are spread over several files.
+    public static let splitThreshold = 65_536
 
     /// What to generate and how to name it.
     public var configuration: WSDLGeneratorConfiguration

@@ -83,6 +83,7 @@ struct GeneratedCodeCompileTests {
     /// The program that uses the generated code: a value encoded and decoded back, and a request
     /// envelope, each printed.
     static let program = """
+        import Animals
         import Foundation
         import Plugged
         import ResourceLoader
@@ -100,6 +101,10 @@ struct GeneratedCodeCompileTests {
         print(String(decoding: try call.envelope.data(), as: UTF8.self))
         print("\\(call.url) \\(call.soapAction ?? "-") \\(call.responsePath)")
         print("plugged: \\(pluggedAction ?? "-")")
+        let zoo = Zoo(animals: [Dog(name: "Rex", id: 1, barks: true), Puppy(name: "Bit", barks: false, weeks: 9, toys: ["ball"])], vehicle: "van")
+        let zooData = try XMLTreeEncoder().encode(zoo, as: XMLQualifiedName("Call", namespaceURI: "urn:test"))
+        let zooBack = try DerivedTypes.decoder.decode(Zoo.self, from: XMLTree(data: zooData).root)
+        print("zoo: \\(zooBack == zoo) \\(zooBack.animals.map { "\\(type(of: $0))" }) \\(String(decoding: zooData, as: UTF8.self))")
         """
 
     @Test(.enabled(if: swift != nil, "swift is not on PATH: the generated code is not compiled"))
@@ -116,6 +121,8 @@ struct GeneratedCodeCompileTests {
             ("Quotes", GeneratorSnippets.bare, WSDLGeneratorConfiguration()),
             ("Collisions", GeneratorSnippets.collisions, WSDLGeneratorConfiguration()),
             ("Unsupported", GeneratorSnippets.unsupported, WSDLGeneratorConfiguration()),
+            ("Headers", GeneratorSnippets.outputHeaders, WSDLGeneratorConfiguration(accessModifier: .public)),
+            ("Animals", GeneratorSnippets.polymorphism, WSDLGeneratorConfiguration(accessModifier: .public)),
         ]
         for library in libraries where library.name != "Calc" {
             let output = try GeneratorSnippets.generate(library.wsdl, configuration: library.configuration)
@@ -154,7 +161,7 @@ struct GeneratedCodeCompileTests {
                     .target(
                         name: "Plugged", dependencies: [\(resourceLoader)], \(strict),
                         plugins: [.plugin(name: "ResourceLoaderWSDLPlugin", package: "\(Self.packageRoot.lastPathComponent)")]),
-                    .executableTarget(name: "Runner", dependencies: ["Shop", "Plugged", \(resourceLoader)], \(strict)),
+                    .executableTarget(name: "Runner", dependencies: ["Shop", "Plugged", "Animals", \(resourceLoader)], \(strict)),
                 ],
                 swiftLanguageModes: [.v6]
             )
@@ -180,6 +187,8 @@ struct GeneratedCodeCompileTests {
         #expect(result.output.contains(#"<soap:Body><ns1:GetItem xmlns:ns1="urn:shop"><ns1:id>1</ns1:id><ns1:since>2026-01-02</ns1:since></ns1:GetItem></soap:Body>"#))
         #expect(result.output.contains(#"http://127.0.0.1:8080/shop urn:shop/GetItem ["GetItemResponse"]"#))
         #expect(result.output.contains("plugged: urn:shop/GetItem"))
+        #expect(result.output.contains(#"zoo: true ["Dog", "Puppy"] "#))
+        #expect(result.output.contains(#"xsi:type="ns1:Dog""#) && result.output.contains(#"xsi:type="ns1:Puppy""#))
         // AND the plugin's diagnostics are in the build log
         #expect(build.output.contains("Generating SOAP resources from Shop.wsdl"))
     }

@@ -48,6 +48,33 @@ enum GeneratorSnippets {
             </wsdl:service>
             """)
 
+    /// A wrapped operation whose response declares two header blocks, one of them of a simple
+    /// type (`type=`) and one named like the output's `body`.
+    static let outputHeaders = Snippet.wsdl(
+        Snippet.types(
+            """
+            <xsd:element name="Ping"><xsd:complexType><xsd:sequence/></xsd:complexType></xsd:element>
+            <xsd:element name="PingResponse"><xsd:complexType><xsd:sequence><xsd:element name="ok" type="xsd:boolean"/></xsd:sequence></xsd:complexType></xsd:element>
+            <xsd:element name="body"><xsd:complexType><xsd:sequence><xsd:element name="remaining" type="xsd:int"/></xsd:sequence></xsd:complexType></xsd:element>
+            """)
+            + """
+            <wsdl:message name="In"><wsdl:part name="parameters" element="tns:Ping"/></wsdl:message>
+            <wsdl:message name="Out"><wsdl:part name="parameters" element="tns:PingResponse"/></wsdl:message>
+            <wsdl:message name="Headers"><wsdl:part name="quota" element="tns:body"/><wsdl:part name="server" type="xsd:string"/></wsdl:message>
+            <wsdl:portType name="P"><wsdl:operation name="Ping"><wsdl:input message="tns:In"/><wsdl:output message="tns:Out"/></wsdl:operation></wsdl:portType>
+            <wsdl:binding name="B" type="tns:P">
+              <soap:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
+              <wsdl:operation name="Ping"><soap:operation soapAction="ping"/>
+                <wsdl:input><soap:body use="literal"/></wsdl:input>
+                <wsdl:output>
+                  <soap:body use="literal"/>
+                  <soap:header message="tns:Headers" part="quota" use="literal"/>
+                  <soap:header message="tns:Headers" part="server" use="literal"/>
+                </wsdl:output>
+              </wsdl:operation>
+            </wsdl:binding>
+            """)
+
     /// An rpc/literal operation with two typed parts, and no address.
     static let rpc = Snippet.wsdl(
         """
@@ -115,7 +142,7 @@ enum GeneratorSnippets {
     /// The declaration of `name` in `text`, from its doc comment to its closing brace.
     static func declaration(_ name: String, in text: String) -> String? {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
-        let kinds = ["struct", "enum", "indirect enum"].flatMap { kind in ["", "public ", "package "].map { "\($0)\(kind) \(name):" } }
+        let kinds = ["struct", "enum", "indirect enum", "class", "final class"].flatMap { kind in ["", "public ", "package "].map { "\($0)\(kind) \(name):" } }
         guard let start = lines.firstIndex(where: { line in kinds.contains { line.hasPrefix($0) } }) else { return nil }
         var first = start
         while first > 0, lines[first - 1].hasPrefix("///") { first -= 1 }
@@ -179,9 +206,41 @@ extension GeneratorSnippets {
                   <xsd:choice maxOccurs="unbounded"><xsd:element name="a" type="xsd:string"/><xsd:element name="b" type="xsd:string"/></xsd:choice>
                   <xsd:choice><xsd:element name="c" type="xsd:string"/><xsd:sequence><xsd:element name="d" type="xsd:string"/></xsd:sequence></xsd:choice>
                   <xsd:any namespace="##other" processContents="lax" minOccurs="0"/>
+                  <xsd:element name="tree" type="tns:Tree"/>
                 </xsd:sequence>
                 <xsd:anyAttribute/>
               </xsd:extension></xsd:complexContent>
+            </xsd:complexType>
+            <xsd:complexType name="Tree"><xsd:sequence><xsd:element name="child" type="tns:Tree" minOccurs="0"/></xsd:sequence></xsd:complexType>
+            """)
+
+    /// An extension hierarchy: an abstract base, a type that extends it and one that extends
+    /// that, declared where the base is; and an element that heads a substitution group.
+    static let polymorphism = operation(
+        requestType: "tns:Zoo",
+        schema: """
+            <xsd:complexType name="Animal" abstract="true">
+              <xsd:sequence><xsd:element name="name" type="xsd:string"/></xsd:sequence>
+              <xsd:attribute name="id" type="xsd:int"/>
+            </xsd:complexType>
+            <xsd:complexType name="Dog">
+              <xsd:complexContent><xsd:extension base="tns:Animal">
+                <xsd:sequence><xsd:element name="barks" type="xsd:boolean"/></xsd:sequence>
+              </xsd:extension></xsd:complexContent>
+            </xsd:complexType>
+            <xsd:complexType name="Puppy">
+              <xsd:complexContent><xsd:extension base="tns:Dog">
+                <xsd:sequence><xsd:element name="weeks" type="xsd:int" minOccurs="0"/><xsd:element name="toys" type="xsd:string" maxOccurs="unbounded"/></xsd:sequence>
+              </xsd:extension></xsd:complexContent>
+            </xsd:complexType>
+            <xsd:element name="vehicle" type="xsd:string"/>
+            <xsd:element name="car" type="xsd:string" substitutionGroup="tns:vehicle"/>
+            <xsd:complexType name="Zoo">
+              <xsd:sequence>
+                <xsd:element name="animals" type="tns:Animal" maxOccurs="unbounded"/>
+                <xsd:element name="keeper" type="tns:Dog" minOccurs="0"/>
+                <xsd:element ref="tns:vehicle"/>
+              </xsd:sequence>
             </xsd:complexType>
             """)
 }

@@ -410,25 +410,21 @@ struct WSDLGeneratorSnippetTests {
             "warning unsupportedContent /wsdl:definitions[@name='Test']/wsdl:types/xsd:schema/xsd:complexType[@name='Node']",
             "warning wildcardContent /wsdl:definitions[@name='Test']/wsdl:types/xsd:schema/xsd:complexType[@name='Node']",
             "warning wildcardContent /wsdl:definitions[@name='Test']/wsdl:types/xsd:schema/xsd:complexType[@name='Node']",
-            "warning recursiveContent /wsdl:definitions[@name='Test']/wsdl:types/xsd:schema/xsd:complexType[@name='Node']",
+            "warning recursiveContent /wsdl:definitions[@name='Test']/wsdl:types/xsd:schema/xsd:complexType[@name='Tree']",
         ])
-        try expectDeclaration("Node", in: "Types.swift", of: output, """
-            /// The schema type `Node`.
-            struct Node: Codable, Sendable, Hashable, XMLSchemaType {
-                var id: Int32
+        try expectDeclaration("Tree", in: "Types.swift", of: output, """
+            /// The schema type `Tree`.
+            struct Tree: Codable, Sendable, Hashable, XMLSchemaType {
                 /// At most one item: the type holds itself through this element.
-                var next: [Node]
-                var choice: NodeChoice
+                var child: [Tree]
 
                 /// Makes a value from its fields.
-                init(id: Int32, next: [Node] = [], choice: NodeChoice) {
-                    self.id = id
-                    self.next = next
-                    self.choice = choice
+                init(child: [Tree] = []) {
+                    self.child = child
                 }
 
                 /// How values of the type are written as XML and read back.
-                static let xmlSchema = XMLTypeSchema(namespace: "urn:test", typeName: XMLQualifiedName("Node", namespaceURI: "urn:test"), elementForm: .qualified)
+                static let xmlSchema = XMLTypeSchema(namespace: "urn:test", typeName: XMLQualifiedName("Tree", namespaceURI: "urn:test"), elementForm: .qualified)
             }
 
             """)
@@ -437,6 +433,235 @@ struct WSDLGeneratorSnippetTests {
             indirect enum NodeChoice: Codable, Sendable, Hashable, XMLChoice {
                 /// The element `c`.
                 case c(String)
+            }
+
+            """)
+    }
+
+    /// An extension hierarchy as classes: the root with `==`, `hash(into:)` and `isEqual(to:)`,
+    /// subclasses that encode and decode their base's content through `super`, each with its
+    /// `typeName` for `xsi:type`; a decoder that registers the derived classes, used by the
+    /// resources; a substitution group is still diagnosed.
+    @Test func extensionHierarchiesAreClasses() throws {
+        let output = try GeneratorSnippets.generate(GeneratorSnippets.polymorphism)
+        #expect(output.diagnostics.map { "\($0.severity.rawValue) \($0.construct.rawValue) \($0.location.path)" } == [
+            "warning polymorphism /wsdl:definitions[@name='Test']/wsdl:types/xsd:schema/xsd:element[@name='vehicle']",
+        ])
+        try expectDeclaration("Animal", in: "Types.swift", of: output, """
+            /// The schema type `Animal`.
+            ///
+            /// Abstract: where it is declared, send a value of a class that extends it.
+            class Animal: Codable, Hashable, XMLSchemaType, @unchecked Sendable {
+                // `@unchecked Sendable`: every stored property is a `let` of a `Sendable` type; a class that
+                // is not final cannot be checked.
+                let name: String
+                let id: Int32?
+
+                /// Makes a value from its fields, the base type's first.
+                init(name: String, id: Int32? = nil) {
+                    self.name = name
+                    self.id = id
+                }
+
+                private enum CodingKeys: String, CodingKey {
+                    case name
+                    case id
+                }
+
+                /// Reads the value's content.
+                required init(from decoder: any Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    name = try container.decode(String.self, forKey: .name)
+                    id = try container.decodeIfPresent(Int32.self, forKey: .id)
+                }
+
+                /// Writes the value's content.
+                func encode(to encoder: any Encoder) throws {
+                    var container = encoder.container(keyedBy: CodingKeys.self)
+                    try container.encode(name, forKey: .name)
+                    try container.encodeIfPresent(id, forKey: .id)
+                }
+
+                /// Whether both values are of the same class, with equal content.
+                static func == (lhs: Animal, rhs: Animal) -> Bool {
+                    lhs.isEqual(to: rhs)
+                }
+
+                /// Whether `other` is of this value's class, with equal content.
+                func isEqual(to other: Animal) -> Bool {
+                    type(of: self) == type(of: other) && name == other.name && id == other.id
+                }
+
+                /// Hashes the value's content.
+                func hash(into hasher: inout Hasher) {
+                    hasher.combine(name)
+                    hasher.combine(id)
+                }
+
+                /// How values of the type are written as XML and read back; its `typeName` is written as
+                /// `xsi:type` when a value stands where a base type is declared.
+                class var xmlSchema: XMLTypeSchema {
+                    XMLTypeSchema(
+                        namespace: "urn:test", typeName: XMLQualifiedName("Animal", namespaceURI: "urn:test"), elementForm: .qualified, attributeForm: .unqualified,
+                        fields: [
+                            "id": .attribute,
+                        ])
+                }
+            }
+
+            """)
+        try expectDeclaration("Puppy", in: "Types.swift", of: output, """
+            /// The schema type `Puppy`.
+            final class Puppy: Dog, @unchecked Sendable {
+                // `@unchecked Sendable`: every stored property is a `let` of a `Sendable` type; a class that
+                // is not final cannot be checked.
+                let weeks: Int32?
+                let toys: [String]
+
+                /// Makes a value from its fields, the base type's first.
+                init(name: String, id: Int32? = nil, barks: Bool, weeks: Int32? = nil, toys: [String] = []) {
+                    self.weeks = weeks
+                    self.toys = toys
+                    super.init(name: name, id: id, barks: barks)
+                }
+
+                private enum CodingKeys: String, CodingKey {
+                    case weeks
+                    case toys
+                }
+
+                /// Reads the value's content, its base type's first.
+                required init(from decoder: any Decoder) throws {
+                    let container = try decoder.container(keyedBy: CodingKeys.self)
+                    weeks = try container.decodeIfPresent(Int32.self, forKey: .weeks)
+                    toys = try container.decodeIfPresent([String].self, forKey: .toys) ?? []
+                    try super.init(from: decoder)
+                }
+
+                /// Writes the value's content, its base type's first.
+                override func encode(to encoder: any Encoder) throws {
+                    try super.encode(to: encoder)
+                    var container = encoder.container(keyedBy: CodingKeys.self)
+                    try container.encodeIfPresent(weeks, forKey: .weeks)
+                    try container.encode(toys, forKey: .toys)
+                }
+
+                /// Whether `other` is of this value's class, with equal content.
+                override func isEqual(to other: Animal) -> Bool {
+                    guard let other = other as? Puppy else { return false }
+                    return super.isEqual(to: other) && weeks == other.weeks && toys == other.toys
+                }
+
+                /// Hashes the value's content, its base type's first.
+                override func hash(into hasher: inout Hasher) {
+                    super.hash(into: &hasher)
+                    hasher.combine(weeks)
+                    hasher.combine(toys)
+                }
+
+                /// How values of the type are written as XML and read back; its `typeName` is written as
+                /// `xsi:type` when a value stands where a base type is declared.
+                override class var xmlSchema: XMLTypeSchema {
+                    XMLTypeSchema(
+                        namespace: "urn:test", typeName: XMLQualifiedName("Puppy", namespaceURI: "urn:test"), elementForm: .qualified, attributeForm: .unqualified,
+                        fields: [
+                            "id": .attribute,
+                        ])
+                }
+            }
+
+            """)
+        let types = try #require(output.file(named: "Types.swift")?.contents)
+        #expect(types.hasSuffix("""
+            /// The classes of types that extend others, which an element's `xsi:type` may name.
+            enum DerivedTypes {
+                /// A decoder that reads each of them where its base type is declared.
+                static let decoder: XMLTreeDecoder = {
+                    var decoder = XMLTreeDecoder()
+                    decoder.registerDerivedType(Dog.self)
+                    decoder.registerDerivedType(Puppy.self)
+                    return decoder
+                }()
+            }
+
+            """))
+        #expect(types.contains("class Dog: Animal, @unchecked Sendable {"))
+        #expect(types.contains("    var animals: [Animal]\n    var keeper: Dog?\n"))
+        let operations = try #require(output.file(named: "Operations.swift")?.contents)
+        #expect(operations.contains("    /// A decoder that reads the derived types an `xsi:type` may name.\n    var xmlDecoder: XMLTreeDecoder { DerivedTypes.decoder }\n"))
+    }
+
+    /// Output header blocks: the model holds the body and each block, read from the response's
+    /// Header; a block named like the body property gets a suffix, and a `type=` part is read
+    /// by its part name.
+    @Test func outputHeaderBlocksAreReadIntoTheModel() throws {
+        let output = try GeneratorSnippets.generate(GeneratorSnippets.outputHeaders)
+        #expect(output.diagnostics.isEmpty)
+        try expectDeclaration("Ping", in: "Operations.swift", of: output, """
+            /// The operation `Ping` of the binding `B` (document/literal wrapped, SOAP 1.1).
+            struct Ping: SOAPResourceType {
+                /// The response's content and its header blocks.
+                typealias Model = PingOutput
+                /// The response's content.
+                typealias Root = PingResponse
+
+                /// The service's address.
+                var url: URL
+                /// The request.
+                var request: PingType
+
+                /// Makes a call of the operation.
+                init(_ request: PingType, url: URL) {
+                    self.url = url
+                    self.request = request
+                }
+
+                /// SOAP 1.1.
+                var soapVersion: SOAPVersion { .v1_1 }
+                /// The request's element.
+                var operation: String { "Ping" }
+                /// The request's namespace.
+                var operationNamespace: String? { "urn:test" }
+                /// The binding's `soapAction`.
+                var soapAction: String? { "ping" }
+                /// How the request sits in the body: document/literal wrapped.
+                var soapBinding: SOAPBinding { .documentLiteralWrapped }
+                /// The request, as the body.
+                var soapBody: (any Encodable)? { request }
+                /// The response's element.
+                var responsePath: [String] { ["PingResponse"] }
+
+                /// The response's content, without its header blocks.
+                func model(from root: PingResponse) throws -> PingOutput {
+                    PingOutput(body: root)
+                }
+
+                /// The response's content and the header blocks the WSDL declares for it.
+                func model(from root: PingResponse, headers: SOAPResponseHeaders) throws -> PingOutput {
+                    PingOutput(
+                        body: root,
+                        body2: try headers.decode(Body.self, named: "body", namespaceURI: "urn:test"),
+                        server: try headers.decode(String.self, named: "server", namespaceURI: nil))
+                }
+            }
+
+            """)
+        try expectDeclaration("PingOutput", in: "Operations.swift", of: output, """
+            /// The response of ``Ping``: its content and the header blocks the WSDL declares for it.
+            struct PingOutput: Sendable, Hashable {
+                /// The response's content.
+                var body: PingResponse
+                /// The header block `body`, when the response has it.
+                var body2: Body?
+                /// The header block `server`, when the response has it.
+                var server: String?
+
+                /// Makes a response from its parts.
+                init(body: PingResponse, body2: Body? = nil, server: String? = nil) {
+                    self.body = body
+                    self.body2 = body2
+                    self.server = server
+                }
             }
 
             """)
