@@ -133,8 +133,9 @@ struct JSONBadInputTests {
         #expect(try CityNamesResource().result(from: Data(json.utf8)).get() == names)
     }
 
-    @Test func aDecoderThatAllowsJSON5IsNotChecked() throws {
-        // JSON5 is not JSON: the scan would not understand it, so it is left to the decoder.
+    @Test func aDecoderThatAllowsJSON5DecodesTheBodyItself() throws {
+        // JSON5 is not JSON: our parser does not read it, so Foundation's decoder decodes the
+        // body, repeated keys and all, after the value and container counts are checked.
         var resource = LenientCities()
         resource.allowsJSON5 = true
         #expect(try resource.result(from: Data(#"{"cities":[{name:"A", "name":"A"}]}"#.utf8)).get() == [City(name: "A")])
@@ -143,10 +144,10 @@ struct JSONBadInputTests {
     // MARK: Memory
 
     /// 1,000,001 values: under the default limit's worth of bytes (2 MB), but each would be built
-    /// by the parser. With a test limit of 1,000 the body is refused before parsing: no model.
+    /// by the parser. With a test limit of 1,000 the parser stops at the 1,001st value: no model.
     static let millionZeros = "[" + String(repeating: "0,", count: 1_000_000) + "0]"
 
-    @Test func aBodyWithMoreValuesThanTheLimitIsRefusedBeforeParsingOnBothPaths() {
+    @Test func aBodyWithMoreValuesThanTheLimitStopsTheParserOnBothPaths() {
         let built = Counter()
         let limits = JSONParsingOptions(maximumValueCount: 1_000)
         let errors = [
