@@ -304,13 +304,7 @@ public final class AsyncHTTPClientTransport: URLSessionType {
         options: TransferOptions,
         completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
     ) -> any Cancellable {
-        send(request, options: options) { answer in
-            completionHandler(
-                answer.flatMap { data, head in
-                    guard let response = head.httpURLResponse else { return .failure(URLError(.badServerResponse)) }
-                    return .success((data, response))
-                })
-        }
+        startTransfer(request, options: options, receiver: ResponseCollector(for: request, options: options, completion: completionHandler))
     }
 
     /// The `URLError` an error of AsyncHTTPClient or SwiftNIO stands for, so that

@@ -131,12 +131,7 @@ public final class FakeURLSession: URLSessionType, @unchecked Sendable {
         options: TransferOptions,
         completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
     ) -> any Cancellable {
-        let collector = ResponseCollector(maximumBytes: options.maximumResponseBytes, ignoresDeclaredLength: request.isHEAD) {
-            completionHandler($0.flatMap { body, head in
-                head.httpURLResponse.map { .success((body, $0)) } ?? .failure(URLError(.badServerResponse))
-            })
-        }
-        return startTransfer(request, options: options, receiver: collector)
+        startTransfer(request, options: options, receiver: ResponseCollector(for: request, options: options, completion: completionHandler))
     }
 
     private func withState<T>(_ body: (inout State) -> T) -> T {

@@ -96,6 +96,25 @@ public final class ResponseCollector: TransferReceiver {
     }
 }
 
+extension ResponseCollector {
+    /// A collector for `request` sent with `options`, whose completion receives the body and the
+    /// head's `HTTPURLResponse`: what ``URLSessionType/data(for:options:completionHandler:)``
+    /// answers. A head that cannot be made into one (it has no URL) is
+    /// `URLError(.badServerResponse)`.
+    public convenience init(
+        for request: URLRequest,
+        options: TransferOptions,
+        completion: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
+    ) {
+        self.init(maximumBytes: options.maximumResponseBytes, ignoresDeclaredLength: request.isHEAD) { answer in
+            completion(answer.flatMap { body, head in
+                guard let response = head.httpURLResponse else { return .failure(URLError(.badServerResponse)) }
+                return .success((body, response))
+            })
+        }
+    }
+}
+
 extension URLRequest {
     /// `true` for a `HEAD` request, whose answer's `Content-Length` describes a body not sent.
     package var isHEAD: Bool {

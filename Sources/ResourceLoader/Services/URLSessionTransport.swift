@@ -151,13 +151,7 @@ public final class URLSessionTransport: URLSessionType {
         completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
     ) -> any Cancellable {
         let queue = DelegateQueue.runsCallbacksInline ? callbackQueue : nil
-        let collector = ResponseCollector(
-            maximumBytes: options.maximumResponseBytes, ignoresDeclaredLength: request.isHEAD
-        ) { answer in
-            let answer = answer.flatMap { body, head -> Result<(Data, URLResponse), any Error> in
-                guard let response = head.httpURLResponse else { return .failure(URLError(.badServerResponse)) }
-                return .success((body, response))
-            }
+        let collector = ResponseCollector(for: request, options: options) { answer in
             if let queue {
                 queue.async { completionHandler(answer) }
             } else {

@@ -70,12 +70,7 @@ public struct RecordingTransport: URLSessionType {
         options: TransferOptions,
         completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
     ) -> any Cancellable {
-        let collector = ResponseCollector(maximumBytes: options.maximumResponseBytes, ignoresDeclaredLength: request.isHEAD) {
-            completionHandler($0.flatMap { body, head in
-                head.httpURLResponse.map { .success((body, $0)) } ?? .failure(URLError(.badServerResponse))
-            })
-        }
-        return startTransfer(request, options: options, receiver: collector)
+        startTransfer(request, options: options, receiver: ResponseCollector(for: request, options: options, completion: completionHandler))
     }
 }
 
