@@ -8,7 +8,7 @@ import FoundationNetworking
 ///
 /// A type that conforms implements ``data(for:options:completionHandler:)`` (or
 /// ``send(_:options:completionHandler:)``) and is an ``HTTPTransport`` through the default
-/// ``startTransfer(_:options:receiver:)``, which hands the whole body to the receiver as one
+/// ``HTTPTransport/startTransfer(_:options:receiver:)``, which hands the whole body to the receiver as one
 /// piece once it has arrived. Code written against `URLSessionType` keeps compiling and working.
 /// A new transport conforms to ``HTTPTransport`` itself, which streams the body, reports
 /// progress and lets ``ResponseCollector`` stop a body that crosses the size limit as it arrives.
@@ -37,7 +37,7 @@ public protocol URLSessionType: HTTPTransport {
     ) -> any Cancellable
 
     /// Starts sending `request`, answering with the body and the response's ``ResponseHead``;
-    /// returns a handle that cancels it. The default ``startTransfer(_:options:receiver:)`` sends
+    /// returns a handle that cancels it. The default ``HTTPTransport/startTransfer(_:options:receiver:)`` sends
     /// every request through this.
     ///
     /// The default calls ``data(for:options:completionHandler:)`` and reads its
