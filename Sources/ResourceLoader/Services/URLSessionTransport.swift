@@ -126,16 +126,13 @@ public final class URLSessionTransport: URLSessionType {
         receiver: any TransferReceiver
     ) -> any Cancellable {
         let task = makeTask(for: request)
-        // A request with a body may have to be sent again on a new task (see
-        // `Delegate.restart`): the caller then cancels through a handle that follows the
-        // transfer, and the transfer keeps the transport, and so its session, alive.
-        guard let body = request.httpBody, !body.isEmpty else {
-            delegate.register(task, request: request, options: options, receiver: receiver)
-            task.resume()
-            return task
-        }
-        let handle = TransferHandle(task)
-        delegate.register(task, request: request, options: options, receiver: receiver, restart: Restart(transport: self, handle: handle))
+        // The caller cancels through a handle that marks the transfer cancelled before it cancels
+        // the task, so that a cancelled transfer never completes as a whole body. A request with a
+        // body may have to be sent again on a new task (see `Delegate.restart`): the handle then
+        // follows the transfer, and the transfer keeps the transport, and so its session, alive.
+        let handle = TransferHandle(task, delegate: delegate)
+        let restart = request.httpBody.map { !$0.isEmpty } == true ? Restart(transport: self, handle: handle) : nil
+        delegate.register(task, request: request, options: options, receiver: receiver, restart: restart)
         task.resume()
         return handle
     }
@@ -191,19 +188,21 @@ public final class URLSessionTransport: URLSessionType {
 extension URLSessionTransport {
     /// What a transfer needs to continue on a new task: the transport, whose session must stay
     /// valid until then, and the handle its caller cancels through.
-    struct Restart {
+    fileprivate struct Restart {
         let transport: URLSessionTransport
         let handle: TransferHandle
     }
 
-    /// The ``Cancellable`` of a transfer that may move to a new task: cancels whichever task
-    /// carries the transfer now.
-    final class TransferHandle: Cancellable {
+    /// The ``Cancellable`` of a transfer: marks it cancelled, then cancels whichever task carries
+    /// it now (a transfer may move to a new task on a redirect).
+    fileprivate final class TransferHandle: Cancellable {
         // `state` is a `Locked`: its lock guards the current task and the cancelled flag.
         private let state: Locked<(task: URLSessionTask, isCancelled: Bool)>
+        private let delegate: Delegate
 
-        init(_ task: URLSessionTask) {
+        init(_ task: URLSessionTask, delegate: Delegate) {
             state = Locked((task, false))
+            self.delegate = delegate
         }
 
         var isCancelled: Bool { state.withLock { $0.isCancelled } }
@@ -214,7 +213,9 @@ extension URLSessionTransport {
                 state.isCancelled = true
                 return state.task
             }
-            task?.cancel()
+            guard let task else { return }
+            delegate.markCancelled(task)
+            task.cancel()
         }
 
         /// Makes `task` the one ``cancel()`` cancels; `false` if the handle was cancelled already.
@@ -295,7 +296,7 @@ extension URLSessionTransport {
     /// cancelled afterwards, because on Linux a cancellation waits behind the socket events
     /// already queued on the session's work queue (against a fast server, for a long time);
     /// callbacks for a transfer that has been removed are ignored.
-    private final class Delegate: NSObject, URLSessionDataDelegate, Sendable {
+    fileprivate final class Delegate: NSObject, URLSessionDataDelegate, Sendable {
         /// One request in flight.
         struct Transfer {
             /// The request as first sent, with the credential header fields a redirect back to
@@ -311,6 +312,9 @@ extension URLSessionTransport {
             /// Body bytes that arrived before any head (on Linux, those of a `401` or `407` that
             /// comes with a challenge), delivered after the head if the response is the answer.
             var earlyBody = Data()
+            /// Whether the caller cancelled the transfer: it then never completes as a whole body,
+            /// whatever the session reports for the cancelled task.
+            var isCancelled = false
         }
 
         // `transfers` is a `Locked`: its lock guards every transfer, keyed by its task (tasks of
@@ -338,6 +342,11 @@ extension URLSessionTransport {
         ) {
             let transfer = Transfer(originalRequest: request, options: options, receiver: receiver, restart: restart)
             transfers.withLock { $0[ObjectIdentifier(task)] = transfer }
+        }
+
+        /// Marks the transfer of `task` cancelled, before the task is.
+        func markCancelled(_ task: URLSessionTask) {
+            transfers.withLock { $0[ObjectIdentifier(task)]?.isCancelled = true }
         }
 
         /// Ends the transfer of `task` with `error`, if it is still in flight, and cancels the task.
@@ -545,6 +554,10 @@ extension URLSessionTransport {
             guard let transfer = transfers.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) }) else { return }
             if let error {
                 transfer.receiver.transferDidComplete(with: error)
+            } else if transfer.isCancelled {
+                // FoundationNetworking was seen to report a task cancelled in the middle of its
+                // body as finished without an error: the body is not whole.
+                transfer.receiver.transferDidComplete(with: URLError(.cancelled))
             } else if transfer.hasDeliveredHead {
                 transfer.receiver.transferDidComplete(with: nil)
             } else if let response = task.response {

@@ -14,6 +14,15 @@ struct TransportConformanceTests {
         try await TransportConformance { transport.session }.verify(check)
     }
 
+    /// FoundationNetworking was seen to report a task cancelled in the middle of its body as
+    /// finished without an error; the transport must complete it with one all the same.
+    @Test func cancellingInTheBodyNeverCompletesAsAWholeBodyAgainAndAgain() async throws {
+        let conformance = TransportConformance { URLSessionTransport() }
+        for _ in 0..<30 {
+            try await conformance.verify(.cancellationInTheBody)
+        }
+    }
+
     @Test(arguments: TransportConformance.Check.allCases)
     func aRecordingWrapperKeepsEveryRule(_ check: TransportConformance.Check) async throws {
         try await TransportConformance { RecordingTransport(wrapping: URLSessionTransport()) }.verify(check)
