@@ -80,6 +80,9 @@ public struct TransportConformance: Sendable {
         case repeatedHeaderFieldsAreJoined
         /// Cancelling in the middle of the body completes the transfer once, with nothing after.
         case cancellationInTheBody
+        /// A connection that closes before the declared `Content-Length` has arrived ends the
+        /// transfer with an error, never as a whole body.
+        case bodyCutShortIsAnError
         /// The request body's progress is reported, up to its whole length.
         case requestBodyProgress
         /// A body given as an `httpBodyStream` reaches the server whole.
@@ -155,6 +158,7 @@ extension TransportConformance {
             case .conflictingContentLengthsAreRefused: try await conflictingContentLengths()
             case .repeatedHeaderFieldsAreJoined: try await repeatedHeaderFields()
             case .cancellationInTheBody: try await cancellationInTheBody()
+            case .bodyCutShortIsAnError: try await bodyCutShort()
             case .requestBodyProgress: try await requestBodyProgress()
             case .sizeLimit: try await sizeLimit()
             case .requestBodyStream: try await requestBodyStream()
@@ -432,6 +436,15 @@ extension TransportConformance {
                 }
                 if path == "declared", record.body.count > 0 { throw fail("a declared length over the limit still handed over \(record.body.count) bytes") }
             }
+        }
+
+        private func bodyCutShort() async throws(Failure) {
+            let server = try server { _ in
+                .script([.write(Self.head(["HTTP/1.1 200 OK", "Content-Length: 10"]) + Data("first".utf8)), .close])
+            }
+            defer { server.stop() }
+            let record = try await transfer(URLRequest(url: server.baseURL))
+            guard record.error != nil else { throw fail("a body cut short after 5 of 10 bytes completed without an error") }
         }
 
         private func requestBodyStream() async throws(Failure) {

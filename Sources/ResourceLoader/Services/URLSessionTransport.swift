@@ -315,6 +315,11 @@ extension URLSessionTransport {
             /// Whether the caller cancelled the transfer: it then never completes as a whole body,
             /// whatever the session reports for the cancelled task.
             var isCancelled = false
+            /// The body's declared length, when it is the length of what arrives (an identity body
+            /// that belongs to the response); `-1` otherwise.
+            var expectedBodyBytes: Int64 = -1
+            /// The body bytes handed to the receiver so far.
+            var receivedBodyBytes: Int64 = 0
         }
 
         // `transfers` is a `Locked`: its lock guards every transfer, keyed by its task (tasks of
@@ -444,6 +449,7 @@ extension URLSessionTransport {
                 guard var transfer = transfers[ObjectIdentifier(dataTask)] else { return nil }
                 transfer.hasDeliveredHead = true
                 transfer.earlyBody = Data()
+                transfer.expectedBodyBytes = Self.expectedBodyBytes(of: response, answering: transfer.originalRequest)
                 transfers[ObjectIdentifier(dataTask)] = transfer
                 return (transfer.receiver, transfer.originalRequest)
             }
@@ -460,6 +466,16 @@ extension URLSessionTransport {
             } else {
                 completionHandler(.allow)
             }
+        }
+
+        /// The length of the body `response` will deliver, when its `Content-Length` says so: an
+        /// identity body of a status that has one, answering anything but a `HEAD`; else `-1`.
+        private static func expectedBodyBytes(of response: URLResponse, answering request: URLRequest) -> Int64 {
+            guard let response = response as? HTTPURLResponse, response.expectedContentLength >= 0, !request.isHEAD,
+                response.statusCode >= 200, response.statusCode != 204, response.statusCode != 304,
+                response.value(forHTTPHeaderField: "Content-Encoding").map(TransferRules.isIdentity) ?? true
+            else { return -1 }
+            return response.expectedContentLength
         }
 
         /// Checks `response` against the ``TransferRules`` and hands its head to `receiver`.
@@ -492,6 +508,7 @@ extension URLSessionTransport {
                     transfers[ObjectIdentifier(dataTask)]?.earlyBody.append(data)
                     return nil
                 }
+                transfers[ObjectIdentifier(dataTask)]?.receivedBodyBytes += Int64(data.count)
                 return transfer.receiver
             }
             if let receiver, case .stop(let error) = receiver.transferDidReceive(data) {
@@ -558,6 +575,9 @@ extension URLSessionTransport {
                 // FoundationNetworking was seen to report a task cancelled in the middle of its
                 // body as finished without an error: the body is not whole.
                 transfer.receiver.transferDidComplete(with: URLError(.cancelled))
+            } else if transfer.hasDeliveredHead, transfer.receivedBodyBytes < transfer.expectedBodyBytes {
+                // A connection that ended before the declared length, reported as a success.
+                transfer.receiver.transferDidComplete(with: URLError(.networkConnectionLost))
             } else if transfer.hasDeliveredHead {
                 transfer.receiver.transferDidComplete(with: nil)
             } else if let response = task.response {
