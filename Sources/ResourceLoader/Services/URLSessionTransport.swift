@@ -45,7 +45,9 @@ import FoundationNetworking
 ///   request used before, with `Connection: close`.
 /// - **Cancellation** is safe at any moment: on Linux the transport's session keeps no
 ///   `urlCache`, since FoundationNetworking cannot cancel a task while it looks it up in one.
-/// - **One outcome**: the receiver is completed exactly once per request.
+/// - **One outcome**: the receiver is completed exactly once per request; a transfer that was
+///   cancelled, or whose identity body ended before its declared `Content-Length`, completes with
+///   an error (`URLError.Code.cancelled`, `.networkConnectionLost`), whatever the session reports.
 /// - **Progress**: the request body's bytes are reported to the receiver as they go out.
 ///
 /// ``ResourceService`` enforces the ``TransferOptions/deadline`` around it.
