@@ -114,13 +114,14 @@ struct DeadlinesTests {
         // GIVEN a fetch finished with its deadline left scheduled
         let outcomes = Locked<[Result<Int, ResourceError>]>([])
         let pending = PendingFetch<Int>(callbackQueue: nil) { result in outcomes.withLock { $0.append(result) } }
-        pending.startDeadline(.milliseconds(1))
+        // (long enough that a machine loaded by a sanitizer run still finishes the fetch first)
+        pending.startDeadline(.milliseconds(500))
         #expect(pending.finishLeavingDeadline(.success(1)))
         // WHEN the deadline passes before it is taken out (a later one, which passes after it,
         // tells when)
         let marker = Locked(false)
         let later = PendingFetch<Int>(callbackQueue: nil) { _ in marker.withLock { $0 = true } }
-        later.startDeadline(.milliseconds(2))
+        later.startDeadline(.milliseconds(600))
         try await waitUntil { marker.withLock { $0 } }
         try await Task.sleep(for: .milliseconds(50))
         // THEN the one outcome is the answer, and taking the deadline out now does nothing
