@@ -166,6 +166,13 @@ extension TransportConformance {
             }
         }
 
+        /// Stops `server` on a thread of its own: stopping waits for its connection threads (up to
+        /// five seconds for a connection a transport keeps open), which would hold a thread of
+        /// Swift's cooperative pool, and with it every other task waiting for one.
+        private func stopWithoutWaiting(_ server: LoopbackHTTPServer) {
+            Thread.detachNewThread { server.stop() }
+        }
+
         private func fail(_ reason: String) -> Failure {
             Failure(check: check, reason: reason)
         }
@@ -221,7 +228,7 @@ extension TransportConformance {
 
         private func wholeBody() async throws(Failure) {
             let server = try server { _ in .status(200, headers: ["Content-Type": "application/octet-stream"], body: Self.sampleBody) }
-            defer { server.stop() }
+            defer { stopWithoutWaiting(server) }
             try expectSuccess(await transfer(URLRequest(url: server.baseURL)), body: Self.sampleBody)
         }
 
@@ -233,7 +240,7 @@ extension TransportConformance {
                     .write(Data("6\r\n world\r\n0\r\n\r\n".utf8)),
                 ])
             }
-            defer { server.stop() }
+            defer { stopWithoutWaiting(server) }
             try expectSuccess(await transfer(URLRequest(url: server.baseURL)), body: Data("hello world".utf8))
         }
 
@@ -244,7 +251,7 @@ extension TransportConformance {
                     .pause(.milliseconds(300)), .write(Data("later".utf8)),
                 ])
             }
-            defer { server.stop() }
+            defer { stopWithoutWaiting(server) }
             let record = try await transfer(URLRequest(url: server.baseURL))
             try expectSuccess(record, body: Data("firstlater".utf8))
             guard record.chunkCount >= 2 else { throw fail("the body arrived in one piece: pieces are not handed over as they arrive") }
@@ -257,7 +264,7 @@ extension TransportConformance {
                     .pause(.milliseconds(300)), .write(Data("later".utf8)),
                 ])
             }
-            defer { server.stop() }
+            defer { stopWithoutWaiting(server) }
             let receiver = Receiver(stopsAtHead: atHead, stopsAfterChunks: atHead ? nil : 1)
             let record = try await transfer(URLRequest(url: server.baseURL), receiver: receiver)
             try expectError(record, { if case .invalidRequest(reason: Receiver.stopReason) = $0 { true } else { false } }, "the receiver's own error")
@@ -272,7 +279,7 @@ extension TransportConformance {
                 let hop = Int(request.path.dropFirst()) ?? 0
                 return .status(302, headers: ["Location": "/\(hop + 1)"])
             }
-            defer { server.stop() }
+            defer { stopWithoutWaiting(server) }
             let record = try await transfer(URLRequest(url: server.baseURL.appendingPathComponent("0")), options: TransferOptions(maximumRedirects: 3))
             try expectError(record, { if case .redirectRefused(.tooManyRedirects(limit: 3)) = $0 { true } else { false } }, "tooManyRedirects(limit: 3)")
             guard server.requestCount == 4 else { throw fail("\(server.requestCount) requests for a limit of 3 redirects, expected 4") }
@@ -280,7 +287,7 @@ extension TransportConformance {
 
         private func redirectToAnotherScheme() async throws(Failure) {
             let server = try server { _ in .status(302, headers: ["Location": "file:///etc/passwd"]) }
-            defer { server.stop() }
+            defer { stopWithoutWaiting(server) }
             let record = try await transfer(URLRequest(url: server.baseURL))
             try expectError(record, { if case .redirectRefused(.unsupportedScheme) = $0 { true } else { false } }, "unsupportedScheme")
             guard server.requestCount == 1 else { throw fail("\(server.requestCount) requests, expected 1") }
@@ -296,9 +303,9 @@ extension TransportConformance {
                 }
                 return .status(200, body: Data("landed".utf8))
             }
-            defer { other.stop() }
+            defer { stopWithoutWaiting(other) }
             let first = try server { _ in .status(302, headers: ["Location": other.baseURL.appendingPathComponent("landed").absoluteString]) }
-            defer { first.stop() }
+            defer { stopWithoutWaiting(first) }
             var request = URLRequest(url: first.baseURL)
             for name in TransferRules.credentialHeaderFields { request.setValue("secret", forHTTPHeaderField: name) }
             request.setValue("t-1", forHTTPHeaderField: "X-Trace")
@@ -317,7 +324,7 @@ extension TransportConformance {
                 landed.withLock { $0 = (request.method, request.body) }
                 return .status(200, body: Data("landed".utf8))
             }
-            defer { server.stop() }
+            defer { stopWithoutWaiting(server) }
             var request = URLRequest(url: server.baseURL.appendingPathComponent("form"))
             request.httpMethod = "POST"
             request.httpBody = Data("name=value".utf8)
@@ -332,7 +339,7 @@ extension TransportConformance {
 
         private func contentCodingNotAskedFor() async throws(Failure) {
             let server = try server { _ in .status(200, headers: ["Content-Encoding": "gzip"], body: Data([0x1F, 0x8B, 0x08, 0x00])) }
-            defer { server.stop() }
+            defer { stopWithoutWaiting(server) }
             var request = URLRequest(url: server.baseURL)
             request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
             let record = try await transfer(request)
@@ -355,7 +362,7 @@ extension TransportConformance {
                 askedForGzip.withLock { $0 = true }
                 return .status(200, headers: ["Content-Encoding": "gzip"], body: Data(bodies[request.path] ?? []))
             }
-            defer { server.stop() }
+            defer { stopWithoutWaiting(server) }
             func fetch(_ path: String) async throws(Failure) -> (Receiver.Record, Result<(Data, ResponseHead), any Error>?) {
                 let answer = Locked<Result<(Data, ResponseHead), any Error>?>(nil)
                 let receiver = ForwardingReceiver(ResponseCollector(maximumBytes: 1 << 20) { result in answer.withLock { $0 = result } })
@@ -379,7 +386,7 @@ extension TransportConformance {
             let server = try server { _ in
                 .script([.write(Self.head(["HTTP/1.1 200 OK", "X-Repeated: one", "Content-Length: 2", "X-Repeated: two", "Connection: close"]) + Data("ok".utf8))])
             }
-            defer { server.stop() }
+            defer { stopWithoutWaiting(server) }
             let record = try await transfer(URLRequest(url: server.baseURL))
             try expectSuccess(record, body: Data("ok".utf8))
             let value = record.head?.value(forHTTPHeaderField: "X-REPEATED")
@@ -390,7 +397,7 @@ extension TransportConformance {
             let server = try server { _ in
                 .script([.write(Self.head(["HTTP/1.1 200 OK", "Content-Length: 5", "Content-Length: 6"]) + Data("hello!".utf8))])
             }
-            defer { server.stop() }
+            defer { stopWithoutWaiting(server) }
             let record = try await transfer(URLRequest(url: server.baseURL))
             try expectError(record, { if case .transport(.badServerResponse, _) = $0 { true } else { false } }, "badServerResponse")
         }
@@ -402,7 +409,7 @@ extension TransportConformance {
                     .pause(.seconds(60)), .write(Data("later".utf8)),
                 ])
             }
-            defer { server.stop() }
+            defer { stopWithoutWaiting(server) }
             let receiver = Receiver()
             let handle = transport.startTransfer(URLRequest(url: server.baseURL), options: TransferOptions(), receiver: receiver)
             guard await receiver.firstChunk(within: timeLimit) else {
@@ -429,7 +436,7 @@ extension TransportConformance {
                     [.write(Self.head(["HTTP/1.1 200 OK", "Transfer-Encoding: chunked"]))]
                         + Array(repeating: LoopbackHTTPServer.Step.write(piece), count: 5) + [.write(Data("0\r\n\r\n".utf8))])
             }
-            defer { server.stop() }
+            defer { stopWithoutWaiting(server) }
             for path in ["declared", "chunked"] {
                 let answer = Locked<Result<(Data, ResponseHead), any Error>?>(nil)
                 let receiver = ForwardingReceiver(ResponseCollector(maximumBytes: 1_500) { result in answer.withLock { $0 = result } })
@@ -446,14 +453,14 @@ extension TransportConformance {
             let server = try server { _ in
                 .script([.write(Self.head(["HTTP/1.1 200 OK", "Content-Length: 10"]) + Data("first".utf8)), .close])
             }
-            defer { server.stop() }
+            defer { stopWithoutWaiting(server) }
             let record = try await transfer(URLRequest(url: server.baseURL))
             guard record.error != nil else { throw fail("a body cut short after 5 of 10 bytes completed without an error") }
         }
 
         private func requestBodyStream() async throws(Failure) {
             let server = try server { request in .status(200, body: request.body) }
-            defer { server.stop() }
+            defer { stopWithoutWaiting(server) }
             let body = Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0) })
             var request = URLRequest(url: server.baseURL)
             request.httpMethod = "PUT"
@@ -466,7 +473,7 @@ extension TransportConformance {
             let server = try server { _ in
                 .script([.write(Self.head(["HTTP/1.1 200 OK", "Content-Length: 10"]) + Data("first".utf8)), .pause(.seconds(30))])
             }
-            defer { server.stop() }
+            defer { stopWithoutWaiting(server) }
             var request = URLRequest(url: server.baseURL)
             request.timeoutInterval = 1
             let record = try await transfer(request)
@@ -476,7 +483,7 @@ extension TransportConformance {
         private func requestBodyProgress() async throws(Failure) {
             let length = 1 << 20
             let server = try server { request in .status(200, body: Data(String(request.body.count).utf8)) }
-            defer { server.stop() }
+            defer { stopWithoutWaiting(server) }
             var request = URLRequest(url: server.baseURL)
             request.httpMethod = "PUT"
             request.httpBody = Data(repeating: 0x61, count: length)
