@@ -99,10 +99,18 @@ struct SpyneWarehouse: Sendable {
         return Data(text.replacingOccurrences(of: published, with: "location=\"\(Self.generatedAddress)\"").utf8)
     }
 
-    /// Closes the service's standard input, which stops it, and waits for it to exit.
+    /// Closes the service's standard input, which stops it, and waits for it to exit on a thread
+    /// of its own (terminating it after five seconds), never on a thread of Swift's cooperative
+    /// pool: a service slow to exit would otherwise hold one for up to its whole lifetime.
     func stop() {
         try? input.close()
-        process.waitUntilExit()
+        let process = process
+        Thread.detachNewThread {
+            let deadline = Date().addingTimeInterval(5)
+            while process.isRunning, Date() < deadline { usleep(20_000) }
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+        }
     }
 
     /// Runs `Fixtures/zeep-generated-client.py` against the service, on a thread of its own, and
