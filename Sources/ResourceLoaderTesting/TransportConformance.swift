@@ -224,7 +224,7 @@ extension TransportConformance {
             Data((lines.joined(separator: "\r\n") + "\r\n\r\n").utf8)
         }
 
-        private static let sampleBody = Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        private static var sampleBody: Data { Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }) }
 
         private func wholeBody() async throws(Failure) {
             let server = try server { _ in .status(200, headers: ["Content-Type": "application/octet-stream"], body: Self.sampleBody) }
