@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Keeps the documentation a reference: fails (exit 1) when
 
-- README.md is longer than its budget (180 lines);
+- README.md is longer than its budget (180 lines), or Docs/Performance.md than its own (250);
 - the results table of Docs/Performance.md differs from Benchmarks/results/latest.json
   (Benchmarks/results/table.py --check);
 - README.md, CONTRIBUTING.md, Docs/*.md, the DocC articles or the doc comments (`///` lines)
@@ -18,6 +18,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 README_BUDGET = 180
+PERFORMANCE_BUDGET = 250
 
 # "issue 16", "issues 13 and 14", "issue #7", and branch-style "issue16-core".
 ISSUE = re.compile(r"\bissues?[ \t]*#?[ \t]*\d+", re.IGNORECASE)
@@ -92,6 +93,9 @@ def main():
     readme_lines = len((ROOT / "README.md").read_text().splitlines())
     if readme_lines > README_BUDGET:
         failures.append(f"README.md: {readme_lines} lines, over its budget of {README_BUDGET}")
+    performance_lines = len((ROOT / "Docs" / "Performance.md").read_text().splitlines())
+    if performance_lines > PERFORMANCE_BUDGET:
+        failures.append(f"Docs/Performance.md: {performance_lines} lines, over its budget of {PERFORMANCE_BUDGET}")
 
     for path, lines in documents():
         for number, reason in problems_in(lines):
@@ -107,6 +111,7 @@ def main():
         print("\n".join(f"  {failure}" for failure in failures))
         return 1
     print(f"Documentation check passed: README.md {readme_lines} of {README_BUDGET} lines, "
+          f"Docs/Performance.md {performance_lines} of {PERFORMANCE_BUDGET}, "
           "the Performance table matches latest.json, no history in the references.")
     return 0
 
