@@ -182,7 +182,7 @@ func runServerHTTP(_ recorder: Recorder, quick: Bool, runs: Int) throws {
             ratios.map { String(format: "%.3f (%@)", $0.ratio, $0.spread) }.joined(separator: ", ")
         }
         let summary = "median of \(runs) run(s): \(each(results.map(\.versusRaw))); each run the \(methods[concurrency]!); \(loadNote)"
-        recorder.target(rawName(concurrency), ratio: median(results.map { $0.versusRaw.ratio }), atLeast: 0.9,
+        recorder.target(rawName(concurrency), ratio: median(results.map { $0.versusRaw.ratio }), atLeast: 0.95,
                         detail: "requests/s, ResourceService async over AsyncHTTPClientTransport vs raw AsyncHTTPClient "
                             + "(same HTTPClient, status check + collect + JSONDecoder); \(summary); "
                             + "client CPU per request, raw over ours: \(cpuRatio(.rawAsyncHTTPClient))")

@@ -463,10 +463,10 @@ func runHTTP(_ recorder: Recorder, quick: Bool) throws {
         }
         let method = "median over pairs of turns, each ratio the geometric mean of one turn in either order; \(rounds) rounds of \(total) in \(slices) slices"
         let async = balancedSpeedRatio(turns[.ourAsync]!, turns[.handAsync]!)
-        recorder.target("http.async_c\(concurrency)_vs_urlsession", ratio: async.ratio, atLeast: 0.95,
+        recorder.target("http.async_c\(concurrency)_vs_urlsession", ratio: async.ratio, atLeast: 0.97,
                         detail: "requests/s, ResourceService async vs hand-written URLSession async (\(method); \(async.spread))")
         let completion = balancedSpeedRatio(turns[.ourCompletion]!, turns[.handCompletion]!)
-        recorder.target("http.completion_c\(concurrency)_vs_urlsession", ratio: completion.ratio, atLeast: 0.95,
+        recorder.target("http.completion_c\(concurrency)_vs_urlsession", ratio: completion.ratio, atLeast: 0.97,
                         detail: "requests/s, ResourceService completion vs hand-written URLSession dataTask (\(method); \(completion.spread))")
     }
     try runPipelineHTTP(recorder, clients: clients, shuffler: &shuffler, quick: quick)
