@@ -53,6 +53,16 @@ struct BearerTokenAdapter: RequestAdapter {
     }
 }
 
+struct APIKeyAdapter: SynchronousRequestAdapter {
+    let key: String
+
+    func adapt(_ request: URLRequest) throws -> URLRequest {
+        var request = request
+        request.setValue(key, forHTTPHeaderField: "X-API-Key")
+        return request
+    }
+}
+
 struct Login: NetworkResourceType, JSONDecodableResourceType {
     typealias Model = [String: String]
     var url: URL { URL(string: "https://api.example.com/login")! }
@@ -102,6 +112,17 @@ struct AdaptersAndMonitorsArticleTests {
             $0.value(forHTTPHeaderField: "Authorization") == "Bearer initial-token"
         })
         #expect(lines.all.first?.hasSuffix("duration=0.000ms result=httpStatus") == true)
+    }
+
+    @Test func theAPIKeyAdapterRunsWithoutATaskOfItsOwn() async throws {
+        let session = FakeURLSession()
+        session.stub(.path("/europe.json"), with: .json(#"{"cities": []}"#))
+        let service = ResourceService<Cities>(pipeline: ResourcePipeline(session: session, adapters: [APIKeyAdapter(key: "k1")]))
+
+        let cities = try await service.fetch(Cities(continent: "europe"))
+
+        #expect(cities.isEmpty)
+        #expect(session.receivedRequests.map { $0.value(forHTTPHeaderField: "X-API-Key") } == ["k1"])
     }
 
     @Test func theLoginResourceIsNotAdaptedAndTheReporterReportsSlowFetches() async throws {

@@ -394,6 +394,10 @@ protocol RequestAuthenticating: Sendable {
     /// credential, which is never replayed.
     func authenticate(_ request: URLRequest, pipeline: ResourcePipeline) async -> Result<(URLRequest, UInt64?), ResourceError>
 
+    /// What ``authenticate(_:pipeline:)`` returns, when it can be had without waiting: `nil`
+    /// while a refresh runs or when the credential has expired.
+    func authenticateImmediately(_ request: URLRequest, pipeline: ResourcePipeline) -> Result<(URLRequest, UInt64?), ResourceError>?
+
     /// Whether `response` rejects the credential the request carried.
     func isCredentialRejected(by response: ResponseHead, data: Data) -> Bool
 
@@ -412,6 +416,43 @@ extension CredentialStore: RequestAuthenticating {
         await authenticate(request, pipeline: pipeline, requiresCredential: true)
     }
 
+    func authenticateImmediately(_ request: URLRequest, pipeline: ResourcePipeline) -> Result<(URLRequest, UInt64?), ResourceError>? {
+        authenticateImmediately(request, pipeline: pipeline, requiresCredential: true)
+    }
+
+    /// The first step of ``authenticate(_:pipeline:requiresCredential:)`` when it needs no wait.
+    fileprivate func authenticateImmediately(
+        _ request: URLRequest,
+        pipeline: ResourcePipeline,
+        requiresCredential: Bool
+    ) -> Result<(URLRequest, UInt64?), ResourceError>? {
+        switch step(requiresCredential: requiresCredential) {
+        case .use(let credential, let generation):
+            if let expiry = authenticator.expirationDate(of: credential), expiry <= pipeline.currentDate { return nil }
+            var request = request
+            authenticator.apply(credential, to: &request)
+            return .success((request, generation))
+        case .wait:
+            return nil
+        case .anonymous:
+            return .success((request, nil))
+        case .fail(let error):
+            return .failure(error)
+        }
+    }
+
+    /// What a request needs from the store now.
+    private func step(requiresCredential: Bool) -> Step {
+        state.withLock { state -> Step in
+            // A refresh runs only while there is a credential.
+            if let refresh = state.refresh { return .wait(refresh) }
+            if let credential = state.credential { return .use(credential, generation: state.generation) }
+            if !requiresCredential { return .anonymous }
+            if let revocation = state.revocation { return .fail(.authenticationFailed(.credentialRevoked(revocation))) }
+            return .fail(.authenticationFailed(.noCredential))
+        }
+    }
+
     /// Puts the current credential on `request`; without one, sends it as it is unless
     /// `requiresCredential`.
     fileprivate func authenticate(
@@ -423,15 +464,7 @@ extension CredentialStore: RequestAuthenticating {
         // is sent anyway and the server decides.
         var hasRefreshed = false
         while true {
-            let step = state.withLock { state -> Step in
-                // A refresh runs only while there is a credential.
-                if let refresh = state.refresh { return .wait(refresh) }
-                if let credential = state.credential { return .use(credential, generation: state.generation) }
-                if !requiresCredential { return .anonymous }
-                if let revocation = state.revocation { return .fail(.authenticationFailed(.credentialRevoked(revocation))) }
-                return .fail(.authenticationFailed(.noCredential))
-            }
-            switch step {
+            switch step(requiresCredential: requiresCredential) {
             case .use(let credential, let generation):
                 if !hasRefreshed, let expiry = authenticator.expirationDate(of: credential), expiry <= pipeline.currentDate {
                     hasRefreshed = true
@@ -481,6 +514,10 @@ private struct OptionalCredential<Authenticator: ResourceLoader.Authenticator>: 
 
     func authenticate(_ request: URLRequest, pipeline: ResourcePipeline) async -> Result<(URLRequest, UInt64?), ResourceError> {
         await store.authenticate(request, pipeline: pipeline, requiresCredential: false)
+    }
+
+    func authenticateImmediately(_ request: URLRequest, pipeline: ResourcePipeline) -> Result<(URLRequest, UInt64?), ResourceError>? {
+        store.authenticateImmediately(request, pipeline: pipeline, requiresCredential: false)
     }
 
     func isCredentialRejected(by response: ResponseHead, data: Data) -> Bool {

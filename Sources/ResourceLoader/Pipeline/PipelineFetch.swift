@@ -45,11 +45,13 @@ final class PipelineFetch: Sendable {
     /// Runs the attempts for `request` as `plan` says, for `pending`, whose deadline is already
     /// running; `onAnswer` receives the last attempt's answer, or the error that ended the fetch.
     ///
-    /// A single attempt with nothing to run before it goes straight to the transport. Otherwise the
-    /// attempts run in a task of their own, so that cancellation and the deadline end the fetch
-    /// at once, whatever an adapter, a refresh or a wait is doing: `pending` then cancels the
-    /// task, and what the task answers is ignored. ``FetchEvent/Context/current`` names this
-    /// fetch while the adapters, the authenticator and the transport run.
+    /// A single attempt with nothing to run before it goes straight to the transport. So does the
+    /// first attempt when every adapter is synchronous and the credential is ready: the adapters
+    /// run on this thread. Whatever must wait (an adapter that may suspend, a refresh, a retry's
+    /// delay, a replay) runs in a task of its own, so that cancellation and the deadline end the
+    /// fetch at once: `pending` then cancels the task, and what the task answers is ignored.
+    /// ``FetchEvent/Context/current`` names this fetch while the adapters, the authenticator and
+    /// the transport run.
     func start<Value>(
         _ request: URLRequest,
         plan: FetchPlan,
@@ -68,25 +70,120 @@ final class PipelineFetch: Sendable {
             }
             return
         }
+        guard let synchronousAdapters = plan.synchronousAdapters else {
+            continueInTask(request, plan: plan, from: .beginning, pending: pending, onAnswer: onAnswer)
+            return
+        }
+        FetchEvent.Context.$current.withValue(context) {
+            var adapted = request
+            for adapter in synchronousAdapters {
+                do {
+                    adapted = try adapter(adapted)
+                } catch {
+                    onAnswer(.failure(.requestAdaptationFailed(error)))
+                    return
+                }
+            }
+            var generation: UInt64?
+            if let authentication = plan.authentication {
+                switch authentication.authenticateImmediately(adapted, pipeline: pipeline) {
+                case .success(let (authenticated, credentialGeneration)):
+                    adapted = authenticated
+                    generation = credentialGeneration
+                case .failure(let error):
+                    onAnswer(.failure(error))
+                    return
+                case nil:
+                    // A refresh to wait for, or an expired credential to refresh.
+                    continueInTask(request, plan: plan, from: .adapted(adapted), pending: pending, onAnswer: onAnswer)
+                    return
+                }
+            }
+            guard !pending.isFinished else { return }
+            let attempt = nextAttempt(with: adapted)
+            let sent = attemptSent(adapted, attempt: attempt)
+            pending.transfer(adapted, through: pipeline.session, options: plan.options) { [self, adapted, generation] answer in
+                var tries = Tries()
+                let outcome = self.answer(answer, attempt: attempt, sentAt: sent)
+                let next = self.next(after: outcome, of: adapted, attempt: attempt, generation: generation, plan: plan, tries: &tries)
+                if case .finish(let outcome) = next {
+                    onAnswer(outcome)
+                } else {
+                    continueInTask(request, plan: plan, from: .after(next, tries), pending: pending, onAnswer: onAnswer)
+                }
+            }
+        }
+    }
+
+    /// Where ``attempts(from:plan:resuming:)`` begins.
+    private enum Resumption: Sendable {
+        /// With the adapters of the first attempt.
+        case beginning
+        /// With the credential of the first attempt, whose adapters made this request.
+        case adapted(URLRequest)
+        /// With what an attempt made without a task calls for next.
+        case after(Next, Tries)
+    }
+
+    /// What happens after an attempt.
+    private enum Next: Sendable {
+        /// The attempt's outcome is the fetch's.
+        case finish(Result<FetchAnswer, ResourceError>)
+        /// The credential of generation `rejected` was rejected: have the authenticator replace
+        /// it, then replay.
+        case replay(rejected: UInt64, any RequestAuthenticating)
+        /// Try again once the stopwatch reads `wakeUp` (`delay` after the attempt).
+        case retry(wakeUp: Duration, delay: Duration)
+    }
+
+    /// The retries and replays a fetch has made.
+    private struct Tries: Sendable {
+        var retries = 0
+        var hasReplayed = false
+    }
+
+    /// Runs the rest of the attempts in a task that `pending` cancels when the fetch ends first.
+    private func continueInTask<Value>(
+        _ request: URLRequest,
+        plan: FetchPlan,
+        from resumption: Resumption,
+        pending: PendingFetch<Value>,
+        onAnswer: @escaping @Sendable (Result<FetchAnswer, ResourceError>) -> Void
+    ) {
         pending.beginTransfer()
         let attempts = Task { [context] in
-            onAnswer(await FetchEvent.Context.$current.withValue(context) { await self.attempts(from: request, plan: plan) })
+            onAnswer(await FetchEvent.Context.$current.withValue(context) {
+                await self.attempts(from: request, plan: plan, resuming: resumption)
+            })
         }
         pending.attach(TaskCancellable(attempts))
     }
 
     /// Makes attempts until one's outcome is final: not retried, not replayed.
-    private func attempts(from built: URLRequest, plan: FetchPlan) async -> Result<FetchAnswer, ResourceError> {
-        let policy = plan.retryPolicy
-        var retries = 0
-        var hasReplayed = false
+    private func attempts(from built: URLRequest, plan: FetchPlan, resuming: Resumption) async -> Result<FetchAnswer, ResourceError> {
+        var tries = Tries()
+        var adapted: URLRequest?
+        switch resuming {
+        case .beginning:
+            break
+        case .adapted(let request):
+            adapted = request
+        case .after(let next, let triesSoFar):
+            tries = triesSoFar
+            if let outcome = await carryOut(next) { return outcome }
+        }
         while true {
             var request = built
-            for adapter in plan.adapters {
-                do {
-                    request = try await adapter.adapt(request)
-                } catch {
-                    return .failure(.requestAdaptationFailed(error))
+            if let alreadyAdapted = adapted {
+                request = alreadyAdapted
+                adapted = nil
+            } else {
+                for adapter in plan.adapters {
+                    do {
+                        request = try await adapter.adapt(request)
+                    } catch {
+                        return .failure(.requestAdaptationFailed(error))
+                    }
                 }
             }
             var generation: UInt64?
@@ -102,54 +199,81 @@ final class PipelineFetch: Sendable {
             if Task.isCancelled { return .failure(.cancelled) }
             let attempt = nextAttempt(with: request)
             let outcome = await send(request, attempt: attempt, options: plan.options)
+            let next = next(after: outcome, of: request, attempt: attempt, generation: generation, plan: plan, tries: &tries)
+            if let outcome = await carryOut(next) { return outcome }
+        }
+    }
 
-            // Is it worth another attempt, and when?
-            let reason: FetchEvent.RetryScheduled.Reason
-            let serverDelay: Duration?
-            switch outcome {
-            case .failure(.transport(let code, _)) where policy.retryableTransportErrors.contains(code):
-                reason = .transport(code)
-                serverDelay = nil
-            case .failure:
-                return outcome
-            case .success(let answer):
-                received(answer)
-                let response = answer.response
-                if let authentication = plan.authentication, let generation,
-                   authentication.isCredentialRejected(by: response, data: answer.data) {
-                    // One replay per fetch: a replay that is rejected again is the outcome.
-                    guard !hasReplayed else { return outcome }
-                    hasReplayed = true
-                    scheduled(after: attempt, delay: .zero, reason: .credentialRejected(statusCode: response.statusCode))
-                    if case .failure(let error) = await authentication.replaceCredential(rejected: generation, pipeline: pipeline) {
-                        return .failure(error)
-                    }
-                    continue
-                }
-                guard policy.retryableStatusCodes.contains(response.statusCode) else { return outcome }
-                reason = .status(response.statusCode)
-                serverDelay = retryAfter(in: response, policy: policy)
+    /// Decides what follows `attempt`, whose outcome is `outcome`, and tells the monitors of the
+    /// response and of any attempt to come.
+    private func next(
+        after outcome: Result<FetchAnswer, ResourceError>,
+        of request: URLRequest,
+        attempt: Int,
+        generation: UInt64?,
+        plan: FetchPlan,
+        tries: inout Tries
+    ) -> Next {
+        let policy = plan.retryPolicy
+        // Is it worth another attempt, and when?
+        let reason: FetchEvent.RetryScheduled.Reason
+        let serverDelay: Duration?
+        switch outcome {
+        case .failure(.transport(let code, _)) where policy.retryableTransportErrors.contains(code):
+            reason = .transport(code)
+            serverDelay = nil
+        case .failure:
+            return .finish(outcome)
+        case .success(let answer):
+            received(answer)
+            let response = answer.response
+            if let authentication = plan.authentication, let generation,
+               authentication.isCredentialRejected(by: response, data: answer.data) {
+                // One replay per fetch: a replay that is rejected again is the outcome.
+                guard !tries.hasReplayed else { return .finish(outcome) }
+                tries.hasReplayed = true
+                scheduled(after: attempt, delay: .zero, reason: .credentialRejected(statusCode: response.statusCode))
+                return .replay(rejected: generation, authentication)
             }
-            guard retries + 1 < policy.maximumAttempts,
-                  policy.retryableMethods.contains(HTTPMethod(rawValue: request.httpMethod ?? "GET") ?? .get)
-            else { return outcome }
-            var generator = SystemRandomNumberGenerator()
-            let delay = serverDelay ?? policy.backoff(beforeRetry: retries + 1, using: &generator)
-            // The wait ends `delay` after now, whatever happens before it begins.
-            let wakeUp = pipeline.stopwatch.elapsed() + delay
-            // A retry that could not start before the deadline is not made.
-            if let deadline = plan.options.deadline, wakeUp - start >= deadline {
-                return outcome
+            guard policy.retryableStatusCodes.contains(response.statusCode) else { return .finish(outcome) }
+            reason = .status(response.statusCode)
+            serverDelay = retryAfter(in: response, policy: policy)
+        }
+        guard tries.retries + 1 < policy.maximumAttempts,
+              policy.retryableMethods.contains(HTTPMethod(rawValue: request.httpMethod ?? "GET") ?? .get)
+        else { return .finish(outcome) }
+        var generator = SystemRandomNumberGenerator()
+        let delay = serverDelay ?? policy.backoff(beforeRetry: tries.retries + 1, using: &generator)
+        // The wait ends `delay` after now, whatever happens before it begins.
+        let wakeUp = pipeline.stopwatch.elapsed() + delay
+        // A retry that could not start before the deadline is not made.
+        if let deadline = plan.options.deadline, wakeUp - start >= deadline {
+            return .finish(outcome)
+        }
+        tries.retries += 1
+        scheduled(after: attempt, delay: delay, reason: reason)
+        return .retry(wakeUp: wakeUp, delay: delay)
+    }
+
+    /// Waits for what `next` needs before another attempt; returns the fetch's outcome instead
+    /// when there is to be none.
+    private func carryOut(_ next: Next) async -> Result<FetchAnswer, ResourceError>? {
+        switch next {
+        case .finish(let outcome):
+            return outcome
+        case .replay(let generation, let authentication):
+            if case .failure(let error) = await authentication.replaceCredential(rejected: generation, pipeline: pipeline) {
+                return .failure(error)
             }
-            retries += 1
-            scheduled(after: attempt, delay: delay, reason: reason)
-            if delay > .zero {
-                do {
-                    try await pipeline.stopwatch.sleep(wakeUp)
-                } catch {
-                    return .failure(.cancelled)
-                }
+            return nil
+        case .retry(let wakeUp, let delay):
+            guard delay > .zero else { return nil }
+            do {
+                try await pipeline.stopwatch.sleep(wakeUp)
+            } catch {
+                return .failure(.cancelled)
             }
+            return nil
         }
     }
 

@@ -31,6 +31,9 @@ import FoundationNetworking
 ///
 /// A resource that must not be adapted (a login request must not carry the token it is asking
 /// for) returns `false` from ``NetworkResourceType/usesPipelineAdapters``.
+///
+/// An adapter that never suspends conforms to ``SynchronousRequestAdapter`` instead, which lets
+/// the pipeline make a fetch's first attempt without a task of its own.
 public protocol RequestAdapter: Sendable {
     /// Returns `request` as it should be sent.
     ///
@@ -50,16 +53,38 @@ public protocol RequestAdapter: Sendable {
 ///     },
 /// ])
 /// ```
+///
+/// A closure that does not `await` makes a synchronous adapter, which the pipeline runs as it
+/// runs a ``SynchronousRequestAdapter``: without a task when nothing else needs one.
 public struct ClosureRequestAdapter: RequestAdapter {
-    private let transform: @Sendable (URLRequest) async throws -> URLRequest
+    private enum Transform: Sendable {
+        case synchronous(@Sendable (URLRequest) throws -> URLRequest)
+        case suspending(@Sendable (URLRequest) async throws -> URLRequest)
+    }
 
-    /// Creates an adapter that returns what `transform` returns.
+    private let transform: Transform
+
+    /// Creates an adapter that returns what `transform` returns; `transform` may suspend.
     public init(_ transform: @escaping @Sendable (URLRequest) async throws -> URLRequest) {
-        self.transform = transform
+        self.transform = .suspending(transform)
+    }
+
+    /// Creates a synchronous adapter that returns what `transform` returns.
+    public init(_ transform: @escaping @Sendable (URLRequest) throws -> URLRequest) {
+        self.transform = .synchronous(transform)
     }
 
     /// Returns `transform(request)`.
     public func adapt(_ request: URLRequest) async throws -> URLRequest {
-        try await transform(request)
+        switch transform {
+        case .synchronous(let transform): try transform(request)
+        case .suspending(let transform): try await transform(request)
+        }
+    }
+
+    /// The closure of a synchronous adapter; `nil` for one that may suspend.
+    var synchronousTransform: (@Sendable (URLRequest) throws -> URLRequest)? {
+        if case .synchronous(let transform) = transform { return transform }
+        return nil
     }
 }

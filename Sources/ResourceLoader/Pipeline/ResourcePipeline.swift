@@ -85,6 +85,10 @@ public final class ResourcePipeline: Sendable {
     let authentication: (any RequestAuthenticating)?
     /// The credential store as a resource whose credential is optional uses it.
     let optionalAuthentication: (any RequestAuthenticating)?
+    /// The adapters as closures that run without suspending, when every adapter is synchronous
+    /// (a ``SynchronousRequestAdapter`` or a ``ClosureRequestAdapter`` whose closure does not
+    /// `await`); `nil` otherwise.
+    let synchronousAdapters: [@Sendable (URLRequest) throws -> URLRequest]?
     /// Whether a fetch must go through the hooks: `false` keeps the plain path unless the
     /// resource's own retry policy retries.
     let hasHooks: Bool
@@ -158,6 +162,7 @@ public final class ResourcePipeline: Sendable {
         self.session = session
         self.options = options
         self.adapters = adapters
+        self.synchronousAdapters = Self.synchronous(adapters)
         self.authentication = authentication
         self.optionalAuthentication = authentication?.credentialOptional
         self.retryPolicy = retryPolicy
@@ -165,6 +170,22 @@ public final class ResourcePipeline: Sendable {
         self.clock = clock
         self.hasHooks = !adapters.isEmpty || !monitors.isEmpty || authentication != nil || retryPolicy.retries
         self.stopwatch = Stopwatch(clock)
+    }
+
+    /// `adapters` as closures that do not suspend, or `nil` if one of them may.
+    private static func synchronous(_ adapters: [any RequestAdapter]) -> [@Sendable (URLRequest) throws -> URLRequest]? {
+        var closures: [@Sendable (URLRequest) throws -> URLRequest] = []
+        for adapter in adapters {
+            if let closure = adapter as? ClosureRequestAdapter {
+                guard let transform = closure.synchronousTransform else { return nil }
+                closures.append(transform)
+            } else if let adapter = adapter as? any SynchronousRequestAdapter {
+                closures.append { request in try adapter.adapt(request) }
+            } else {
+                return nil
+            }
+        }
+        return closures
     }
 }
 

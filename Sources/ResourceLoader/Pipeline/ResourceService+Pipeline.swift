@@ -23,6 +23,7 @@ extension ResourceService {
         guard let pipeline = fetch?.pipeline else { return FetchPlan(options: options) }
         return FetchPlan(
             adapters: resource.usesPipelineAdapters ? pipeline.adapters : [],
+            synchronousAdapters: resource.usesPipelineAdapters ? pipeline.synchronousAdapters : [],
             authentication: resource.usesPipelineAuthenticator
                 ? (resource.requiresCredential ? pipeline.authentication : pipeline.optionalAuthentication)
                 : nil,

@@ -18,17 +18,26 @@ struct FetchAnswer: Sendable {
 /// and the transfer's limits. A service without a pipeline runs an empty plan.
 struct FetchPlan: Sendable {
     let adapters: [any RequestAdapter]
+    /// ``adapters`` as closures that do not suspend, when every one of them is synchronous.
+    let synchronousAdapters: [@Sendable (URLRequest) throws -> URLRequest]?
     let authentication: (any RequestAuthenticating)?
     let retryPolicy: RetryPolicy
     let options: TransferOptions
 
     /// A plan with no hooks: one attempt with `options`.
     init(options: TransferOptions) {
-        self.init(adapters: [], authentication: nil, retryPolicy: .never, options: options)
+        self.init(adapters: [], synchronousAdapters: [], authentication: nil, retryPolicy: .never, options: options)
     }
 
-    init(adapters: [any RequestAdapter], authentication: (any RequestAuthenticating)?, retryPolicy: RetryPolicy, options: TransferOptions) {
+    init(
+        adapters: [any RequestAdapter],
+        synchronousAdapters: [@Sendable (URLRequest) throws -> URLRequest]?,
+        authentication: (any RequestAuthenticating)?,
+        retryPolicy: RetryPolicy,
+        options: TransferOptions
+    ) {
         self.adapters = adapters
+        self.synchronousAdapters = synchronousAdapters
         self.authentication = authentication
         self.retryPolicy = retryPolicy
         self.options = options
