@@ -231,7 +231,12 @@ final class XMLElementDecoder: Decoder {
         if type == Data.self { return .data }
         if let arrayType = type as? any XMLDecodableArray.Type { return .array(arrayType) }
         if type is any XMLChoice.Type { return .choice }
-        if let described = type as? any XMLSchemaType.Type { return .described(described.xmlSchema) }
+        if let described = type as? any XMLSchemaType.Type {
+            // Only a schema's fields change how a value is read (attributes, text, item names):
+            // a schema without any reads as no schema, with nothing to look up per property.
+            let schema = described.xmlSchema
+            return schema.fields.isEmpty ? .decodable : .described(schema)
+        }
         return .decodable
     }
 
