@@ -706,7 +706,7 @@ extension AsyncHTTPClientTransport {
         /// A part of the body arrived; returns the error that stops the transfer, if any.
         func receivedBodyPart(_ buffer: ByteBuffer, hop: Int) -> ResourceError? {
             guard buffer.readableBytes > 0 else { return nil }
-            guard case .stop(let error) = deliver(hop: hop, { $0.transferDidReceive(Data(buffer.readableBytesView)) }) else {
+            guard case .stop(let error) = deliver(hop: hop, { $0.transferDidReceive(buffer.sharedData) }) else {
                 return nil
             }
             finish(error, hop: hop)
