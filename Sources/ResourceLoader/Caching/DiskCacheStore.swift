@@ -64,7 +64,8 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
     private var entries: [String: Entry] = [:]
     private var totalSize = 0
     private var useCounter: UInt64 = 0
-    private var journal: FileHandle?
+    /// The journal's file descriptor, open for appending; `-1` when closed.
+    private var journal: Int32 = -1
     private var journalLines = 0
     private let lockDescriptor: Int32
 
@@ -96,7 +97,7 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
     }
 
     deinit {
-        try? journal?.close()
+        if journal >= 0 { close(journal) }
         flock(lockDescriptor, LOCK_UN)
         close(lockDescriptor)
     }
@@ -138,10 +139,13 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
                 remove(name)
                 return
             }
-            let temporary = directory.appendingPathComponent("tmp-\(UUID().uuidString)")
-            guard (try? data.write(to: temporary)) != nil else { return }
-            guard rename(temporary.path, url(of: name).path) == 0 else {
-                try? FileManager.default.removeItem(at: temporary)
+            let temporary = directory.path + "/tmp-\(UUID().uuidString)"
+            guard Self.write(data, toPath: temporary) else {
+                unlink(temporary)
+                return
+            }
+            guard rename(temporary, path(of: name)) == 0 else {
+                unlink(temporary)
                 return
             }
             totalSize -= entries[name]?.size ?? 0
@@ -175,6 +179,26 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
 
     private func url(of name: String) -> URL {
         directory.appendingPathComponent(name)
+    }
+
+    private func path(of name: String) -> String {
+        directory.path + "/" + name
+    }
+
+    /// Writes `data` to a new file at `path`; `false` when it could not be written whole.
+    private static func write(_ data: Data, toPath path: String) -> Bool {
+        let descriptor = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0o644)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return data.withUnsafeBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let written = systemWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                guard written > 0 else { return false }
+                offset += written
+            }
+            return true
+        }
     }
 
     /// Lists the directory: removes temporary files, sizes the entries, orders them by the
@@ -216,7 +240,7 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
     }
 
     private func remove(_ name: String) {
-        try? FileManager.default.removeItem(at: url(of: name))
+        unlink(path(of: name))
         if let entry = entries.removeValue(forKey: name) { totalSize -= entry.size }
         appendToJournal("D \(name)")
     }
@@ -226,27 +250,24 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
             compactJournal()
             return
         }
-        guard let journal = journal ?? openJournal() else { return }
-        try? journal.write(contentsOf: Data((line + "\n").utf8))
+        if journal < 0 { journal = open(path(of: "journal"), O_CREAT | O_WRONLY | O_APPEND, 0o644) }
+        guard journal >= 0 else { return }
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { systemWrite(journal, $0.baseAddress!, $0.count) }
         journalLines += 1
-    }
-
-    private func openJournal() -> FileHandle? {
-        let handle = try? FileHandle(forWritingTo: url(of: "journal"))
-        _ = try? handle?.seekToEnd()
-        journal = handle
-        return handle
     }
 
     /// Rewrites the journal as one line per entry, least recently used first (to a temporary
     /// file, renamed into place).
     private func compactJournal() {
-        try? journal?.close()
-        journal = nil
+        if journal >= 0 { close(journal) }
+        journal = -1
         let lines = entries.sorted { $0.value.lastUse < $1.value.lastUse }.map { "W \($0.key) \($0.value.size)\n" }
-        let temporary = directory.appendingPathComponent("tmp-journal-\(UUID().uuidString)")
-        guard (try? Data(lines.joined().utf8).write(to: temporary)) != nil else { return }
-        if rename(temporary.path, url(of: "journal").path) != 0 { try? FileManager.default.removeItem(at: temporary) }
+        let temporary = path(of: "tmp-journal-\(UUID().uuidString)")
+        guard Self.write(Data(lines.joined().utf8), toPath: temporary), rename(temporary, path(of: "journal")) == 0 else {
+            unlink(temporary)
+            return
+        }
         journalLines = lines.count
     }
 
@@ -337,4 +358,9 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
         }
         return UInt32(truncatingIfNeeded: crc)
     }
+}
+
+/// `write(2)`, named apart from the store's own methods.
+private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, buffer, count)
 }
