@@ -129,11 +129,11 @@ public struct CacheControl: Sendable, Hashable {
                 index += 1
             }
             let name = String(decoding: bytes[nameStart..<index], as: UTF8.self).lowercased()
-            skipWhitespace()
+            // No white space around `=` (RFC 9111's grammar has none): `max-age =60` is a
+            // `max-age` without its value, and `max-age= 60` one with an empty value.
             var value: String?
             if index < bytes.count, bytes[index] == UInt8(ascii: "=") {
                 index += 1
-                skipWhitespace()
                 if index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
                     index += 1
                     var unquoted: [UInt8] = []

@@ -61,8 +61,6 @@ public struct CachePolicy: Sendable {
         case conditionalRequest
         /// The transfer did not deliver the whole body (an error, a cancellation, a limit).
         case incompleteBody
-        /// The body is larger than the cache holds.
-        case tooLarge
     }
 
     /// What a stored response can do for a request.
@@ -245,10 +243,11 @@ public struct CachePolicy: Sendable {
     // MARK: - Updating with a 304 (section 4.3.4)
 
     /// The fields a `304` never replaces in a stored response: `Content-Length` (section 3.2),
-    /// the content's coding and type (the stored body's, as OkHttp keeps them), and the
-    /// hop-by-hop fields.
+    /// `Content-Encoding` (the stored body is kept as the transport decoded it, so its coding is
+    /// the stored one), and the hop-by-hop fields. Every other field of the `304`, `Content-Type`
+    /// included, replaces the stored one, as the `cache-tests` suite expects.
     public static let fieldsKeptOnUpdate: Set<String> = [
-        "content-length", "content-encoding", "content-type", "connection", "keep-alive",
+        "content-length", "content-encoding", "connection", "keep-alive",
         "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
     ]
 

@@ -22,7 +22,8 @@ extension FetchEvent {
             /// The request said `only-if-cached` and nothing stored could answer: the fetch
             /// fails with ``ResourceError/notCached``, and nothing was sent.
             case onlyIfCachedUnsatisfied
-            /// The response was stored.
+            /// The whole response was handed to the store (which drops one larger than its
+            /// limit).
             case stored
             /// The response was not stored, for this reason.
             case notStored(CachePolicy.NotStoredReason)

@@ -54,7 +54,7 @@ struct CacheControlTests {
 
     @Test("§5.2: empty members, unknown directives and stray white space are skipped")
     func lenient() {
-        let directives = CacheControl(" ,, no-store ,  foo=bar ,\tonly-if-cached, min-fresh = 20 , immutable, stale-if-error=300")
+        let directives = CacheControl(" ,, no-store ,  foo=bar ,\tonly-if-cached, min-fresh=20 , immutable, stale-if-error=300")
         #expect(directives.noStore)
         #expect(directives.onlyIfCached)
         #expect(directives.minFresh == 20)
@@ -72,5 +72,12 @@ struct CacheControlTests {
         let directives = CacheControl(joined)
         #expect(directives.isPublic)
         #expect(directives.maxAge == 5)
+    }
+
+    @Test("§5.2 grammar: no white space around `=` (cache-tests freshness-max-age-space-before-equals and -after-equals)")
+    func noWhiteSpaceAroundEquals() {
+        #expect(CacheControl("max-age =3600").maxAge == 0)
+        #expect(CacheControl("max-age= 3600").maxAge == 0)
+        #expect(CacheControl("min-fresh = 20").minFresh == nil)
     }
 }

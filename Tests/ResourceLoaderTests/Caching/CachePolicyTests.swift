@@ -205,7 +205,7 @@ struct CachePolicyTests {
         #expect(CachePolicy.conditions(toValidate: CacheTesting.response(requestDate: t0)) == [:])
     }
 
-    @Test("§4.3.4: a 304 updates the stored fields, keeps the body and Content-Length, and moves the dates")
+    @Test("§4.3.4, §3.2: a 304 updates the stored fields (Content-Type too), keeps the body and Content-Length, and moves the dates")
     func merging() {
         let stored = CacheTesting.response(
             headers: ["Cache-Control": "max-age=60", "ETag": "\"x\"", "Content-Length": "4", "X-Old": "1", "Content-Type": "text/plain"],
@@ -219,7 +219,7 @@ struct CachePolicyTests {
         #expect(merged.statusCode == 200)
         #expect(merged.value(forHTTPHeaderField: "Cache-Control") == "max-age=600")
         #expect(merged.value(forHTTPHeaderField: "Content-Length") == "4")
-        #expect(merged.value(forHTTPHeaderField: "Content-Type") == "text/plain")
+        #expect(merged.value(forHTTPHeaderField: "Content-Type") == "text/html")
         #expect(merged.value(forHTTPHeaderField: "X-Old") == "1")
         #expect(merged.value(forHTTPHeaderField: "X-New") == "2")
         #expect(merged.value(forHTTPHeaderField: "Connection") == nil)
