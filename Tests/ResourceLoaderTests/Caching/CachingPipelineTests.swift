@@ -174,4 +174,32 @@ struct CachingPipelineTests {
         }
         #expect(server.requestCount == 1)
     }
+
+    @Test("Through adapters and retries (the attempts' own task) a hit is answered at once, and the adapted request is the one looked up")
+    func hitThroughAdaptersAndRetries() async throws {
+        let server = try LoopbackHTTPServer { request in
+            let language = request.value(forHeaderField: "Accept-Language") ?? "none"
+            return .status(200, headers: ["Cache-Control": "max-age=60", "Vary": "Accept-Language"],
+                body: Data(#"{"cities": [{"name": "\#(language)"}]}"#.utf8))
+        }
+        defer { server.stop() }
+        let recorder = CacheDecisionRecorder()
+        let pipeline = ResourcePipeline(
+            session: URLSessionTransport(),
+            adapters: [ClosureRequestAdapter { request in
+                var request = request
+                request.setValue("pt", forHTTPHeaderField: "Accept-Language")
+                return request
+            }],
+            retryPolicy: RetryPolicy(maximumAttempts: 3),
+            monitors: [recorder],
+            cache: HTTPCache()
+        )
+        let service = ResourceService<CachedCitiesResource>(pipeline: pipeline)
+        let resource = CachedCitiesResource(url: server.baseURL.appendingPathComponent("europe.json"))
+        #expect(try await service.fetch(resource) == [City(name: "pt")])
+        #expect(try await service.fetch(resource) == [City(name: "pt")])
+        #expect(server.requestCount == 1)
+        #expect(recorder.recorded == [.miss, .stored, .hit])
+    }
 }
