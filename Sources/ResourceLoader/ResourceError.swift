@@ -23,6 +23,7 @@ import FoundationNetworking
 /// | ``emptyResponse(statusCode:)`` | The body was empty where a model was expected. |
 /// | ``parsing(_:)`` | The body could not be turned into the model. |
 /// | ``soapFault(_:)`` | A SOAP service answered with a Fault. |
+/// | ``notCached`` | A request said `only-if-cached` and the ``HTTPCache`` had no response it could use. |
 ///
 /// Descriptions name the kind of failure and never quote what the server sent (bodies, header
 /// values, SOAP Fault text, names declared in a document, dictionary keys) nor the request's
@@ -61,6 +62,9 @@ public enum ResourceError: Error, Sendable {
     case parsing(ParsingFailure)
     /// A SOAP service answered with a Fault.
     case soapFault(SOAPFault)
+    /// The request's `Cache-Control` said `only-if-cached` and the ``HTTPCache`` had no stored
+    /// response that could answer it. Nothing was sent.
+    case notCached
 }
 
 // MARK: - Context types
@@ -225,6 +229,7 @@ extension ResourceError {
         case .emptyResponse: "emptyResponse"
         case .parsing: "parsing"
         case .soapFault: "soapFault"
+        case .notCached: "notCached"
         }
     }
 
@@ -298,6 +303,8 @@ extension ResourceError: CustomStringConvertible {
             return text
         case .soapFault(let fault):
             return fault.description
+        case .notCached:
+            return "The request asked for a cached response only (only-if-cached), and the cache has none it can use"
         }
     }
 }

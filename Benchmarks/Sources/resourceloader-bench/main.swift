@@ -7,7 +7,7 @@ import FoundationNetworking
 
 // resourceloader-bench: the whole suite in one run (see Docs/Performance.md).
 //
-//   resourceloader-bench [--quick] [--only xml,soap,json,http,http-server,operations,gzip,streaming,wsdl]
+//   resourceloader-bench [--quick] [--only xml,soap,json,http,http-server,operations,gzip,streaming,wsdl,caching]
 //                        [--output PATH]
 //                        [--runs N] [--merge]
 //   (`http` runs the end-to-end group and then `http-server`, ResourceService over
@@ -654,7 +654,7 @@ func main() -> Int32 {
         var quick = false
         var merge = false
         var runs = 1
-        var groups = ["xml", "soap", "json", "http", "operations", "gzip", "streaming", "wsdl"]
+        var groups = ["xml", "soap", "json", "http", "operations", "gzip", "streaming", "wsdl", "caching"]
         // Benchmarks/results/latest.json, wherever the command is run from.
         var output = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("results/latest.json").path
@@ -682,6 +682,7 @@ func main() -> Int32 {
         if groups.contains("gzip") { try runGzip(recorder, quick: quick) }
         if groups.contains("streaming") { try runStreaming(recorder, quick: quick) }
         if groups.contains("wsdl") { try runWSDL(recorder, quick: quick) }
+        if groups.contains("caching") { try runCaching(recorder, quick: quick) }
         if groups.contains("http") { try runHTTP(recorder, quick: quick) }
         if groups.contains("http") || groups.contains("http-server") { try runServerHTTP(recorder, quick: quick, runs: runs) }
         let formatter = ISO8601DateFormatter()

@@ -164,7 +164,7 @@ public final class FixtureServer: Sendable {
         let components = request.path.split(separator: "/").map(String.init)
         switch (request.method, components.first) {
         case ("GET", "cities") where components.count == 2 && components[1].hasSuffix(".json"):
-            return cities(String(components[1].dropLast(".json".count)))
+            return cities(String(components[1].dropLast(".json".count)), request: request)
         case ("POST", "UserService") where components.count == 1:
             return userService(request)
         case ("GET", "UserService") where components.count == 1 && request.queryItems.map(\.name) == ["wsdl"]:
@@ -256,7 +256,7 @@ public final class FixtureServer: Sendable {
 
     // MARK: Cities
 
-    private static func cities(_ continent: String) -> LoopbackHTTPServer.Response {
+    private static func cities(_ continent: String, request: LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Response {
         switch continent {
         case "slow":
             return citiesJSON(["Slowtown"]).delayed(by: slowDelay)
@@ -268,8 +268,23 @@ public final class FixtureServer: Sendable {
             guard let names = continents[continent] else {
                 return .json(#"{"message": "No such continent"}"#, status: 404)
             }
-            return citiesJSON(names)
+            return cacheableCitiesJSON(names, tag: "\"\(continent)-1\"", request: request)
         }
+    }
+
+    /// A continent's cities as an HTTP cache may keep them: fresh for a minute, with an `ETag`;
+    /// a request whose `If-None-Match` names that tag gets a `304 Not Modified` without a body.
+    private static func cacheableCitiesJSON(_ names: [String], tag: String, request: LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Response {
+        let caching = ["Cache-Control": "max-age=60", "ETag": tag]
+        if request.value(forHeaderField: "If-None-Match") == tag {
+            return .status(304, headers: caching)
+        }
+        struct Body: Encodable {
+            struct Entry: Encodable { let name: String }
+            let cities: [Entry]
+        }
+        let data = (try? JSONEncoder().encode(Body(cities: names.map(Body.Entry.init)))) ?? Data()
+        return .status(200, headers: caching.merging(["Content-Type": "application/json; charset=utf-8"]) { $1 }, body: data)
     }
 
     private static func citiesJSON(_ names: [String]) -> LoopbackHTTPServer.Response {

@@ -8,7 +8,7 @@ import FoundationNetworking
 /// refreshes it once for all the requests that need a new one.
 ///
 /// For each attempt of a fetch through a pipeline made with
-/// ``ResourcePipeline/init(session:options:adapters:credentials:retryPolicy:monitors:clock:)``:
+/// ``ResourcePipeline/init(session:options:adapters:credentials:retryPolicy:monitors:clock:cache:)``:
 ///
 /// 1. If a refresh is running, the request waits for it.
 /// 2. If the credential's ``Authenticator/expirationDate(of:)`` has come, it is refreshed before

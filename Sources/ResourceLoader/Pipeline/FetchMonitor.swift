@@ -54,6 +54,11 @@ public protocol FetchMonitor: Sendable {
 
     /// The fetch is over: called once for every fetch, whatever its outcome.
     func fetchFinished(_ event: FetchEvent.Finished)
+
+    /// The pipeline's ``HTTPCache`` answered an attempt, sent it on, or stored (or did not store)
+    /// its response: between ``attemptSent(_:)`` and ``responseReceived(_:)`` (or the end of the
+    /// fetch), one or more times per attempt.
+    func cacheDecided(_ event: FetchEvent.CacheDecided)
 }
 
 // MARK: - Default implementations
@@ -76,4 +81,7 @@ extension FetchMonitor {
 
     /// Does nothing.
     public func fetchFinished(_ event: FetchEvent.Finished) {}
+
+    /// Does nothing.
+    public func cacheDecided(_ event: FetchEvent.CacheDecided) {}
 }

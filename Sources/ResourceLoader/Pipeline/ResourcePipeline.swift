@@ -54,7 +54,8 @@ import FoundationNetworking
 /// With no adapters, credential store, retries or monitors, a service made from a pipeline runs
 /// the same code as one made with ``ResourceService/init(session:options:)``, at the same cost.
 public final class ResourcePipeline: Sendable {
-    /// The transport requests are sent through.
+    /// The transport requests are sent through: the one the pipeline was made with, wrapped in a
+    /// ``CachingTransport`` when it has a ``cache``.
     public let session: any HTTPTransport
     /// The limits applied to every transfer, unless a resource adjusts them with
     /// ``NetworkResourceType/transferOptions(_:)``.
@@ -70,6 +71,10 @@ public final class ResourcePipeline: Sendable {
     /// current date from (the date the pipeline was made plus the clock's time since) to tell
     /// whether a credential has expired.
     public let clock: any Clock<Duration>
+    /// The HTTP cache every service made from the pipeline shares, or `nil` without one. Its
+    /// rules read the date from ``currentDate``, and the monitors see its decisions
+    /// (``FetchMonitor/cacheDecided(_:)``).
+    public let cache: HTTPCache?
 
     /// The current date as the pipeline reads it: the date the pipeline was made plus its
     /// ``clock``'s time since.
@@ -107,17 +112,19 @@ public final class ResourcePipeline: Sendable {
     ///   - clock: Where durations, retry waits and the current date come from. Default: a
     ///     `ContinuousClock`. Tests pass a `ManualClock` from `ResourceLoaderTesting` to control
     ///     them.
+    ///   - cache: An HTTP cache the services share, in front of `session`. Default: none.
     public convenience init(
         session: any HTTPTransport = URLSessionTransport.shared,
         options: TransferOptions = TransferOptions(),
         adapters: [any RequestAdapter] = [],
         retryPolicy: RetryPolicy = .never,
         monitors: [any FetchMonitor] = [],
-        clock: any Clock<Duration> = ContinuousClock()
+        clock: any Clock<Duration> = ContinuousClock(),
+        cache: HTTPCache? = nil
     ) {
         self.init(
             session: session, options: options, adapters: adapters, authentication: nil,
-            retryPolicy: retryPolicy, monitors: monitors, clock: clock
+            retryPolicy: retryPolicy, monitors: monitors, clock: clock, cache: cache
         )
     }
 
@@ -135,6 +142,9 @@ public final class ResourcePipeline: Sendable {
     ///   - clock: Where durations, retry waits and the current date come from. Default: a
     ///     `ContinuousClock`. Tests pass a `ManualClock` from `ResourceLoaderTesting` to control
     ///     them, and with it when a credential expires.
+    ///   - cache: An HTTP cache the services share, in front of `session`. Default: none. It
+    ///     sees each request with its credential: keep it ``CachePolicy/Mode/shared`` unless the
+    ///     pipeline serves one user.
     public convenience init<A: Authenticator>(
         session: any HTTPTransport = URLSessionTransport.shared,
         options: TransferOptions = TransferOptions(),
@@ -142,11 +152,12 @@ public final class ResourcePipeline: Sendable {
         credentials: CredentialStore<A>,
         retryPolicy: RetryPolicy = .never,
         monitors: [any FetchMonitor] = [],
-        clock: any Clock<Duration> = ContinuousClock()
+        clock: any Clock<Duration> = ContinuousClock(),
+        cache: HTTPCache? = nil
     ) {
         self.init(
             session: session, options: options, adapters: adapters, authentication: credentials,
-            retryPolicy: retryPolicy, monitors: monitors, clock: clock
+            retryPolicy: retryPolicy, monitors: monitors, clock: clock, cache: cache
         )
     }
 
@@ -157,9 +168,16 @@ public final class ResourcePipeline: Sendable {
         authentication: (any RequestAuthenticating)?,
         retryPolicy: RetryPolicy,
         monitors: [any FetchMonitor],
-        clock: any Clock<Duration>
+        clock: any Clock<Duration>,
+        cache: HTTPCache?
     ) {
-        self.session = session
+        let stopwatch = Stopwatch(clock)
+        if let cache {
+            self.session = CachingTransport(wrapping: session, cache: cache, now: stopwatch.now, monitors: monitors)
+        } else {
+            self.session = session
+        }
+        self.cache = cache
         self.options = options
         self.adapters = adapters
         self.synchronousAdapters = Self.synchronous(adapters)
@@ -169,7 +187,7 @@ public final class ResourcePipeline: Sendable {
         self.monitors = monitors
         self.clock = clock
         self.hasHooks = !adapters.isEmpty || !monitors.isEmpty || authentication != nil || retryPolicy.retries
-        self.stopwatch = Stopwatch(clock)
+        self.stopwatch = stopwatch
     }
 
     /// `adapters` as closures that do not suspend, or `nil` if one of them may.

@@ -569,6 +569,21 @@ extension URLSessionTransport {
             challengeQueue.async { completionHandler(.performDefaultHandling, nil) }
         }
 
+        #if !canImport(FoundationNetworking)
+        /// Keeps a response out of the session's `URLCache` when an ``HTTPCache`` sent the
+        /// request (``CachingTransport`` sends it with `.reloadIgnoringLocalCacheData`): the two
+        /// caches never stack.
+        func urlSession(
+            _ session: URLSession,
+            dataTask: URLSessionDataTask,
+            willCacheResponse proposedResponse: CachedURLResponse,
+            completionHandler: @escaping @Sendable (CachedURLResponse?) -> Void
+        ) {
+            let bypassed = dataTask.originalRequest?.cachePolicy == .reloadIgnoringLocalCacheData
+            completionHandler(bypassed ? nil : proposedResponse)
+        }
+        #endif
+
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
             guard let transfer = transfers.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) }) else { return }
             if let error {

@@ -445,6 +445,7 @@ extension FuzzEntryPoints {
         case .soapFault: "soapFault"
         case .responseTooLarge: "responseTooLarge"
         case .redirectRefused: "redirectRefused"
+        case .notCached: "notCached"
         }
     }
 }

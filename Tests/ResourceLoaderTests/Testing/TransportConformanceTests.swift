@@ -28,6 +28,11 @@ struct TransportConformanceTests {
         try await TransportConformance { RecordingTransport(wrapping: URLSessionTransport()) }.verify(check)
     }
 
+    @Test(arguments: TransportConformance.Check.allCases)
+    func aCachingWrapperKeepsEveryRule(_ check: TransportConformance.Check) async throws {
+        try await TransportConformance { CachingTransport(wrapping: URLSessionTransport(), cache: HTTPCache()) }.verify(check)
+    }
+
     /// The suite is not satisfied by a transport that hands the body over whole, once it has all
     /// arrived, nor by one that follows a redirect to another scheme.
     @Test func aPlainURLSessionFailsTheStreamingAndRedirectChecks() async throws {

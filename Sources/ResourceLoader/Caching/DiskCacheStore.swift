@@ -1,0 +1,366 @@
+import CResourceLoaderZlib
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An ``HTTPCacheStore`` in one directory: one file per response, the least recently used
+/// removed first once the files pass ``byteLimit``.
+///
+/// How it stays consistent:
+/// - **Whole entries only.** An entry is written to a temporary file (`tmp-…`) and renamed into
+///   place, so a reader (or a process that crashed in between) sees the old entry or the new,
+///   never half of one. Temporary files left by a crash are removed when the store opens.
+/// - **Checked entries.** Each file starts with a header holding the lengths of its metadata and
+///   body and a CRC-32 of both; a file that is short, long or does not match its checksum is a
+///   miss, and is removed. So is one whose stored key is not the one asked for.
+/// - **Its own recency order.** The order of use is kept in a `journal` file (one line per
+///   write, read or removal, compacted when it grows past twice the entries), never in file
+///   access times, which many file systems do not keep. On opening, the store lists the
+///   directory and orders the entries it finds by the journal; entries the journal does not
+///   name come first in line for eviction.
+/// - **The limit after every write.** ``byteLimit`` bounds the entries' files, header included;
+///   after each write the least recently used are removed until they fit. An entry larger than
+///   the limit is not written. The journal and the lock file are not counted: the journal stays
+///   under about 150 bytes per entry.
+/// - **One process per directory.** The store holds an exclusive `flock(2)` on a `lock` file in
+///   the directory for as long as it lives; opening a second store on the same directory, from
+///   this process or another, throws ``OpenError/directoryInUse(_:)``. Share one store (its
+///   methods are safe from any thread), or give each process a directory of its own.
+public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
+    /// Why a store could not be opened.
+    public enum OpenError: Error, Sendable, CustomStringConvertible {
+        /// Another store (in this process or another) has the directory open.
+        case directoryInUse(String)
+        /// The directory, or its lock file, could not be created or opened.
+        case unusableDirectory(String)
+
+        /// What went wrong, with the directory's path.
+        public var description: String {
+            switch self {
+            case .directoryInUse(let path): "the cache directory \(path) is in use by another DiskCacheStore"
+            case .unusableDirectory(let path): "the cache directory \(path) cannot be created or locked"
+            }
+        }
+    }
+
+    private struct Entry {
+        var size: Int
+        var lastUse: UInt64
+    }
+
+    /// The directory holding the entries.
+    public let directory: URL
+    /// The most bytes the entries' files take.
+    public let byteLimit: Int
+
+    // `lock` guards every field below, and every file operation on the directory.
+    private let lock = NSLock()
+    private var entries: [String: Entry] = [:]
+    private var totalSize = 0
+    private var useCounter: UInt64 = 0
+    /// The journal's file descriptor, open for appending; `-1` when closed.
+    private var journal: Int32 = -1
+    private var journalLines = 0
+    private let lockDescriptor: Int32
+
+    /// Opens the store in `directory`, creating it if needed, and rebuilds the index from the
+    /// files there.
+    ///
+    /// - Parameters:
+    ///   - directory: A directory for this store alone.
+    ///   - byteLimit: The most bytes the entries may take.
+    /// - Throws: ``OpenError/directoryInUse(_:)`` when another store has the directory open;
+    ///   ``OpenError/unusableDirectory(_:)`` when it cannot be created or locked.
+    public init(directory: URL, byteLimit: Int) throws(OpenError) {
+        self.directory = directory.standardizedFileURL
+        self.byteLimit = byteLimit
+        let path = self.directory.path
+        do {
+            try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
+        } catch {
+            throw .unusableDirectory(path)
+        }
+        let descriptor = open(self.directory.appendingPathComponent("lock").path, O_CREAT | O_RDWR, 0o644)
+        guard descriptor >= 0 else { throw .unusableDirectory(path) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            close(descriptor)
+            throw .directoryInUse(path)
+        }
+        lockDescriptor = descriptor
+        lock.withLock { rebuildIndex() }
+    }
+
+    deinit {
+        if journal >= 0 { close(journal) }
+        flock(lockDescriptor, LOCK_UN)
+        close(lockDescriptor)
+    }
+
+    /// The bytes the entries' files take.
+    public var totalBytes: Int { lock.withLock { totalSize } }
+
+    /// The number of entries.
+    public var count: Int { lock.withLock { entries.count } }
+
+    // MARK: - HTTPCacheStore
+
+    /// The response stored under `key`, made the most recently used; `nil` (and the file removed)
+    /// when its file is missing, truncated or corrupt.
+    public func cachedResponse(forKey key: String) -> CachedResponse? {
+        let name = Self.fileName(forKey: key)
+        return lock.withLock {
+            guard entries[name] != nil else { return nil }
+            guard let data = try? Data(contentsOf: url(of: name)),
+                let response = DiskCacheStore.decode(data, key: key)
+            else {
+                remove(name)
+                return nil
+            }
+            useCounter += 1
+            entries[name]?.lastUse = useCounter
+            appendToJournal("R \(name)")
+            return response
+        }
+    }
+
+    /// Writes `response` under `key` (to a temporary file, renamed into place), then removes the
+    /// least recently used entries until the store is within ``byteLimit``.
+    public func store(_ response: CachedResponse, forKey key: String) {
+        let name = Self.fileName(forKey: key)
+        let data = Self.encode(response, key: key)
+        lock.withLock {
+            guard data.count <= byteLimit else {
+                remove(name)
+                return
+            }
+            let temporary = directory.path + "/tmp-\(UUID().uuidString)"
+            guard Self.write(data, toPath: temporary) else {
+                unlink(temporary)
+                return
+            }
+            guard rename(temporary, path(of: name)) == 0 else {
+                unlink(temporary)
+                return
+            }
+            totalSize -= entries[name]?.size ?? 0
+            useCounter += 1
+            entries[name] = Entry(size: data.count, lastUse: useCounter)
+            totalSize += data.count
+            appendToJournal("W \(name) \(data.count)")
+            evictToLimit()
+        }
+    }
+
+    /// Removes the response stored under `key`.
+    public func removeResponse(forKey key: String) {
+        let name = Self.fileName(forKey: key)
+        lock.withLock {
+            if entries[name] != nil { remove(name) }
+        }
+    }
+
+    /// Removes every response.
+    public func removeAll() {
+        lock.withLock {
+            for name in entries.keys { try? FileManager.default.removeItem(at: url(of: name)) }
+            entries = [:]
+            totalSize = 0
+            compactJournal()
+        }
+    }
+
+    // MARK: - The index (called with `lock` held)
+
+    private func url(of name: String) -> URL {
+        directory.appendingPathComponent(name)
+    }
+
+    private func path(of name: String) -> String {
+        directory.path + "/" + name
+    }
+
+    /// Writes `data` to a new file at `path`; `false` when it could not be written whole.
+    private static func write(_ data: Data, toPath path: String) -> Bool {
+        let descriptor = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0o644)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return data.withUnsafeBytes { buffer -> Bool in
+            var offset = 0
+            while offset < buffer.count {
+                let written = systemWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                guard written > 0 else { return false }
+                offset += written
+            }
+            return true
+        }
+    }
+
+    /// Lists the directory: removes temporary files, sizes the entries, orders them by the
+    /// journal, evicts to the limit and writes a compact journal.
+    private func rebuildIndex() {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        var lastUse: [String: UInt64] = [:]
+        if let text = try? String(contentsOf: url(of: "journal"), encoding: .utf8) {
+            for line in text.split(separator: "\n") {
+                let parts = line.split(separator: " ")
+                guard parts.count >= 2 else { continue }
+                useCounter += 1
+                switch parts[0] {
+                case "W", "R": lastUse[String(parts[1])] = useCounter
+                case "D": lastUse[String(parts[1])] = nil
+                default: break
+                }
+            }
+        }
+        for name in names.sorted() {
+            if name.hasPrefix("tmp-") {
+                try? FileManager.default.removeItem(at: url(of: name))
+            } else if name.hasSuffix(".entry") {
+                var status = stat()
+                guard stat(url(of: name).path, &status) == 0 else { continue }
+                let size = Int(status.st_size)
+                entries[name] = Entry(size: size, lastUse: lastUse[name] ?? 0)
+                totalSize += size
+            }
+        }
+        evictToLimit()
+        compactJournal()
+    }
+
+    private func evictToLimit() {
+        while totalSize > byteLimit, let victim = entries.min(by: { $0.value.lastUse < $1.value.lastUse })?.key {
+            remove(victim)
+        }
+    }
+
+    private func remove(_ name: String) {
+        unlink(path(of: name))
+        if let entry = entries.removeValue(forKey: name) { totalSize -= entry.size }
+        appendToJournal("D \(name)")
+    }
+
+    private func appendToJournal(_ line: String) {
+        if journalLines > 2 * entries.count + 256 {
+            compactJournal()
+            return
+        }
+        if journal < 0 { journal = open(path(of: "journal"), O_CREAT | O_WRONLY | O_APPEND, 0o644) }
+        guard journal >= 0 else { return }
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { systemWrite(journal, $0.baseAddress!, $0.count) }
+        journalLines += 1
+    }
+
+    /// Rewrites the journal as one line per entry, least recently used first (to a temporary
+    /// file, renamed into place).
+    private func compactJournal() {
+        if journal >= 0 { close(journal) }
+        journal = -1
+        let lines = entries.sorted { $0.value.lastUse < $1.value.lastUse }.map { "W \($0.key) \($0.value.size)\n" }
+        let temporary = path(of: "tmp-journal-\(UUID().uuidString)")
+        guard Self.write(Data(lines.joined().utf8), toPath: temporary), rename(temporary, path(of: "journal")) == 0 else {
+            unlink(temporary)
+            return
+        }
+        journalLines = lines.count
+    }
+
+    // MARK: - The entry format
+
+    /// The file an entry of `key` lives in: the SHA-256 of the key, in hexadecimal.
+    static func fileName(forKey key: String) -> String {
+        SHA256.hash(Array(key.utf8)).map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined() + ".entry"
+    }
+
+    /// `RLC1`, then the metadata's length (4 bytes), the body's (8 bytes) and the CRC-32 of both
+    /// (4 bytes), little-endian; then the metadata (JSON) and the body.
+    private static let magic = Array("RLC1".utf8)
+    private static let headerLength = 20
+
+    private struct Metadata: Codable {
+        var key: String
+        var status: Int
+        var url: String?
+        var fields: [[String]]
+        var requestDate: Double
+        var responseDate: Double
+        var vary: [String: String]
+    }
+
+    static func encode(_ response: CachedResponse, key: String) -> Data {
+        let metadata = Metadata(
+            key: key, status: response.statusCode, url: response.url?.absoluteString,
+            fields: response.headerFields.map { [$0.name, $0.value] },
+            requestDate: response.requestDate.timeIntervalSince1970,
+            responseDate: response.responseDate.timeIntervalSince1970,
+            vary: response.varyingRequestFields
+        )
+        let encoded = (try? JSONEncoder().encode(metadata)) ?? Data()
+        var checksum = checksum(of: encoded, seed: 0)
+        checksum = Self.checksum(of: response.body, seed: checksum)
+        var data = Data(capacity: headerLength + encoded.count + response.body.count)
+        data.append(contentsOf: magic)
+        withUnsafeBytes(of: UInt32(encoded.count).littleEndian) { data.append(contentsOf: $0) }
+        withUnsafeBytes(of: UInt64(response.body.count).littleEndian) { data.append(contentsOf: $0) }
+        withUnsafeBytes(of: checksum.littleEndian) { data.append(contentsOf: $0) }
+        data.append(encoded)
+        data.append(response.body)
+        return data
+    }
+
+    static func decode(_ data: Data, key: String) -> CachedResponse? {
+        guard data.count >= headerLength, Array(data.prefix(4)) == magic else { return nil }
+        func integer<T: FixedWidthInteger>(at offset: Int, as: T.Type) -> T {
+            var value = T.zero
+            withUnsafeMutableBytes(of: &value) { $0.copyBytes(from: data[data.startIndex + offset..<data.startIndex + offset + MemoryLayout<T>.size]) }
+            return T(littleEndian: value)
+        }
+        let metadataLength = Int(integer(at: 4, as: UInt32.self))
+        let bodyLength = integer(at: 8, as: UInt64.self)
+        let expectedChecksum = integer(at: 16, as: UInt32.self)
+        guard bodyLength <= UInt64(Int.max - headerLength - metadataLength),
+            data.count == headerLength + metadataLength + Int(bodyLength)
+        else { return nil }
+        let metadataBytes = data[(data.startIndex + headerLength)..<(data.startIndex + headerLength + metadataLength)]
+        let body = data[(data.startIndex + headerLength + metadataLength)...]
+        guard checksum(of: body, seed: checksum(of: metadataBytes, seed: 0)) == expectedChecksum,
+            let metadata = try? JSONDecoder().decode(Metadata.self, from: Data(metadataBytes)),
+            metadata.key == key, metadata.fields.allSatisfy({ $0.count == 2 })
+        else { return nil }
+        return CachedResponse(
+            statusCode: metadata.status,
+            url: metadata.url.flatMap(URL.init(string:)),
+            headerFields: metadata.fields.map { ($0[0], $0[1]) },
+            body: Data(body),
+            requestDate: Date(timeIntervalSince1970: metadata.requestDate),
+            responseDate: Date(timeIntervalSince1970: metadata.responseDate),
+            varyingRequestFields: metadata.vary
+        )
+    }
+
+    /// zlib's CRC-32 of `bytes`, continuing from `seed`.
+    private static func checksum(of bytes: some DataProtocol, seed: UInt32) -> UInt32 {
+        var crc = UInt(seed)
+        for region in bytes.regions {
+            region.withUnsafeBytes { buffer in
+                guard let base = buffer.bindMemory(to: UInt8.self).baseAddress else { return }
+                crc = UInt(crc32(uLong(crc), base, uInt(buffer.count)))
+            }
+        }
+        return UInt32(truncatingIfNeeded: crc)
+    }
+}
+
+/// `write(2)`, named apart from the store's own methods.
+private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, buffer, count)
+}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// An HTTP cache that follows RFC 9111: a store, the rules that decide what it keeps and when a
+/// stored response answers, and how long a stale response may stand in for an error.
+///
+/// Give it to a ``ResourcePipeline`` to share it among the pipeline's services, or wrap any
+/// transport with a ``CachingTransport`` yourself:
+///
+/// ```swift
+/// let cache = HTTPCache(store: try DiskCacheStore(directory: cachesURL, byteLimit: 50 << 20), policy: CachePolicy(mode: .private))
+/// let pipeline = ResourcePipeline(cache: cache)
+/// ```
+///
+/// See <doc:Caching> for what is stored and why.
+public final class HTTPCache: Sendable {
+    /// Where the responses are kept.
+    public let store: any HTTPCacheStore
+    /// The rules: shared or private, and the heuristic.
+    public let policy: CachePolicy
+    /// How long past its freshness a stored response may answer in place of a network failure
+    /// or a `500`, `502`, `503` or `504` (RFC 5861's `stale-if-error`); `nil`, the default, never.
+    /// A response's or request's own `stale-if-error` can only shorten it.
+    public let staleIfErrorLimit: Duration?
+
+    /// Creates a cache.
+    ///
+    /// - Parameters:
+    ///   - store: Where the responses are kept. Default: a ``MemoryCacheStore`` of 16 MiB.
+    ///   - policy: The rules. Default: a shared cache (``CachePolicy/Mode/shared``), which never
+    ///     hands one user's authorised or `private` response to another.
+    ///   - staleIfErrorLimit: How long past its freshness a response may stand in for an error.
+    ///     Default: `nil`, never.
+    public init(
+        store: any HTTPCacheStore = MemoryCacheStore(byteLimit: 16 << 20),
+        policy: CachePolicy = CachePolicy(),
+        staleIfErrorLimit: Duration? = nil
+    ) {
+        self.store = store
+        self.policy = policy
+        self.staleIfErrorLimit = staleIfErrorLimit
+    }
+
+    /// Removes every stored response.
+    public func removeAll() {
+        store.removeAll()
+    }
+
+    /// The stale-if-error limit in seconds.
+    var staleIfErrorSeconds: TimeInterval? {
+        staleIfErrorLimit.map { limit in
+            let (seconds, attoseconds) = limit.components
+            return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+        }
+    }
+}

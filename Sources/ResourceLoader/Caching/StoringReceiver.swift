@@ -1,0 +1,228 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Passes a `GET` or `HEAD` answer on to the fetch's receiver as it arrives, keeps a copy of the
+/// body, and stores the response once the whole body has arrived; turns a `304` that validates
+/// the stored response into that response, and a failure into a stale stored response when
+/// `stale-if-error` allows.
+final class StoringReceiver: TransferReceiver, @unchecked Sendable {
+    private struct State {
+        /// The copy of the body, while the response is to be stored.
+        var body: Data?
+        var head: ResponseHead?
+        /// Whether the receiver was handed a stored response in place of what arrives.
+        var answeredFromCache = false
+        /// The error the receiver stopped the stored response with.
+        var stopError: ResourceError?
+        /// Whether the receiver has been given a head.
+        var headDelivered = false
+    }
+
+    private let receiver: any TransferReceiver
+    private let transport: CachingTransport
+    private let request: URLRequest
+    private let key: String
+    private let directives: CacheControl
+    private let stored: CachedResponse?
+    private let validating: Bool
+    private let requestDate: Date
+    private let report: (@Sendable (FetchEvent.CacheDecided.Outcome) -> Void)?
+    // The transport never calls a receiver twice at once, but its calls may come from different
+    // threads: `lock` guards `state` all the same.
+    private let lock = NSLock()
+    private var state = State()
+
+    init(
+        receiver: any TransferReceiver,
+        transport: CachingTransport,
+        request: URLRequest,
+        key: String,
+        directives: CacheControl,
+        stored: CachedResponse?,
+        validating: Bool,
+        requestDate: Date,
+        report: (@Sendable (FetchEvent.CacheDecided.Outcome) -> Void)?
+    ) {
+        self.receiver = receiver
+        self.transport = transport
+        self.request = request
+        self.key = key
+        self.directives = directives
+        self.stored = stored
+        self.validating = validating
+        self.requestDate = requestDate
+        self.report = report
+    }
+
+    private var cache: HTTPCache { transport.cache }
+    private var isHEAD: Bool { request.isHEAD }
+
+    func transferDidSend(_ sent: Int64, of expected: Int64?) {
+        receiver.transferDidSend(sent, of: expected)
+    }
+
+    func transferDidReceive(head: ResponseHead) -> TransferDecision {
+        let now = transport.now()
+        if validating, head.statusCode == 304, let stored {
+            if CachePolicy.notModified(head, validates: stored) {
+                let merged = CachePolicy.merging(stored, with: head, requestDate: requestDate, responseDate: now)
+                if merged.cacheControl.noStore || directives.noStore {
+                    cache.store.removeResponse(forKey: key)
+                } else {
+                    cache.store.store(merged, forKey: key)
+                }
+                report?(.conditionalHit)
+                return answerFromCache(merged, now: now)
+            }
+            // A 304 for another representation: what is stored can no longer be trusted.
+            cache.store.removeResponse(forKey: key)
+        }
+        if let stored, Self.isServerError(head.statusCode), mayAnswerError(with: stored, now: now) {
+            report?(.staleIfError)
+            return answerFromCache(stored, now: now)
+        }
+        if validating { report?(.conditionalMiss) }
+        var keepsBody = false
+        if let reason = reasonNotToStore(head) {
+            report?(.notStored(reason))
+            cache.store.removeResponse(forKey: key)
+        } else {
+            keepsBody = true
+        }
+        lock.withLock {
+            state.head = head
+            state.headDelivered = true
+            if keepsBody { state.body = Data() }
+        }
+        let decision = receiver.transferDidReceive(head: head)
+        if case .stop = decision { dropBody(reason: .incompleteBody) }
+        return decision
+    }
+
+    func transferDidReceive(_ chunk: Data) -> TransferDecision {
+        if lock.withLock({ state.answeredFromCache }) { return .proceed }
+        let decision = receiver.transferDidReceive(chunk)
+        switch decision {
+        case .proceed:
+            lock.withLock { state.body?.append(chunk) }
+        case .stop:
+            dropBody(reason: .incompleteBody)
+        }
+        return decision
+    }
+
+    func transferDidComplete(with error: (any Error)?) {
+        let (answeredFromCache, stopError, headDelivered, body, head) = lock.withLock {
+            (state.answeredFromCache, state.stopError, state.headDelivered, state.body, state.head)
+        }
+        if answeredFromCache {
+            receiver.transferDidComplete(with: stopError)
+            return
+        }
+        if let error {
+            if body != nil { report?(.notStored(.incompleteBody)) }
+            let now = transport.now()
+            if !headDelivered, let stored, Self.isNetworkFailure(error), mayAnswerError(with: stored, now: now) {
+                report?(.staleIfError)
+                transport.deliver(stored, to: receiver, isHEAD: isHEAD, now: now)
+                return
+            }
+            receiver.transferDidComplete(with: error)
+            return
+        }
+        if let body, let head {
+            store(head: head, body: body)
+        }
+        receiver.transferDidComplete(with: nil)
+    }
+
+    // MARK: - Steps
+
+    /// Hands `response` to the receiver in place of what the transport delivers: its head and
+    /// body now, its completion when the transfer completes.
+    private func answerFromCache(_ response: CachedResponse, now: Date) -> TransferDecision {
+        lock.withLock {
+            state.answeredFromCache = true
+            state.headDelivered = true
+        }
+        var fields = response.headerFields.filter { !ResponseHead.sameFieldName($0.name, "Age") }
+        fields.append(("Age", String(Int(cache.policy.currentAge(of: response, now: now).rounded(.down)))))
+        let head = ResponseHead(statusCode: response.statusCode, url: response.url, headerFields: fields)
+        var decision = receiver.transferDidReceive(head: head)
+        if case .proceed = decision, !isHEAD, !response.body.isEmpty {
+            decision = receiver.transferDidReceive(response.body)
+        }
+        if case .stop(let error) = decision {
+            lock.withLock { state.stopError = error }
+            return decision
+        }
+        return .proceed
+    }
+
+    private func dropBody(reason: CachePolicy.NotStoredReason) {
+        let dropped = lock.withLock { () -> Bool in
+            defer { state.body = nil }
+            return state.body != nil
+        }
+        if dropped { report?(.notStored(reason)) }
+    }
+
+    private func reasonNotToStore(_ head: ResponseHead) -> CachePolicy.NotStoredReason? {
+        cache.policy.reasonNotToStore(
+            method: request.httpMethod ?? "GET",
+            requestDirectives: directives,
+            requestHasAuthorization: request.value(forHTTPHeaderField: "Authorization") != nil,
+            response: head
+        )
+    }
+
+    private func store(head: ResponseHead, body: Data) {
+        guard let varying = CachePolicy.varyingRequestFields(of: request, for: head) else {
+            report?(.notStored(.varyAll))
+            return
+        }
+        var fields: [(name: String, value: String)] = []
+        for (name, value) in head.headerFields.sorted(by: { $0.key < $1.key }) {
+            // The transport decoded a coding it asked for itself: the body kept is the decoded one.
+            if request.value(forHTTPHeaderField: "Accept-Encoding") == nil, ResponseHead.sameFieldName(name, "Content-Encoding") {
+                continue
+            }
+            if !isHEAD, ResponseHead.sameFieldName(name, "Content-Length") { continue }
+            fields.append((name, value))
+        }
+        if !isHEAD { fields.append(("Content-Length", String(body.count))) }
+        let response = CachedResponse(
+            statusCode: head.statusCode,
+            url: head.url,
+            headerFields: fields,
+            body: body,
+            requestDate: requestDate,
+            responseDate: transport.now(),
+            varyingRequestFields: varying
+        )
+        cache.store.store(response, forKey: key)
+        report?(.stored)
+    }
+
+    private func mayAnswerError(with stored: CachedResponse, now: Date) -> Bool {
+        guard let limit = cache.staleIfErrorSeconds else { return false }
+        return cache.policy.mayAnswerError(with: stored, for: directives, now: now, limit: limit)
+    }
+
+    private static func isServerError(_ status: Int) -> Bool {
+        [500, 502, 503, 504].contains(status)
+    }
+
+    /// A failure of the network, not a decision of the fetch (cancelled, stopped by a limit).
+    private static func isNetworkFailure(_ error: any Error) -> Bool {
+        switch error {
+        case let error as URLError: error.code != .cancelled
+        case let error as ResourceError:
+            if case .transport(let code, _) = error { code != .cancelled } else { false }
+        default: false
+        }
+    }
+}

@@ -1,0 +1,263 @@
+import Foundation
+import ResourceLoader
+import Testing
+
+/// A directory of its own under the temporary directory, removed by `remove()`.
+struct TemporaryDirectory {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("resourceloader-cache-\(UUID().uuidString)")
+
+    func remove() {
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    /// The files in the directory and their sizes.
+    var files: [String: Int] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
+        var files: [String: Int] = [:]
+        for name in names {
+            let size = (try? FileManager.default.attributesOfItem(atPath: url.appendingPathComponent(name).path)[.size] as? Int) ?? 0
+            files[name] = size
+        }
+        return files
+    }
+
+    var entryFiles: [String: Int] { files.filter { $0.key.hasSuffix(".entry") } }
+}
+
+private func response(_ body: String, date: Date = Date(timeIntervalSince1970: 1_700_000_000)) -> CachedResponse {
+    CachedResponse(
+        statusCode: 200, url: URL(string: "http://origin.test/x"),
+        headerFields: [("Cache-Control", "max-age=60"), ("ETag", "\"1\"")],
+        body: Data(body.utf8), requestDate: date, responseDate: date, varyingRequestFields: ["accept": "text/html"]
+    )
+}
+
+@Suite("Memory cache store: an LRU within a byte limit")
+struct MemoryCacheStoreTests {
+    @Test("Stores, replaces and removes")
+    func storesAndRemoves() {
+        let store = MemoryCacheStore(byteLimit: 10_000)
+        store.store(response("one"), forKey: "a")
+        #expect(store.cachedResponse(forKey: "a")?.body == Data("one".utf8))
+        store.store(response("two"), forKey: "a")
+        #expect(store.cachedResponse(forKey: "a")?.body == Data("two".utf8))
+        #expect(store.count == 1)
+        store.removeResponse(forKey: "a")
+        #expect(store.cachedResponse(forKey: "a") == nil)
+        #expect(store.totalBytes == 0)
+    }
+
+    @Test("Evicts the least recently used, a lookup counting as a use")
+    func leastRecentlyUsed() {
+        let cost = response(String(repeating: "x", count: 100)).cost
+        let store = MemoryCacheStore(byteLimit: cost * 3)
+        for key in ["a", "b", "c"] { store.store(response(String(repeating: "x", count: 100)), forKey: key) }
+        _ = store.cachedResponse(forKey: "a")
+        store.store(response(String(repeating: "x", count: 100)), forKey: "d")
+        #expect(store.cachedResponse(forKey: "b") == nil)
+        #expect(store.cachedResponse(forKey: "a") != nil)
+        #expect(store.cachedResponse(forKey: "c") != nil)
+        #expect(store.cachedResponse(forKey: "d") != nil)
+        #expect(store.totalBytes <= store.byteLimit)
+    }
+
+    @Test("A response larger than the limit is not stored, and removes the old one")
+    func tooLarge() {
+        let store = MemoryCacheStore(byteLimit: 500)
+        store.store(response("small"), forKey: "a")
+        store.store(response(String(repeating: "x", count: 1000)), forKey: "a")
+        #expect(store.cachedResponse(forKey: "a") == nil)
+        #expect(store.count == 0)
+    }
+
+    @Test("The limit holds after 10,000 inserts of mixed sizes")
+    func limitAfterManyInserts() async throws {
+        let store = MemoryCacheStore(byteLimit: 20_000)
+        // Off the cooperative pool: a long synchronous loop there would hold up other tests.
+        let largest = try await offTheCooperativePool { () -> Int in
+            var generator = SystemRandomNumberGenerator()
+            var largest = 0
+            for index in 0..<10_000 {
+                store.store(response(String(repeating: "y", count: Int.random(in: 0..<2_000, using: &generator))), forKey: "k\(index % 700)")
+                largest = max(largest, store.totalBytes)
+            }
+            return largest
+        }
+        #expect(largest <= 20_000)
+        #expect(store.count > 0)
+        store.removeAll()
+        #expect(store.count == 0)
+    }
+}
+
+@Suite("Disk cache store: whole entries, checked, LRU by journal, one process per directory")
+struct DiskCacheStoreTests {
+    @Test("An entry survives reopening, with every field")
+    func roundTrip() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            let store = try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20)
+            store.store(response("hello"), forKey: "GET http://origin.test/x")
+        }
+        let store = try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20)
+        let stored = try #require(store.cachedResponse(forKey: "GET http://origin.test/x"))
+        #expect(stored.body == Data("hello".utf8))
+        #expect(stored.statusCode == 200)
+        #expect(stored.url?.absoluteString == "http://origin.test/x")
+        #expect(stored.value(forHTTPHeaderField: "etag") == "\"1\"")
+        #expect(stored.requestDate == Date(timeIntervalSince1970: 1_700_000_000))
+        #expect(stored.varyingRequestFields == ["accept": "text/html"])
+        #expect(store.count == 1)
+    }
+
+    @Test("Two stores on one directory: the second is refused with a typed error until the first is gone")
+    func oneProcessPerDirectory() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var first: DiskCacheStore? = try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20)
+        #expect(first != nil)
+        #expect {
+            try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20)
+        } throws: { error in
+            if case .directoryInUse = error as? DiskCacheStore.OpenError { true } else { false }
+        }
+        first = nil
+        _ = try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20)
+    }
+
+    @Test("Crash safety: a temporary file left without its rename is no entry, and is removed on opening")
+    func temporaryFileIsNoEntry() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            let store = try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20)
+            store.store(response("old"), forKey: "k")
+        }
+        // A process killed between writing the new entry and renaming it leaves this behind.
+        let name = try #require(directory.entryFiles.keys.first)
+        let complete = try Data(contentsOf: directory.url.appendingPathComponent(name))
+        try complete.write(to: directory.url.appendingPathComponent("tmp-\(UUID().uuidString)"))
+        let store = try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20)
+        #expect(store.cachedResponse(forKey: "k")?.body == Data("old".utf8))
+        #expect(store.count == 1)
+        #expect(!directory.files.keys.contains { $0.hasPrefix("tmp-") })
+    }
+
+    @Test("Crash safety: a truncated entry is a miss, and is removed")
+    func truncatedEntry() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            let store = try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20)
+            store.store(response(String(repeating: "z", count: 500)), forKey: "k")
+        }
+        let name = try #require(directory.entryFiles.keys.first)
+        let file = directory.url.appendingPathComponent(name)
+        let data = try Data(contentsOf: file)
+        try data.prefix(data.count - 100).write(to: file)
+        let store = try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20)
+        #expect(store.cachedResponse(forKey: "k") == nil)
+        #expect(directory.entryFiles.isEmpty)
+        #expect(store.count == 0)
+        #expect(store.totalBytes == 0)
+    }
+
+    @Test("A corrupt entry (a flipped byte: the checksum fails) is a miss, and is removed")
+    func corruptEntry() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20)
+        store.store(response("precious"), forKey: "k")
+        let name = try #require(directory.entryFiles.keys.first)
+        let file = directory.url.appendingPathComponent(name)
+        var data = try Data(contentsOf: file)
+        data[data.count - 2] ^= 0x01
+        try data.write(to: file)
+        #expect(store.cachedResponse(forKey: "k") == nil)
+        #expect(directory.entryFiles.isEmpty)
+    }
+
+    @Test("Evicts the least recently used, in the order the journal kept across reopening (not access times)")
+    func lruAcrossReopening() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let body = String(repeating: "x", count: 300)
+        let size: Int
+        do {
+            let probe = try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20)
+            probe.store(response(body), forKey: "a")
+            size = probe.totalBytes
+            probe.removeAll()
+        }
+        do {
+            let store = try DiskCacheStore(directory: directory.url, byteLimit: size * 3)
+            for key in ["a", "b", "c"] { store.store(response(body), forKey: key) }
+            _ = store.cachedResponse(forKey: "a")
+        }
+        let store = try DiskCacheStore(directory: directory.url, byteLimit: size * 3)
+        store.store(response(body), forKey: "d")
+        #expect(store.cachedResponse(forKey: "b") == nil)
+        #expect(store.cachedResponse(forKey: "a") != nil)
+        #expect(store.cachedResponse(forKey: "c") != nil)
+        #expect(store.cachedResponse(forKey: "d") != nil)
+    }
+
+    @Test("A store opened with a smaller limit evicts down to it at once")
+    func smallerLimitOnOpening() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            let store = try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20)
+            for index in 0..<20 { store.store(response(String(repeating: "q", count: 1000)), forKey: "k\(index)") }
+        }
+        let store = try DiskCacheStore(directory: directory.url, byteLimit: 5_000)
+        #expect(store.totalBytes <= 5_000)
+        #expect(directory.entryFiles.values.reduce(0, +) <= 5_000)
+        #expect(store.cachedResponse(forKey: "k19") != nil)
+    }
+
+    @Test("The byte limit holds after every one of 10,000 inserts of mixed sizes; the directory stays small")
+    func limitAfterTenThousandInserts() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let limit = 64 * 1024
+        let store = try DiskCacheStore(directory: directory.url, byteLimit: limit)
+        // Off the cooperative pool: ten thousand file writes there would hold up other tests.
+        let overLimit = try await offTheCooperativePool { () -> [Int] in
+            var generator = SystemRandomNumberGenerator()
+            var overLimit: [Int] = []
+            for index in 0..<10_000 {
+                let size = [16, 200, 1_500, 6_000][index % 4] + Int.random(in: 0..<100, using: &generator)
+                store.store(response(String(repeating: "d", count: size)), forKey: "key-\(index % 1_000)")
+                if store.totalBytes > limit { overLimit.append(index) }
+                if index % 2_000 == 0 { _ = store.cachedResponse(forKey: "key-\(index % 1_000)") }
+            }
+            return overLimit
+        }
+        #expect(overLimit.isEmpty, "over the limit after inserts \(overLimit.prefix(5))")
+        let files = directory.files
+        let entries = files.filter { $0.key.hasSuffix(".entry") }.values.reduce(0, +)
+        #expect(entries <= limit)
+        #expect(entries == store.totalBytes)
+        // The journal is compacted: at most a line per entry twice over, plus a margin.
+        #expect((files["journal"] ?? 0) <= (2 * store.count + 260) * 80)
+        #expect(!files.keys.contains { $0.hasPrefix("tmp-") })
+    }
+
+    @Test("The wrong key stored under a file's name is a miss")
+    func keyMismatch() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20)
+        store.store(response("a"), forKey: "k1")
+        let files = directory.entryFiles.keys.sorted()
+        store.store(response("b"), forKey: "k2")
+        let second = try #require(directory.entryFiles.keys.first { !files.contains($0) })
+        // Put k2's entry in k1's file.
+        try FileManager.default.removeItem(at: directory.url.appendingPathComponent(files[0]))
+        try FileManager.default.copyItem(at: directory.url.appendingPathComponent(second), to: directory.url.appendingPathComponent(files[0]))
+        #expect(store.cachedResponse(forKey: "k1") == nil)
+        #expect(store.cachedResponse(forKey: "k2")?.body == Data("b".utf8))
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import ResourceLoader
+import ResourceLoaderTesting
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The date the cache's rules read, moved by hand: the injected clock of the cache's tests.
+final class TestDate: @unchecked Sendable {
+    // `lock` guards `date`.
+    private let lock = NSLock()
+    private var date: Date
+
+    init(_ date: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
+        self.date = date
+    }
+
+    var now: Date { lock.withLock { date } }
+
+    func advance(by seconds: TimeInterval) {
+        lock.withLock { date = date.addingTimeInterval(seconds) }
+    }
+
+    /// `now` moved by `seconds`, as an HTTP-date.
+    func httpDate(_ seconds: TimeInterval = 0) -> String {
+        CacheTesting.httpDate(now.addingTimeInterval(seconds))
+    }
+}
+
+enum CacheTesting {
+    /// `date` as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
+    static func httpDate(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
+        return formatter.string(from: date)
+    }
+
+    static func request(_ url: String = "http://origin.test/a", method: String = "GET", headers: [String: String] = [:]) -> URLRequest {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        return request
+    }
+
+    static func response(
+        status: Int = 200,
+        headers: [String: String] = [:],
+        body: String = "",
+        requestDate: Date,
+        responseDate: Date? = nil
+    ) -> CachedResponse {
+        CachedResponse(
+            statusCode: status, url: URL(string: "http://origin.test/a"),
+            headerFields: headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+            body: Data(body.utf8), requestDate: requestDate, responseDate: responseDate ?? requestDate
+        )
+    }
+
+    static func head(status: Int = 200, headers: [String: String] = [:], url: String = "http://origin.test/a") -> ResponseHead {
+        ResponseHead(statusCode: status, url: URL(string: url), headerFields: headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+    }
+}
+
+/// An origin server as a transport: answers each request from a script, in order (the last
+/// answer repeats), and records the requests it got.
+final class ScriptedOrigin: HTTPTransport, @unchecked Sendable {
+    enum Answer {
+        case response(status: Int, headers: [String: String], body: String)
+        case failure(URLError.Code)
+    }
+
+    // `lock` guards `answers` and `requests`.
+    private let lock = NSLock()
+    private var answers: [Answer]
+    private var requests: [URLRequest] = []
+
+    init(_ answers: [Answer] = []) {
+        self.answers = answers
+    }
+
+    /// Adds answers to the script.
+    func enqueue(_ answer: Answer) {
+        lock.withLock { answers.append(answer) }
+    }
+
+    func enqueue(status: Int = 200, headers: [String: String] = [:], body: String = "") {
+        enqueue(.response(status: status, headers: headers, body: body))
+    }
+
+    var receivedRequests: [URLRequest] { lock.withLock { requests } }
+    var requestCount: Int { lock.withLock { requests.count } }
+
+    func startTransfer(_ request: URLRequest, options: TransferOptions, receiver: any TransferReceiver) -> any Cancellable {
+        let answer = lock.withLock { () -> Answer in
+            requests.append(request)
+            return answers.count > 1 ? answers.removeFirst() : answers.first ?? .failure(.cannotConnectToHost)
+        }
+        DispatchQueue.global().async {
+            switch answer {
+            case .failure(let code):
+                receiver.transferDidComplete(with: URLError(code))
+            case .response(let status, let headers, let body):
+                let head = ResponseHead(statusCode: status, url: request.url, headerFields: headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+                if case .stop(let error) = receiver.transferDidReceive(head: head) {
+                    receiver.transferDidComplete(with: error)
+                    return
+                }
+                if !body.isEmpty, !request.isHEADRequest, case .stop(let error) = receiver.transferDidReceive(Data(body.utf8)) {
+                    receiver.transferDidComplete(with: error)
+                    return
+                }
+                receiver.transferDidComplete(with: nil)
+            }
+        }
+        return Nothing()
+    }
+
+    private final class Nothing: Cancellable {
+        func cancel() {}
+    }
+}
+
+extension URLRequest {
+    var isHEADRequest: Bool { httpMethod?.uppercased() == "HEAD" }
+}
+
+/// A cache over a scripted origin, with a clock moved by hand, and a way to send one request
+/// through it and read the whole answer.
+struct CacheHarness {
+    let origin: ScriptedOrigin
+    let date: TestDate
+    let cache: HTTPCache
+    let transport: CachingTransport
+
+    init(
+        mode: CachePolicy.Mode = .private,
+        store: any HTTPCacheStore = MemoryCacheStore(byteLimit: 1 << 20),
+        staleIfErrorLimit: Duration? = nil,
+        heuristicLimit: TimeInterval = 7 * 86_400
+    ) {
+        origin = ScriptedOrigin()
+        date = TestDate()
+        cache = HTTPCache(store: store, policy: CachePolicy(mode: mode, heuristicLimit: heuristicLimit), staleIfErrorLimit: staleIfErrorLimit)
+        let date = date
+        transport = CachingTransport(wrapping: origin, cache: cache, now: { date.now })
+    }
+
+    struct Answer {
+        let status: Int
+        let head: ResponseHead
+        let body: String
+    }
+
+    /// Sends `request` through the cache and returns the whole answer.
+    func send(_ request: URLRequest) async throws -> Answer {
+        let transport = transport
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<(Data, ResponseHead), any Error>, Never>) in
+            let collector = ResponseCollector(maximumBytes: 1 << 20, ignoresDeclaredLength: request.isHEADRequest) { continuation.resume(returning: $0) }
+            _ = transport.startTransfer(request, options: TransferOptions(), receiver: collector)
+        }
+        let (data, head) = try result.get()
+        return Answer(status: head.statusCode, head: head, body: String(decoding: data, as: UTF8.self))
+    }
+
+    func get(_ url: String = "http://origin.test/a", headers: [String: String] = [:]) async throws -> Answer {
+        try await send(CacheTesting.request(url, headers: headers))
+    }
+}

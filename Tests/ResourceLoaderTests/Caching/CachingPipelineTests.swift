@@ -1,0 +1,205 @@
+import Foundation
+import ResourceLoader
+import ResourceLoaderTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `{"cities": [...]}` from a URL of the test's choosing, with header fields of its own (the
+/// request's `Cache-Control` directives among them).
+struct CachedCitiesResource: NetworkResourceType, JSONDecodableResourceType {
+    struct Root: Decodable { let cities: [City] }
+    var url: URL
+    var headerFields: [String: String] = [:]
+    func model(from root: Root) -> [City] { root.cities }
+}
+
+/// Keeps the cache's decisions a pipeline's monitors see.
+final class CacheDecisionRecorder: FetchMonitor, @unchecked Sendable {
+    // `lock` guards `outcomes`.
+    private let lock = NSLock()
+    private var outcomes: [FetchEvent.CacheDecided.Outcome] = []
+
+    var recorded: [FetchEvent.CacheDecided.Outcome] { lock.withLock { outcomes } }
+
+    func cacheDecided(_ event: FetchEvent.CacheDecided) {
+        lock.withLock { outcomes.append(event.outcome) }
+    }
+}
+
+/// Counts the requests a loopback server answers and keeps their validators.
+final class RequestLog: @unchecked Sendable {
+    // `lock` guards `ifNoneMatch`.
+    private let lock = NSLock()
+    private var ifNoneMatch: [String?] = []
+
+    func record(_ request: LoopbackHTTPServer.Request) {
+        lock.withLock { ifNoneMatch.append(request.value(forHeaderField: "If-None-Match")) }
+    }
+
+    var validators: [String?] { lock.withLock { ifNoneMatch } }
+}
+
+@Suite("Caching end to end: a ResourcePipeline's cache over the loopback server")
+struct CachingPipelineTests {
+    static let body = #"{"cities": [{"name": "Lisbon"}, {"name": "Porto"}]}"#
+    static let cities = [City(name: "Lisbon"), City(name: "Porto")]
+
+    @Test("§4.2: a second fetch of a fresh response is served from the cache, model and all; monitors see miss, stored, hit")
+    func secondFetchFromCache() async throws {
+        let server = try LoopbackHTTPServer { _ in
+            .status(200, headers: ["Cache-Control": "max-age=60", "Content-Type": "application/json"], body: Data(Self.body.utf8))
+        }
+        defer { server.stop() }
+        let recorder = CacheDecisionRecorder()
+        let pipeline = ResourcePipeline(session: URLSessionTransport(), monitors: [recorder], clock: ManualClock(), cache: HTTPCache())
+        let service = ResourceService<CachedCitiesResource>(pipeline: pipeline)
+        let resource = CachedCitiesResource(url: server.baseURL.appendingPathComponent("europe.json"))
+        #expect(try await service.fetch(resource) == Self.cities)
+        #expect(try await service.fetch(resource) == Self.cities)
+        #expect(server.requestCount == 1)
+        #expect(recorder.recorded == [.miss, .stored, .hit])
+    }
+
+    @Test("§4.3: a stale response is revalidated; the 304 lets the resource parse the stored body")
+    func revalidationWithA304() async throws {
+        let log = RequestLog()
+        let server = try LoopbackHTTPServer { request in
+            log.record(request)
+            if request.value(forHeaderField: "If-None-Match") == "\"v1\"" {
+                return .status(304, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=60"])
+            }
+            return .status(200, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=60"], body: Data(Self.body.utf8))
+        }
+        defer { server.stop() }
+        let clock = ManualClock()
+        let recorder = CacheDecisionRecorder()
+        let pipeline = ResourcePipeline(session: URLSessionTransport(), monitors: [recorder], clock: clock, cache: HTTPCache())
+        let service = ResourceService<CachedCitiesResource>(pipeline: pipeline)
+        let resource = CachedCitiesResource(url: server.baseURL.appendingPathComponent("europe.json"))
+        #expect(try await service.fetch(resource) == Self.cities)
+        clock.advance(by: .seconds(61))
+        #expect(try await service.fetch(resource) == Self.cities)
+        #expect(log.validators == [nil, "\"v1\""])
+        // Revalidated for another 60 s: no request.
+        #expect(try await service.fetch(resource) == Self.cities)
+        #expect(server.requestCount == 2)
+        #expect(recorder.recorded == [.miss, .stored, .conditionalHit, .hit])
+    }
+
+    @Test("§5.2.1.7: only-if-cached with nothing stored is ResourceError.notCached, and nothing is sent")
+    func onlyIfCached() async throws {
+        let server = try LoopbackHTTPServer { _ in .json(Self.body) }
+        defer { server.stop() }
+        let recorder = CacheDecisionRecorder()
+        let pipeline = ResourcePipeline(session: URLSessionTransport(), monitors: [recorder], cache: HTTPCache())
+        let service = ResourceService<CachedCitiesResource>(pipeline: pipeline)
+        let resource = CachedCitiesResource(
+            url: server.baseURL.appendingPathComponent("europe.json"), headerFields: ["Cache-Control": "only-if-cached"])
+        await #expect {
+            try await service.fetch(resource)
+        } throws: { error in
+            if case .notCached = error as? ResourceError { true } else { false }
+        }
+        #expect(server.requestCount == 0)
+        #expect(recorder.recorded == [.onlyIfCachedUnsatisfied])
+    }
+
+    @Test("§3.5: a shared cache never serves one request's authorised response to another")
+    func sharedModeAndAuthorization() async throws {
+        let server = try LoopbackHTTPServer { request in
+            let who = request.value(forHeaderField: "Authorization") == nil ? "Anonymous" : "Alice"
+            return .status(200, headers: ["Cache-Control": "max-age=60"], body: Data(#"{"cities": [{"name": "\#(who)"}]}"#.utf8))
+        }
+        defer { server.stop() }
+        let recorder = CacheDecisionRecorder()
+        let pipeline = ResourcePipeline(session: URLSessionTransport(), monitors: [recorder], cache: HTTPCache())
+        let service = ResourceService<CachedCitiesResource>(pipeline: pipeline)
+        let url = server.baseURL.appendingPathComponent("me.json")
+        #expect(try await service.fetch(CachedCitiesResource(url: url, headerFields: ["Authorization": "Bearer alice"])) == [City(name: "Alice")])
+        #expect(try await service.fetch(CachedCitiesResource(url: url)) == [City(name: "Anonymous")])
+        #expect(server.requestCount == 2)
+        #expect(recorder.recorded.contains(.notStored(.authorization)))
+    }
+
+    @Test("A private cache does store the authorised response")
+    func privateModeAndAuthorization() async throws {
+        let server = try LoopbackHTTPServer { _ in
+            .status(200, headers: ["Cache-Control": "max-age=60"], body: Data(Self.body.utf8))
+        }
+        defer { server.stop() }
+        let pipeline = ResourcePipeline(session: URLSessionTransport(), cache: HTTPCache(policy: CachePolicy(mode: .private)))
+        let service = ResourceService<CachedCitiesResource>(pipeline: pipeline)
+        let resource = CachedCitiesResource(url: server.baseURL.appendingPathComponent("me.json"), headerFields: ["Authorization": "Bearer alice"])
+        _ = try await service.fetch(resource)
+        _ = try await service.fetch(resource)
+        #expect(server.requestCount == 1)
+    }
+
+    @Test("A disk cache answers a second pipeline, as after a relaunch")
+    func diskCacheAcrossPipelines() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let server = try LoopbackHTTPServer { _ in
+            .status(200, headers: ["Cache-Control": "max-age=600"], body: Data(Self.body.utf8))
+        }
+        defer { server.stop() }
+        let resource = CachedCitiesResource(url: server.baseURL.appendingPathComponent("europe.json"))
+        do {
+            let cache = HTTPCache(store: try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20))
+            let service = ResourceService<CachedCitiesResource>(pipeline: ResourcePipeline(session: URLSessionTransport(), cache: cache))
+            #expect(try await service.fetch(resource) == Self.cities)
+        }
+        let cache = HTTPCache(store: try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20))
+        let service = ResourceService<CachedCitiesResource>(pipeline: ResourcePipeline(session: URLSessionTransport(), cache: cache))
+        #expect(try await service.fetch(resource) == Self.cities)
+        #expect(server.requestCount == 1)
+    }
+
+    @Test("Completion-handler fetches use the cache too")
+    func completionHandlerFetch() async throws {
+        let server = try LoopbackHTTPServer { _ in
+            .status(200, headers: ["Cache-Control": "max-age=60"], body: Data(Self.body.utf8))
+        }
+        defer { server.stop() }
+        let service = ResourceService<CachedCitiesResource>(pipeline: ResourcePipeline(session: URLSessionTransport(), cache: HTTPCache()))
+        let resource = CachedCitiesResource(url: server.baseURL.appendingPathComponent("europe.json"))
+        for _ in 0..<2 {
+            let result = await withCheckedContinuation { continuation in
+                service.fetch(resource, callbackQueue: .global()) { continuation.resume(returning: $0) }
+            }
+            #expect(try result.get() == Self.cities)
+        }
+        #expect(server.requestCount == 1)
+    }
+
+    @Test("Through adapters and retries (the attempts' own task) a hit is answered at once, and the adapted request is the one looked up")
+    func hitThroughAdaptersAndRetries() async throws {
+        let server = try LoopbackHTTPServer { request in
+            let language = request.value(forHeaderField: "Accept-Language") ?? "none"
+            return .status(200, headers: ["Cache-Control": "max-age=60", "Vary": "Accept-Language"],
+                body: Data(#"{"cities": [{"name": "\#(language)"}]}"#.utf8))
+        }
+        defer { server.stop() }
+        let recorder = CacheDecisionRecorder()
+        let pipeline = ResourcePipeline(
+            session: URLSessionTransport(),
+            adapters: [ClosureRequestAdapter { request in
+                var request = request
+                request.setValue("pt", forHTTPHeaderField: "Accept-Language")
+                return request
+            }],
+            retryPolicy: RetryPolicy(maximumAttempts: 3),
+            monitors: [recorder],
+            cache: HTTPCache()
+        )
+        let service = ResourceService<CachedCitiesResource>(pipeline: pipeline)
+        let resource = CachedCitiesResource(url: server.baseURL.appendingPathComponent("europe.json"))
+        #expect(try await service.fetch(resource) == [City(name: "pt")])
+        #expect(try await service.fetch(resource) == [City(name: "pt")])
+        #expect(server.requestCount == 1)
+        #expect(recorder.recorded == [.miss, .stored, .hit])
+    }
+}
