@@ -1,3 +1,4 @@
+#if AsyncHTTPClient
 import Foundation
 import NIOCore
 
@@ -23,3 +24,4 @@ extension ByteBuffer {
         }
     }
 }
+#endif
