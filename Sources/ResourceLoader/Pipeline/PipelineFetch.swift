@@ -60,7 +60,7 @@ final class PipelineFetch: Sendable {
             let attempt = nextAttempt(with: request)
             let sent = attemptSent(request, attempt: attempt)
             FetchEvent.Context.$current.withValue(context) {
-                pending.transfer(request, through: pipeline.session, options: plan.options) { [self] answer in
+                pending.transfer(request, through: pipeline.session, options: plan.options, makeReceiver: plan.makeReceiver) { [self] answer in
                     let outcome = self.answer(answer, attempt: attempt, sentAt: sent)
                     if case .success(let answer) = outcome { received(answer) }
                     onAnswer(outcome)
@@ -101,7 +101,7 @@ final class PipelineFetch: Sendable {
             }
             if Task.isCancelled { return .failure(.cancelled) }
             let attempt = nextAttempt(with: request)
-            let outcome = await send(request, attempt: attempt, options: plan.options)
+            let outcome = await send(request, attempt: attempt, options: plan.options, makeReceiver: plan.makeReceiver)
 
             // Is it worth another attempt, and when?
             let reason: FetchEvent.RetryScheduled.Reason
@@ -195,7 +195,9 @@ final class PipelineFetch: Sendable {
 
     /// Tells the monitors of the attempt and hands `request` to the transport; returns its
     /// answer, or ``ResourceError/cancelled`` when the calling task is cancelled first.
-    private func send(_ request: URLRequest, attempt: Int, options: TransferOptions) async -> Result<FetchAnswer, ResourceError> {
+    private func send(
+        _ request: URLRequest, attempt: Int, options: TransferOptions, makeReceiver: ReceiverFactory? = nil
+    ) async -> Result<FetchAnswer, ResourceError> {
         let sentAt = attemptSent(request, attempt: attempt)
         let session = pipeline.session
         let pending = PendingFetch<FetchAnswer>(callbackQueue: nil)
@@ -203,7 +205,7 @@ final class PipelineFetch: Sendable {
             await withUnsafeContinuation { continuation in
                 pending.whenFinished { continuation.resume(returning: $0) }
                 guard !pending.isFinished else { return }
-                pending.transfer(request, through: session, options: options) { [self] answer in
+                pending.transfer(request, through: session, options: options, makeReceiver: makeReceiver) { [self] answer in
                     pending.finish(self.answer(answer, attempt: attempt, sentAt: sentAt))
                 }
             }

@@ -445,6 +445,10 @@ extension FuzzEntryPoints {
         case .soapFault: "soapFault"
         case .responseTooLarge: "responseTooLarge"
         case .redirectRefused: "redirectRefused"
+        case .fileSystem: "fileSystem"
+        case .integrityMismatch: "integrityMismatch"
+        case .resumeRefused: "resumeRefused"
+        case .downloadInterrupted: "downloadInterrupted"
         }
     }
 }
