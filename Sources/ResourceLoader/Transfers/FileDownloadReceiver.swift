@@ -228,7 +228,12 @@ final class FileDownloadReceiver: TransferReceiver {
         if let partial = configuration.resumeFrom {
             // A full answer to a resumed download: it starts over, in the partial file.
             file = try DownloadFile.resuming(partial.partialFile, at: 0)
-            try file.truncate()
+            do {
+                try file.truncate()
+            } catch {
+                file.close()
+                throw error
+            }
         } else {
             file = try DownloadFile.temporary(beside: configuration.destination)
         }
