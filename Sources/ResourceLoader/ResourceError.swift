@@ -24,6 +24,10 @@ import FoundationNetworking
 /// | ``parsing(_:)`` | The body could not be turned into the model. |
 /// | ``soapFault(_:)`` | A SOAP service answered with a Fault. |
 /// | ``notCached`` | A request said `only-if-cached` and the ``HTTPCache`` had no response it could use. |
+/// | ``fileSystem(_:)`` | A download could not be written, moved into place or read back. |
+/// | ``integrityMismatch(_:)`` | A downloaded file's SHA-256 is not the one expected or declared. |
+/// | ``resumeRefused(_:)`` | The server's answer to a resumed download does not continue its partial file. |
+/// | ``downloadInterrupted(_:underlying:)`` | A download stopped early and its partial file was kept to resume. |
 ///
 /// Descriptions name the kind of failure and never quote what the server sent (bodies, header
 /// values, SOAP Fault text, names declared in a document, dictionary keys) nor the request's
@@ -65,6 +69,19 @@ public enum ResourceError: Error, Sendable {
     /// The request's `Cache-Control` said `only-if-cached` and the ``HTTPCache`` had no stored
     /// response that could answer it. Nothing was sent.
     case notCached
+    /// A download could not be written to disk, moved into place or read back; the value says
+    /// which operation failed, on which file, with which `errno`. Nothing was placed.
+    case fileSystem(FileSystemFailure)
+    /// A downloaded file's SHA-256 is not the one the resource expected or the server declared
+    /// (`Content-Digest`, `Repr-Digest`); the value has both digests. Nothing was placed.
+    case integrityMismatch(IntegrityFailure)
+    /// A resumed download's answer does not continue its partial file (RFC 9110 §14.4, §15.5.17):
+    /// the value says how. No byte of that answer was written.
+    case resumeRefused(ResumeRefusal)
+    /// A download stopped before its end, and its partial file was kept (see
+    /// ``DownloadResourceType/keepsPartialFile``): resume it with the value. `underlying` is
+    /// why it stopped (``cancelled``, ``timedOut``, ``transport(_:underlying:)``…).
+    indirect case downloadInterrupted(ResumableDownload, underlying: ResourceError)
 }
 
 // MARK: - Context types
@@ -230,13 +247,21 @@ extension ResourceError {
         case .parsing: "parsing"
         case .soapFault: "soapFault"
         case .notCached: "notCached"
+        case .fileSystem: "fileSystem"
+        case .integrityMismatch: "integrityMismatch"
+        case .resumeRefused: "resumeRefused"
+        case .downloadInterrupted(_, let underlying): "downloadInterrupted(\(underlying.logName))"
         }
     }
 
-    /// `true` for ``cancelled``.
+    /// `true` for ``cancelled``, and for a ``downloadInterrupted(_:underlying:)`` that a
+    /// cancellation stopped.
     public var isCancelled: Bool {
-        if case .cancelled = self { return true }
-        return false
+        switch self {
+        case .cancelled: true
+        case .downloadInterrupted(_, let underlying): underlying.isCancelled
+        default: false
+        }
     }
 
     /// The HTTP status code this error carries, if any.
@@ -305,6 +330,14 @@ extension ResourceError: CustomStringConvertible {
             return fault.description
         case .notCached:
             return "The request asked for a cached response only (only-if-cached), and the cache has none it can use"
+        case .fileSystem(let failure):
+            return failure.description
+        case .integrityMismatch(let failure):
+            return failure.description
+        case .resumeRefused(let refusal):
+            return refusal.description
+        case .downloadInterrupted(let partial, let underlying):
+            return "The download stopped after \(partial.byteCount) bytes, kept to resume: \(underlying)"
         }
     }
 }

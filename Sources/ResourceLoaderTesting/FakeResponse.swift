@@ -24,10 +24,37 @@ public struct FakeResponse: Sendable {
     private let kind: Kind
     /// How long the session waits before answering.
     public let delay: Duration
+    /// How many pieces the body is handed over in (see ``inPieces(_:)``). Default: 1.
+    public private(set) var bodyPieces = 1
+    /// How many reports of the request body going out come before the head (see
+    /// ``reportingUpload(inSteps:)``). Default: 0.
+    public private(set) var uploadSteps = 0
 
     private init(kind: Kind, delay: Duration = .zero) {
         self.kind = kind
         self.delay = delay
+    }
+
+    /// The same response, with its body handed over in `count` pieces of about equal size (at
+    /// least one byte each), as a network would: a download's progress moves `count` times.
+    ///
+    /// ```swift
+    /// session.stub(.any, with: .status(200, body: export).inPieces(10))
+    /// ```
+    public func inPieces(_ count: Int) -> FakeResponse {
+        var copy = self
+        copy.bodyPieces = max(1, count)
+        return copy
+    }
+
+    /// The same response, preceded by `steps` reports of the request body going out
+    /// (``ResourceLoader/TransferReceiver/transferDidSend(_:of:)``), in equal steps up to the
+    /// whole body: what a progress UI for an upload sees. A request without a body reports
+    /// nothing.
+    public func reportingUpload(inSteps steps: Int) -> FakeResponse {
+        var copy = self
+        copy.uploadSteps = max(0, steps)
+        return copy
     }
 
     /// An HTTP response with the given status, headers and body.
@@ -52,7 +79,10 @@ public struct FakeResponse: Sendable {
 
     /// The same response, answered after `delay`.
     public func delayed(by delay: Duration) -> FakeResponse {
-        FakeResponse(kind: kind, delay: delay)
+        var copy = FakeResponse(kind: kind, delay: delay)
+        copy.bodyPieces = bodyPieces
+        copy.uploadSteps = uploadSteps
+        return copy
     }
 
     func answer(to request: URLRequest) -> Result<(Data, URLResponse), any Error> {

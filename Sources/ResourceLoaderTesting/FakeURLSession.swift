@@ -111,6 +111,10 @@ public final class FakeURLSession: URLSessionType, @unchecked Sendable {
             return state.stubs[index].next()
         }
         let task = FakeTask(receiver: receiver)
+        if let response {
+            task.bodyPieces = response.bodyPieces
+            if response.uploadSteps > 0, let body = request.httpBody { task.upload = (response.uploadSteps, Int64(body.count)) }
+        }
         guard let response else {
             queue.async { task.complete(.failure(UnmatchedRequestError(request: request))) }
             return task
@@ -161,6 +165,11 @@ private final class FakeTask: Cancellable, @unchecked Sendable {
     private let lock = NSLock()
     private var receiver: (any TransferReceiver)?
     private var timer: (any DispatchSourceTimer)?
+    /// How many pieces the body is handed over in; set before the task is answered.
+    var bodyPieces = 1
+    /// The steps and length of the request body reported as sent before the head; set before
+    /// the task is answered.
+    var upload: (steps: Int, length: Int64)?
 
     init(receiver: any TransferReceiver) {
         self.receiver = receiver
@@ -199,8 +208,17 @@ private final class FakeTask: Cancellable, @unchecked Sendable {
                 receiver.transferDidComplete(with: URLError(.badServerResponse))
                 return
             }
+            if let (steps, length) = upload {
+                for step in 1...steps { receiver.transferDidSend(length * Int64(step) / Int64(steps), of: length) }
+            }
             var decision = receiver.transferDidReceive(head: ResponseHead(response))
-            if case .proceed = decision, !body.isEmpty { decision = receiver.transferDidReceive(body) }
+            let pieceSize = max(1, (body.count + bodyPieces - 1) / bodyPieces)
+            var start = body.startIndex
+            while case .proceed = decision, start < body.endIndex {
+                let end = min(start + pieceSize, body.endIndex)
+                decision = receiver.transferDidReceive(body.subdata(in: start..<end))
+                start = end
+            }
             if case .stop(let error) = decision {
                 receiver.transferDidComplete(with: error)
             } else {

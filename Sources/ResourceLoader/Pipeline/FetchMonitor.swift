@@ -52,6 +52,11 @@ public protocol FetchMonitor: Sendable {
     /// The response was valid and its body became the model.
     func modelMade(_ event: FetchEvent.ModelMade)
 
+    /// A transfer's body moved on: reported for downloads (``DownloadService``) and for fetches
+    /// that ask for progress, throttled as ``TransferProgress`` says, the last value always
+    /// before ``fetchFinished(_:)``.
+    func transferProgressed(_ event: FetchEvent.TransferProgressed)
+
     /// The fetch is over: called once for every fetch, whatever its outcome.
     func fetchFinished(_ event: FetchEvent.Finished)
 
@@ -78,6 +83,9 @@ extension FetchMonitor {
 
     /// Does nothing.
     public func modelMade(_ event: FetchEvent.ModelMade) {}
+
+    /// Does nothing.
+    public func transferProgressed(_ event: FetchEvent.TransferProgressed) {}
 
     /// Does nothing.
     public func fetchFinished(_ event: FetchEvent.Finished) {}

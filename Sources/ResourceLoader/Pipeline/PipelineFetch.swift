@@ -62,7 +62,7 @@ final class PipelineFetch: Sendable {
             let attempt = nextAttempt(with: request)
             let sent = attemptSent(request, attempt: attempt)
             FetchEvent.Context.$current.withValue(context) {
-                pending.transfer(request, through: pipeline.session, options: plan.options) { [self] answer in
+                pending.transfer(request, through: pipeline.session, options: plan.options, makeReceiver: plan.makeReceiver) { [self] answer in
                     let outcome = self.answer(answer, attempt: attempt, sentAt: sent)
                     if case .success(let answer) = outcome { received(answer) }
                     onAnswer(outcome)
@@ -102,7 +102,7 @@ final class PipelineFetch: Sendable {
             guard !pending.isFinished else { return }
             let attempt = nextAttempt(with: adapted)
             let sent = attemptSent(adapted, attempt: attempt)
-            pending.transfer(adapted, through: pipeline.session, options: plan.options) { [self, adapted, generation] answer in
+            pending.transfer(adapted, through: pipeline.session, options: plan.options, makeReceiver: plan.makeReceiver) { [self, adapted, generation] answer in
                 var tries = Tries()
                 let outcome = self.answer(answer, attempt: attempt, sentAt: sent)
                 let next = self.next(after: outcome, of: adapted, attempt: attempt, generation: generation, plan: plan, tries: &tries)
@@ -198,7 +198,7 @@ final class PipelineFetch: Sendable {
             }
             if Task.isCancelled { return .failure(.cancelled) }
             let attempt = nextAttempt(with: request)
-            let outcome = await send(request, attempt: attempt, options: plan.options)
+            let outcome = await send(request, attempt: attempt, options: plan.options, makeReceiver: plan.makeReceiver)
             let next = next(after: outcome, of: request, attempt: attempt, generation: generation, plan: plan, tries: &tries)
             if let outcome = await carryOut(next) { return outcome }
         }
@@ -319,7 +319,9 @@ final class PipelineFetch: Sendable {
 
     /// Tells the monitors of the attempt and hands `request` to the transport; returns its
     /// answer, or ``ResourceError/cancelled`` when the calling task is cancelled first.
-    private func send(_ request: URLRequest, attempt: Int, options: TransferOptions) async -> Result<FetchAnswer, ResourceError> {
+    private func send(
+        _ request: URLRequest, attempt: Int, options: TransferOptions, makeReceiver: ReceiverFactory? = nil
+    ) async -> Result<FetchAnswer, ResourceError> {
         let sentAt = attemptSent(request, attempt: attempt)
         let session = pipeline.session
         let pending = PendingFetch<FetchAnswer>(callbackQueue: nil)
@@ -327,7 +329,7 @@ final class PipelineFetch: Sendable {
             await withUnsafeContinuation { continuation in
                 pending.whenFinished { continuation.resume(returning: $0) }
                 guard !pending.isFinished else { return }
-                pending.transfer(request, through: session, options: options) { [self] answer in
+                pending.transfer(request, through: session, options: options, makeReceiver: makeReceiver) { [self] answer in
                     pending.finish(self.answer(answer, attempt: attempt, sentAt: sentAt))
                 }
             }

@@ -23,6 +23,9 @@ struct FetchPlan: Sendable {
     let authentication: (any RequestAuthenticating)?
     let retryPolicy: RetryPolicy
     let options: TransferOptions
+    /// Makes the receiver of each attempt's response; `nil` for a ``ResponseCollector`` (a
+    /// download gives one that writes to a file).
+    var makeReceiver: ReceiverFactory?
 
     /// A plan with no hooks: one attempt with `options`.
     init(options: TransferOptions) {
@@ -76,7 +79,7 @@ extension PendingFetch {
             fetch.start(request, plan: plan, pending: self, onAnswer: onAnswer)
             return
         }
-        transfer(request, through: session, options: plan.options) { answer in
+        transfer(request, through: session, options: plan.options, makeReceiver: plan.makeReceiver) { answer in
             switch answer {
             case .success(let (data, response)):
                 onAnswer(.success(FetchAnswer(data: data, response: response, attempt: 1, duration: .zero)))

@@ -4,6 +4,14 @@ import Foundation
 import FoundationNetworking
 #endif
 
+/// Makes the receiver of one attempt's response, for `request` sent with `options`; the
+/// receiver hands the body and head, or the error, to the completion, once.
+typealias ReceiverFactory = @Sendable (
+    _ request: URLRequest,
+    _ options: TransferOptions,
+    _ completion: @escaping @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
+) -> any TransferReceiver
+
 /// One fetch in flight: delivers exactly one outcome, whoever finishes first.
 ///
 /// The transfer's answer, ``cancel()`` and the deadline all race to finish the fetch; the first
@@ -87,6 +95,7 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
         _ request: URLRequest,
         through session: any HTTPTransport,
         options: TransferOptions,
+        makeReceiver: ReceiverFactory? = nil,
         onAnswer: @escaping @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
     ) {
         // What reaches the wire is checked here, after every hook, whatever the transport.
@@ -97,13 +106,19 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
         beginTransfer()
         // `onAnswer` only hands the answer on (to the callback queue, or to the waiting task),
         // so the collector calls it where the transfer ends, without a thread hop.
-        let collector = ResponseCollector(
-            maximumBytes: options.maximumResponseBytes, ignoresDeclaredLength: request.isHEAD
-        ) { [self] answer in
+        let completion: @Sendable (Result<(Data, ResponseHead), any Error>) -> Void = { [self] answer in
             guard !isFinished else { return }
             onAnswer(answer)
         }
-        let transfer = session.startTransfer(request, options: options, receiver: collector)
+        let receiver: any TransferReceiver
+        if let makeReceiver {
+            receiver = makeReceiver(request, options, completion)
+        } else {
+            receiver = ResponseCollector(
+                maximumBytes: options.maximumResponseBytes, ignoresDeclaredLength: request.isHEAD, completion: completion
+            )
+        }
+        let transfer = session.startTransfer(request, options: options, receiver: receiver)
         attach(transfer)
     }
 

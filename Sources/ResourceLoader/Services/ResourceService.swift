@@ -134,8 +134,13 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
         return try result.get()
     }
 
-    /// The `async` fetch of `resource`, from building the request to the model.
-    private func run(_ resource: Resource, fetch: PipelineFetch?) async -> Result<Resource.Model, ResourceError> {
+    /// The `async` fetch of `resource`, from building the request to the model; `progress`
+    /// receives the progress of both bodies when given.
+    func run(
+        _ resource: Resource,
+        fetch: PipelineFetch?,
+        progress: TransferProgressReporter? = nil
+    ) async -> Result<Resource.Model, ResourceError> {
         if Task.isCancelled { return .failure(.cancelled) }
         let request: URLRequest
         do {
@@ -145,7 +150,8 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
         }
         fetch?.built(request)
         let options = resource.transferOptions(self.options)
-        let plan = plan(for: resource, options: options, fetch: fetch)
+        var plan = plan(for: resource, options: options, fetch: fetch)
+        if let progress { plan.makeReceiver = ProgressReportingReceiver.factory(reporting: progress) }
         let answer = await FetchCore.awaiting(request, plan: plan, session: session, fetch: fetch)
         return Self.model(from: answer, for: resource, options: options, fetch: fetch)
     }

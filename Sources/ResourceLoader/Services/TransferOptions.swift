@@ -12,6 +12,7 @@
 /// | ``deadline`` | 60 seconds | ``ResourceService``, for every transport |
 /// | ``maximumResponseBytes`` | 32 MiB | ``ResponseCollector``, as bytes arrive, for every transport |
 /// | ``maximumRedirects`` | 10 | the transport, through ``TransferRules`` |
+/// | ``maximumDownloadBytes`` | 16 GiB | ``DownloadService``, as bytes are written to the file, for every transport |
 ///
 /// The transports of the library also keep rules that are not options, written once in
 /// ``TransferRules``: no redirect from `https` to `http` or to anything but `http` and `https`
@@ -27,6 +28,8 @@ public struct TransferOptions: Sendable, Hashable {
     public static let defaultMaximumResponseBytes = 32 * 1024 * 1024
     /// The default ``maximumRedirects``: 10.
     public static let defaultMaximumRedirects = 10
+    /// The default ``maximumDownloadBytes``: 16 GiB.
+    public static let defaultMaximumDownloadBytes: Int64 = 16 * 1024 * 1024 * 1024
 
     /// The longest a whole transfer may take, or `nil` for no limit beyond the request's idle
     /// timeout. Default: ``defaultDeadline`` (60 seconds).
@@ -62,19 +65,33 @@ public struct TransferOptions: Sendable, Hashable {
     /// and `URLError.Code.httpTooManyRedirects`.
     public var maximumRedirects: Int
 
+    /// The largest body a download (a ``DownloadResourceType`` fetched by a
+    /// ``DownloadService``) writes to its file, in bytes, counting the bytes of a partial file it
+    /// resumes. Default: ``defaultMaximumDownloadBytes`` (16 GiB).
+    ///
+    /// A download's body goes to disk, not to memory, so it has this limit of its own instead of
+    /// ``maximumResponseBytes`` (which still bounds the body of an error answer, kept in memory).
+    /// A declared `Content-Length` over it fails before the body is read, and a body without one
+    /// is stopped as soon as it crosses it, with ``ResourceError/responseTooLarge(limit:)``; the
+    /// temporary file is removed.
+    public var maximumDownloadBytes: Int64
+
     /// Creates options. With no arguments, every limit has its default.
     ///
     /// - Parameters:
     ///   - deadline: The longest a whole transfer may take; `nil` for no limit.
     ///   - maximumResponseBytes: The largest response body accepted, in bytes.
     ///   - maximumRedirects: The most redirects one request may follow.
+    ///   - maximumDownloadBytes: The largest body a download writes to its file, in bytes.
     public init(
         deadline: Duration? = TransferOptions.defaultDeadline,
         maximumResponseBytes: Int = TransferOptions.defaultMaximumResponseBytes,
-        maximumRedirects: Int = TransferOptions.defaultMaximumRedirects
+        maximumRedirects: Int = TransferOptions.defaultMaximumRedirects,
+        maximumDownloadBytes: Int64 = TransferOptions.defaultMaximumDownloadBytes
     ) {
         self.deadline = deadline
         self.maximumResponseBytes = maximumResponseBytes
         self.maximumRedirects = maximumRedirects
+        self.maximumDownloadBytes = maximumDownloadBytes
     }
 }

@@ -446,6 +446,10 @@ extension FuzzEntryPoints {
         case .responseTooLarge: "responseTooLarge"
         case .redirectRefused: "redirectRefused"
         case .notCached: "notCached"
+        case .fileSystem: "fileSystem"
+        case .integrityMismatch: "integrityMismatch"
+        case .resumeRefused: "resumeRefused"
+        case .downloadInterrupted: "downloadInterrupted"
         }
     }
 }

@@ -1,0 +1,69 @@
+import Foundation
+
+/// A network resource whose body is streamed to a file, and whose model is made from that file.
+///
+/// ```swift
+/// struct Dataset: DownloadResourceType {
+///     typealias Model = URL
+///     let url = URL(string: "https://example.com/exports/2026.csv")!
+///     let destination = URL(fileURLWithPath: "/var/data/2026.csv")
+/// }
+/// let file = try await DownloadService<Dataset>().fetch(Dataset())
+/// ```
+///
+/// A ``DownloadService`` fetches it. The body is written as it arrives to a temporary file
+/// beside ``destination`` (in the same directory, so the final move is an atomic rename), within
+/// ``TransferOptions/maximumDownloadBytes``; missing directories are created. Only once the
+/// whole body has arrived, the status is accepted and the file matches ``expectedSHA256`` and
+/// any `Content-Digest` or `Repr-Digest` the server sent, is it moved to ``destination`` as
+/// ``overwritePolicy`` says, and ``model(fromFileAt:response:)`` called. On any failure,
+/// cancellation or the deadline, nothing is at the destination and the temporary file is gone,
+/// unless ``keepsPartialFile`` asks to keep it to resume.
+public protocol DownloadResourceType: NetworkResourceType {
+    /// Where the finished file goes.
+    var destination: URL { get }
+
+    /// What happens when a file is already at ``destination``. Default:
+    /// ``DownloadOverwritePolicy/failIfExists``.
+    var overwritePolicy: DownloadOverwritePolicy { get }
+
+    /// The SHA-256 the finished file must have, or `nil` to check only the digests the server
+    /// sends. Default: `nil`.
+    var expectedSHA256: SHA256Digest? { get }
+
+    /// A partial download to go on with, from an earlier
+    /// ``ResourceError/downloadInterrupted(_:underlying:)``; `nil` to start from the first byte.
+    /// Default: `nil`.
+    var resumeFrom: ResumableDownload? { get }
+
+    /// Whether a download that stops early keeps its partial file to resume, and fails with
+    /// ``ResourceError/downloadInterrupted(_:underlying:)`` carrying it. Default: `false`: the
+    /// partial file is removed.
+    var keepsPartialFile: Bool { get }
+
+    /// Makes the model from the placed file at `url` (the ``destination``), with the response
+    /// it came from. An error it throws fails the fetch with ``ResourceError/parsing(_:)``; the
+    /// file stays where it was placed.
+    func model(fromFileAt url: URL, response: ResponseHead) throws -> Model
+}
+
+// MARK: - Default implementations
+
+extension DownloadResourceType {
+    /// ``DownloadOverwritePolicy/failIfExists``.
+    public var overwritePolicy: DownloadOverwritePolicy { .failIfExists }
+
+    /// `nil`: only the server's digests are checked.
+    public var expectedSHA256: SHA256Digest? { nil }
+
+    /// `nil`: the download starts from the first byte.
+    public var resumeFrom: ResumableDownload? { nil }
+
+    /// `false`: a partial file is removed.
+    public var keepsPartialFile: Bool { false }
+}
+
+extension DownloadResourceType where Model == URL {
+    /// The file's URL: the model of a resource that only needs the file.
+    public func model(fromFileAt url: URL, response: ResponseHead) throws -> URL { url }
+}

@@ -1,0 +1,269 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Fetches ``DownloadResourceType`` resources: streams each body to a file, verifies it, moves it
+/// into place and makes the model from it.
+///
+/// ```swift
+/// let service = DownloadService<Dataset>()
+/// let file = try await service.fetch(Dataset())
+/// ```
+///
+/// A download runs through the same fetch core as every ``ResourceService`` fetch, on any
+/// ``HTTPTransport`` (``URLSessionTransport``, `AsyncHTTPClientTransport`, `FakeURLSession`),
+/// with the same deadline, cancellation, pipeline hooks and exactly one outcome; only the
+/// receiver of the body differs: a file instead of memory. The steps:
+/// 1. ``NetworkResourceType/urlRequest()`` builds the request; for a resource that
+///    ``DownloadResourceType/resumeFrom`` a partial file, `Range: bytes=N-` and `If-Range` are
+///    added;
+/// 2. the transport sends it; an answer the resource accepts is written to a temporary file
+///    beside the destination, within ``TransferOptions/maximumDownloadBytes``, and hashed as it
+///    is written; any other answer is kept in memory and reported by
+///    ``NetworkResourceType/validate(_:data:)`` as it would be for any resource;
+/// 3. the file is flushed and checked against ``DownloadResourceType/expectedSHA256`` and the
+///    response's `Content-Digest` and `Repr-Digest` (RFC 9530);
+/// 4. it is moved to ``DownloadResourceType/destination`` as
+///    ``DownloadResourceType/overwritePolicy`` says, in one atomic rename;
+/// 5. ``DownloadResourceType/model(fromFileAt:response:)`` makes the model.
+///
+/// The outcome is delivered only once the temporary file has been removed, or kept to resume:
+/// whoever receives ``ResourceError/cancelled`` finds nothing left behind.
+public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceType {
+    /// The transport requests are sent through.
+    public let session: any HTTPTransport
+    /// The limits applied to every transfer, unless a resource adjusts them with
+    /// ``NetworkResourceType/transferOptions(_:)``.
+    public let options: TransferOptions
+    /// The pipeline the service was made from, or `nil` for one made with
+    /// ``init(session:options:)``.
+    public let pipeline: ResourcePipeline?
+    /// How bytes reach the file: `write(2)`, or a failing stand-in in tests.
+    let writer: DownloadWriter
+    /// The clock progress is throttled by: the pipeline's, or the continuous clock.
+    let stopwatch: Stopwatch
+
+    /// Creates a service.
+    ///
+    /// - Parameters:
+    ///   - session: The transport. Default: ``URLSessionTransport/shared``.
+    ///   - options: Limits for every transfer. Default: `TransferOptions()`.
+    public init(session: any HTTPTransport = URLSessionTransport.shared, options: TransferOptions = TransferOptions()) {
+        self.init(session: session, options: options, pipeline: nil, writer: .system)
+    }
+
+    /// Creates a service that fetches through `pipeline`: its transport, its options, its
+    /// adapters and its monitors.
+    public init(pipeline: ResourcePipeline) {
+        self.init(session: pipeline.session, options: pipeline.options, pipeline: pipeline, writer: .system)
+    }
+
+    init(session: any HTTPTransport, options: TransferOptions, pipeline: ResourcePipeline?, writer: DownloadWriter) {
+        self.session = session
+        self.options = options
+        self.pipeline = pipeline
+        self.writer = writer
+        self.stopwatch = pipeline?.stopwatch ?? Stopwatch(ContinuousClock())
+    }
+
+    /// Downloads `resource` and returns its model.
+    ///
+    /// Cancelling the calling task cancels the download, which then throws
+    /// ``ResourceError/cancelled`` (or ``ResourceError/downloadInterrupted(_:underlying:)`` when
+    /// the resource keeps partial files).
+    public func fetch(_ resource: Resource) async throws(ResourceError) -> Resource.Model {
+        try await run(resource).get()
+    }
+
+    /// Downloads `resource` and delivers the outcome exactly once on `callbackQueue`.
+    ///
+    /// - Returns: A handle that cancels the download; `completion` then receives
+    ///   ``ResourceError/cancelled`` (unless an outcome was already delivered).
+    @discardableResult
+    public func fetch(
+        _ resource: Resource,
+        callbackQueue: DispatchQueue,
+        completion: @escaping @Sendable (Result<Resource.Model, ResourceError>) -> Void
+    ) -> any Cancellable {
+        let task = Task {
+            let result = await run(resource)
+            callbackQueue.async { completion(result) }
+        }
+        return TaskCancellable(task)
+    }
+
+    /// Downloads `resource`, reporting its progress to `progress` on `progressQueue`, and
+    /// returns its model.
+    ///
+    /// `progress` receives throttled values (see ``TransferProgress``) and always the last one;
+    /// every call has run before this method returns or throws.
+    public func fetch(
+        _ resource: Resource,
+        progressQueue: DispatchQueue,
+        progress: @escaping @Sendable (TransferProgress) -> Void
+    ) async throws(ResourceError) -> Resource.Model {
+        let deliveries = DispatchGroup()
+        let result = await run(resource) { value in
+            deliveries.enter()
+            progressQueue.async {
+                progress(value)
+                deliveries.leave()
+            }
+        }
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+            deliveries.notify(queue: .global()) { continuation.resume() }
+        }
+        return try result.get()
+    }
+
+    /// Starts downloading `resource` and returns at once: the task's
+    /// ``TransferTask/progress`` is an `AsyncSequence` of throttled values that ends with the
+    /// last one, and its ``TransferTask/value`` is the model.
+    ///
+    /// ```swift
+    /// let task = service.fetchTask(Dataset())
+    /// for await progress in task.progress { print(progress.completedBytes) }
+    /// let file = try await task.value
+    /// ```
+    public func fetchTask(_ resource: Resource) -> TransferTask<Resource.Model> {
+        let (stream, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(64))
+        let task = Task {
+            let result = await run(resource) { continuation.yield($0) }
+            continuation.finish()
+            return result
+        }
+        return TransferTask(progress: stream, task: task)
+    }
+
+    /// Downloads `resource`, with progress to `progress` when given.
+    func run(
+        _ resource: Resource,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) async -> Result<Resource.Model, ResourceError> {
+        let fetch = pipelineFetch(for: resource)
+        let reporter = TransferProgressReporter.forFetch(fetch, sink: progress, elapsed: stopwatch.elapsed)
+        let result = await download(resource, fetch: fetch, progress: reporter)
+        reporter?.finish()
+        fetch?.finished(with: result)
+        return result
+    }
+
+    private func download(
+        _ resource: Resource,
+        fetch: PipelineFetch?,
+        progress: TransferProgressReporter?
+    ) async -> Result<Resource.Model, ResourceError> {
+        if Task.isCancelled { return .failure(.cancelled) }
+        var request: URLRequest
+        do {
+            request = try resource.urlRequest()
+        } catch {
+            return .failure(error)
+        }
+        if let partial = resource.resumeFrom {
+            request.setValue("bytes=\(partial.byteCount)-", forHTTPHeaderField: "Range")
+            request.setValue(partial.validator.ifRangeValue, forHTTPHeaderField: "If-Range")
+        }
+        fetch?.built(request)
+        let options = resource.transferOptions(self.options)
+        let staging = DownloadStaging()
+        let configuration = FileDownloadReceiver.Configuration(
+            destination: resource.destination,
+            overwritePolicy: resource.overwritePolicy,
+            expectedSHA256: resource.expectedSHA256,
+            resumeFrom: resource.resumeFrom,
+            keepsPartialFile: resource.keepsPartialFile,
+            maximumBytes: options.maximumDownloadBytes,
+            maximumErrorBodyBytes: options.maximumResponseBytes,
+            accepts: { head in Self.accepts(head, resource: resource) },
+            writer: writer,
+            progress: progress.map(Self.writtenBytesReporter)
+        )
+        // The transport may decode a coded body within `maximumResponseBytes`: a download's
+        // body is bounded by its own limit instead, which the receiver keeps.
+        var transferOptions = options
+        transferOptions.maximumResponseBytes = max(options.maximumResponseBytes, Int(clamping: options.maximumDownloadBytes))
+        var plan = plan(for: resource, options: transferOptions, fetch: fetch)
+        plan.makeReceiver = { _, _, completion in
+            FileDownloadReceiver(configuration: configuration, staging: staging, completion: completion)
+        }
+        let answer = await FetchCore.awaiting(request, plan: plan, session: session, fetch: fetch)
+        await staging.settled()
+        switch answer {
+        case .failure(let error):
+            staging.discardStaged()
+            if let partial = staging.resumable { return .failure(.downloadInterrupted(partial, underlying: error)) }
+            return .failure(error)
+        case .success(let last):
+            guard let staged = staging.takeStaged() else {
+                // An answer kept in memory: the resource's validation says what is wrong.
+                return Self.failure(for: last, resource: resource)
+            }
+            if Task.isCancelled {
+                DownloadFile.remove(staged.url)
+                return .failure(.cancelled)
+            }
+            guard let fetch else { return Self.place(staged, for: resource) }
+            return fetch.makeModel { Self.place(staged, for: resource) }
+        }
+    }
+
+    /// Whether `resource` accepts the status of `head`: its validation, with no body.
+    private static func accepts(_ head: ResponseHead, resource: Resource) -> Bool {
+        guard let response = Resource.ValidatedResponse.validatable(from: head) else { return false }
+        do {
+            try resource.validate(response, data: Data())
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    /// Hands the receiver's counts of written bytes to `reporter`.
+    private static func writtenBytesReporter(
+        _ reporter: TransferProgressReporter
+    ) -> @Sendable (Int64, Int64?, Bool) -> Void {
+        { completed, total, decoded in reporter.received(completed, of: total, decoded: decoded) }
+    }
+
+    /// Moves the staged file to the resource's destination and makes the model from it.
+    private static func place(_ staged: DownloadStaging.Staged, for resource: Resource) -> Result<Resource.Model, ResourceError> {
+        do {
+            try DownloadFile.place(staged.url, at: resource.destination, policy: resource.overwritePolicy)
+        } catch {
+            DownloadFile.remove(staged.url)
+            return .failure(error)
+        }
+        do {
+            return .success(try resource.model(fromFileAt: resource.destination, response: staged.head))
+        } catch {
+            return .failure(ResourceError(parsingError: error, context: "making the model from the downloaded file"))
+        }
+    }
+
+    /// The error for an answer whose body was kept in memory: the resource's validation's, or
+    /// ``ResourceError/emptyResponse(statusCode:)`` when it accepts it (a `204`, say).
+    private static func failure(for answer: FetchAnswer, resource: Resource) -> Result<Resource.Model, ResourceError> {
+        guard let response = Resource.ValidatedResponse.validatable(from: answer.response) else {
+            return .failure(.transport(.badServerResponse, underlying: URLError(.badServerResponse)))
+        }
+        do {
+            try resource.validate(response, data: answer.data)
+        } catch {
+            return .failure(error)
+        }
+        return .failure(.emptyResponse(statusCode: answer.response.statusCode))
+    }
+
+    /// The pipeline's state for a download of `resource`, as for a ``ResourceService`` fetch.
+    private func pipelineFetch(for resource: Resource) -> PipelineFetch? {
+        PipelineFetch.forFetch(of: resource, through: pipeline)
+    }
+
+    /// The plan the attempts of a download run with, as for a ``ResourceService`` fetch.
+    private func plan(for resource: Resource, options: TransferOptions, fetch: PipelineFetch?) -> FetchPlan {
+        FetchPlan(for: resource, options: options, fetch: fetch)
+    }
+}

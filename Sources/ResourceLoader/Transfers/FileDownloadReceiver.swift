@@ -1,0 +1,423 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A ``TransferReceiver`` that writes a download's body to a temporary file beside its
+/// destination, hashing it as it is written, within its own size limit: the file-writing
+/// counterpart of ``ResponseCollector``.
+///
+/// The head decides where the body goes. An answer the resource accepts (a `200`, or the `206`
+/// that continues a resumed partial file) goes to the file; any other answer is collected in
+/// memory, within ``TransferOptions/maximumResponseBytes``, for the resource to validate and
+/// report as it would any error. For a resumed download it follows RFC 9110: a `200` (the range
+/// ignored, or `If-Range` failed) starts the file over, a `206` is appended only when its
+/// `Content-Range` starts where the partial file ends and its validator is the partial file's,
+/// and a `416` completes a partial file that already holds the whole representation or refuses
+/// the resume. Bytes of an answer that does not fit are never written.
+///
+/// When the body has all arrived the file is flushed, closed and checked against the expected
+/// SHA-256 and the server's `Content-Digest`/`Repr-Digest`, then left in ``DownloadStaging``
+/// for the service to validate and place. On any failure the file is closed and removed, or,
+/// when the resource keeps partial files and the answer had a validator, kept to resume.
+final class FileDownloadReceiver: TransferReceiver {
+    /// What a download's receivers share.
+    struct Configuration: Sendable {
+        let destination: URL
+        let overwritePolicy: DownloadOverwritePolicy
+        let expectedSHA256: SHA256Digest?
+        let resumeFrom: ResumableDownload?
+        let keepsPartialFile: Bool
+        let maximumBytes: Int64
+        let maximumErrorBodyBytes: Int
+        /// Whether the resource accepts the head's status (its validation, with no body).
+        let accepts: @Sendable (ResponseHead) -> Bool
+        let writer: DownloadWriter
+        /// Receives the bytes written so far and the total when known, after each piece.
+        /// Receives the bytes written so far, the total when known, and whether the body was
+        /// content-coded (the count is then of decoded bytes), after each piece.
+        let progress: (@Sendable (_ completed: Int64, _ total: Int64?, _ decoded: Bool) -> Void)?
+    }
+
+    private struct Writing {
+        var file: DownloadFile
+        let head: ResponseHead
+        /// The whole file's digest, when something checks it.
+        var whole: SHA256?
+        /// The digest of this answer's bytes alone, for a `Content-Digest` of a `206`.
+        var message: SHA256?
+        let contentDigest: SHA256Digest?
+        let reprDigest: SHA256Digest?
+        /// The validator kept with a partial file; `nil` when it cannot be resumed.
+        let validator: ResumableDownload.Validator?
+        let total: Int64?
+        /// Whether the body was content-coded: the count is of decoded bytes, the total unknown.
+        let coded: Bool
+    }
+
+    private enum Mode {
+        case waiting
+        /// An answer the resource does not accept: its body, for the error.
+        case collecting(ResponseHead, Data)
+        case writing(Writing)
+        /// A `416` to a partial file that is already whole: its body is ignored.
+        case alreadyComplete(ResponseHead, DownloadFile)
+        case finished
+    }
+
+    private let configuration: Configuration
+    private let staging: DownloadStaging
+    private let completion: @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
+    // `mode` is a `Locked`: its lock guards the mode and the open file in it.
+    private let mode = Locked(Mode.waiting)
+
+    init(
+        configuration: Configuration,
+        staging: DownloadStaging,
+        completion: @escaping @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
+    ) {
+        self.configuration = configuration
+        self.staging = staging
+        self.completion = completion
+        staging.receiverStarted()
+    }
+
+    /// Request-body progress is not a download's.
+    func transferDidSend(_ sent: Int64, of expected: Int64?) {}
+
+    func transferDidReceive(head: ResponseHead) -> TransferDecision {
+        do {
+            let next = try mode(for: head)
+            mode.withLock { $0 = next }
+            if case .writing(let writing) = next {
+                configuration.progress?(writing.file.size, writing.total, writing.coded)
+            }
+            return .proceed
+        } catch {
+            return .stop(error)
+        }
+    }
+
+    func transferDidReceive(_ chunk: Data) -> TransferDecision {
+        let limit = configuration.maximumBytes
+        let errorLimit = configuration.maximumErrorBodyBytes
+        let writer = configuration.writer
+        let outcome = mode.withLock { mode -> Result<(Int64, Int64?, Bool)?, ResourceError> in
+            switch mode {
+            case .writing(var writing):
+                guard Int64(chunk.count) <= limit - writing.file.size else {
+                    return .failure(.responseTooLarge(limit: Int(clamping: limit)))
+                }
+                mode = .waiting
+                let failure = chunk.withUnsafeBytes { bytes -> ResourceError? in
+                    do throws(ResourceError) {
+                        try writing.file.append(bytes, with: writer)
+                    } catch {
+                        return error
+                    }
+                    writing.whole?.update(bytes)
+                    writing.message?.update(bytes)
+                    return nil
+                }
+                mode = .writing(writing)
+                if let failure { return .failure(failure) }
+                return .success((writing.file.size, writing.total, writing.coded))
+            case .collecting(let head, var body):
+                guard chunk.count <= errorLimit - body.count else { return .failure(.responseTooLarge(limit: errorLimit)) }
+                mode = .waiting
+                body.append(chunk)
+                mode = .collecting(head, body)
+                return .success(nil)
+            case .alreadyComplete, .waiting, .finished:
+                return .success(nil)
+            }
+        }
+        switch outcome {
+        case .success(let progress):
+            if let (completed, total, decoded) = progress { configuration.progress?(completed, total, decoded) }
+            return .proceed
+        case .failure(let error):
+            return .stop(error)
+        }
+    }
+
+    func transferDidComplete(with error: (any Error)?) {
+        let current = mode.withLock { mode -> Mode in
+            defer { mode = .finished }
+            return mode
+        }
+        var staged: DownloadStaging.Staged?
+        var resumable: ResumableDownload?
+        let answer: Result<(Data, ResponseHead), any Error>
+        switch current {
+        case .finished:
+            return
+        case .waiting:
+            // Stopped at the head, or ended before one: a partial being resumed is kept or
+            // removed as the resource says.
+            resumable = keepOrRemoveResumedPartial(after: error)
+            answer = .failure(error ?? URLError(.badServerResponse))
+        case .collecting(let head, let body):
+            resumable = keepOrRemoveResumedPartial(after: error)
+            answer = error.map { .failure($0) } ?? .success((body, head))
+        case .alreadyComplete(let head, var file):
+            file.close()
+            if let error {
+                resumable = keepOrRemoveResumedPartial(after: error)
+                answer = .failure(error)
+            } else {
+                do {
+                    try verifyWholeFile(file.url)
+                    staged = .init(url: file.url, head: head)
+                    answer = .success((Data(), head))
+                } catch {
+                    DownloadFile.remove(file.url)
+                    answer = .failure(error)
+                }
+            }
+        case .writing(var writing):
+            if let error {
+                writing.file.close()
+                resumable = keepOrRemove(writing)
+                answer = .failure(error)
+            } else {
+                do {
+                    try writing.file.synchronizeAndClose()
+                    try verify(writing)
+                    staged = .init(url: writing.file.url, head: writing.head)
+                    answer = .success((Data(), writing.head))
+                } catch {
+                    writing.file.close()
+                    DownloadFile.remove(writing.file.url)
+                    answer = .failure(error)
+                }
+            }
+        }
+        staging.receiverFinished(staged: staged, resumable: resumable)
+        completion(answer)
+    }
+
+    // MARK: - The head
+
+    /// Where the body of the answer with `head` goes.
+    private func mode(for head: ResponseHead) throws(ResourceError) -> Mode {
+        if let partial = configuration.resumeFrom {
+            switch head.statusCode {
+            case 206:
+                return try continuing(partial, with: head)
+            case 416:
+                return try completing(partial, with: head)
+            default:
+                break
+            }
+        } else if head.statusCode == 206 {
+            throw .resumeRefused(.unexpectedContentRange(expectedStart: 0, received: head.value(forHTTPHeaderField: "Content-Range")))
+        }
+        guard (200..<300).contains(head.statusCode), head.statusCode != 204, configuration.accepts(head) else {
+            return .collecting(head, Data())
+        }
+        let declared = head.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+        if let declared, declared > configuration.maximumBytes {
+            throw .responseTooLarge(limit: Int(clamping: configuration.maximumBytes))
+        }
+        if configuration.overwritePolicy == .failIfExists, FileManager.default.fileExists(atPath: configuration.destination.path) {
+            throw .fileSystem(.init(operation: .place, url: configuration.destination, code: EEXIST))
+        }
+        var file: DownloadFile
+        if let partial = configuration.resumeFrom {
+            // A full answer to a resumed download: it starts over, in the partial file.
+            file = try DownloadFile.resuming(partial.partialFile, at: 0)
+            do {
+                try file.truncate()
+            } catch {
+                file.close()
+                throw error
+            }
+        } else {
+            file = try DownloadFile.temporary(beside: configuration.destination)
+        }
+        return .writing(writing(into: file, head: head, offset: 0, total: declared))
+    }
+
+    /// The `206` answer to a resumed download: appended if it continues the partial file.
+    private func continuing(_ partial: ResumableDownload, with head: ResponseHead) throws(ResourceError) -> Mode {
+        let received = head.value(forHTTPHeaderField: "Content-Range")
+        guard let range = received.flatMap(ContentRange.init), let first = range.first, let last = range.last,
+            first == partial.byteCount, last >= first,
+            range.completeLength.map({ $0 > last }) ?? true,
+            partial.expectedLength.map({ known in range.completeLength.map { $0 == known } ?? true }) ?? true
+        else {
+            throw .resumeRefused(.unexpectedContentRange(expectedStart: partial.byteCount, received: received))
+        }
+        if let validator = ResumableDownload.Validator.of(head), Self.differs(validator, from: partial.validator) {
+            DownloadFile.remove(partial.partialFile)
+            throw .resumeRefused(.validatorChanged)
+        }
+        let total = range.completeLength ?? (last + 1)
+        if total > configuration.maximumBytes {
+            throw .responseTooLarge(limit: Int(clamping: configuration.maximumBytes))
+        }
+        let file = try DownloadFile.resuming(partial.partialFile, at: partial.byteCount)
+        var writing = writing(into: file, head: head, offset: partial.byteCount, total: total, validator: partial.validator)
+        if writing.whole != nil {
+            var whole = SHA256()
+            do {
+                try DownloadFile.hash(contentsOf: partial.partialFile, upTo: partial.byteCount, into: &whole)
+            } catch {
+                writing.file.close()
+                throw error
+            }
+            writing.whole = whole
+        }
+        return .writing(writing)
+    }
+
+    /// The `416` answer to a resumed download: the partial file is whole if the representation
+    /// is as long as it; otherwise it is of another version, and is removed.
+    private func completing(_ partial: ResumableDownload, with head: ResponseHead) throws(ResourceError) -> Mode {
+        let range = head.value(forHTTPHeaderField: "Content-Range").flatMap(ContentRange.init)
+        guard let length = range?.completeLength, length == partial.byteCount,
+            partial.expectedLength.map({ $0 == length }) ?? true
+        else {
+            DownloadFile.remove(partial.partialFile)
+            throw .resumeRefused(.rangeNotSatisfiable(completeLength: range?.completeLength))
+        }
+        var file = try DownloadFile.resuming(partial.partialFile, at: partial.byteCount)
+        file.close()
+        return .alreadyComplete(head, file)
+    }
+
+    private func writing(
+        into file: DownloadFile,
+        head: ResponseHead,
+        offset: Int64,
+        total: Int64?,
+        validator: ResumableDownload.Validator? = nil
+    ) -> Writing {
+        // A coded body is decoded before it reaches the receiver: the digests and a range
+        // describe the coded bytes, so neither can be used.
+        let coded = head.value(forHTTPHeaderField: "Content-Encoding").map { !$0.trimmingCharacters(in: .whitespaces).lowercased().elementsEqual("identity") } ?? false
+        let contentDigest = coded ? nil : head.value(forHTTPHeaderField: "Content-Digest").flatMap(DigestFields.sha256(in:))
+        let reprDigest = coded ? nil : head.value(forHTTPHeaderField: "Repr-Digest").flatMap(DigestFields.sha256(in:))
+        let checksWhole = configuration.expectedSHA256 != nil || reprDigest != nil || (contentDigest != nil && offset == 0)
+        return Writing(
+            file: file,
+            head: head,
+            whole: checksWhole ? SHA256() : nil,
+            message: contentDigest != nil && offset > 0 ? SHA256() : nil,
+            contentDigest: contentDigest,
+            reprDigest: reprDigest,
+            validator: coded ? nil : (validator ?? .of(head)),
+            total: coded ? nil : total,
+            coded: coded
+        )
+    }
+
+    // MARK: - The end
+
+    /// Checks the finished file's digests.
+    private func verify(_ writing: Writing) throws(ResourceError) {
+        var wholeDigest: SHA256Digest?
+        if var whole = writing.whole { wholeDigest = SHA256Digest(unchecked: whole.finalize()) }
+        var messageDigest = wholeDigest
+        if var message = writing.message { messageDigest = SHA256Digest(unchecked: message.finalize()) }
+        if let expected = configuration.expectedSHA256, let actual = wholeDigest, actual != expected {
+            throw .integrityMismatch(.init(source: .expectedSHA256, expected: expected, actual: actual))
+        }
+        if let expected = writing.reprDigest, let actual = wholeDigest, actual != expected {
+            throw .integrityMismatch(.init(source: .reprDigest, expected: expected, actual: actual))
+        }
+        if let expected = writing.contentDigest, let actual = messageDigest, actual != expected {
+            throw .integrityMismatch(.init(source: .contentDigest, expected: expected, actual: actual))
+        }
+    }
+
+    /// Checks a file that arrived whole before (a `416` to a complete partial) against the
+    /// expected SHA-256, reading it back.
+    private func verifyWholeFile(_ url: URL) throws(ResourceError) {
+        guard let expected = configuration.expectedSHA256 else { return }
+        var sha = SHA256()
+        try DownloadFile.hash(contentsOf: url, into: &sha)
+        let actual = SHA256Digest(unchecked: sha.finalize())
+        if actual != expected {
+            throw .integrityMismatch(.init(source: .expectedSHA256, expected: expected, actual: actual))
+        }
+    }
+
+    /// Keeps the file of an interrupted download to resume, when the resource asks and it can
+    /// be resumed; removes it otherwise.
+    private func keepOrRemove(_ writing: Writing) -> ResumableDownload? {
+        guard configuration.keepsPartialFile, let validator = writing.validator, writing.file.size > 0 else {
+            DownloadFile.remove(writing.file.url)
+            return nil
+        }
+        return ResumableDownload(
+            partialFile: writing.file.url, byteCount: writing.file.size, validator: validator, expectedLength: writing.total
+        )
+    }
+
+    /// The partial file being resumed, after an answer that wrote nothing to it: kept as it was
+    /// when the resource keeps partial files, removed otherwise. Nothing when not resuming.
+    private func keepOrRemoveResumedPartial(after error: (any Error)?) -> ResumableDownload? {
+        guard let partial = configuration.resumeFrom else { return nil }
+        switch error as? ResourceError {
+        case .resumeRefused(.validatorChanged), .resumeRefused(.rangeNotSatisfiable):
+            return nil  // Of another version: already removed.
+        default:
+            break
+        }
+        guard configuration.keepsPartialFile, FileManager.default.fileExists(atPath: partial.partialFile.path) else {
+            DownloadFile.remove(partial.partialFile)
+            return nil
+        }
+        return partial
+    }
+
+    /// `true` when two validators name different versions; an entity tag and a date cannot be
+    /// compared, and are taken to agree (the server checked `If-Range`).
+    private static func differs(_ received: ResumableDownload.Validator, from kept: ResumableDownload.Validator) -> Bool {
+        switch (received, kept) {
+        case (.entityTag(let new), .entityTag(let old)): new != old
+        case (.lastModified(let new), .lastModified(let old)): new != old
+        default: false
+        }
+    }
+}
+
+/// A `Content-Range` value (RFC 9110 §14.4): `bytes first-last/complete`, `bytes first-last/*`
+/// or `bytes */complete`.
+struct ContentRange: Equatable {
+    let first: Int64?
+    let last: Int64?
+    let completeLength: Int64?
+
+    init?(_ value: String) {
+        let value = value.trimmingCharacters(in: .whitespaces)
+        guard value.lowercased().hasPrefix("bytes ") else { return nil }
+        let spec = value.dropFirst("bytes ".count).trimmingCharacters(in: .whitespaces)
+        let parts = spec.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        if parts[1] == "*" {
+            completeLength = nil
+        } else {
+            guard let length = Self.number(parts[1]) else { return nil }
+            completeLength = length
+        }
+        if parts[0] == "*" {
+            guard completeLength != nil else { return nil }
+            first = nil
+            last = nil
+        } else {
+            let bounds = parts[0].split(separator: "-", omittingEmptySubsequences: false)
+            guard bounds.count == 2, let first = Self.number(bounds[0]), let last = Self.number(bounds[1]), first <= last else { return nil }
+            self.first = first
+            self.last = last
+        }
+    }
+
+    private static func number(_ text: Substring) -> Int64? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else { return nil }
+        return Int64(text)
+    }
+}

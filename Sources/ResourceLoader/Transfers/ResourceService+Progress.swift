@@ -1,0 +1,55 @@
+import Foundation
+
+extension ResourceService {
+    /// Fetches `resource`, reporting the progress of its request body (an upload) and of its
+    /// response body to `progress` on `progressQueue`, and returns its model.
+    ///
+    /// `progress` receives throttled values (see ``TransferProgress``): ``TransferProgress/Direction/upload``
+    /// ones while the body goes out, then ``TransferProgress/Direction/download`` ones, and
+    /// always the last one; every call has run before this method returns or throws.
+    public func fetch(
+        _ resource: Resource,
+        progressQueue: DispatchQueue,
+        progress: @escaping @Sendable (TransferProgress) -> Void
+    ) async throws(ResourceError) -> Resource.Model {
+        let deliveries = DispatchGroup()
+        let result = await runReportingProgress(resource) { value in
+            deliveries.enter()
+            progressQueue.async {
+                progress(value)
+                deliveries.leave()
+            }
+        }
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+            deliveries.notify(queue: .global()) { continuation.resume() }
+        }
+        return try result.get()
+    }
+
+    /// Starts fetching `resource` and returns at once: the task's ``TransferTask/progress`` is
+    /// an `AsyncSequence` of throttled values that ends with the last one, and its
+    /// ``TransferTask/value`` is the model.
+    public func fetchTask(_ resource: Resource) -> TransferTask<Resource.Model> {
+        let (stream, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(64))
+        let task = Task {
+            let result = await runReportingProgress(resource) { continuation.yield($0) }
+            continuation.finish()
+            return result
+        }
+        return TransferTask(progress: stream, task: task)
+    }
+
+    /// Fetches `resource` with progress to `sink` and to the pipeline's monitors.
+    private func runReportingProgress(
+        _ resource: Resource,
+        sink: @escaping @Sendable (TransferProgress) -> Void
+    ) async -> Result<Resource.Model, ResourceError> {
+        let fetch = pipelineFetch(for: resource)
+        let stopwatch = pipeline?.stopwatch ?? Stopwatch(ContinuousClock())
+        let reporter = TransferProgressReporter.forFetch(fetch, sink: sink, elapsed: stopwatch.elapsed)
+        let result = await run(resource, fetch: fetch, progress: reporter)
+        reporter?.finish()
+        fetch?.finished(with: result)
+        return result
+    }
+}

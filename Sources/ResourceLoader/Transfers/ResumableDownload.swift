@@ -1,0 +1,63 @@
+import Foundation
+
+/// A partial download kept to be resumed: where its bytes are, how many there are, and the
+/// validator that says which version of the resource they belong to.
+///
+/// A download whose resource asks to keep its partial file
+/// (``DownloadResourceType/keepsPartialFile``) and that stops early (a cut connection, a
+/// cancellation, the deadline) fails with ``ResourceError/downloadInterrupted(_:underlying:)``,
+/// which carries one of these. Give it back as the resource's ``DownloadResourceType/resumeFrom``
+/// to go on: the service asks for the rest with `Range: bytes=N-` and `If-Range: validator`
+/// (RFC 9110 §13.1.5 and §14.2). It is `Codable`, so it can outlive the process.
+///
+/// A partial is kept only when the response had a validator that `If-Range` can use (a strong
+/// `ETag`, or else `Last-Modified`) and no content coding (a range counts the coded bytes, which
+/// were never written to the file).
+public struct ResumableDownload: Sendable, Hashable, Codable {
+    /// What identifies the version of the resource the partial bytes belong to.
+    public enum Validator: Sendable, Hashable, Codable {
+        /// A strong entity tag, with its quotes, as in `"\"v1\""`.
+        case entityTag(String)
+        /// The `Last-Modified` date, as the server wrote it.
+        case lastModified(String)
+
+        /// The value of the `If-Range` field.
+        public var ifRangeValue: String {
+            switch self {
+            case .entityTag(let tag): tag
+            case .lastModified(let date): date
+            }
+        }
+    }
+
+    /// The file holding the bytes received so far, beside the destination.
+    public let partialFile: URL
+    /// The number of bytes in ``partialFile``.
+    public let byteCount: Int64
+    /// The validator of the response the bytes came from.
+    public let validator: Validator
+    /// The length of the whole representation, when the server said it.
+    public let expectedLength: Int64?
+
+    /// Creates a value describing a partial file.
+    public init(partialFile: URL, byteCount: Int64, validator: Validator, expectedLength: Int64? = nil) {
+        self.partialFile = partialFile
+        self.byteCount = byteCount
+        self.validator = validator
+        self.expectedLength = expectedLength
+    }
+}
+
+extension ResumableDownload.Validator {
+    /// The validator of `head` that `If-Range` can use: its `ETag` when strong, else its
+    /// `Last-Modified`; `nil` when it has neither.
+    static func of(_ head: ResponseHead) -> Self? {
+        if let tag = head.value(forHTTPHeaderField: "ETag")?.trimmingCharacters(in: .whitespaces), tag.hasPrefix("\"") {
+            return .entityTag(tag)
+        }
+        if let date = head.value(forHTTPHeaderField: "Last-Modified")?.trimmingCharacters(in: .whitespaces), !date.isEmpty {
+            return .lastModified(date)
+        }
+        return nil
+    }
+}

@@ -1,0 +1,273 @@
+import Foundation
+@testable import ResourceLoader
+import ResourceLoaderTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+@Suite("Downloads to a file: placement, overwrite policy, limits, digests, failures")
+struct DownloadServiceTests {
+    let service = DownloadService<TestDownload>(session: URLSessionTransport.shared)
+
+    @Test func theBodyIsPlacedAtTheDestinationInDirectoriesItCreates() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(300_000)
+        let server = try LoopbackHTTPServer { request in DownloadFixtures.rangeResponse(for: request, body: body, etag: "\"v1\"") }
+        defer { server.stop() }
+        let destination = scratch.file("a/b/data.bin")
+
+        let placed = try await service.fetch(TestDownload(url: server.baseURL.appendingPathComponent("data"), destination: destination))
+
+        #expect(placed == destination)
+        #expect(try Data(contentsOf: destination) == body)
+        #expect(scratch.contents() == ["a", "a/b", "a/b/data.bin"])
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
+    @Test func anExistingFileIsKeptUnderFailIfExistsAndReplacedUnderReplace() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(10_000)
+        let server = try LoopbackHTTPServer { request in DownloadFixtures.rangeResponse(for: request, body: body, etag: "\"v1\"") }
+        defer { server.stop() }
+        let destination = scratch.file("data.bin")
+        try Data("old".utf8).write(to: destination)
+        var resource = TestDownload(url: server.baseURL.appendingPathComponent("data"), destination: destination)
+
+        let error = await #expect(throws: ResourceError.self) { try await service.fetch(resource) }
+        guard case .fileSystem(let failure) = error else {
+            Issue.record("expected fileSystem, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.operation == .place)
+        #expect(failure.posixCode == .EEXIST)
+        #expect(try Data(contentsOf: destination) == Data("old".utf8))
+        #expect(scratch.contents() == ["data.bin"])
+
+        resource.overwritePolicy = .replace
+        _ = try await service.fetch(resource)
+        #expect(try Data(contentsOf: destination) == body)
+        #expect(scratch.contents() == ["data.bin"])
+    }
+
+    @Test func theExpectedSHA256IsCheckedAndAMismatchPlacesNothing() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(70_000)
+        let server = try LoopbackHTTPServer { request in DownloadFixtures.rangeResponse(for: request, body: body, etag: "\"v1\"") }
+        defer { server.stop() }
+        let right = SHA256Digest(of: body)
+        let wrong = SHA256Digest(of: body + Data([0]))
+        var resource = TestDownload(url: server.baseURL.appendingPathComponent("data"), destination: scratch.file("data.bin"), expectedSHA256: wrong)
+
+        let error = await #expect(throws: ResourceError.self) { try await service.fetch(resource) }
+        guard case .integrityMismatch(let failure) = error else {
+            Issue.record("expected integrityMismatch, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.source == .expectedSHA256)
+        #expect(failure.expected == wrong)
+        #expect(failure.actual == right)
+        #expect(scratch.contents().isEmpty)
+
+        resource.expectedSHA256 = right
+        _ = try await service.fetch(resource)
+        #expect(try Data(contentsOf: scratch.file("data.bin")) == body)
+    }
+
+    @Test(arguments: ["Content-Digest", "Repr-Digest"])
+    func theServersDigestIsCheckedAndAMismatchPlacesNothing(field: String) async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(50_000)
+        let honest = try LoopbackHTTPServer { request in
+            DownloadFixtures.rangeResponse(for: request, body: body, etag: "\"v1\"", extraFields: [(field, "sha-512=:AAAA:, " + DownloadFixtures.digestField(body))])
+        }
+        defer { honest.stop() }
+        let lying = try LoopbackHTTPServer { request in
+            DownloadFixtures.rangeResponse(for: request, body: body, etag: "\"v1\"", extraFields: [(field, DownloadFixtures.digestField(Data("other".utf8)))])
+        }
+        defer { lying.stop() }
+
+        _ = try await service.fetch(TestDownload(url: honest.baseURL.appendingPathComponent("data"), destination: scratch.file("good.bin")))
+        #expect(try Data(contentsOf: scratch.file("good.bin")) == body)
+
+        let error = await #expect(throws: ResourceError.self) {
+            try await service.fetch(TestDownload(url: lying.baseURL.appendingPathComponent("data"), destination: scratch.file("bad.bin")))
+        }
+        guard case .integrityMismatch(let failure) = error else {
+            Issue.record("expected integrityMismatch, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.source == (field == "Content-Digest" ? .contentDigest : .reprDigest))
+        #expect(failure.actual == SHA256Digest(of: body))
+        #expect(scratch.contents() == ["good.bin"])
+    }
+
+    @Test func anErrorStatusIsTheResourcesErrorAndWritesNothing() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let server = try LoopbackHTTPServer { _ in .status(404, body: Data("no such export".utf8)) }
+        defer { server.stop() }
+
+        let error = await #expect(throws: ResourceError.self) {
+            try await service.fetch(TestDownload(url: server.baseURL.appendingPathComponent("data"), destination: scratch.file("x/data.bin")))
+        }
+        guard case .httpStatus(let failure) = error else {
+            Issue.record("expected httpStatus, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.statusCode == 404)
+        #expect(failure.bodyPrefix == Data("no such export".utf8))
+        #expect(scratch.contents().isEmpty)
+    }
+
+    @Test func aBodyOverTheDownloadLimitStopsAndLeavesNothing() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(100_000)
+        let declared = try LoopbackHTTPServer { request in DownloadFixtures.rangeResponse(for: request, body: body, etag: "\"v1\"") }
+        defer { declared.stop() }
+        let undeclared = try LoopbackHTTPServer { _ in
+            .script([.write(DownloadFixtures.head(200, [("Transfer-Encoding", "chunked")]) + Data("186a0\r\n".utf8) + body + Data("\r\n0\r\n\r\n".utf8)), .close])
+        }
+        defer { undeclared.stop() }
+        let limited = DownloadService<TestDownload>(session: URLSessionTransport.shared, options: TransferOptions(maximumDownloadBytes: 60_000))
+
+        for server in [declared, undeclared] {
+            let error = await #expect(throws: ResourceError.self) {
+                try await limited.fetch(TestDownload(url: server.baseURL.appendingPathComponent("data"), destination: scratch.file("data.bin")))
+            }
+            guard case .responseTooLarge(let limit) = error else {
+                Issue.record("expected responseTooLarge, got \(String(describing: error))")
+                continue
+            }
+            #expect(limit == 60_000)
+            #expect(scratch.contents().isEmpty)
+            #expect(scratch.openDescriptors().isEmpty)
+        }
+    }
+
+    @Test func aCutConnectionLeavesNothingUnlessThePartialFileIsKept() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(200_000)
+        let server = try LoopbackHTTPServer { _ in
+            .script([.write(DownloadFixtures.head(200, [("ETag", "\"v1\""), ("Content-Length", "\(body.count)")]) + body.prefix(80_000)), .close])
+        }
+        defer { server.stop() }
+        var resource = TestDownload(url: server.baseURL.appendingPathComponent("data"), destination: scratch.file("data.bin"))
+
+        let error = await #expect(throws: ResourceError.self) { try await service.fetch(resource) }
+        if case .downloadInterrupted = error { Issue.record("a partial file was kept unasked") }
+        #expect(scratch.contents().isEmpty)
+
+        resource.keepsPartialFile = true
+        let kept = await #expect(throws: ResourceError.self) { try await service.fetch(resource) }
+        guard case .downloadInterrupted(let partial, let underlying) = kept else {
+            Issue.record("expected downloadInterrupted, got \(String(describing: kept))")
+            return
+        }
+        #expect(partial.byteCount == 80_000)
+        #expect(partial.validator == .entityTag("\"v1\""))
+        #expect(partial.expectedLength == 200_000)
+        #expect(try Data(contentsOf: partial.partialFile) == body.prefix(80_000))
+        #expect(partial.partialFile.deletingLastPathComponent().standardizedFileURL == scratch.url.standardizedFileURL)
+        #expect(!underlying.isCancelled)
+        #expect(!FileManager.default.fileExists(atPath: resource.destination.path))
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
+    @Test func aFullDiskFailsWithENOSPCAndLeavesNothing() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(200_000)
+        let server = try LoopbackHTTPServer { request in DownloadFixtures.rangeResponse(for: request, body: body, etag: "\"v1\"") }
+        defer { server.stop() }
+        // A disk with room for 50,000 bytes, that writes a few at a time and is interrupted now
+        // and then, as write(2) may be.
+        let written = Locked(0)
+        let fullDisk = DownloadWriter { descriptor, bytes, count in
+            written.withLock { total -> Int in
+                if total % 3 == 1 {
+                    total += 1
+                    return -Int(EINTR)
+                }
+                let room = 50_000 - total
+                guard room > 0 else { return -Int(ENOSPC) }
+                let accepted = min(count, room, 4_099)
+                let result = DownloadWriter.system.write(descriptor, bytes, accepted)
+                if result > 0 { total += result }
+                return result
+            }
+        }
+        let service = DownloadService<TestDownload>(session: URLSessionTransport.shared, options: TransferOptions(), pipeline: nil, writer: fullDisk)
+        var resource = TestDownload(url: server.baseURL.appendingPathComponent("data"), destination: scratch.file("data.bin"))
+        resource.keepsPartialFile = false
+
+        let error = await #expect(throws: ResourceError.self) { try await service.fetch(resource) }
+        guard case .fileSystem(let failure) = error else {
+            Issue.record("expected fileSystem, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.operation == .write)
+        #expect(failure.posixCode == .ENOSPC)
+        #expect(scratch.contents().isEmpty)
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
+    @Test func cancellationMidBodyLeavesNothingBehind() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(100_000)
+        let server = try LoopbackHTTPServer { _ in
+            .script([
+                .write(DownloadFixtures.head(200, [("ETag", "\"v1\""), ("Content-Length", "\(body.count)")]) + body.prefix(30_000)),
+                .pause(.seconds(20)),
+                .write(body.suffix(from: 30_000)),
+                .close,
+            ])
+        }
+        defer { server.stop() }
+        let task = service.fetchTask(TestDownload(url: server.baseURL.appendingPathComponent("data"), destination: scratch.file("data.bin")))
+        for await progress in task.progress where progress.completedBytes >= 30_000 {
+            task.cancel()
+            break
+        }
+
+        let error = await #expect(throws: ResourceError.self) { try await task.value }
+        #expect(error?.isCancelled == true)
+        #expect(scratch.contents().isEmpty)
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
+    @Test func theDeadlineMidBodyLeavesNothingBehind() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(100_000)
+        let server = try LoopbackHTTPServer { _ in
+            .script([
+                .write(DownloadFixtures.head(200, [("ETag", "\"v1\""), ("Content-Length", "\(body.count)")]) + body.prefix(30_000)),
+                .pause(.seconds(20)),
+                .close,
+            ])
+        }
+        defer { server.stop() }
+        let service = DownloadService<TestDownload>(session: URLSessionTransport.shared, options: TransferOptions(deadline: .milliseconds(700)))
+        var resource = TestDownload(url: server.baseURL.appendingPathComponent("data"), destination: scratch.file("data.bin"))
+        resource.keepsPartialFile = true
+
+        let error = await #expect(throws: ResourceError.self) { try await service.fetch(resource) }
+        guard case .downloadInterrupted(let partial, .timedOut) = error else {
+            Issue.record("expected downloadInterrupted after timedOut, got \(String(describing: error))")
+            return
+        }
+        #expect(partial.byteCount == 30_000)
+        #expect(scratch.openDescriptors().isEmpty)
+        try FileManager.default.removeItem(at: partial.partialFile)
+        #expect(scratch.contents().isEmpty)
+    }
+}

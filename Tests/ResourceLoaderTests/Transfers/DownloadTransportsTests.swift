@@ -1,0 +1,126 @@
+import Foundation
+@testable import ResourceLoader
+import ResourceLoaderTesting
+import Testing
+
+#if AsyncHTTPClient
+import ResourceLoaderAsyncHTTPClient
+#endif
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The transports a download runs on, by name.
+enum DownloadTransports {
+    static var names: [String] {
+        #if AsyncHTTPClient
+        ["URLSessionTransport", "AsyncHTTPClientTransport"]
+        #else
+        ["URLSessionTransport"]
+        #endif
+    }
+
+    static func named(_ name: String) -> any HTTPTransport {
+        #if AsyncHTTPClient
+        if name == "AsyncHTTPClientTransport" { return AsyncHTTPClientTransport.shared }
+        #endif
+        return URLSessionTransport.shared
+    }
+}
+
+@Suite("Downloads on every transport: resume, cancellation, FakeURLSession's scripted progress")
+struct DownloadTransportsTests {
+    @Test(arguments: DownloadTransports.names)
+    func aCutDownloadIsKeptAndResumedWhole(transport: String) async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(400_000)
+        let requests = Locked(0)
+        let server = try LoopbackHTTPServer { request in
+            guard requests.withLock({ count -> Int in
+                count += 1
+                return count
+            }) == 1 else {
+                return DownloadFixtures.rangeResponse(for: request, body: body, etag: "\"v7\"", extraFields: [("Repr-Digest", DownloadFixtures.digestField(body))])
+            }
+            return .script([.write(DownloadFixtures.head(200, [("ETag", "\"v7\""), ("Content-Length", "\(body.count)")]) + body.prefix(123_456)), .reset])
+        }
+        defer { server.stop() }
+        let service = DownloadService<TestDownload>(session: DownloadTransports.named(transport))
+        var resource = TestDownload(url: server.baseURL.appendingPathComponent("data"), destination: scratch.file("data.bin"))
+        resource.keepsPartialFile = true
+
+        let error = await #expect(throws: ResourceError.self) { try await service.fetch(resource) }
+        guard case .downloadInterrupted(let partial, _) = error else {
+            Issue.record("expected downloadInterrupted, got \(String(describing: error))")
+            return
+        }
+        #expect(partial.byteCount > 0 && partial.byteCount <= 123_456)
+        resource.resumeFrom = partial
+        let placed = try await service.fetch(resource)
+
+        #expect(try Data(contentsOf: placed) == body)
+        #expect(scratch.contents() == ["data.bin"])
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
+    @Test(arguments: DownloadTransports.names)
+    func cancellationMidBodyLeavesNothing(transport: String) async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(100_000)
+        let server = try LoopbackHTTPServer { _ in
+            .script([
+                .write(DownloadFixtures.head(200, [("ETag", "\"v1\""), ("Content-Length", "\(body.count)")]) + body.prefix(40_000)),
+                .pause(.seconds(20)),
+                .close,
+            ])
+        }
+        defer { server.stop() }
+        let service = DownloadService<TestDownload>(session: DownloadTransports.named(transport))
+        let task = service.fetchTask(TestDownload(url: server.baseURL.appendingPathComponent("data"), destination: scratch.file("data.bin")))
+        for await progress in task.progress where progress.completedBytes >= 40_000 {
+            task.cancel()
+            break
+        }
+
+        let error = await #expect(throws: ResourceError.self) { try await task.value }
+        #expect(error?.isCancelled == true)
+        #expect(scratch.contents().isEmpty)
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
+    @Test func fakeURLSessionScriptsADownloadsProgressAndItsDigest() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(10_000)
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(200, headers: ["Content-Length": "10000", "Repr-Digest": DownloadFixtures.digestField(body)], body: body).inPieces(10))
+        let service = DownloadService<TestDownload>(session: session)
+        let seen = Locked<[Int64]>([])
+
+        let placed = try await service.fetch(TestDownload(url: URL(string: "https://example.com/export")!, destination: scratch.file("export.bin")), progressQueue: .global()) { progress in
+            seen.withLock { $0.append(progress.completedBytes) }
+        }
+
+        #expect(try Data(contentsOf: placed) == body)
+        #expect(seen.withLock { $0 } == [0] + stride(from: 1_000, through: 10_000, by: 1_000).map { Int64($0) })
+    }
+
+    @Test func fakeURLSessionScriptsAnUploadsProgress() async throws {
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(200, body: Data("4000".utf8)).reportingUpload(inSteps: 4))
+        let service = ResourceService<Upload>(session: session)
+        let seen = Locked<[TransferProgress]>([])
+
+        let count = try await service.fetch(Upload(url: URL(string: "https://example.com/upload")!, payload: Data(count: 4_000)), progressQueue: .global()) { progress in
+            seen.withLock { $0.append(progress) }
+        }
+
+        #expect(count == 4_000)
+        let uploads = seen.withLock { $0 }.filter { $0.direction == .upload }.map(\.completedBytes)
+        #expect(uploads == [1_000, 2_000, 3_000, 4_000])
+        #expect(seen.withLock { $0 }.last?.direction == .download)
+    }
+}

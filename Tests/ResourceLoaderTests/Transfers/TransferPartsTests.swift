@@ -1,0 +1,74 @@
+import Foundation
+@testable import ResourceLoader
+import Testing
+
+@Suite("Transfer parts: digest fields, Content-Range, SHA256Digest, progress throttling")
+struct TransferPartsTests {
+    static let abc = "ungWv48Bz+pBQUDeXa4iI7ADYaOWF3qctBD/YfIAFa0="
+
+    @Test func digestFieldsReadTheSHA256MemberOnly() throws {
+        let abc = try #require(SHA256Digest(bytes: Data(base64Encoded: Self.abc)!))
+        #expect(DigestFields.sha256(in: "sha-256=:\(Self.abc):") == abc)
+        #expect(DigestFields.sha256(in: "sha-512=:AAAA:, sha-256=:\(Self.abc):") == abc)
+        #expect(DigestFields.sha256(in: "sha-256=:\(Self.abc):;p=1, unixsum=:AA==:") == abc)
+        #expect(DigestFields.sha256(in: "sha-512=:AAAA:") == nil)
+        // Not a byte sequence, not 32 bytes, not a dictionary: the field is ignored.
+        #expect(DigestFields.sha256(in: "sha-256=\(Self.abc)") == nil)
+        #expect(DigestFields.sha256(in: "sha-256=:AAAA:") == nil)
+        #expect(DigestFields.sha256(in: "SHA-256=:\(Self.abc):") == nil)
+    }
+
+    @Test func contentRangesAreReadAsRFC9110WritesThem() {
+        let full = ContentRange("bytes 10-19/100")
+        #expect(full?.first == 10 && full?.last == 19 && full?.completeLength == 100)
+        let unknownLength = ContentRange("bytes 10-19/*")
+        #expect(unknownLength?.first == 10 && unknownLength?.last == 19 && unknownLength?.completeLength == nil)
+        let unsatisfied = ContentRange("bytes */100")
+        #expect(unsatisfied != nil && unsatisfied?.first == nil && unsatisfied?.completeLength == 100)
+        for bad in ["bytes */*", "bytes 19-10/100", "items 0-1/2", "bytes 1-2", "bytes -1-2/3", "bytes 0-1/x", ""] {
+            #expect(ContentRange(bad) == nil, "\(bad.debugDescription)")
+        }
+    }
+
+    @Test func sha256DigestsAreRefusedUnlessThirtyTwoBytes() {
+        let hex = "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        #expect(SHA256Digest(hex: hex)?.hex == hex)
+        #expect(SHA256Digest(hex: hex.uppercased())?.hex == hex)
+        #expect(SHA256Digest(hex: hex)?.bytes == SHA256.hash(Array("abc".utf8)))
+        #expect(SHA256Digest(hex: String(hex.dropLast())) == nil)
+        #expect(SHA256Digest(hex: String(hex.dropLast()) + "g") == nil)
+        #expect(SHA256Digest(bytes: [UInt8](repeating: 0, count: 31)) == nil)
+        #expect(SHA256Digest(of: Data("abc".utf8)).hex == hex)
+    }
+
+    @Test func progressIsThrottledByTimeAndFractionAndEndsWithTheLastValue() {
+        let now = Locked(Duration.zero)
+        let seen = Locked<[Int64]>([])
+        let reporter = TransferProgressReporter(elapsed: { now.withLock { $0 } }) { progress in
+            seen.withLock { $0.append(progress.completedBytes) }
+        }
+        // 10,000 pieces of 1 byte of a 10,000-byte body at one instant: only every 1% passes.
+        for byte in 1...10_000 { reporter.received(Int64(byte), of: 10_000) }
+        #expect(seen.withLock { $0.count } == 100)
+        #expect(seen.withLock { $0.first } == 1)
+        // Of an unknown total, nothing passes until 100 ms have gone by.
+        seen.withLock { $0 = [] }
+        for byte in 1...500 { reporter.received(Int64(byte), of: nil) }
+        #expect(seen.withLock { $0 }.isEmpty)
+        now.withLock { $0 = .milliseconds(100) }
+        reporter.received(501, of: nil)
+        reporter.received(502, of: nil)
+        #expect(seen.withLock { $0 } == [501])
+        reporter.finish()
+        reporter.received(503, of: nil)
+        reporter.finish()
+        #expect(seen.withLock { $0 } == [501, 502])
+    }
+
+    @Test func theFractionCompletedIsBoundedAndKnownOnlyWithATotal() {
+        #expect(TransferProgress(direction: .download, completedBytes: 5, totalBytes: 10).fractionCompleted == 0.5)
+        #expect(TransferProgress(direction: .download, completedBytes: 0, totalBytes: 0).fractionCompleted == 1)
+        #expect(TransferProgress(direction: .upload, completedBytes: 20, totalBytes: 10).fractionCompleted == 1)
+        #expect(TransferProgress(direction: .upload, completedBytes: 20, totalBytes: nil).fractionCompleted == nil)
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+@testable import ResourceLoader
+import ResourceLoaderTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Records the events a pipeline's monitors see, in order.
+final class ProgressRecordingMonitor: FetchMonitor {
+    enum Seen: Equatable {
+        case progress(TransferProgress)
+        case finished
+    }
+
+    let seen = Locked<[Seen]>([])
+
+    func transferProgressed(_ event: FetchEvent.TransferProgressed) {
+        seen.withLock { $0.append(.progress(event.progress)) }
+    }
+
+    func fetchFinished(_ event: FetchEvent.Finished) {
+        seen.withLock { $0.append(.finished) }
+    }
+}
+
+/// A POST of `payload` whose model is the byte count the server answers with.
+struct Upload: NetworkResourceType, DataResourceType {
+    let url: URL
+    let payload: Data
+    var httpMethod: HTTPMethod { .post }
+    var body: RequestBody? { .data(payload, contentType: "application/octet-stream") }
+    func model(from data: Data) throws -> Int { Int(String(decoding: data, as: UTF8.self)) ?? -1 }
+}
+
+@Suite("Progress: throttled, in order, the final value before the outcome")
+struct TransferProgressTests {
+    @Test func aDownloadsProgressRunsOnTheQueueAndEndsWithTheWholeBodyBeforeTheModel() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(2_000_000)
+        let server = try LoopbackHTTPServer { request in DownloadFixtures.rangeResponse(for: request, body: body, etag: "\"v1\"") }
+        defer { server.stop() }
+        let queue = DispatchQueue(label: "progress")
+        let seen = Locked<[TransferProgress]>([])
+        let service = DownloadService<TestDownload>(session: URLSessionTransport.shared)
+
+        let started = ContinuousClock.now
+        _ = try await service.fetch(TestDownload(url: server.baseURL.appendingPathComponent("data"), destination: scratch.file("data.bin")), progressQueue: queue) { progress in
+            dispatchPrecondition(condition: .onQueue(queue))
+            seen.withLock { $0.append(progress) }
+        }
+
+        let values = seen.withLock { $0 }
+        #expect(values.last == TransferProgress(direction: .download, completedBytes: 2_000_000, totalBytes: 2_000_000))
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0.completedBytes < $1.completedBytes })
+        // Throttled: at most one value per 1% of the body, plus one per 100 ms the run took.
+        let (seconds, attoseconds) = (ContinuousClock.now - started).components
+        let tenthsOfSeconds = Int(seconds) * 10 + Int(attoseconds / 100_000_000_000_000_000)
+        #expect(values.count <= 102 + tenthsOfSeconds + 1)
+    }
+
+    @Test func aTasksProgressSequenceEndsWithTheFinalValueAndMonitorsSeeItBeforeTheEnd() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(500_000)
+        let server = try LoopbackHTTPServer { request in DownloadFixtures.rangeResponse(for: request, body: body, etag: "\"v1\"") }
+        defer { server.stop() }
+        let monitor = ProgressRecordingMonitor()
+        let service = DownloadService<TestDownload>(pipeline: ResourcePipeline(monitors: [monitor]))
+
+        let task = service.fetchTask(TestDownload(url: server.baseURL.appendingPathComponent("data"), destination: scratch.file("data.bin")))
+        var values: [TransferProgress] = []
+        for await progress in task.progress { values.append(progress) }
+        let placed = try await task.value
+
+        #expect(try Data(contentsOf: placed) == body)
+        #expect(values.last?.completedBytes == 500_000)
+        #expect(values.last?.totalBytes == 500_000)
+        let seen = monitor.seen.withLock { $0 }
+        #expect(seen.last == .finished)
+        #expect(seen.dropLast().last == .progress(TransferProgress(direction: .download, completedBytes: 500_000, totalBytes: 500_000)))
+    }
+
+    @Test func anUploadReportsItsRequestBodyThenTheResponse() async throws {
+        let payload = DownloadFixtures.body(3_000_000)
+        let server = try LoopbackHTTPServer { request in .status(200, body: Data("\(request.body.count)".utf8)) }
+        defer { server.stop() }
+        let service = ResourceService<Upload>(session: URLSessionTransport.shared)
+        let seen = Locked<[TransferProgress]>([])
+
+        let count = try await service.fetch(Upload(url: server.baseURL.appendingPathComponent("upload"), payload: payload), progressQueue: .global()) { progress in
+            seen.withLock { $0.append(progress) }
+        }
+
+        #expect(count == 3_000_000)
+        let values = seen.withLock { $0 }
+        let uploads = values.filter { $0.direction == .upload }
+        #expect(uploads.last?.completedBytes == 3_000_000)
+        #expect(uploads.allSatisfy { $0.totalBytes == 3_000_000 })
+        #expect(values.last == TransferProgress(direction: .download, completedBytes: 7, totalBytes: 7))
+        let firstDownload = try #require(values.firstIndex { $0.direction == .download })
+        #expect(values[firstDownload...].allSatisfy { $0.direction == .download })
+    }
+}
