@@ -115,9 +115,9 @@ public struct XMLTreeEncoder: Sendable {
     /// - Throws: `EncodingError.invalidValue` when a name is not an XML name, a value holds a
     ///   character XML 1.0 does not allow, or a value has no XML form (a `Decimal` NaN).
     public func encode<T: Encodable>(_ value: T, as root: XMLQualifiedName) throws -> Data {
-        var writer = XMLWriter()
-        writer.append(markup: try markup(of: value, as: root))
-        return Data(writer.text.utf8)
+        var document = Array(#"<?xml version="1.0" encoding="utf-8"?>"#.utf8)
+        document.append(contentsOf: try markup(of: value, as: root))
+        return Data(document)
     }
 
     /// Encodes `value` as a UTF-8 XML document whose root element is `rootName`, in `namespace`.
@@ -136,19 +136,30 @@ public struct XMLTreeEncoder: Sendable {
 
     /// The markup of `value` as the element `root`, with no XML declaration: escaped and
     /// checked, ready to go inside another document.
-    func markup<T: Encodable>(of value: T, as root: XMLQualifiedName) throws -> String {
-        let holder = XMLEncodingNode(name: XMLQualifiedName("#document"))
-        try encodeNodes(of: value, as: root, into: holder)
-        return try XMLEncodingNode.serialize(holder.children, prefixes: namespacePrefixes, declaringPreferred: true)
+    ///
+    /// The markup is written as the value is encoded; when `encode(to:)` writes out of document
+    /// order, the value is encoded again into a tree of nodes, written when it is finished.
+    func markup<T: Encodable>(of value: T, as root: XMLQualifiedName) throws -> [UInt8] {
+        try XMLEncodingNode.checkPreferred(namespacePrefixes)
+        let stream = XMLEncodingSink(options: self, mode: .streaming)
+        do {
+            try encode(value, as: root, into: stream)
+            if let markup = try stream.finish() { return markup }
+        } catch {
+            guard stream.mustRestart else { throw error }
+        }
+        let tree = XMLEncodingSink(options: self, mode: .tree)
+        try encode(value, as: root, into: tree)
+        return try tree.finish() ?? []
     }
 
     /// Encodes `value` as the element `root` (or, for an ``XMLChoice`` or an array, elements)
-    /// appended to `holder`'s children.
-    func encodeNodes<T: Encodable>(of value: T, as root: XMLQualifiedName, into holder: XMLEncodingNode) throws {
+    /// into `sink`'s document.
+    func encode<T: Encodable>(_ value: T, as root: XMLQualifiedName, into sink: XMLEncodingSink) throws {
+        try sink.checkName(root.localName, codingPath: [])
         let encoder = XMLElementEncoder(
-            options: self, codingPath: [],
-            target: .pending(XMLElementEncoder.Placement(parent: holder, name: root, field: nil, repeatsInParent: false)))
-        try XMLElementEncoder.checkName(root.localName, codingPath: [])
+            sink: sink, parent: nil, step: .none,
+            target: .pending(XMLElementEncoder.Placement(parent: sink.document, name: root, field: nil, repeatsInParent: false)))
         try encoder.box(value)
     }
 }
