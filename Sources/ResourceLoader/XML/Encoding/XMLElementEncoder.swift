@@ -193,7 +193,7 @@ final class XMLElementEncoder: Encoder {
         case ObjectIdentifier(Int.self): .signed(Int64(value as! Int))
         case ObjectIdentifier(Bool.self): .ascii((value as! Bool) ? "true" : "false")
         case ObjectIdentifier(Double.self): .ascii(Self.text(of: value as! Double))
-        case ObjectIdentifier(Decimal.self): .ascii(try Self.text(of: value as! Decimal, at: path()))
+        case ObjectIdentifier(Decimal.self): try Self.scalar(of: value as! Decimal, at: path())
         case ObjectIdentifier(Float.self): .ascii(Self.text(of: value as! Float))
         case ObjectIdentifier(Int64.self): .signed(value as! Int64)
         case ObjectIdentifier(Int32.self): .signed(Int64(value as! Int32))
@@ -231,6 +231,15 @@ final class XMLElementEncoder: Encoder {
         if value.isNaN { return "NaN" }
         if value.isInfinite { return value < 0 ? "-INF" : "INF" }
         return value.description
+    }
+
+    /// A `Decimal`'s text, refused when it is NaN.
+    static func scalar(of value: Decimal, at path: @autoclosure () -> [any CodingKey]) throws -> XMLScalarText {
+        guard !value.isNaN else {
+            throw EncodingError.invalidValue(value, EncodingError.Context(codingPath: path(), debugDescription: "A Decimal NaN has no xs:decimal form"))
+        }
+        if XMLEscaping.decimalLayout != nil { return .decimal(value) }
+        return .ascii(try text(of: value, at: path()))
     }
 
     static func text(of value: Decimal, at path: @autoclosure () -> [any CodingKey]) throws -> String {
@@ -387,7 +396,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
             case .text?:
                 written = try sink.appendText(text, to: node)
             case .element?, nil:
-                written = try sink.appendTextElement(named: placement.name, in: node) { text.write(inAttribute: false, into: &$0) }
+                written = try sink.appendTextElement(named: placement.name, in: node, text: text)
             }
         }
         guard written else {

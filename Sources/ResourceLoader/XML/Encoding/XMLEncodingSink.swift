@@ -26,15 +26,9 @@ final class XMLEncodingSink {
     let mode: Mode
     /// The holder of the top-level elements.
     let document = XMLEncodingNode(name: XMLQualifiedName("#document"))
-    /// Whether the preferred prefixes are declared on each top-level element.
-    let declaringPreferred: Bool
-    /// The markup written so far (streaming).
-    private(set) var bytes: [UInt8] = []
-    /// The open elements, outermost (``document``) first (streaming).
-    private var open: [XMLEncodingNode]
-    private var scope: XMLEncodingNode.Scope
-    /// Set when streaming met something it cannot write in order: the output is not used.
-    private(set) var mustRestart = false
+    /// The markup written so far and the open elements (streaming). One stored property, so
+    /// that each call of the sink checks exclusive access to it once.
+    private var stream: Stream
     /// Names checked already that needed the full Unicode check (ASCII names are checked
     /// byte by byte, which costs less than looking them up).
     private var checkedNames: Set<String> = []
@@ -44,33 +38,22 @@ final class XMLEncodingSink {
     init(options: XMLTreeEncoder, mode: Mode, declaringPreferred: Bool = true) {
         self.options = options
         self.mode = mode
-        self.declaringPreferred = declaringPreferred
-        scope = XMLEncodingNode.Scope(preferred: options.namespacePrefixes)
-        open = [document]
         document.isOpen = true
         document.isStarted = true
-        if mode == .streaming { bytes.reserveCapacity(4096) }
+        stream = Stream(document: document, prefixes: options.namespacePrefixes, declaringPreferred: declaringPreferred)
+        if mode == .streaming { stream.bytes.reserveCapacity(4096) }
     }
 
-    /// Stops streaming; the value is encoded again as a tree.
-    private func restart() -> Restart {
-        mustRestart = true
-        return Restart()
-    }
+    /// Set when streaming met something it cannot write in order: the output is not used.
+    var mustRestart: Bool { stream.mustRestart }
 
     // MARK: Elements
 
     /// Makes `child` an element of `parent`, after its existing content.
     func append(_ child: XMLEncodingNode, to parent: XMLEncodingNode) {
         switch mode {
-        case .tree:
-            parent.children.append(child)
-        case .streaming:
-            guard !mustRestart, reach(parent), start(parent) else { return }
-            parent.hasChildren = true
-            scope.open()
-            child.isOpen = true
-            open.append(child)
+        case .tree: parent.children.append(child)
+        case .streaming: stream.append(child, to: parent)
         }
     }
 
@@ -78,25 +61,16 @@ final class XMLEncodingSink {
     /// allow.
     func appendText(_ text: XMLScalarText, to node: XMLEncodingNode) throws -> Bool {
         switch mode {
-        case .tree:
-            return text.write(inAttribute: false, into: &node.escapedText)
-        case .streaming:
-            guard try prepareText(for: node) else { return true }
-            return text.write(inAttribute: false, into: &bytes)
+        case .tree: text.write(inAttribute: false, into: &node.escapedText)
+        case .streaming: try stream.appendText(text, to: node)
         }
-    }
-
-    /// Readies the buffer for text of `node`: `false` when streaming has stopped already.
-    private func prepareText(for node: XMLEncodingNode) throws -> Bool {
-        if mustRestart { return false }
-        guard reach(node), !node.hasChildren, start(node) else { throw restart() }
-        return true
     }
 
     /// Adds an attribute, its value escaped already, to `node`.
     func addAttribute(_ name: XMLQualifiedName, escapedValue: [UInt8], to node: XMLEncodingNode) throws {
-        if mode == .streaming {
-            guard node.isOpen, !node.isStarted else { throw restart() }
+        if mode == .streaming, !node.isOpen || node.isStarted {
+            stream.mustRestart = true
+            throw Restart()
         }
         node.attributes.append((name, escapedValue))
     }
@@ -104,7 +78,7 @@ final class XMLEncodingSink {
     /// Writes `node` with `xsi:nil="true"`.
     func setNil(_ node: XMLEncodingNode) {
         if mode == .streaming, !node.isOpen || node.isStarted {
-            mustRestart = true
+            stream.mustRestart = true
             return
         }
         node.isNil = true
@@ -113,22 +87,16 @@ final class XMLEncodingSink {
     /// Whether `node` is `parent`'s last element and has nothing written in it.
     func isEmptyLastElement(_ node: XMLEncodingNode, of parent: XMLEncodingNode) -> Bool {
         switch mode {
-        case .tree:
-            return node.isEmpty && parent.children.last === node
-        case .streaming:
-            return node.isEmpty && open.count >= 2 && open[open.count - 1] === node && open[open.count - 2] === parent
+        case .tree: node.isEmpty && parent.children.last === node
+        case .streaming: node.isEmpty && stream.isInnermost(node, in: parent)
         }
     }
 
     /// Removes `node`, ``isEmptyLastElement(_:of:)`` of `parent`.
     func removeEmptyLastElement(_ node: XMLEncodingNode, of parent: XMLEncodingNode) {
         switch mode {
-        case .tree:
-            parent.children.removeLast()
-        case .streaming:
-            open.removeLast()
-            scope.close()
-            node.isOpen = false
+        case .tree: parent.children.removeLast()
+        case .streaming: stream.dropInnermost()
         }
     }
 
@@ -137,93 +105,157 @@ final class XMLEncodingSink {
         let node = XMLEncodingNode(name: name)
         node.raw = element
         switch mode {
-        case .tree:
-            parent.children.append(node)
+        case .tree: parent.children.append(node)
         case .streaming:
-            guard !mustRestart else { throw Restart() }
-            guard reach(parent), start(parent) else { throw restart() }
-            parent.hasChildren = true
             var text = ""
             try XMLEncodingNode.writeRaw(element, to: &text)
-            bytes.append(contentsOf: text.utf8)
+            try stream.appendMarkup(text, to: parent)
         }
         return node
     }
 
     /// Writes an element holding only text, `name`, after `parent`'s content: what
-    /// ``append(_:to:)`` and ``appendText(_:to:)`` would, without keeping a node.
-    func appendTextElement(named name: XMLQualifiedName, in parent: XMLEncodingNode, text write: (inout [UInt8]) -> Bool) throws -> Bool {
+    /// ``append(_:to:)`` and ``appendText(_:to:)`` would, without keeping a node; `false`
+    /// when the text holds a character XML 1.0 does not allow.
+    func appendTextElement(named name: XMLQualifiedName, in parent: XMLEncodingNode, text: XMLScalarText) throws -> Bool {
         switch mode {
         case .tree:
             let child = XMLEncodingNode(name: name)
             parent.children.append(child)
-            return write(&child.escapedText)
+            return text.write(inAttribute: false, into: &child.escapedText)
         case .streaming:
-            guard !mustRestart else { throw Restart() }
-            guard reach(parent), start(parent) else { throw restart() }
-            parent.hasChildren = true
-            scope.open()
-            defer { scope.close() }
-            let prefix = try XMLEncodingNode.writeStartTag(
-                name: name, isNil: false, schemaType: nil, attributes: [],
-                declaringPreferred: declaringPreferred && open.count == 1, scope: &scope, into: &bytes)
-            guard write(&bytes) else { return false }
-            XMLEncodingNode.writeEndTag(prefix: prefix, localName: name.localName, into: &bytes)
-            return true
+            return try stream.appendTextElement(named: name, in: parent, text: text)
         }
-    }
-
-    // MARK: Streaming
-
-    /// Closes the open elements inside `node`: `false` when `node` is not open.
-    private func reach(_ node: XMLEncodingNode) -> Bool {
-        if open[open.count - 1] === node { return true }
-        guard node.isOpen else {
-            mustRestart = true
-            return false
-        }
-        while open[open.count - 1] !== node {
-            guard close() else { return false }
-        }
-        return true
-    }
-
-    /// Writes the start tag of `node`, the innermost open element, unless it is written.
-    private func start(_ node: XMLEncodingNode) -> Bool {
-        if node.isStarted { return true }
-        if node.misplacedAt != nil {
-            mustRestart = true
-            return false
-        }
-        do {
-            node.prefix = try XMLEncodingNode.writeStartTag(
-                name: node.name, isNil: node.isNil, schemaType: node.schemaType, attributes: node.attributes,
-                declaringPreferred: declaringPreferred && open.count == 2, scope: &scope, into: &bytes)
-        } catch {
-            mustRestart = true
-            return false
-        }
-        node.isStarted = true
-        return true
-    }
-
-    /// Ends the innermost open element.
-    private func close() -> Bool {
-        let node = open[open.count - 1]
-        guard start(node) else { return false }
-        XMLEncodingNode.writeEndTag(prefix: node.prefix, localName: node.name.localName, into: &bytes)
-        open.removeLast()
-        scope.close()
-        node.isOpen = false
-        return true
     }
 
     /// The markup: every element ended (streaming); `nil` when streaming stopped.
     func finish() throws -> [UInt8]? {
         switch mode {
         case .tree:
-            return try XMLEncodingNode.serialize(document.children, prefixes: options.namespacePrefixes, declaringPreferred: declaringPreferred)
+            return try XMLEncodingNode.serialize(
+                document.children, prefixes: options.namespacePrefixes, declaringPreferred: stream.declaringPreferred)
         case .streaming:
+            return stream.finish()
+        }
+    }
+
+    // MARK: Streaming
+
+    /// The markup written so far, the open elements and the prefixes in scope.
+    private struct Stream {
+        var bytes: [UInt8] = []
+        /// The open elements, outermost (the document) first.
+        var open: [XMLEncodingNode]
+        var scope: XMLEncodingNode.Scope
+        /// Whether the preferred prefixes are declared on each top-level element.
+        let declaringPreferred: Bool
+        var mustRestart = false
+
+        init(document: XMLEncodingNode, prefixes: [String: String], declaringPreferred: Bool) {
+            open = [document]
+            scope = XMLEncodingNode.Scope(preferred: prefixes)
+            self.declaringPreferred = declaringPreferred
+        }
+
+        mutating func append(_ child: XMLEncodingNode, to parent: XMLEncodingNode) {
+            guard !mustRestart, reach(parent), start(parent) else { return }
+            parent.hasChildren = true
+            scope.open()
+            child.isOpen = true
+            open.append(child)
+        }
+
+        mutating func appendText(_ text: XMLScalarText, to node: XMLEncodingNode) throws -> Bool {
+            if mustRestart { return true }
+            guard reach(node), !node.hasChildren, start(node) else {
+                mustRestart = true
+                throw Restart()
+            }
+            return text.write(inAttribute: false, into: &bytes)
+        }
+
+        /// Readies `parent` for a child written whole: `parent` reached and started.
+        private mutating func prepareChild(of parent: XMLEncodingNode) throws {
+            guard !mustRestart else { throw Restart() }
+            guard reach(parent), start(parent) else {
+                mustRestart = true
+                throw Restart()
+            }
+            parent.hasChildren = true
+        }
+
+        mutating func appendMarkup(_ markup: String, to parent: XMLEncodingNode) throws {
+            try prepareChild(of: parent)
+            bytes.append(contentsOf: markup.utf8)
+        }
+
+        mutating func appendTextElement(named name: XMLQualifiedName, in parent: XMLEncodingNode, text: XMLScalarText) throws -> Bool {
+            try prepareChild(of: parent)
+            scope.open()
+            defer { scope.close() }
+            let prefix = try XMLEncodingNode.writeStartTag(
+                name: name, isNil: false, schemaType: nil, attributes: [],
+                declaringPreferred: declaringPreferred && open.count == 1, scope: &scope, into: &bytes)
+            guard text.write(inAttribute: false, into: &bytes) else { return false }
+            XMLEncodingNode.writeEndTag(prefix: prefix, localName: name.localName, into: &bytes)
+            return true
+        }
+
+        func isInnermost(_ node: XMLEncodingNode, in parent: XMLEncodingNode) -> Bool {
+            open.count >= 2 && open[open.count - 1] === node && open[open.count - 2] === parent
+        }
+
+        /// Drops the innermost open element, whose start tag is not written.
+        mutating func dropInnermost() {
+            open.removeLast().isOpen = false
+            scope.close()
+        }
+
+        /// Closes the open elements inside `node`: `false` when `node` is not open.
+        private mutating func reach(_ node: XMLEncodingNode) -> Bool {
+            if open[open.count - 1] === node { return true }
+            guard node.isOpen else {
+                mustRestart = true
+                return false
+            }
+            while open[open.count - 1] !== node {
+                guard close() else { return false }
+            }
+            return true
+        }
+
+        /// Writes the start tag of `node`, the innermost open element, unless it is written.
+        private mutating func start(_ node: XMLEncodingNode) -> Bool {
+            if node.isStarted { return true }
+            if node.misplacedAt != nil {
+                mustRestart = true
+                return false
+            }
+            do {
+                node.prefix = try XMLEncodingNode.writeStartTag(
+                    name: node.name, isNil: node.isNil, schemaType: node.schemaType, attributes: node.attributes,
+                    declaringPreferred: declaringPreferred && open.count == 2, scope: &scope, into: &bytes)
+            } catch {
+                mustRestart = true
+                return false
+            }
+            node.isStarted = true
+            return true
+        }
+
+        /// Ends the innermost open element.
+        private mutating func close() -> Bool {
+            let node = open[open.count - 1]
+            guard start(node) else { return false }
+            XMLEncodingNode.writeEndTag(prefix: node.prefix, localName: node.name.localName, into: &bytes)
+            open.removeLast()
+            scope.close()
+            node.isOpen = false
+            return true
+        }
+
+        /// The markup with every element ended; `nil` when streaming stopped.
+        mutating func finish() -> [UInt8]? {
             while !mustRestart, open.count > 1 {
                 guard close() else { break }
             }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The text of a scalar value, kept as it came until it is written into the output: integers
 /// are written digit by digit, and text known to need no escaping is copied as it is.
 enum XMLScalarText {
@@ -9,6 +11,8 @@ enum XMLScalarText {
     case signed(Int64)
     /// An unsigned integer.
     case unsigned(UInt64)
+    /// A `Decimal` that is not NaN, in its own digits.
+    case decimal(Decimal)
 
     /// Appends the text to `output`, escaped; `false` when it holds a character XML 1.0 does
     /// not allow.
@@ -18,6 +22,10 @@ enum XMLScalarText {
         case .ascii(let text): output.append(contentsOf: text.utf8)
         case .signed(let value): XMLEscaping.append(value, to: &output)
         case .unsigned(let value): XMLEscaping.append(value, to: &output)
+        case .decimal(let value):
+            if !XMLEscaping.append(value, to: &output) {
+                output.append(contentsOf: value.description.utf8)
+            }
         }
         return true
     }
@@ -28,6 +36,7 @@ enum XMLScalarText {
         case .text(let text), .ascii(let text): text
         case .signed(let value): value
         case .unsigned(let value): value
+        case .decimal(let value): value
         }
     }
 }

@@ -155,6 +155,21 @@ struct XMLEncodingSinkTests {
         }
     }
 
+    @Test func decimalsAreWrittenAsTheirDescription() throws {
+        #expect(XMLEscaping.decimalLayout != nil, "Decimal's storage is in neither layout the fast path reads")
+        var generator = SeededGenerator(seed: 9)
+        var values: [Decimal] = [0, 1, -1, 10, 100, Decimal(string: "12.50")!, Decimal(string: "-0.001")!, Decimal(string: "1e20")!,
+                                 Decimal(string: "123456789012345678901234567890.5")!, Decimal(UInt64.max), -Decimal(UInt64.max) - 1,
+                                 Decimal(sign: .minus, exponent: -30, significand: 7), Decimal(sign: .plus, exponent: 40, significand: 3)]
+        values += (0..<500).map { _ in RandomValues.decimal(&generator) }
+        values += (0..<200).map { Decimal($0) / 100 + 1 }
+        for value in values {
+            var bytes: [UInt8] = []
+            #expect(XMLScalarText.decimal(value).write(inAttribute: false, into: &bytes))
+            #expect(String(decoding: bytes, as: UTF8.self) == value.description)
+        }
+    }
+
     @Test func namesAreCheckedAsTheWriterChecksThemAndCachedOnlyWhenValid() throws {
         let sink = XMLEncodingSink(options: XMLTreeEncoder(), mode: .streaming)
         let names = ["a", "_a", "a-b.c9", "A_Z", "9a", "-a", ".a", "a:b", "", "é", "aé", "a b", "a\u{300}", "\u{300}a",
