@@ -42,6 +42,13 @@ import Foundation
 /// Every text and attribute value is escaped, and characters XML 1.0 cannot carry (such as NUL)
 /// are refused; every name is checked to be an XML name. Failures are `EncodingError.invalidValue`
 /// whose coding path names the property, and whose description never quotes the value.
+///
+/// The markup is written as UTF-8 while the value is encoded, each start tag when the element's
+/// first child or text arrives. An `encode(to:)` that writes out of document order (an attribute
+/// after a child element, an element's text after its children, or into a nested container after
+/// a later sibling's) gets the same output: the encoder notices, and encodes the value a second
+/// time into a tree of elements that it writes when it is finished. Such an `encode(to:)` runs
+/// twice, so it should have no side effects.
 public struct XMLTreeEncoder: Sendable {
     /// How `Date` values are written.
     public enum DateEncodingStrategy: Sendable {
