@@ -170,11 +170,12 @@ final class XMLElementEncoder: Encoder {
             try write(scalar)
             return
         }
-        switch value {
-        case let date as Date: try write(text: try text(of: date))
-        case let data as Data: try write(text: text(of: data))
-        case let url as URL: try write(text: url.absoluteString)
-        case let element as XMLTree.Element: try writeRaw(element)
+        // Told apart by their static type, as the scalars are: all are structs.
+        switch ObjectIdentifier(T.self) {
+        case ObjectIdentifier(Date.self): try write(text: try text(of: value as! Date))
+        case ObjectIdentifier(Data.self): try write(text: text(of: value as! Data))
+        case ObjectIdentifier(URL.self): try write(text: (value as! URL).absoluteString)
+        case ObjectIdentifier(XMLTree.Element.self): try writeRaw(value as! XMLTree.Element)
         default:
             let dynamicType = type(of: value)
             schema = sink.schema(of: dynamicType)

@@ -192,10 +192,10 @@ final class XMLEncodingNode {
 
     private static func appendName(_ prefix: String?, _ localName: String, to output: inout [UInt8]) {
         if let prefix {
-            output.append(contentsOf: prefix.utf8)
+            XMLEscaping.append(utf8Of: prefix, to: &output)
             output.append(UInt8(ascii: ":"))
         }
-        output.append(contentsOf: localName.utf8)
+        XMLEscaping.append(utf8Of: localName, to: &output)
     }
 
     /// Writes `nodes` as markup, without recursion.

@@ -62,6 +62,12 @@ enum XMLEscaping {
         return true
     }
 
+    /// Appends `text`'s UTF-8 as it is, copied whole (the text of a name or of a number).
+    static func append(utf8Of text: String, to output: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { output.append(contentsOf: $0) }
+    }
+
     /// Appends `value` in decimal.
     static func append(_ value: Int64, to output: inout [UInt8]) {
         if value < 0 { output.append(UInt8(ascii: "-")) }

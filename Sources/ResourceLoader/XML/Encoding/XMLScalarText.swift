@@ -19,7 +19,7 @@ enum XMLScalarText {
     func write(inAttribute: Bool, into output: inout [UInt8]) -> Bool {
         switch self {
         case .text(let text): return XMLEscaping.escape(text, inAttribute: inAttribute, into: &output)
-        case .ascii(let text): output.append(contentsOf: text.utf8)
+        case .ascii(let text): XMLEscaping.append(utf8Of: text, to: &output)
         case .signed(let value): XMLEscaping.append(value, to: &output)
         case .unsigned(let value): XMLEscaping.append(value, to: &output)
         case .decimal(let value):
