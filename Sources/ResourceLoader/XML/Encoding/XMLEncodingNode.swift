@@ -54,9 +54,13 @@ final class XMLEncodingNode {
         var prefixByURI: [String: String] = ["http://www.w3.org/XML/1998/namespace": "xml"]
         var undo: [[(prefix: String, uri: String?, previousPrefixForURI: String?, uriKey: String)]] = []
         var preferred: [String: String]
-        var counter = 0
         /// The namespace last resolved and its prefix, while no binding has changed since.
         private var last: (uri: String, prefix: String)?
+        /// The default namespace in scope (`xmlns="…"`), `nil` for none.
+        private(set) var defaultNamespace: String?
+        /// The default namespaces that declarations replaced, with the depth of the element
+        /// that declared them.
+        private var defaultUndo: [(depth: Int, previous: String?)] = []
 
         init(preferred: [String: String]) {
             self.preferred = preferred
@@ -87,6 +91,8 @@ final class XMLEncodingNode {
             if let candidate {
                 prefix = candidate
             } else {
+                // The first `nsN` not in scope, so that siblings reuse the same one.
+                var counter = 0
                 repeat {
                     counter += 1
                 } while uriByPrefix["ns\(counter)"] != nil || preferred.values.contains("ns\(counter)")
@@ -97,9 +103,19 @@ final class XMLEncodingNode {
             return prefix
         }
 
+        /// Makes `uri` (`nil`: none) the default namespace for the current element.
+        mutating func setDefault(_ uri: String?) {
+            defaultUndo.append((undo.count, defaultNamespace))
+            defaultNamespace = uri
+        }
+
         mutating func open() { undo.append([]) }
 
         mutating func close() {
+            if let declared = defaultUndo.last, declared.depth == undo.count {
+                defaultNamespace = declared.previous
+                defaultUndo.removeLast()
+            }
             let entries = undo.removeLast()
             guard !entries.isEmpty else { return }
             last = nil
@@ -118,13 +134,31 @@ final class XMLEncodingNode {
         }
     }
 
-    /// Writes the start tag of an element, in a scope opened for it, declaring the prefixes it
+    /// What an element's content starts with, as far as it is known when its start tag is
+    /// written.
+    enum ContentStart {
+        /// Text, an element written as it is, or nothing.
+        case other
+        /// An element in this namespace (`nil`: in none).
+        case element(namespaceURI: String?)
+    }
+
+    /// Writes the start tag of an element, in a scope opened for it, declaring the namespaces it
     /// needs; returns the prefix of its name.
+    ///
+    /// An element's namespace is declared as the default namespace (`xmlns="…"`), so that its
+    /// name and those of its children in the same namespace need no prefix, unless
+    /// ``Scope/preferred`` gives it a prefix, a prefix for it is in scope already, or the
+    /// element's first child is in another namespace (then a prefix saves the child an
+    /// `xmlns=""`). An element in no namespace under a default namespace declares `xmlns=""`.
+    /// Attributes and `xsi:type` values always use prefixes.
     ///
     /// - Parameters:
     ///   - declaringPreferred: Whether the scope's preferred prefixes are declared on it.
+    ///   - content: What the element's content starts with.
     static func writeStartTag(
         name: XMLQualifiedName,
+        content: ContentStart,
         isNil: Bool,
         schemaType: XMLQualifiedName?,
         attributes: [(name: XMLQualifiedName, escapedValue: [UInt8])],
@@ -139,7 +173,26 @@ final class XMLEncodingNode {
                 declarations.append((prefix, uri))
             }
         }
-        let prefix = name.namespaceURI.map { scope.prefix(for: $0, declaring: &declarations) }
+        let prefix: String?
+        if let uri = name.namespaceURI {
+            if scope.defaultNamespace == uri {
+                prefix = nil
+            } else if let bound = scope.prefix(for: uri) {
+                prefix = bound
+            } else if scope.preferred[uri] != nil || uri == schemaInstanceNamespace || content.startsOutside(uri) {
+                prefix = scope.prefix(for: uri, declaring: &declarations)
+            } else {
+                scope.setDefault(uri)
+                declarations.append(("", uri))
+                prefix = nil
+            }
+        } else {
+            prefix = nil
+            if scope.defaultNamespace != nil {
+                scope.setDefault(nil)
+                declarations.append(("", ""))
+            }
+        }
         if !isNil && schemaType == nil && attributes.isEmpty && declarations.isEmpty {
             // The common case: a plain element.
             output.append(UInt8(ascii: "<"))
@@ -163,9 +216,13 @@ final class XMLEncodingNode {
         output.append(UInt8(ascii: "<"))
         appendName(prefix, name.localName, to: &output)
         for (declared, uri) in declarations {
-            output.append(contentsOf: " xmlns:".utf8)
-            output.append(contentsOf: declared.utf8)
-            output.append(contentsOf: "=\"".utf8)
+            if declared.isEmpty {
+                output.append(contentsOf: " xmlns=\"".utf8)
+            } else {
+                output.append(contentsOf: " xmlns:".utf8)
+                output.append(contentsOf: declared.utf8)
+                output.append(contentsOf: "=\"".utf8)
+            }
             guard XMLEscaping.escape(uri, inAttribute: true, into: &output) else {
                 throw invalid("a namespace or attribute holds a character XML 1.0 does not allow")
             }
@@ -231,8 +288,12 @@ final class XMLEncodingNode {
             } else {
                 if let path = node.misplacedAt { throw misplaced(node, at: path) }
                 scope.open()
+                var content = ContentStart.other
+                if node.escapedText.isEmpty, let first = node.children.first, first.raw == nil {
+                    content = .element(namespaceURI: first.name.namespaceURI)
+                }
                 let prefix = try writeStartTag(
-                    name: node.name, isNil: node.isNil, schemaType: node.schemaType, attributes: node.attributes,
+                    name: node.name, content: content, isNil: node.isNil, schemaType: node.schemaType, attributes: node.attributes,
                     declaringPreferred: declaringPreferred && topLevel.contains(ObjectIdentifier(node)), scope: &scope, into: &output)
                 output.append(contentsOf: node.escapedText)
                 stack.append((node, 0, prefix))
@@ -372,5 +433,13 @@ final class XMLEncodingNode {
         if prefix.lowercased().hasPrefix("xml") {
             throw invalid("\(prefix.debugDescription) is a reserved namespace prefix")
         }
+    }
+}
+
+extension XMLEncodingNode.ContentStart {
+    /// Whether the content starts with an element in a namespace other than `uri`.
+    func startsOutside(_ uri: String) -> Bool {
+        if case .element(let namespaceURI) = self { return namespaceURI != uri }
+        return false
     }
 }

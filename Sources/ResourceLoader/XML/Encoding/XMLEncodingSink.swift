@@ -158,7 +158,7 @@ final class XMLEncodingSink {
         }
 
         mutating func append(_ child: XMLEncodingNode, to parent: XMLEncodingNode) {
-            guard !mustRestart, reach(parent), start(parent) else { return }
+            guard !mustRestart, reach(parent), start(parent, content: .element(namespaceURI: child.name.namespaceURI)) else { return }
             parent.hasChildren = true
             scope.open()
             child.isOpen = true
@@ -167,7 +167,7 @@ final class XMLEncodingSink {
 
         mutating func appendText(_ text: XMLScalarText, to node: XMLEncodingNode) throws -> Bool {
             if mustRestart { return true }
-            guard reach(node), !node.hasChildren, start(node) else {
+            guard reach(node), !node.hasChildren, start(node, content: .other) else {
                 mustRestart = true
                 throw Restart()
             }
@@ -175,9 +175,9 @@ final class XMLEncodingSink {
         }
 
         /// Readies `parent` for a child written whole: `parent` reached and started.
-        private mutating func prepareChild(of parent: XMLEncodingNode) throws {
+        private mutating func prepareChild(of parent: XMLEncodingNode, content: XMLEncodingNode.ContentStart) throws {
             guard !mustRestart else { throw Restart() }
-            guard reach(parent), start(parent) else {
+            guard reach(parent), start(parent, content: content) else {
                 mustRestart = true
                 throw Restart()
             }
@@ -185,16 +185,16 @@ final class XMLEncodingSink {
         }
 
         mutating func appendMarkup(_ markup: String, to parent: XMLEncodingNode) throws {
-            try prepareChild(of: parent)
+            try prepareChild(of: parent, content: .other)
             bytes.append(contentsOf: markup.utf8)
         }
 
         mutating func appendTextElement(named name: XMLQualifiedName, in parent: XMLEncodingNode, text: XMLScalarText) throws -> Bool {
-            try prepareChild(of: parent)
+            try prepareChild(of: parent, content: .element(namespaceURI: name.namespaceURI))
             scope.open()
             defer { scope.close() }
             let prefix = try XMLEncodingNode.writeStartTag(
-                name: name, isNil: false, schemaType: nil, attributes: [],
+                name: name, content: .other, isNil: false, schemaType: nil, attributes: [],
                 declaringPreferred: declaringPreferred && open.count == 1, scope: &scope, into: &bytes)
             guard text.write(inAttribute: false, into: &bytes) else { return false }
             XMLEncodingNode.writeEndTag(prefix: prefix, localName: name.localName, into: &bytes)
@@ -225,7 +225,7 @@ final class XMLEncodingSink {
         }
 
         /// Writes the start tag of `node`, the innermost open element, unless it is written.
-        private mutating func start(_ node: XMLEncodingNode) -> Bool {
+        private mutating func start(_ node: XMLEncodingNode, content: XMLEncodingNode.ContentStart) -> Bool {
             if node.isStarted { return true }
             if node.misplacedAt != nil {
                 mustRestart = true
@@ -233,7 +233,7 @@ final class XMLEncodingSink {
             }
             do {
                 node.prefix = try XMLEncodingNode.writeStartTag(
-                    name: node.name, isNil: node.isNil, schemaType: node.schemaType, attributes: node.attributes,
+                    name: node.name, content: content, isNil: node.isNil, schemaType: node.schemaType, attributes: node.attributes,
                     declaringPreferred: declaringPreferred && open.count == 2, scope: &scope, into: &bytes)
             } catch {
                 mustRestart = true
@@ -246,7 +246,7 @@ final class XMLEncodingSink {
         /// Ends the innermost open element.
         private mutating func close() -> Bool {
             let node = open[open.count - 1]
-            guard start(node) else { return false }
+            guard start(node, content: .other) else { return false }
             XMLEncodingNode.writeEndTag(prefix: node.prefix, localName: node.name.localName, into: &bytes)
             open.removeLast()
             scope.close()

@@ -18,8 +18,13 @@ import Foundation
 ///   attributes or the element's text, and sets its namespace and forms (see ``XMLTypeSchema``).
 /// - **Namespaces.** An element is in the namespace its type's schema gives it; a type with no
 ///   schema puts its children in the namespace of its own element when ``elementFormDefault`` is
-///   ``XMLTypeSchema/Form/qualified`` (the default), in none otherwise. Prefixes are declared
-///   where first needed, taken from ``namespacePrefixes`` or made up (`ns1`, `ns2`…).
+///   ``XMLTypeSchema/Form/qualified`` (the default), in none otherwise. An element's namespace
+///   is declared where first needed: as the default namespace (`<order xmlns="urn:shop">`, its
+///   children in the same namespace then unprefixed), or with a prefix when
+///   ``namespacePrefixes`` gives one, one is in scope already, or the element's first child is
+///   in another namespace. An element in no namespace under a default namespace declares
+///   `xmlns=""`. Attributes and `xsi:type` values always use prefixes, from
+///   ``namespacePrefixes`` or made up (`ns1`, `ns2`…).
 /// - **`nil`** is omitted, or written as `xsi:nil="true"` when the field is nillable (or
 ///   ``nilEncodingStrategy`` says so for types without a schema). In an array, a `nil` item is
 ///   always `xsi:nil`.
