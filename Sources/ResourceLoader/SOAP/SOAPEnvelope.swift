@@ -41,7 +41,7 @@ public struct SOAPEnvelope: Sendable, Hashable {
     public var headers: [SOAPHeaderBlock]
     /// The markup of the `Body`'s content when it was encoded from a typed value, written
     /// instead of ``parameters``.
-    private(set) var encodedBody: String?
+    private(set) var encodedBody: [UInt8]?
 
     /// Creates an envelope whose body is made of ``SOAPParameters``.
     public init(
@@ -106,10 +106,9 @@ public struct SOAPEnvelope: Sendable, Hashable {
         }
         try writer.start("soap:Body", prefixed: true)
         if let encodedBody {
-            writer.append(markup: encodedBody)
-        } else {
-            try writeParameters(to: &writer)
+            return Data(writer.finish(inserting: encodedBody))
         }
+        try writeParameters(to: &writer)
         writer.end()
         writer.end()
         return Data(writer.text.utf8)
@@ -183,17 +182,17 @@ public struct SOAPEnvelope: Sendable, Hashable {
         operation: XMLQualifiedName,
         binding: SOAPBinding,
         encoder: XMLTreeEncoder
-    ) throws(ResourceError) -> String {
+    ) throws(ResourceError) -> [UInt8] {
         do {
-            try XMLElementEncoder.checkName(operation.localName, codingPath: [])
             switch (binding.style, binding.isWrapped) {
             case (.document, true):
                 return try encoder.markup(of: body, as: operation)
             case (.document, false):
                 // The value's own element is dropped: its children are the parts.
-                let holder = XMLEncodingNode(name: XMLQualifiedName("#document"))
-                try encoder.encodeNodes(of: body, as: operation, into: holder)
-                let parts = holder.children.flatMap { $0.raw == nil ? $0.children : [$0] }
+                try XMLEncodingNode.checkPreferred(encoder.namespacePrefixes)
+                let sink = XMLEncodingSink(options: encoder, mode: .tree)
+                try encoder.encode(body, as: operation, into: sink)
+                let parts = sink.document.children.flatMap { $0.raw == nil ? $0.children : [$0] }
                 return try XMLEncodingNode.serialize(parts, prefixes: encoder.namespacePrefixes, declaringPreferred: true)
             case (.rpc, _):
                 var rpcEncoder = encoder

@@ -108,4 +108,18 @@ extension XMLWriter {
     mutating func append(markup: String) {
         text += markup
     }
+
+    /// The document: what is written, then `markup` (escaped and checked already) in the
+    /// current element, then the end tags of every open element.
+    mutating func finish(inserting markup: [UInt8]) -> [UInt8] {
+        var document = Array(text.utf8)
+        document.reserveCapacity(document.count + markup.count + 64)
+        document.append(contentsOf: markup)
+        while let name = open.popLast() {
+            document.append(contentsOf: "</".utf8)
+            document.append(contentsOf: name.utf8)
+            document.append(UInt8(ascii: ">"))
+        }
+        return document
+    }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The `Encoder` behind ``XMLTreeEncoder``: one per value placed somewhere in the tree being
-/// built (an element, an array's items, an attribute or an element's text).
+/// The `Encoder` behind ``XMLTreeEncoder``: one per value placed somewhere in the document
+/// being written (an element, an array's items, an attribute or an element's text).
 final class XMLElementEncoder: Encoder {
     /// Where a value goes that has not made its element yet.
     struct Placement {
@@ -24,8 +24,17 @@ final class XMLElementEncoder: Encoder {
         case element(XMLEncodingNode)
     }
 
-    let options: XMLTreeEncoder
-    let codingPath: [any CodingKey]
+    /// The last step of an encoder's coding path, kept as it came until the path is asked for.
+    enum PathStep {
+        case none
+        case key(any CodingKey)
+        case index(Int)
+    }
+
+    let sink: XMLEncodingSink
+    /// The encoder whose coding path this one's extends, and the step it adds.
+    private let parent: XMLElementEncoder?
+    private let step: PathStep
     private(set) var target: Target
     /// The `xsi:type` the element gets when it is made: a subclass sent as its base class.
     var schemaType: XMLQualifiedName?
@@ -34,12 +43,36 @@ final class XMLElementEncoder: Encoder {
     /// The element the value's own element was made in, once made from a placement.
     private(set) var madeIn: XMLEncodingNode?
 
-    var userInfo: [CodingUserInfoKey: Any] { options.userInfo }
+    var options: XMLTreeEncoder { sink.options }
+    var userInfo: [CodingUserInfoKey: Any] { sink.options.userInfo }
 
-    init(options: XMLTreeEncoder, codingPath: [any CodingKey], target: Target) {
-        self.options = options
-        self.codingPath = codingPath
+    /// The coding path, made only when asked for (by `encode(to:)` or for an error).
+    var codingPath: [any CodingKey] {
+        var steps: [PathStep] = []
+        var encoder: XMLElementEncoder? = self
+        while let current = encoder {
+            steps.append(current.step)
+            encoder = current.parent
+        }
+        return steps.reversed().compactMap { step in
+            switch step {
+            case .none: nil
+            case .key(let key): key
+            case .index(let index): XMLCodingKey(index: index)
+            }
+        }
+    }
+
+    init(sink: XMLEncodingSink, parent: XMLElementEncoder?, step: PathStep, target: Target) {
+        self.sink = sink
+        self.parent = parent
+        self.step = step
         self.target = target
+    }
+
+    /// An encoder with the same coding path as `other`, writing into `target`.
+    convenience init(samePathAs other: XMLElementEncoder, target: Target) {
+        self.init(sink: other.sink, parent: other.parent, step: other.step, target: target)
     }
 
     // MARK: Containers
@@ -79,7 +112,7 @@ final class XMLElementEncoder: Encoder {
                 // The containers cannot throw: the writer reports it.
                 node.misplacedAt = codingPath
             }
-            placement.parent.children.append(node)
+            sink.append(node, to: placement.parent)
             target = .element(node)
             madeIn = placement.parent
             return node
@@ -94,30 +127,30 @@ final class XMLElementEncoder: Encoder {
 
     /// Writes a value's text: as an attribute, the parent's text or an element of its own.
     func write(text: String) throws {
-        let escaped: String
-        do {
-            escaped = try XMLWriter.escape(text, inAttribute: isAttribute, of: "")
-        } catch {
-            throw EncodingError.invalidValue(text, context("The text holds a character XML 1.0 does not allow"))
-        }
+        try write(.text(text))
+    }
+
+    /// Writes a value's text: as an attribute, the parent's text or an element of its own.
+    func write(_ scalar: XMLScalarText) throws {
+        let written: Bool
         switch target {
         case .pending(let placement):
             switch placement.field?.kind {
             case .attribute?:
-                placement.parent.attributes.append((placement.name, escaped))
+                var escaped: [UInt8] = []
+                written = scalar.write(inAttribute: true, into: &escaped)
+                if written { try sink.addAttribute(placement.name, escapedValue: escaped, to: placement.parent) }
             case .text?:
-                placement.parent.escapedText += escaped
+                written = try sink.appendText(scalar, to: placement.parent)
             case .element?, nil:
-                element().escapedText += escaped
+                written = try sink.appendText(scalar, to: element())
             }
         case .element(let node):
-            node.escapedText += escaped
+            written = try sink.appendText(scalar, to: node)
         }
-    }
-
-    private var isAttribute: Bool {
-        if case .pending(let placement) = target, placement.field?.kind == .attribute { return true }
-        return false
+        guard written else {
+            throw EncodingError.invalidValue(scalar.value, context("The text holds a character XML 1.0 does not allow"))
+        }
     }
 
     /// Writes `nil`: `xsi:nil` on an element of its own; nothing for an attribute or text.
@@ -125,33 +158,54 @@ final class XMLElementEncoder: Encoder {
         switch target {
         case .pending(let placement):
             guard placement.field?.kind ?? .element == .element else { return }
-            element().isNil = true
+            sink.setNil(element())
         case .element(let node):
-            node.isNil = true
+            sink.setNil(node)
         }
     }
 
     /// Encodes any value, handling the types whose own `encode(to:)` would not write text.
     func box<T: Encodable>(_ value: T) throws {
-        switch value {
-        case let string as String: try write(text: string)
-        case let bool as Bool: try write(text: bool ? "true" : "false")
-        case let double as Double: try write(text: Self.text(of: double))
-        case let float as Float: try write(text: Self.text(of: float))
-        case let decimal as Decimal: try write(text: try text(of: decimal))
-        case let date as Date: try write(text: try text(of: date))
-        case let data as Data: try write(text: text(of: data))
-        case let url as URL: try write(text: url.absoluteString)
-        case let element as XMLTree.Element: try writeRaw(element)
-        case is any XMLScalarEncodable: try write(text: (value as! any XMLScalarEncodable).xmlText)
+        if let scalar = try scalarText(of: value, at: codingPath) {
+            try write(scalar)
+            return
+        }
+        // Told apart by their static type, as the scalars are: all are structs.
+        switch ObjectIdentifier(T.self) {
+        case ObjectIdentifier(Date.self): try write(text: try text(of: value as! Date))
+        case ObjectIdentifier(Data.self): try write(text: text(of: value as! Data))
+        case ObjectIdentifier(URL.self): try write(text: (value as! URL).absoluteString)
+        case ObjectIdentifier(XMLTree.Element.self): try writeRaw(value as! XMLTree.Element)
         default:
-            let dynamicType = type(of: value as Any)
-            let described = dynamicType as? any XMLSchemaType.Type
-            schema = described?.xmlSchema
-            if T.self is AnyObject.Type, dynamicType != T.self, let typeName = schema?.typeName {
+            let dynamicType = type(of: value)
+            schema = sink.schema(of: dynamicType)
+            if dynamicType != T.self, T.self is AnyObject.Type, let typeName = schema?.typeName {
                 schemaType = typeName
             }
             try value.encode(to: self)
+        }
+    }
+
+    /// The text of the value types with a text of their own, told apart by their static type
+    /// (no dynamic cast for the others); `nil` for any other type.
+    func scalarText<T>(of value: T, at path: @autoclosure () -> [any CodingKey]) throws -> XMLScalarText? {
+        switch ObjectIdentifier(T.self) {
+        case ObjectIdentifier(String.self): .text(value as! String)
+        case ObjectIdentifier(Int.self): .signed(Int64(value as! Int))
+        case ObjectIdentifier(Bool.self): .ascii((value as! Bool) ? "true" : "false")
+        case ObjectIdentifier(Double.self): .ascii(Self.text(of: value as! Double))
+        case ObjectIdentifier(Decimal.self): try Self.scalar(of: value as! Decimal, at: path())
+        case ObjectIdentifier(Float.self): .ascii(Self.text(of: value as! Float))
+        case ObjectIdentifier(Int64.self): .signed(value as! Int64)
+        case ObjectIdentifier(Int32.self): .signed(Int64(value as! Int32))
+        case ObjectIdentifier(Int16.self): .signed(Int64(value as! Int16))
+        case ObjectIdentifier(Int8.self): .signed(Int64(value as! Int8))
+        case ObjectIdentifier(UInt.self): .unsigned(UInt64(value as! UInt))
+        case ObjectIdentifier(UInt64.self): .unsigned(value as! UInt64)
+        case ObjectIdentifier(UInt32.self): .unsigned(UInt64(value as! UInt32))
+        case ObjectIdentifier(UInt16.self): .unsigned(UInt64(value as! UInt16))
+        case ObjectIdentifier(UInt8.self): .unsigned(UInt64(value as! UInt8))
+        default: nil
         }
     }
 
@@ -162,37 +216,41 @@ final class XMLElementEncoder: Encoder {
             guard placement.field?.kind ?? .element == .element else {
                 throw EncodingError.invalidValue(element, context("An XMLTree.Element can only be written as an element"))
             }
-            let node = XMLEncodingNode(name: placement.name)
-            node.raw = element
-            placement.parent.children.append(node)
-            target = .element(node)
+            target = .element(try sink.appendRaw(element, named: placement.name, to: placement.parent))
         case .element(let node):
-            let child = XMLEncodingNode(name: node.name)
-            child.raw = element
-            node.children.append(child)
+            _ = try sink.appendRaw(element, named: node.name, to: node)
         }
     }
 
     static func text(of value: Double) -> String {
         if value.isNaN { return "NaN" }
         if value.isInfinite { return value < 0 ? "-INF" : "INF" }
-        return "\(value)"
+        return value.description
     }
 
     static func text(of value: Float) -> String {
         if value.isNaN { return "NaN" }
         if value.isInfinite { return value < 0 ? "-INF" : "INF" }
-        return "\(value)"
+        return value.description
     }
 
-    func text(of value: Decimal) throws -> String {
+    /// A `Decimal`'s text, refused when it is NaN.
+    static func scalar(of value: Decimal, at path: @autoclosure () -> [any CodingKey]) throws -> XMLScalarText {
         guard !value.isNaN else {
-            throw EncodingError.invalidValue(value, context("A Decimal NaN has no xs:decimal form"))
+            throw EncodingError.invalidValue(value, EncodingError.Context(codingPath: path(), debugDescription: "A Decimal NaN has no xs:decimal form"))
+        }
+        if XMLEscaping.decimalLayout != nil { return .decimal(value) }
+        return .ascii(try text(of: value, at: path()))
+    }
+
+    static func text(of value: Decimal, at path: @autoclosure () -> [any CodingKey]) throws -> String {
+        guard !value.isNaN else {
+            throw EncodingError.invalidValue(value, EncodingError.Context(codingPath: path(), debugDescription: "A Decimal NaN has no xs:decimal form"))
         }
         // Decimal's description is its own digits, never an exponent; checked all the same.
         let text = value.description
         guard XMLElementDecoder.isDecimal(text) else {
-            throw EncodingError.invalidValue(value, context("The Decimal has no xs:decimal form"))
+            throw EncodingError.invalidValue(value, EncodingError.Context(codingPath: path(), debugDescription: "The Decimal has no xs:decimal form"))
         }
         return text
     }
@@ -228,16 +286,6 @@ final class XMLElementEncoder: Encoder {
             return String(decoding: bytes, as: UTF8.self)
         }
     }
-
-    /// Throws unless `name` is an XML name without a colon.
-    static func checkName(_ name: String, codingPath: [any CodingKey]) throws {
-        do {
-            try XMLWriter.checkName(name, allowingPrefix: false)
-        } catch {
-            throw EncodingError.invalidValue(name, EncodingError.Context(
-                codingPath: codingPath, debugDescription: "\(name.debugDescription) is not a valid XML name"))
-        }
-    }
 }
 
 // MARK: - Containers
@@ -255,27 +303,37 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     /// Where the value under `key` goes.
     private func placement(for key: Key) throws -> XMLElementEncoder.Placement {
         let name = key.stringValue
-        try XMLElementEncoder.checkName(name, codingPath: codingPath + [key])
+        try encoder.sink.checkName(name, codingPath: codingPath + [key])
         let schema = encoder.schema
         let field = schema?.fields[name]
-        let options = encoder.options
         let typeNamespace = schema?.namespace ?? node.name.namespaceURI
         let namespace: String?
         if let explicit = field?.namespace {
             namespace = explicit
         } else if field?.kind == .attribute {
-            let form = field?.form ?? schema?.attributeForm ?? options.attributeFormDefault
+            let form = field?.form ?? schema?.attributeForm ?? encoder.options.attributeFormDefault
             namespace = form == .qualified ? typeNamespace : nil
         } else {
-            let form = field?.form ?? schema?.elementForm ?? options.elementFormDefault
+            let form = field?.form ?? schema?.elementForm ?? encoder.options.elementFormDefault
             namespace = form == .qualified ? typeNamespace : nil
         }
         return XMLElementEncoder.Placement(
             parent: node, name: XMLQualifiedName(name, namespaceURI: namespace), field: field, repeatsInParent: true)
     }
 
+    private func encoder(for key: Key, target: XMLElementEncoder.Target) -> XMLElementEncoder {
+        XMLElementEncoder(sink: encoder.sink, parent: encoder, step: .key(key), target: target)
+    }
+
     private func encoder(for key: Key) throws -> XMLElementEncoder {
-        XMLElementEncoder(options: encoder.options, codingPath: codingPath + [key], target: .pending(try placement(for: key)))
+        encoder(for: key, target: .pending(try placement(for: key)))
+    }
+
+    /// An encoder for `key` from the non-throwing methods: a name that is not an XML name is
+    /// reported when the element is written into.
+    private func uncheckedEncoder(for key: Key) -> XMLElementEncoder {
+        (try? encoder(for: key)) ?? encoder(for: key, target: .pending(
+            .init(parent: node, name: XMLQualifiedName(key.stringValue), field: nil, repeatsInParent: true)))
     }
 
     mutating func encodeNil(forKey key: Key) throws {
@@ -286,15 +344,18 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        if let scalar = try encoder.scalarText(of: value, at: codingPath + [key]) {
+            return try writeScalar(scalar, forKey: key)
+        }
         if Self.isPositional(key) {
             // The enum case's element is this container's own: write the value into it.
-            let inner = XMLElementEncoder(options: encoder.options, codingPath: codingPath + [key], target: .element(node))
+            let inner = encoder(for: key, target: .element(node))
             inner.schemaType = encoder.schemaType
             if value is any XMLChoice || value is XMLTree.Element || value is any XMLEncodableArray,
-                node.isEmpty, let parent = encoder.madeIn, parent.children.last === node
+                let parent = encoder.madeIn, encoder.sink.isEmptyLastElement(node, of: parent)
             {
                 // Its own elements replace the case's element.
-                parent.children.removeLast()
+                encoder.sink.removeEmptyLastElement(node, of: parent)
                 try encodeReplacing(value, key: key, parent: parent)
                 return
             }
@@ -303,8 +364,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         }
         if value is any XMLChoice {
             // A choice writes its case's element here, with no element of its own.
-            let inner = XMLElementEncoder(options: encoder.options, codingPath: codingPath + [key], target: .element(node))
-            try inner.box(value)
+            try encoder(for: key, target: .element(node)).box(value)
             return
         }
         try encoder(for: key).box(value)
@@ -313,55 +373,53 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     /// Encodes an enum case's value in place of the case's element, in `parent`.
     private func encodeReplacing<T: Encodable>(_ value: T, key: Key, parent: XMLEncodingNode) throws {
         if value is any XMLChoice {
-            try XMLElementEncoder(options: encoder.options, codingPath: codingPath + [key], target: .element(parent)).box(value)
+            try encoder(for: key, target: .element(parent)).box(value)
             return
         }
         let placement = XMLElementEncoder.Placement(parent: parent, name: node.name, field: nil, repeatsInParent: true)
-        try XMLElementEncoder(options: encoder.options, codingPath: codingPath + [key], target: .pending(placement)).box(value)
+        try encoder(for: key, target: .pending(placement)).box(value)
     }
 
     /// Writes a scalar's text under `key` directly into the element, without an encoder of its
-    /// own: the same output as ``encode(_:forKey:)`` through ``XMLElementEncoder/write(text:)``.
-    private func writeScalar(_ text: String, forKey key: Key) throws {
-        func escaped(inAttribute: Bool) throws -> String {
-            do {
-                return try XMLWriter.escape(text, inAttribute: inAttribute, of: "")
-            } catch {
-                throw EncodingError.invalidValue(text, EncodingError.Context(
-                    codingPath: codingPath + [key], debugDescription: "The text holds a character XML 1.0 does not allow"))
+    /// own: the same output as ``encode(_:forKey:)`` through ``XMLElementEncoder/write(_:)``.
+    private func writeScalar(_ text: XMLScalarText, forKey key: Key) throws {
+        let sink = encoder.sink
+        let written: Bool
+        if Self.isPositional(key) {
+            written = try sink.appendText(text, to: node)
+        } else {
+            let placement = try placement(for: key)
+            switch placement.field?.kind {
+            case .attribute?:
+                var escaped: [UInt8] = []
+                written = text.write(inAttribute: true, into: &escaped)
+                if written { try sink.addAttribute(placement.name, escapedValue: escaped, to: node) }
+            case .text?:
+                written = try sink.appendText(text, to: node)
+            case .element?, nil:
+                written = try sink.appendTextElement(named: placement.name, in: node, text: text)
             }
         }
-        if Self.isPositional(key) {
-            node.escapedText += try escaped(inAttribute: false)
-            return
-        }
-        let placement = try placement(for: key)
-        switch placement.field?.kind {
-        case .attribute?:
-            node.attributes.append((placement.name, try escaped(inAttribute: true)))
-        case .text?:
-            node.escapedText += try escaped(inAttribute: false)
-        case .element?, nil:
-            let child = XMLEncodingNode(name: placement.name)
-            child.escapedText = try escaped(inAttribute: false)
-            node.children.append(child)
+        guard written else {
+            throw EncodingError.invalidValue(text.value, EncodingError.Context(
+                codingPath: codingPath + [key], debugDescription: "The text holds a character XML 1.0 does not allow"))
         }
     }
 
-    mutating func encode(_ value: String, forKey key: Key) throws { try writeScalar(value, forKey: key) }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { try writeScalar(value ? "true" : "false", forKey: key) }
-    mutating func encode(_ value: Double, forKey key: Key) throws { try writeScalar(XMLElementEncoder.text(of: value), forKey: key) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { try writeScalar(XMLElementEncoder.text(of: value), forKey: key) }
-    mutating func encode(_ value: Int, forKey key: Key) throws { try writeScalar(String(value), forKey: key) }
-    mutating func encode(_ value: Int8, forKey key: Key) throws { try writeScalar(String(value), forKey: key) }
-    mutating func encode(_ value: Int16, forKey key: Key) throws { try writeScalar(String(value), forKey: key) }
-    mutating func encode(_ value: Int32, forKey key: Key) throws { try writeScalar(String(value), forKey: key) }
-    mutating func encode(_ value: Int64, forKey key: Key) throws { try writeScalar(String(value), forKey: key) }
-    mutating func encode(_ value: UInt, forKey key: Key) throws { try writeScalar(String(value), forKey: key) }
-    mutating func encode(_ value: UInt8, forKey key: Key) throws { try writeScalar(String(value), forKey: key) }
-    mutating func encode(_ value: UInt16, forKey key: Key) throws { try writeScalar(String(value), forKey: key) }
-    mutating func encode(_ value: UInt32, forKey key: Key) throws { try writeScalar(String(value), forKey: key) }
-    mutating func encode(_ value: UInt64, forKey key: Key) throws { try writeScalar(String(value), forKey: key) }
+    mutating func encode(_ value: String, forKey key: Key) throws { try writeScalar(.text(value), forKey: key) }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { try writeScalar(.ascii(value ? "true" : "false"), forKey: key) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { try writeScalar(.ascii(XMLElementEncoder.text(of: value)), forKey: key) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { try writeScalar(.ascii(XMLElementEncoder.text(of: value)), forKey: key) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { try writeScalar(.signed(Int64(value)), forKey: key) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { try writeScalar(.signed(Int64(value)), forKey: key) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { try writeScalar(.signed(Int64(value)), forKey: key) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { try writeScalar(.signed(Int64(value)), forKey: key) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { try writeScalar(.signed(value), forKey: key) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { try writeScalar(.unsigned(UInt64(value)), forKey: key) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { try writeScalar(.unsigned(UInt64(value)), forKey: key) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { try writeScalar(.unsigned(UInt64(value)), forKey: key) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { try writeScalar(.unsigned(UInt64(value)), forKey: key) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { try writeScalar(.unsigned(value), forKey: key) }
 
     mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
         guard let value else { return try encodeNil(forKey: key) }
@@ -389,30 +447,21 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
-        // A name that is not an XML name is reported when the element is written into.
-        let child = (try? encoder(for: key)) ?? XMLElementEncoder(
-            options: encoder.options, codingPath: codingPath + [key],
-            target: .pending(.init(parent: node, name: XMLQualifiedName(key.stringValue), field: nil, repeatsInParent: true)))
-        return child.container(keyedBy: keyType)
+        uncheckedEncoder(for: key).container(keyedBy: keyType)
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        let child = (try? encoder(for: key)) ?? XMLElementEncoder(
-            options: encoder.options, codingPath: codingPath + [key],
-            target: .pending(.init(parent: node, name: XMLQualifiedName(key.stringValue), field: nil, repeatsInParent: true)))
-        return child.unkeyedContainer()
+        uncheckedEncoder(for: key).unkeyedContainer()
     }
 
     mutating func superEncoder() -> any Encoder {
-        let inner = XMLElementEncoder(options: encoder.options, codingPath: codingPath, target: .element(node))
+        let inner = XMLElementEncoder(samePathAs: encoder, target: .element(node))
         inner.schema = encoder.schema
         return inner
     }
 
     mutating func superEncoder(forKey key: Key) -> any Encoder {
-        (try? encoder(for: key)) ?? XMLElementEncoder(
-            options: encoder.options, codingPath: codingPath + [key],
-            target: .pending(.init(parent: node, name: XMLQualifiedName(key.stringValue), field: nil, repeatsInParent: true)))
+        uncheckedEncoder(for: key)
     }
 }
 
@@ -433,12 +482,12 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
     var codingPath: [any CodingKey] { encoder.codingPath }
 
     private mutating func nextEncoder() -> XMLElementEncoder {
-        let key = XMLCodingKey(index: count)
+        let index = count
         count += 1
         // Items are elements; an attribute or text field's array still writes elements.
         let field = itemField.map { XMLTypeSchema.Field(isNillable: $0.isNillable) }
         return XMLElementEncoder(
-            options: encoder.options, codingPath: codingPath + [key],
+            sink: encoder.sink, parent: encoder, step: .index(index),
             target: .pending(.init(parent: parent, name: itemName, field: field, repeatsInParent: false)))
     }
 
@@ -470,39 +519,23 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
 
     func encodeNil() throws { encoder.writeNil() }
     func encode<T: Encodable>(_ value: T) throws { try encoder.box(value) }
-    func encode(_ value: Bool) throws { try encoder.write(text: value ? "true" : "false") }
-    func encode(_ value: String) throws { try encoder.write(text: value) }
-    func encode(_ value: Double) throws { try encoder.write(text: XMLElementEncoder.text(of: value)) }
-    func encode(_ value: Float) throws { try encoder.write(text: XMLElementEncoder.text(of: value)) }
-    func encode(_ value: Int) throws { try encoder.write(text: String(value)) }
-    func encode(_ value: Int8) throws { try encoder.write(text: String(value)) }
-    func encode(_ value: Int16) throws { try encoder.write(text: String(value)) }
-    func encode(_ value: Int32) throws { try encoder.write(text: String(value)) }
-    func encode(_ value: Int64) throws { try encoder.write(text: String(value)) }
-    func encode(_ value: UInt) throws { try encoder.write(text: String(value)) }
-    func encode(_ value: UInt8) throws { try encoder.write(text: String(value)) }
-    func encode(_ value: UInt16) throws { try encoder.write(text: String(value)) }
-    func encode(_ value: UInt32) throws { try encoder.write(text: String(value)) }
-    func encode(_ value: UInt64) throws { try encoder.write(text: String(value)) }
+    func encode(_ value: Bool) throws { try encoder.write(.ascii(value ? "true" : "false")) }
+    func encode(_ value: String) throws { try encoder.write(.text(value)) }
+    func encode(_ value: Double) throws { try encoder.write(.ascii(XMLElementEncoder.text(of: value))) }
+    func encode(_ value: Float) throws { try encoder.write(.ascii(XMLElementEncoder.text(of: value))) }
+    func encode(_ value: Int) throws { try encoder.write(.signed(Int64(value))) }
+    func encode(_ value: Int8) throws { try encoder.write(.signed(Int64(value))) }
+    func encode(_ value: Int16) throws { try encoder.write(.signed(Int64(value))) }
+    func encode(_ value: Int32) throws { try encoder.write(.signed(Int64(value))) }
+    func encode(_ value: Int64) throws { try encoder.write(.signed(value)) }
+    func encode(_ value: UInt) throws { try encoder.write(.unsigned(UInt64(value))) }
+    func encode(_ value: UInt8) throws { try encoder.write(.unsigned(UInt64(value))) }
+    func encode(_ value: UInt16) throws { try encoder.write(.unsigned(UInt64(value))) }
+    func encode(_ value: UInt32) throws { try encoder.write(.unsigned(UInt64(value))) }
+    func encode(_ value: UInt64) throws { try encoder.write(.unsigned(value)) }
 }
 
-// MARK: - Scalars and arrays
-
-/// The integer types, written in decimal.
-protocol XMLScalarEncodable {
-    var xmlText: String { get }
-}
-
-extension Int: XMLScalarEncodable { var xmlText: String { String(self) } }
-extension Int8: XMLScalarEncodable { var xmlText: String { String(self) } }
-extension Int16: XMLScalarEncodable { var xmlText: String { String(self) } }
-extension Int32: XMLScalarEncodable { var xmlText: String { String(self) } }
-extension Int64: XMLScalarEncodable { var xmlText: String { String(self) } }
-extension UInt: XMLScalarEncodable { var xmlText: String { String(self) } }
-extension UInt8: XMLScalarEncodable { var xmlText: String { String(self) } }
-extension UInt16: XMLScalarEncodable { var xmlText: String { String(self) } }
-extension UInt32: XMLScalarEncodable { var xmlText: String { String(self) } }
-extension UInt64: XMLScalarEncodable { var xmlText: String { String(self) } }
+// MARK: - Arrays
 
 /// Arrays, recognised as such when an enum case holds one.
 protocol XMLEncodableArray {}

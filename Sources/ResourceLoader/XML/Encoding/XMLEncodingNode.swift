@@ -1,17 +1,18 @@
-/// One element built by ``XMLElementEncoder``, before it is written: names resolved to
+/// One element of the value being encoded, before or while it is written: names resolved to
 /// namespaces, text and attribute values already escaped and checked.
 ///
-/// Encoding builds these first because `encode(to:)` may add an attribute after a child
-/// element, or open a second container on the same element (a subclass after its base class);
-/// prefixes are chosen only when the finished nodes are written.
+/// ``XMLEncodingSink`` writes most elements as soon as their content arrives, and keeps in the
+/// node only what its start tag still needs. When `encode(to:)` writes out of document order
+/// (an attribute after a child element, or into an element after a sibling has started), the
+/// sink builds the whole tree of nodes instead and writes it when it is finished.
 final class XMLEncodingNode {
     /// The element's name.
     var name: XMLQualifiedName
     /// The attributes, values escaped, in the order added.
-    var attributes: [(name: XMLQualifiedName, escapedValue: String)] = []
-    /// The element's own text, escaped.
-    var escapedText = ""
-    /// The child elements, in order.
+    var attributes: [(name: XMLQualifiedName, escapedValue: [UInt8])] = []
+    /// The element's own text, escaped (only while a tree is built).
+    var escapedText: [UInt8] = []
+    /// The child elements, in order (only while a tree is built).
     var children: [XMLEncodingNode] = []
     /// Whether the element is written with `xsi:nil="true"`.
     var isNil = false
@@ -23,6 +24,16 @@ final class XMLEncodingNode {
     /// attribute or text goes: the coding path, reported when the nodes are written.
     var misplacedAt: [any CodingKey]?
 
+    // While written as it arrives:
+    /// Whether the element is open in the sink: its end tag is not written yet.
+    var isOpen = false
+    /// Whether its start tag is written, after which it takes no more attributes.
+    var isStarted = false
+    /// Whether an element or a raw element was written in it, after which it takes no text.
+    var hasChildren = false
+    /// The prefix its start tag gave its name, for the end tag.
+    var prefix: String?
+
     init(name: XMLQualifiedName) {
         self.name = name
     }
@@ -30,6 +41,7 @@ final class XMLEncodingNode {
     /// Whether nothing has been written into the element yet.
     var isEmpty: Bool {
         attributes.isEmpty && escapedText.isEmpty && children.isEmpty && !isNil && schemaType == nil && raw == nil
+            && !isStarted
     }
 
     static let schemaInstanceNamespace = XMLElementDecoder.schemaInstanceNamespace
@@ -37,25 +49,34 @@ final class XMLEncodingNode {
     // MARK: Writing
 
     /// The prefixes in scope while writing: a binding stack with an undo log per element.
-    private struct Scope {
+    struct Scope {
         var uriByPrefix: [String: String] = ["xml": "http://www.w3.org/XML/1998/namespace"]
         var prefixByURI: [String: String] = ["http://www.w3.org/XML/1998/namespace": "xml"]
         var undo: [[(prefix: String, uri: String?, previousPrefixForURI: String?, uriKey: String)]] = []
         var preferred: [String: String]
-        var counter = 0
+        /// The namespace last resolved and its prefix, while no binding has changed since.
+        private var last: (uri: String, prefix: String)?
+        /// The default namespace in scope (`xmlns="…"`), `nil` for none.
+        private(set) var defaultNamespace: String?
+        /// The default namespaces that declarations replaced, with the depth of the element
+        /// that declared them.
+        private var defaultUndo: [(depth: Int, previous: String?)] = []
 
         init(preferred: [String: String]) {
             self.preferred = preferred
         }
 
         /// The prefix bound to `uri` in scope, if any still is.
-        func prefix(for uri: String) -> String? {
+        mutating func prefix(for uri: String) -> String? {
+            if let last, last.uri == uri { return last.prefix }
             guard let prefix = prefixByURI[uri], uriByPrefix[prefix] == uri else { return nil }
+            last = (uri, prefix)
             return prefix
         }
 
         /// Binds `prefix` to `uri` for the current element.
         mutating func bind(_ prefix: String, to uri: String) {
+            last = nil
             undo[undo.count - 1].append((prefix, uriByPrefix[prefix], prefixByURI[uri], uri))
             uriByPrefix[prefix] = uri
             prefixByURI[uri] = prefix
@@ -70,6 +91,8 @@ final class XMLEncodingNode {
             if let candidate {
                 prefix = candidate
             } else {
+                // The first `nsN` not in scope, so that siblings reuse the same one.
+                var counter = 0
                 repeat {
                     counter += 1
                 } while uriByPrefix["ns\(counter)"] != nil || preferred.values.contains("ns\(counter)")
@@ -80,14 +103,156 @@ final class XMLEncodingNode {
             return prefix
         }
 
+        /// Makes `uri` (`nil`: none) the default namespace for the current element.
+        mutating func setDefault(_ uri: String?) {
+            defaultUndo.append((undo.count, defaultNamespace))
+            defaultNamespace = uri
+        }
+
         mutating func open() { undo.append([]) }
 
         mutating func close() {
-            for entry in undo.removeLast().reversed() {
+            if let declared = defaultUndo.last, declared.depth == undo.count {
+                defaultNamespace = declared.previous
+                defaultUndo.removeLast()
+            }
+            let entries = undo.removeLast()
+            guard !entries.isEmpty else { return }
+            last = nil
+            for entry in entries.reversed() {
                 uriByPrefix[entry.prefix] = entry.uri
                 prefixByURI[entry.uriKey] = entry.previousPrefixForURI
             }
         }
+    }
+
+    /// Checks the preferred prefixes before anything is written.
+    static func checkPreferred(_ prefixes: [String: String]) throws {
+        for (uri, prefix) in prefixes {
+            try checkPrefix(prefix)
+            guard !uri.isEmpty else { throw invalid("the namespace of the prefix \(prefix.debugDescription) is empty") }
+        }
+    }
+
+    /// What an element's content starts with, as far as it is known when its start tag is
+    /// written.
+    enum ContentStart {
+        /// Text, an element written as it is, or nothing.
+        case other
+        /// An element in this namespace (`nil`: in none).
+        case element(namespaceURI: String?)
+    }
+
+    /// Writes the start tag of an element, in a scope opened for it, declaring the namespaces it
+    /// needs; returns the prefix of its name.
+    ///
+    /// An element's namespace is declared as the default namespace (`xmlns="…"`), so that its
+    /// name and those of its children in the same namespace need no prefix, unless
+    /// ``Scope/preferred`` gives it a prefix, a prefix for it is in scope already, or the
+    /// element's first child is in another namespace (then a prefix saves the child an
+    /// `xmlns=""`). An element in no namespace under a default namespace declares `xmlns=""`.
+    /// Attributes and `xsi:type` values always use prefixes.
+    ///
+    /// - Parameters:
+    ///   - declaringPreferred: Whether the scope's preferred prefixes are declared on it.
+    ///   - content: What the element's content starts with.
+    static func writeStartTag(
+        name: XMLQualifiedName,
+        content: ContentStart,
+        isNil: Bool,
+        schemaType: XMLQualifiedName?,
+        attributes: [(name: XMLQualifiedName, escapedValue: [UInt8])],
+        declaringPreferred: Bool,
+        scope: inout Scope,
+        into output: inout [UInt8]
+    ) throws -> String? {
+        var declarations: [(String, String)] = []
+        if declaringPreferred {
+            for (uri, prefix) in scope.preferred.sorted(by: { $0.value < $1.value }) {
+                scope.bind(prefix, to: uri)
+                declarations.append((prefix, uri))
+            }
+        }
+        let prefix: String?
+        if let uri = name.namespaceURI {
+            if scope.defaultNamespace == uri {
+                prefix = nil
+            } else if let bound = scope.prefix(for: uri) {
+                prefix = bound
+            } else if scope.preferred[uri] != nil || uri == schemaInstanceNamespace || content.startsOutside(uri) {
+                prefix = scope.prefix(for: uri, declaring: &declarations)
+            } else {
+                scope.setDefault(uri)
+                declarations.append(("", uri))
+                prefix = nil
+            }
+        } else {
+            prefix = nil
+            if scope.defaultNamespace != nil {
+                scope.setDefault(nil)
+                declarations.append(("", ""))
+            }
+        }
+        if !isNil && schemaType == nil && attributes.isEmpty && declarations.isEmpty {
+            // The common case: a plain element.
+            output.append(UInt8(ascii: "<"))
+            appendName(prefix, name.localName, to: &output)
+            output.append(UInt8(ascii: ">"))
+            return prefix
+        }
+        var written: [(prefix: String?, name: String, value: [UInt8])] = []
+        if isNil {
+            written.append((scope.prefix(for: schemaInstanceNamespace, declaring: &declarations), "nil", Array("true".utf8)))
+        }
+        if let type = schemaType {
+            let typePrefix = type.namespaceURI.map { scope.prefix(for: $0, declaring: &declarations) }
+            let value = typePrefix.map { $0 + ":" + type.localName } ?? type.localName
+            written.append((scope.prefix(for: schemaInstanceNamespace, declaring: &declarations), "type", Array(value.utf8)))
+        }
+        for attribute in attributes {
+            let attributePrefix = attribute.name.namespaceURI.map { scope.prefix(for: $0, declaring: &declarations) }
+            written.append((attributePrefix, attribute.name.localName, attribute.escapedValue))
+        }
+        output.append(UInt8(ascii: "<"))
+        appendName(prefix, name.localName, to: &output)
+        for (declared, uri) in declarations {
+            if declared.isEmpty {
+                output.append(contentsOf: " xmlns=\"".utf8)
+            } else {
+                output.append(contentsOf: " xmlns:".utf8)
+                output.append(contentsOf: declared.utf8)
+                output.append(contentsOf: "=\"".utf8)
+            }
+            guard XMLEscaping.escape(uri, inAttribute: true, into: &output) else {
+                throw invalid("a namespace or attribute holds a character XML 1.0 does not allow")
+            }
+            output.append(UInt8(ascii: "\""))
+        }
+        for attribute in written {
+            output.append(UInt8(ascii: " "))
+            appendName(attribute.prefix, attribute.name, to: &output)
+            output.append(contentsOf: "=\"".utf8)
+            output.append(contentsOf: attribute.value)
+            output.append(UInt8(ascii: "\""))
+        }
+        output.append(UInt8(ascii: ">"))
+        return prefix
+    }
+
+    /// Writes the end tag of an element whose name has `prefix`.
+    static func writeEndTag(prefix: String?, localName: String, into output: inout [UInt8]) {
+        output.append(UInt8(ascii: "<"))
+        output.append(UInt8(ascii: "/"))
+        appendName(prefix, localName, to: &output)
+        output.append(UInt8(ascii: ">"))
+    }
+
+    private static func appendName(_ prefix: String?, _ localName: String, to output: inout [UInt8]) {
+        if let prefix {
+            XMLEscaping.append(utf8Of: prefix, to: &output)
+            output.append(UInt8(ascii: ":"))
+        }
+        XMLEscaping.append(utf8Of: localName, to: &output)
     }
 
     /// Writes `nodes` as markup, without recursion.
@@ -95,69 +260,21 @@ final class XMLEncodingNode {
     /// - Parameters:
     ///   - prefixes: Preferred prefixes by namespace URI.
     ///   - declaringPreferred: Whether the preferred prefixes are declared on each top-level node.
-    static func serialize(_ nodes: [XMLEncodingNode], prefixes: [String: String], declaringPreferred: Bool) throws -> String {
-        for (uri, prefix) in prefixes {
-            try checkPrefix(prefix)
-            guard !uri.isEmpty else { throw invalid("the namespace of the prefix \(prefix.debugDescription) is empty") }
-        }
+    static func serialize(_ nodes: [XMLEncodingNode], prefixes: [String: String], declaringPreferred: Bool) throws -> [UInt8] {
+        try checkPreferred(prefixes)
         var scope = Scope(preferred: prefixes)
-        var output = ""
+        var output: [UInt8] = []
         // Each frame: a node whose start tag is written, and the index of its next child.
-        var stack: [(node: XMLEncodingNode, next: Int, name: String)] = []
+        var stack: [(node: XMLEncodingNode, next: Int, prefix: String?)] = []
         var pending = nodes.reversed().map { $0 }
         var topLevel = Set(nodes.map { ObjectIdentifier($0) })
-        func start(_ node: XMLEncodingNode) throws {
-            if let path = node.misplacedAt {
-                throw EncodingError.invalidValue(node.name.localName, EncodingError.Context(
-                    codingPath: path, debugDescription: "An attribute or text field holds a value with elements of its own"))
-            }
-            scope.open()
-            var declarations: [(String, String)] = []
-            if declaringPreferred && topLevel.contains(ObjectIdentifier(node)) {
-                for (uri, prefix) in prefixes.sorted(by: { $0.value < $1.value }) {
-                    scope.bind(prefix, to: uri)
-                    declarations.append((prefix, uri))
-                }
-            }
-            let name: String
-            if let uri = node.name.namespaceURI {
-                name = scope.prefix(for: uri, declaring: &declarations) + ":" + node.name.localName
-            } else {
-                name = node.name.localName
-            }
-            var attributes: [(String, String)] = []
-            if node.isNil {
-                attributes.append((scope.prefix(for: schemaInstanceNamespace, declaring: &declarations) + ":nil", "true"))
-            }
-            if let type = node.schemaType {
-                let typePrefix = type.namespaceURI.map { scope.prefix(for: $0, declaring: &declarations) }
-                let value = typePrefix.map { $0 + ":" + type.localName } ?? type.localName
-                attributes.append((scope.prefix(for: schemaInstanceNamespace, declaring: &declarations) + ":type", value))
-            }
-            for attribute in node.attributes {
-                if let uri = attribute.name.namespaceURI {
-                    attributes.append((scope.prefix(for: uri, declaring: &declarations) + ":" + attribute.name.localName, attribute.escapedValue))
-                } else {
-                    attributes.append((attribute.name.localName, attribute.escapedValue))
-                }
-            }
-            output += "<" + name
-            for (prefix, uri) in declarations {
-                output += " xmlns:" + prefix + "=\"" + (try escapeAttribute(uri)) + "\""
-            }
-            for (attributeName, value) in attributes {
-                output += " " + attributeName + "=\"" + value + "\""
-            }
-            output += ">" + node.escapedText
-            stack.append((node, 0, name))
-        }
         while true {
             if let top = stack.last {
                 if top.next < top.node.children.count {
                     stack[stack.count - 1].next += 1
                     pending.append(top.node.children[top.next])
                 } else {
-                    output += "</" + top.name + ">"
+                    writeEndTag(prefix: top.prefix, localName: top.node.name.localName, into: &output)
                     stack.removeLast()
                     scope.close()
                     continue
@@ -165,13 +282,31 @@ final class XMLEncodingNode {
             }
             guard let node = pending.popLast() else { break }
             if let raw = node.raw {
-                try writeRaw(raw, to: &output)
+                var text = ""
+                try writeRaw(raw, to: &text)
+                output.append(contentsOf: text.utf8)
             } else {
-                try start(node)
+                if let path = node.misplacedAt { throw misplaced(node, at: path) }
+                scope.open()
+                var content = ContentStart.other
+                if node.escapedText.isEmpty, let first = node.children.first, first.raw == nil {
+                    content = .element(namespaceURI: first.name.namespaceURI)
+                }
+                let prefix = try writeStartTag(
+                    name: node.name, content: content, isNil: node.isNil, schemaType: node.schemaType, attributes: node.attributes,
+                    declaringPreferred: declaringPreferred && topLevel.contains(ObjectIdentifier(node)), scope: &scope, into: &output)
+                output.append(contentsOf: node.escapedText)
+                stack.append((node, 0, prefix))
             }
             topLevel.remove(ObjectIdentifier(node))
         }
         return output
+    }
+
+    /// The error for an element where its type's schema says an attribute or text goes.
+    static func misplaced(_ node: XMLEncodingNode, at path: [any CodingKey]) -> EncodingError {
+        EncodingError.invalidValue(node.name.localName, EncodingError.Context(
+            codingPath: path, debugDescription: "An attribute or text field holds a value with elements of its own"))
     }
 
     /// The markup of an element of a parsed document as it is (see ``writeRaw(_:to:extraDeclarations:extraAttributes:)``).
@@ -189,7 +324,7 @@ final class XMLEncodingNode {
     /// namespace declarations in scope where it was, its attributes, text and children; and on
     /// the root element, `extraDeclarations` and `extraAttributes` (qualified names, values
     /// unescaped).
-    private static func writeRaw(
+    static func writeRaw(
         _ root: XMLTree.Element,
         to output: inout String,
         extraDeclarations: [(prefix: String, uri: String)] = [],
@@ -298,5 +433,13 @@ final class XMLEncodingNode {
         if prefix.lowercased().hasPrefix("xml") {
             throw invalid("\(prefix.debugDescription) is a reserved namespace prefix")
         }
+    }
+}
+
+extension XMLEncodingNode.ContentStart {
+    /// Whether the content starts with an element in a namespace other than `uri`.
+    func startsOutside(_ uri: String) -> Bool {
+        if case .element(let namespaceURI) = self { return namespaceURI != uri }
+        return false
     }
 }

@@ -18,8 +18,13 @@ import Foundation
 ///   attributes or the element's text, and sets its namespace and forms (see ``XMLTypeSchema``).
 /// - **Namespaces.** An element is in the namespace its type's schema gives it; a type with no
 ///   schema puts its children in the namespace of its own element when ``elementFormDefault`` is
-///   ``XMLTypeSchema/Form/qualified`` (the default), in none otherwise. Prefixes are declared
-///   where first needed, taken from ``namespacePrefixes`` or made up (`ns1`, `ns2`…).
+///   ``XMLTypeSchema/Form/qualified`` (the default), in none otherwise. An element's namespace
+///   is declared where first needed: as the default namespace (`<order xmlns="urn:shop">`, its
+///   children in the same namespace then unprefixed), or with a prefix when
+///   ``namespacePrefixes`` gives one, one is in scope already, or the element's first child is
+///   in another namespace. An element in no namespace under a default namespace declares
+///   `xmlns=""`. Attributes and `xsi:type` values always use prefixes, from
+///   ``namespacePrefixes`` or made up (`ns1`, `ns2`…).
 /// - **`nil`** is omitted, or written as `xsi:nil="true"` when the field is nillable (or
 ///   ``nilEncodingStrategy`` says so for types without a schema). In an array, a `nil` item is
 ///   always `xsi:nil`.
@@ -42,6 +47,13 @@ import Foundation
 /// Every text and attribute value is escaped, and characters XML 1.0 cannot carry (such as NUL)
 /// are refused; every name is checked to be an XML name. Failures are `EncodingError.invalidValue`
 /// whose coding path names the property, and whose description never quotes the value.
+///
+/// The markup is written as UTF-8 while the value is encoded, each start tag when the element's
+/// first child or text arrives. An `encode(to:)` that writes out of document order (an attribute
+/// after a child element, an element's text after its children, or into a nested container after
+/// a later sibling's) gets the same output: the encoder notices, and encodes the value a second
+/// time into a tree of elements that it writes when it is finished. Such an `encode(to:)` runs
+/// twice, so it should have no side effects.
 public struct XMLTreeEncoder: Sendable {
     /// How `Date` values are written.
     public enum DateEncodingStrategy: Sendable {
@@ -115,9 +127,9 @@ public struct XMLTreeEncoder: Sendable {
     /// - Throws: `EncodingError.invalidValue` when a name is not an XML name, a value holds a
     ///   character XML 1.0 does not allow, or a value has no XML form (a `Decimal` NaN).
     public func encode<T: Encodable>(_ value: T, as root: XMLQualifiedName) throws -> Data {
-        var writer = XMLWriter()
-        writer.append(markup: try markup(of: value, as: root))
-        return Data(writer.text.utf8)
+        var document = Array(#"<?xml version="1.0" encoding="utf-8"?>"#.utf8)
+        document.append(contentsOf: try markup(of: value, as: root))
+        return Data(document)
     }
 
     /// Encodes `value` as a UTF-8 XML document whose root element is `rootName`, in `namespace`.
@@ -136,19 +148,30 @@ public struct XMLTreeEncoder: Sendable {
 
     /// The markup of `value` as the element `root`, with no XML declaration: escaped and
     /// checked, ready to go inside another document.
-    func markup<T: Encodable>(of value: T, as root: XMLQualifiedName) throws -> String {
-        let holder = XMLEncodingNode(name: XMLQualifiedName("#document"))
-        try encodeNodes(of: value, as: root, into: holder)
-        return try XMLEncodingNode.serialize(holder.children, prefixes: namespacePrefixes, declaringPreferred: true)
+    ///
+    /// The markup is written as the value is encoded; when `encode(to:)` writes out of document
+    /// order, the value is encoded again into a tree of nodes, written when it is finished.
+    func markup<T: Encodable>(of value: T, as root: XMLQualifiedName) throws -> [UInt8] {
+        try XMLEncodingNode.checkPreferred(namespacePrefixes)
+        let stream = XMLEncodingSink(options: self, mode: .streaming)
+        do {
+            try encode(value, as: root, into: stream)
+            if let markup = try stream.finish() { return markup }
+        } catch {
+            guard stream.mustRestart else { throw error }
+        }
+        let tree = XMLEncodingSink(options: self, mode: .tree)
+        try encode(value, as: root, into: tree)
+        return try tree.finish() ?? []
     }
 
     /// Encodes `value` as the element `root` (or, for an ``XMLChoice`` or an array, elements)
-    /// appended to `holder`'s children.
-    func encodeNodes<T: Encodable>(of value: T, as root: XMLQualifiedName, into holder: XMLEncodingNode) throws {
+    /// into `sink`'s document.
+    func encode<T: Encodable>(_ value: T, as root: XMLQualifiedName, into sink: XMLEncodingSink) throws {
+        try sink.checkName(root.localName, codingPath: [])
         let encoder = XMLElementEncoder(
-            options: self, codingPath: [],
-            target: .pending(XMLElementEncoder.Placement(parent: holder, name: root, field: nil, repeatsInParent: false)))
-        try XMLElementEncoder.checkName(root.localName, codingPath: [])
+            sink: sink, parent: nil, step: .none,
+            target: .pending(XMLElementEncoder.Placement(parent: sink.document, name: root, field: nil, repeatsInParent: false)))
         try encoder.box(value)
     }
 }

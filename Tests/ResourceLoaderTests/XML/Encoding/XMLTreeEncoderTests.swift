@@ -99,10 +99,11 @@ struct XMLTreeEncoderTests {
             id: "A<1>", note: nil, comment: nil, lines: [Line(sku: "x&y", quantity: 2), Line(sku: "z", quantity: 1)],
             tags: ["new", "gift"], total: Money(currency: "EUR", amount: Decimal(string: "12.50")!))
         let markup = try encodedMarkup(order, as: XMLQualifiedName("order", namespaceURI: "urn:shop"))
-        #expect(markup == #"<ns1:order xmlns:ns1="urn:shop" id="A&lt;1&gt;"><ns1:note xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:nil="true"></ns1:note>"#
-            + "<ns1:lines><ns1:line><ns1:sku>x&amp;y</ns1:sku><ns1:quantity>2</ns1:quantity></ns1:line>"
-            + "<ns1:line><ns1:sku>z</ns1:sku><ns1:quantity>1</ns1:quantity></ns1:line></ns1:lines>"
-            + #"<ns1:tags>new</ns1:tags><ns1:tags>gift</ns1:tags><ns1:total currency="EUR">12.5</ns1:total></ns1:order>"#)
+        // The namespace is the default one: names need no prefix.
+        #expect(markup == #"<order xmlns="urn:shop" id="A&lt;1&gt;"><note xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:nil="true"></note>"#
+            + "<lines><line><sku>x&amp;y</sku><quantity>2</quantity></line>"
+            + "<line><sku>z</sku><quantity>1</quantity></line></lines>"
+            + #"<tags>new</tags><tags>gift</tags><total currency="EUR">12.5</total></order>"#)
         #expect(try XMLTreeDecoder().decode(Order.self, from: try encoder.encode(order, as: XMLQualifiedName("order"))) == order)
     }
 
@@ -110,6 +111,12 @@ struct XMLTreeEncoderTests {
         var encoder = XMLTreeEncoder(elementFormDefault: .unqualified, namespacePrefixes: ["urn:shop": "shop"])
         let markup = try encodedMarkup(Line(sku: "a", quantity: 1), as: XMLQualifiedName("line", namespaceURI: "urn:shop"), encoder: encoder)
         #expect(markup == #"<shop:line xmlns:shop="urn:shop"><sku>a</sku><quantity>1</quantity></shop:line>"#)
+        // Without a preferred prefix, a made-up one: the children are in no namespace, which a
+        // default namespace would make each of them undeclare.
+        let madeUp = try encodedMarkup(
+            Line(sku: "a", quantity: 1), as: XMLQualifiedName("line", namespaceURI: "urn:shop"),
+            encoder: XMLTreeEncoder(elementFormDefault: .unqualified))
+        #expect(madeUp == #"<ns1:line xmlns:ns1="urn:shop"><sku>a</sku><quantity>1</quantity></ns1:line>"#)
         encoder.namespacePrefixes = ["urn:shop": "xmlBad"]
         #expect(throws: EncodingError.self) { try encoder.encode(Line(sku: "a", quantity: 1), as: XMLQualifiedName("line")) }
     }
@@ -132,6 +139,11 @@ struct XMLTreeEncoderTests {
         let element = try encoder.encodeElement(value, as: XMLQualifiedName("mixed", namespaceURI: "urn:a"))
         #expect(element.attributes.map { "\($0.namespaceURI ?? "-") \($0.name)" }.sorted() == ["- lang", "urn:a code"])
         #expect(element.children.map { "\($0.namespaceURI ?? "-") \($0.name)" } == ["urn:a plain", "- local", "urn:b external"])
+        // A child in no namespace under a default namespace undeclares it; a qualified attribute
+        // takes a prefix, as attributes never use the default namespace.
+        #expect(try encodedMarkup(value, as: XMLQualifiedName("mixed", namespaceURI: "urn:a"))
+            == #"<mixed xmlns="urn:a" xmlns:ns1="urn:a" ns1:code="c" lang="en"><plain>p</plain><local xmlns="">l</local>"#
+            + #"<external xmlns="urn:b">e</external></mixed>"#)
         #expect(try XMLTreeDecoder().decode(Mixed.self, from: element) == value)
     }
 
