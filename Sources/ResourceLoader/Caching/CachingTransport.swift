@@ -124,6 +124,7 @@ public struct CachingTransport: HTTPTransport {
             stored: stored,
             validating: validating,
             requestDate: requestDate,
+            maximumBodyBytes: options.maximumResponseBytes,
             report: report
         )
         return base.startTransfer(outgoing, options: options, receiver: storing)

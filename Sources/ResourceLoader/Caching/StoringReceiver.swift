@@ -30,6 +30,8 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
     private let validating: Bool
     private let requestDate: Date
     private let report: (@Sendable (FetchEvent.CacheDecided.Outcome) -> Void)?
+    /// The transfer's size limit: the most room reserved for the copy of a body.
+    private let maximumBodyBytes: Int
     // The transport never calls a receiver twice at once, but its calls may come from different
     // threads: `lock` guards `state` all the same.
     private let lock = NSLock()
@@ -44,8 +46,10 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
         stored: CachedResponse?,
         validating: Bool,
         requestDate: Date,
+        maximumBodyBytes: Int,
         report: (@Sendable (FetchEvent.CacheDecided.Outcome) -> Void)?
     ) {
+        self.maximumBodyBytes = maximumBodyBytes
         self.receiver = receiver
         self.transport = transport
         self.request = request
@@ -58,6 +62,17 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
     }
 
     private var cache: HTTPCache { transport.cache }
+
+    /// An empty copy with room for the body `head` declares (an identity body's
+    /// `Content-Length`, within `limit`), so that it is filled without growing.
+    private static func emptyBody(for head: ResponseHead, limit: Int) -> Data {
+        var body = Data()
+        guard head.value(forHTTPHeaderField: "Content-Encoding") == nil,
+            let declared = head.value(forHTTPHeaderField: "Content-Length").flatMap(Int.init), declared > 0
+        else { return body }
+        body.reserveCapacity(min(declared, limit))
+        return body
+    }
     private var isHEAD: Bool { request.isHEAD }
 
     func transferDidSend(_ sent: Int64, of expected: Int64?) {
@@ -95,7 +110,7 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
         lock.withLock {
             state.head = head
             state.headDelivered = true
-            if keepsBody { state.body = Data() }
+            if keepsBody { state.body = isHEAD ? Data() : Self.emptyBody(for: head, limit: maximumBodyBytes) }
         }
         let decision = receiver.transferDidReceive(head: head)
         if case .stop = decision { dropBody(reason: .incompleteBody) }
