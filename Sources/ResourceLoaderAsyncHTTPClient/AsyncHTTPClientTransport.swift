@@ -105,6 +105,11 @@ import FoundationNetworking
 /// cooperative pool, which synchronous work elsewhere in the process may hold. (Task executors
 /// need macOS 15, iOS 18, tvOS 18, watchOS 11 or visionOS 2; on earlier Apple systems the task
 /// runs on the global executor.)
+///
+/// Streamed request bodies (a file, a `RequestBodyStream`, a `MultipartFormData` form) are read a
+/// piece at a time as the client takes them, with backpressure, declaring `Content-Length` when
+/// the length is known and chunked otherwise; a repeatable one is sent again on a `307` or `308`.
+/// A client that traces (the async API) reads a streamed body whole before it sends it.
 public final class AsyncHTTPClientTransport: URLSessionType {
     /// A transport with its own client, made with ``defaultConfiguration`` on the shared event
     /// loop group. It lives as long as the process and is never shut down.
@@ -446,6 +451,9 @@ extension AsyncHTTPClientTransport {
             var bytesSent: Int64 = 0
             /// When a byte last arrived, or the current hop started, for the idle timeout.
             var lastActivity = NIODeadline.now()
+            /// The reader of the current hop's streamed body, closed when the hop is replaced or
+            /// the transfer ends.
+            var bodyReader: RequestBodyReader?
         }
 
         let transport: AsyncHTTPClientTransport
@@ -490,13 +498,16 @@ extension AsyncHTTPClientTransport {
         /// current hop. Returns whether it finished the transfer.
         @discardableResult
         func finish(_ error: (any Error)?, hop: Int? = nil) -> Bool {
-            let (claimed, waits, current) = withState { state -> (Bool, Bool, HopTask?) in
-                guard !state.finished, hop == nil || hop == state.hop else { return (false, false, nil) }
+            let (claimed, waits, current, reader) = withState { state -> (Bool, Bool, HopTask?, RequestBodyReader?) in
+                guard !state.finished, hop == nil || hop == state.hop else { return (false, false, nil, nil) }
                 state.finished = true
                 if state.isDelivering { state.deferredCompletion = .some(error) }
-                return (true, state.isDelivering, state.task)
+                defer { state.bodyReader = nil }
+                return (true, state.isDelivering, state.task, state.bodyReader)
             }
             guard claimed else { return false }
+            // A body read waiting for its next piece returns at once, and its file is closed.
+            reader?.close()
             if idleTimeout != nil { transport.idleTimeouts.stopWatching(self) }
             if !waits { receiver.transferDidComplete(with: error) }
             // A transfer that failed stops its hop: the connection is closed, not kept waiting.
@@ -533,7 +544,7 @@ extension AsyncHTTPClientTransport {
             let expected = withState { state -> (sent: Int64, expected: Int64?)? in
                 guard !state.finished, state.hop == hop, !state.hasDeliveredHead else { return nil }
                 state.bytesSent += Int64(count)
-                return (state.bytesSent, state.current.httpBody.map { Int64($0.count) })
+                return (state.bytesSent, state.current.httpBody.map { Int64($0.count) } ?? state.current.streamedBody?.length)
             }
             guard let expected else { return }
             _ = deliver(hop: hop) { receiver in
@@ -546,15 +557,23 @@ extension AsyncHTTPClientTransport {
         func send(_ request: URLRequest) {
             let parts: RequestParts
             let prepared: HTTPClient.Request
+            // A streamed body is read a piece at a time as the client takes it, by a reader of
+            // this hop's own (the traced hops' async API reads it whole, in `requestParts`).
+            let reader = transport.tracer == nil ? request.streamedBody?.makeReader() : nil
             do {
-                parts = try Self.requestParts(of: request, defaultAcceptEncoding: transport.defaultAcceptEncoding)
-                prepared = try Self.clientRequest(from: parts)
+                parts = try Self.requestParts(
+                    of: request, defaultAcceptEncoding: transport.defaultAcceptEncoding, readsStreamedBody: reader == nil)
+                let streamed = reader.map { Self.streamedBody($0, on: transport.client.eventLoopGroup.any()) }
+                prepared = try Self.clientRequest(from: parts, streamed: streamed)
             } catch {
+                reader?.close()
                 finish(error)
                 return
             }
             let hop = withState { state -> Int? in
                 guard !state.finished else { return nil }
+                state.bodyReader?.close()
+                state.bodyReader = reader
                 state.hop += 1
                 state.current = request
                 state.currentURL = parts.url
@@ -562,7 +581,10 @@ extension AsyncHTTPClientTransport {
                 state.lastActivity = .now()
                 return state.hop
             }
-            guard let hop else { return }
+            guard let hop else {
+                reader?.close()
+                return
+            }
             let task: HopTask
             if let tracer = transport.tracer {
                 // AsyncHTTPClient's async API, whose span nests under the fetch's (the +Tracing file).
@@ -730,6 +752,8 @@ extension AsyncHTTPClientTransport {
         /// `ResourceError.cancelled` or `ResourceError.timedOut`; any other failure as
         /// `ResourceError.transport(_:underlying:)` with its code and the client's own error.
         static func failure(for error: any Error) -> any Error {
+            // A streamed body that could not be read fails with the reader's own error.
+            if let error = error as? ResourceError { return error }
             let urlError = AsyncHTTPClientTransport.urlError(for: error)
             switch urlError.code {
             case .cancelled, .timedOut: return urlError
@@ -742,11 +766,11 @@ extension AsyncHTTPClientTransport {
         /// What a request is made of, for either of the client's request types.
         typealias RequestParts = (url: URL, method: NIOHTTP1.HTTPMethod, headers: HTTPHeaders, body: Data?)
 
-        /// The delegate API's request made of `parts`.
-        static func clientRequest(from parts: RequestParts) throws -> HTTPClient.Request {
+        /// The delegate API's request made of `parts`, with `streamed` as its body when given.
+        static func clientRequest(from parts: RequestParts, streamed: HTTPClient.Body? = nil) throws -> HTTPClient.Request {
             do {
                 return try HTTPClient.Request(
-                    url: parts.url, method: parts.method, headers: parts.headers, body: parts.body.map { .bytes($0) })
+                    url: parts.url, method: parts.method, headers: parts.headers, body: streamed ?? parts.body.map { .bytes($0) })
             } catch {
                 throw URLError(.badURL)
             }
@@ -755,7 +779,7 @@ extension AsyncHTTPClientTransport {
         /// What both of the client's request types are made of: the URL, method, header fields
         /// (with `defaultAcceptEncoding` unless `request` names an `Accept-Encoding`) and body of
         /// `request`.
-        static func requestParts(of request: URLRequest, defaultAcceptEncoding: String) throws -> RequestParts {
+        static func requestParts(of request: URLRequest, defaultAcceptEncoding: String, readsStreamedBody: Bool = true) throws -> RequestParts {
             guard let url = request.url, let scheme = url.scheme,
                   ResponseHead.sameFieldName(scheme, "http") || ResponseHead.sameFieldName(scheme, "https") else {
                 throw URLError(.unsupportedURL)
@@ -772,6 +796,10 @@ extension AsyncHTTPClientTransport {
             var body: Data?
             if let data = request.httpBody {
                 body = data
+            } else if let stream = request.httpBodyStream as? RequestBodyInputStream {
+                // Sent by a `streamedBody` reader, except on the async API, which reads it whole
+                // here, from its start on every hop.
+                if readsStreamedBody { body = readAll(stream.makeCopy()) }
             } else if let stream = request.httpBodyStream {
                 body = readAll(stream)
             }
@@ -781,6 +809,42 @@ extension AsyncHTTPClientTransport {
             case let name?: method = NIOHTTP1.HTTPMethod(rawValue: name.uppercased())
             }
             return (url, method, headers, body)
+        }
+
+        /// A body that hands `reader`'s bytes to the client a piece at a time, reading the next
+        /// piece (on a queue of its own, never on an event loop or the cooperative pool) only once
+        /// the client has taken the last: memory holds one piece, whatever the body's size. It
+        /// declares `Content-Length` when the body's length is known, and is chunked otherwise.
+        static func streamedBody(_ reader: RequestBodyReader, on eventLoop: any EventLoop) -> HTTPClient.Body {
+            .stream(contentLength: reader.length) { writer in
+                let promise = eventLoop.makePromise(of: Void.self)
+                let queue = DispatchQueue(label: "ResourceLoader.AsyncHTTPClientTransport.body")
+                @Sendable func next() {
+                    queue.async {
+                        let piece: Data?
+                        do {
+                            piece = try reader.read(upTo: 64 * 1024)
+                        } catch {
+                            promise.fail(error)
+                            return
+                        }
+                        guard let piece else {
+                            promise.succeed(())
+                            return
+                        }
+                        writer.write(.byteBuffer(ByteBuffer(bytes: piece))).whenComplete { result in
+                            switch result {
+                            case .success: next()
+                            case .failure(let error):
+                                reader.close()
+                                promise.fail(error)
+                            }
+                        }
+                    }
+                }
+                next()
+                return promise.futureResult
+            }
         }
 
         /// The bytes of a request body stream, read once.

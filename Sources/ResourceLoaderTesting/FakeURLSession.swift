@@ -99,25 +99,59 @@ public final class FakeURLSession: URLSessionType, @unchecked Sendable {
     /// A stub whose `Content-Encoding` is `gzip` or `deflate` has its body decoded as a transport
     /// that receives raw bytes decodes it (`TransferRules.decodingContent(for:limit:)`):
     /// checked, and bounded by `options`' size limit.
+    ///
+    /// A streamed body (a file, a stream, a multipart form: see `RequestBody`) is read whole
+    /// first, on a background queue, with its progress reported to the receiver; the request is
+    /// then matched and recorded in ``receivedRequests`` with those bytes as its `httpBody`, so a
+    /// test can check what was sent. A body that cannot be read (a stream sent before, a file
+    /// that shrank) fails the transfer with the reader's `ResourceError`.
     public func startTransfer(
         _ request: URLRequest,
         options: TransferOptions,
         receiver: any TransferReceiver
     ) -> any Cancellable {
         let receiver = TransferRules.decodingContent(for: receiver, limit: options.maximumResponseBytes)
+        guard let body = request.streamedBody else {
+            let task = FakeTask(receiver: receiver)
+            answer(request, task: task)
+            return task
+        }
+        let reader = body.makeReader()
+        let task = FakeTask(receiver: receiver, onCancel: reader.close)
+        queue.async { [self] in
+            var sent = Data()
+            do {
+                while let chunk = try reader.read(upTo: 256 * 1024) {
+                    sent.append(chunk)
+                    task.reportSent(Int64(sent.count), of: reader.length)
+                }
+            } catch {
+                reader.close()
+                task.complete(.failure(error))
+                return
+            }
+            reader.close()
+            var consumed = request
+            consumed.httpBody = sent
+            answer(consumed, task: task)
+        }
+        return task
+    }
+
+    /// Records `request` and answers it through `task` from the newest matching stub.
+    private func answer(_ request: URLRequest, task: FakeTask) {
         let response = withState { state -> FakeResponse? in
             state.requests.append(request)
             guard let index = state.stubs.lastIndex(where: { $0.matcher.matches(request) }) else { return nil }
             return state.stubs[index].next()
         }
-        let task = FakeTask(receiver: receiver)
         if let response {
             task.bodyPieces = response.bodyPieces
             if response.uploadSteps > 0, let body = request.httpBody { task.upload = (response.uploadSteps, Int64(body.count)) }
         }
         guard let response else {
             queue.async { task.complete(.failure(UnmatchedRequestError(request: request))) }
-            return task
+            return
         }
         let answer = response.answer(to: request)
         if response.delay > .zero {
@@ -125,7 +159,6 @@ public final class FakeURLSession: URLSessionType, @unchecked Sendable {
         } else {
             queue.async { task.complete(answer) }
         }
-        return task
     }
 
     /// Answers `request` from the newest matching stub, with the whole body collected within
@@ -170,9 +203,20 @@ private final class FakeTask: Cancellable, @unchecked Sendable {
     /// The steps and length of the request body reported as sent before the head; set before
     /// the task is answered.
     var upload: (steps: Int, length: Int64)?
+    /// Stops reading a streamed request body.
+    private let onCancel: (@Sendable () -> Void)?
 
-    init(receiver: any TransferReceiver) {
+    init(receiver: any TransferReceiver, onCancel: (@Sendable () -> Void)? = nil) {
         self.receiver = receiver
+        self.onCancel = onCancel
+    }
+
+    /// Reports the request body's progress, unless the task has completed.
+    func reportSent(_ sent: Int64, of expected: Int64?) {
+        lock.lock()
+        let receiver = self.receiver
+        lock.unlock()
+        receiver?.transferDidSend(sent, of: expected)
     }
 
     /// Answers after `delay`, unless the task completes first. A timer rather than `asyncAfter`,
@@ -228,6 +272,7 @@ private final class FakeTask: Cancellable, @unchecked Sendable {
     }
 
     func cancel() {
+        onCancel?()
         complete(.failure(URLError(.cancelled)))
     }
 }

@@ -7,7 +7,7 @@ import FoundationNetworking
 
 // resourceloader-bench: the whole suite in one run (see Docs/Performance.md).
 //
-//   resourceloader-bench [--quick] [--only xml,soap,json,http,http-server,operations,gzip,streaming,downloads,wsdl,caching]
+//   resourceloader-bench [--quick] [--only xml,soap,json,http,http-server,operations,gzip,streaming,downloads,upload,wsdl,caching]
 //                        [--output PATH]
 //                        [--runs N] [--merge]
 //   (`http` runs the end-to-end group and then `http-server`, ResourceService over
@@ -16,6 +16,7 @@ import FoundationNetworking
 //   resourceloader-bench --child xml|json CONTENDER COUNT     (used by the suite itself)
 //   resourceloader-bench --child streaming CONTENDER URL      (used by the suite itself)
 //   resourceloader-bench --child download CONTENDER URL PATH  (used by the suite itself)
+//   resourceloader-bench --child upload URL FILE              (used by the suite itself)
 //   resourceloader-bench --profile-http CONTENDER CONCURRENCY TOTAL [URL]   (one HTTP client alone, for perf)
 //   resourceloader-bench --profile-http-server CONTENDER CONCURRENCY TOTAL [URL]   (the same, server group)
 //
@@ -134,6 +135,10 @@ func runChildMode(_ arguments: [String]) throws {
     }
     if arguments.first == "download", arguments.count == 4 {
         try runDownloadChild(arguments[1], url: arguments[2], path: arguments[3])
+        return
+    }
+    if arguments.first == "upload", arguments.count == 3 {
+        try runUploadChild(url: arguments[1], file: arguments[2])
         return
     }
     guard arguments.count == 3, let count = Int(arguments[2]) else { throw HarnessError("usage: --child xml|json CONTENDER COUNT") }
@@ -659,7 +664,7 @@ func main() -> Int32 {
         var quick = false
         var merge = false
         var runs = 1
-        var groups = ["xml", "soap", "json", "http", "operations", "gzip", "streaming", "downloads", "wsdl", "caching"]
+        var groups = ["xml", "soap", "json", "http", "operations", "gzip", "streaming", "downloads", "upload", "wsdl", "caching"]
         // Benchmarks/results/latest.json, wherever the command is run from.
         var output = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("results/latest.json").path
@@ -687,6 +692,7 @@ func main() -> Int32 {
         if groups.contains("gzip") { try runGzip(recorder, quick: quick) }
         if groups.contains("streaming") { try runStreaming(recorder, quick: quick) }
         if groups.contains("downloads") { try runDownloads(recorder, quick: quick) }
+        if groups.contains("upload") { try runUploads(recorder, quick: quick) }
         if groups.contains("wsdl") { try runWSDL(recorder, quick: quick) }
         if groups.contains("caching") { try runCaching(recorder, quick: quick) }
         if groups.contains("http") { try runHTTP(recorder, quick: quick) }

@@ -181,7 +181,10 @@ extension NetworkResourceType {
     /// Assembles a `URLRequest` from ``url``, ``queryItems``, ``httpMethod``, ``headerFields``,
     /// ``body`` and ``timeoutInterval``.
     ///
-    /// The body's content type is sent as `Content-Type` unless ``headerFields`` sets one.
+    /// The body's content type is sent as `Content-Type` unless ``headerFields`` sets one. A
+    /// body of bytes goes in `httpBody`; a streamed body (a file, a stream, a multipart form)
+    /// goes in `httpBodyStream` as a ``RequestBodyInputStream``, with its `Content-Length` when
+    /// known (see ``Foundation/URLRequest/setBody(_:)``).
     public func urlRequest() throws(ResourceError) -> URLRequest {
         var request = URLRequest(url: try Self.url(url, appending: queryItems))
         // GET is the request's default, and Foundation's setter costs a few thousand instructions.
@@ -202,7 +205,7 @@ extension NetworkResourceType {
             throw ResourceError(invalidRequestError: error)
         }
         if let body {
-            request.httpBody = body.data
+            request.setBody(body)
             if let contentType = body.contentType, request.value(forHTTPHeaderField: "Content-Type") == nil {
                 try Self.checkHeaderField(name: "Content-Type", value: contentType)
                 request.setValue(contentType, forHTTPHeaderField: "Content-Type")

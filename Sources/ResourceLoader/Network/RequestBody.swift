@@ -10,15 +10,36 @@ import Foundation
 ///     get throws { try .json(NewCity(name: "Lisbon")) }
 /// }
 /// ```
+///
+/// A body can also be streamed as it is sent, never held whole in memory: a file
+/// (``file(_:contentType:)``), an `AsyncSequence` of chunks (``stream(_:contentType:)``), or a
+/// multipart form (``multipart(_:)``). See ``Content``.
 public struct RequestBody: Sendable, Hashable {
-    /// The bytes to send.
-    public var data: Data
+    /// What the body is made of: bytes in memory, or a source read as it is sent.
+    public var content: Content
     /// The `Content-Type` header to send with them, unless the resource sets one itself.
     public var contentType: String?
 
+    /// The bytes to send, for a body held in memory (``Content/bytes(_:)``); empty for a streamed
+    /// body, whose bytes are read only as it is sent (``makeReader()``). Setting it makes the
+    /// body one of bytes in memory.
+    public var data: Data {
+        get {
+            if case .bytes(let data) = content { return data }
+            return Data()
+        }
+        set { content = .bytes(newValue) }
+    }
+
     /// Creates a body from raw bytes and their content type.
     public init(data: Data, contentType: String?) {
-        self.data = data
+        self.content = .bytes(data)
+        self.contentType = contentType
+    }
+
+    /// Creates a body from its content and content type.
+    public init(content: Content, contentType: String?) {
+        self.content = content
         self.contentType = contentType
     }
 }

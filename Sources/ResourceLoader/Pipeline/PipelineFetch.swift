@@ -229,8 +229,9 @@ final class PipelineFetch: Sendable {
             let response = answer.response
             if let authentication = plan.authentication, let generation,
                authentication.isCredentialRejected(by: response, data: answer.data) {
-                // One replay per fetch: a replay that is rejected again is the outcome.
-                guard !tries.hasReplayed else { return .finish(outcome) }
+                // One replay per fetch: a replay that is rejected again is the outcome. A
+                // one-shot body stream that has been read cannot be replayed either.
+                guard !tries.hasReplayed, request.bodyCanBeSent else { return .finish(outcome) }
                 tries.hasReplayed = true
                 scheduled(after: attempt, delay: .zero, reason: .credentialRejected(statusCode: response.statusCode))
                 return .replay(rejected: generation, authentication)
@@ -239,8 +240,11 @@ final class PipelineFetch: Sendable {
             reason = .status(response.statusCode)
             serverDelay = retryAfter(in: response, policy: policy)
         }
+        // A one-shot body stream that has been read cannot be sent again: the attempt's outcome
+        // stands, rather than a retry with an empty body.
         guard tries.retries + 1 < policy.maximumAttempts,
-              policy.retryableMethods.contains(HTTPMethod(rawValue: request.httpMethod ?? "GET") ?? .get)
+              policy.retryableMethods.contains(HTTPMethod(rawValue: request.httpMethod ?? "GET") ?? .get),
+              request.bodyCanBeSent
         else { return .finish(outcome) }
         var generator = SystemRandomNumberGenerator()
         let delay = serverDelay ?? policy.backoff(beforeRetry: tries.retries + 1, using: &generator)

@@ -51,7 +51,8 @@ public enum TransferRules {
     ///   `GET` without the body and without ``contentHeaderFields`` (RFC 9110, 15.4). Every other
     ///   redirect (`307`, `308`, a `301` or `302` answering any other method) sends the same
     ///   method and body again; a body stream cannot be read twice, so such a redirect of a
-    ///   request with an `httpBodyStream` is refused.
+    ///   request with an `httpBodyStream` is refused, unless it carries a repeatable
+    ///   ``RequestBody`` (a file, or a form without stream parts), which is read again.
     /// - The ``credentialHeaderFields`` go only to the original request's origin.
     ///
     /// - Parameters:
@@ -97,7 +98,7 @@ public enum TransferRules {
             for name in contentHeaderFields {
                 next.setValue(nil, forHTTPHeaderField: name)
             }
-        } else if current.httpBodyStream != nil {
+        } else if !current.hasRepeatableBody {
             return .refuse(.unrepeatableBody)
         }
         let sameOrigin = Origin(target).map { $0 == Origin(original.url) } ?? false

@@ -49,6 +49,18 @@ import FoundationNetworking
 ///   cancelled, or whose identity body ended before its declared `Content-Length`, completes with
 ///   an error (`URLError.Code.cancelled`, `.networkConnectionLost`), whatever the session reports.
 /// - **Progress**: the request body's bytes are reported to the receiver as they go out.
+/// - **Streamed bodies** (a file, a ``RequestBodyStream``, a ``MultipartFormData``: see
+///   ``RequestBody/Content``) are read as they are sent, by a ``RequestBodyInputStream`` of each
+///   task's own, and never held whole in memory. A repeatable one (a file, a form without stream
+///   parts) is sent again on a `307` or `308`. On Linux, FoundationNetworking sends every body
+///   stream with chunked transfer coding, so a streamed body goes chunked there, without
+///   `Content-Length`, even when its length is known (progress still reports the total);
+///   `AsyncHTTPClientTransport` declares the length. On Linux, a body that is or has a
+///   ``RequestBodyStream`` fails with ``ResourceError/invalidRequest(reason:)`` without being
+///   sent: FoundationNetworking reads a body stream on the one work queue every session in the
+///   process shares, so a read that waits for a stream's next chunk would stall every transfer
+///   (and every caller starting one) until the chunk came. Send such a body through
+///   `AsyncHTTPClientTransport`, or write it to a file first.
 ///
 /// ``ResourceService`` enforces the ``TransferOptions/deadline`` around it.
 ///
@@ -127,16 +139,35 @@ public final class URLSessionTransport: URLSessionType {
         options: TransferOptions,
         receiver: any TransferReceiver
     ) -> any Cancellable {
-        let task = makeTask(for: request)
+        #if canImport(FoundationNetworking)
+        if let body = request.streamedBody, !body.isRepeatable {
+            receiver.transferDidComplete(with: ResourceError.invalidRequest(reason: Self.streamRefusal))
+            return RefusedTransfer()
+        }
+        #endif
+        // A streamed body is read by a stream of each task's own, which the receiver closes when
+        // the transfer ends (see `StreamedBodyReceiver`).
+        let bodyReceiver = request.streamedBody.map { StreamedBodyReceiver(receiver, body: $0) }
+        let task = makeTask(for: request, streams: bodyReceiver)
         // The caller cancels through a handle that marks the transfer cancelled before it cancels
         // the task, so that a cancelled transfer never completes as a whole body. A request with a
         // body may have to be sent again on a new task (see `Delegate.restart`): the handle then
         // follows the transfer, and the transfer keeps the transport, and so its session, alive.
-        let handle = TransferHandle(task, delegate: delegate)
-        let restart = request.httpBody.map { !$0.isEmpty } == true ? Restart(transport: self, handle: handle) : nil
-        delegate.register(task, request: request, options: options, receiver: receiver, restart: restart)
+        let handle = TransferHandle(task, delegate: delegate, streams: bodyReceiver)
+        let hasBody = request.httpBody.map { !$0.isEmpty } == true || bodyReceiver != nil
+        let restart = hasBody ? Restart(transport: self, handle: handle) : nil
+        delegate.register(task, request: request, options: options, receiver: bodyReceiver ?? receiver, restart: restart)
         task.resume()
         return handle
+    }
+
+    /// Why a body with a ``RequestBodyStream`` is refused on Linux.
+    static let streamRefusal = "URLSessionTransport cannot send a RequestBodyStream on Linux, where FoundationNetworking "
+        + "reads a body stream on the work queue all its sessions share: use a file body, or AsyncHTTPClientTransport"
+
+    /// The handle of a transfer refused before it started: cancelling it does nothing.
+    private final class RefusedTransfer: Cancellable {
+        func cancel() {}
     }
 
     /// Sends `request` and collects the body within `options`' size limit.
@@ -168,10 +199,24 @@ public final class URLSessionTransport: URLSessionType {
     /// server closes a reused connection without answering; a connection that no request used
     /// before is never retried. The request's session is invalidated once its one task ends,
     /// and the request asks the server to close the connection after answering.
-    fileprivate func makeTask(for request: URLRequest) -> URLSessionDataTask {
+    ///
+    /// A request with a streamed body is given a new ``RequestBodyInputStream`` of it, which
+    /// `streams` closes when the transfer ends.
+    fileprivate func makeTask(for request: URLRequest, streams: StreamedBodyReceiver?) -> URLSessionDataTask {
+        var request = request
+        if let body = request.streamedBody {
+            let stream = RequestBodyInputStream(body: body)
+            streams?.add(stream)
+            request.httpBodyStream = Self.nativeBodyStream(stream)
+            #if canImport(FoundationNetworking)
+            // FoundationNetworking gives libcurl no length for a body stream, so libcurl sends it
+            // chunked, and would send a `Content-Length` field beside `Transfer-Encoding: chunked`
+            // (which RFC 9112 forbids): the field goes.
+            request.setValue(nil, forHTTPHeaderField: "Content-Length")
+            #endif
+        }
         #if canImport(FoundationNetworking)
         guard !request.mayBeSentAgain else { return session.dataTask(with: request) }
-        var request = request
         if request.value(forHTTPHeaderField: "Connection") == nil {
             request.setValue("close", forHTTPHeaderField: "Connection")
         }
@@ -181,6 +226,42 @@ public final class URLSessionTransport: URLSessionType {
         return task
         #else
         return session.dataTask(with: request)
+        #endif
+    }
+
+    /// The stream a session reads `stream`'s body from.
+    ///
+    /// FoundationNetworking reads the ``RequestBodyInputStream`` itself. Apple's `URLSession`
+    /// schedules a body stream on a run loop, which only its own streams support: there the
+    /// body is written into one end of a bound pair of streams, on a thread of its own, and the
+    /// session reads the other end.
+    static func nativeBodyStream(_ stream: RequestBodyInputStream) -> InputStream {
+        #if canImport(FoundationNetworking)
+        return stream
+        #else
+        var input: InputStream?
+        var output: OutputStream?
+        Stream.getBoundStreams(withBufferSize: 64 * 1024, inputStream: &input, outputStream: &output)
+        guard let input, let output else { return stream }
+        let pump = Thread {
+            output.open()
+            stream.open()
+            var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+            pumping: while true {
+                let count = stream.read(&buffer, maxLength: buffer.count)
+                guard count > 0 else { break }
+                var written = 0
+                while written < count {
+                    let result = buffer[written..<count].withUnsafeBufferPointer { output.write($0.baseAddress!, maxLength: $0.count) }
+                    guard result > 0 else { break pumping }
+                    written += result
+                }
+            }
+            stream.close()
+            output.close()
+        }
+        pump.start()
+        return input
         #endif
     }
 }
@@ -201,10 +282,13 @@ extension URLSessionTransport {
         // `state` is a `Locked`: its lock guards the current task and the cancelled flag.
         private let state: Locked<(task: URLSessionTask, isCancelled: Bool)>
         private let delegate: Delegate
+        /// The streams of a streamed body, closed before the task is cancelled.
+        private let streams: StreamedBodyReceiver?
 
-        init(_ task: URLSessionTask, delegate: Delegate) {
+        init(_ task: URLSessionTask, delegate: Delegate, streams: StreamedBodyReceiver?) {
             state = Locked((task, false))
             self.delegate = delegate
+            self.streams = streams
         }
 
         var isCancelled: Bool { state.withLock { $0.isCancelled } }
@@ -217,6 +301,9 @@ extension URLSessionTransport {
             }
             guard let task else { return }
             delegate.markCancelled(task)
+            // A read waiting for a stream's next chunk holds the session's work queue, which
+            // `cancel()` waits for: the streams are closed first, which ends the wait.
+            streams?.cancel()
             task.cancel()
         }
 
@@ -402,7 +489,7 @@ extension URLSessionTransport {
                     transfer.earlyBody = Data()
                     // A followed redirect never carries a body on Linux: one that must is
                     // sent on a new task.
-                    if let body = next.httpBody, !body.isEmpty {
+                    if next.httpBody.map({ !$0.isEmpty }) == true || next.streamedBody != nil {
                         guard let restart = transfer.restart else { return .stop(transfer, .redirectRefused(.unrepeatableBody)) }
                         return .restart(transfer, restart, next)
                     }
@@ -435,7 +522,7 @@ extension URLSessionTransport {
                 transfer.receiver.transferDidComplete(with: URLError(.cancelled))
                 return
             }
-            let task = restart.transport.makeTask(for: request)
+            let task = restart.transport.makeTask(for: request, streams: transfer.receiver as? StreamedBodyReceiver)
             transfers.withLock { $0[ObjectIdentifier(task)] = transfer }
             task.resume()
             if !restart.handle.move(to: task) { task.cancel() }

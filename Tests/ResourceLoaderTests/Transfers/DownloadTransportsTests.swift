@@ -111,10 +111,10 @@ struct DownloadTransportsTests {
     @Test func fakeURLSessionScriptsAnUploadsProgress() async throws {
         let session = FakeURLSession()
         session.stub(.any, with: .status(200, body: Data("4000".utf8)).reportingUpload(inSteps: 4))
-        let service = ResourceService<Upload>(session: session)
+        let service = ResourceService<CountedUpload>(session: session)
         let seen = Locked<[TransferProgress]>([])
 
-        let count = try await service.fetch(Upload(url: URL(string: "https://example.com/upload")!, payload: Data(count: 4_000)), progressQueue: .global()) { progress in
+        let count = try await service.fetch(CountedUpload(url: URL(string: "https://example.com/upload")!, payload: Data(count: 4_000)), progressQueue: .global()) { progress in
             seen.withLock { $0.append(progress) }
         }
 

@@ -26,7 +26,7 @@ final class ProgressRecordingMonitor: FetchMonitor {
 }
 
 /// A POST of `payload` whose model is the byte count the server answers with.
-struct Upload: NetworkResourceType, DataResourceType {
+struct CountedUpload: NetworkResourceType, DataResourceType {
     let url: URL
     let payload: Data
     var httpMethod: HTTPMethod { .post }
@@ -87,10 +87,10 @@ struct TransferProgressTests {
         let payload = DownloadFixtures.body(3_000_000)
         let server = try LoopbackHTTPServer { request in .status(200, body: Data("\(request.body.count)".utf8)) }
         defer { server.stop() }
-        let service = ResourceService<Upload>(session: URLSessionTransport.shared)
+        let service = ResourceService<CountedUpload>(session: URLSessionTransport.shared)
         let seen = Locked<[TransferProgress]>([])
 
-        let count = try await service.fetch(Upload(url: server.baseURL.appendingPathComponent("upload"), payload: payload), progressQueue: .global()) { progress in
+        let count = try await service.fetch(CountedUpload(url: server.baseURL.appendingPathComponent("upload"), payload: payload), progressQueue: .global()) { progress in
             seen.withLock { $0.append(progress) }
         }
 

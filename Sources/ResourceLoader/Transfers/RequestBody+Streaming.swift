@@ -1,0 +1,189 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+extension RequestBody {
+    /// What a ``RequestBody`` is made of.
+    public enum Content: Sendable, Hashable {
+        /// Bytes in memory.
+        case bytes(Data)
+        /// The first `length` bytes of a file, read from disk as they are sent. Repeatable: a
+        /// `307` or `308` redirect and a retry send it again.
+        case file(URL, length: Int64)
+        /// The chunks of an `AsyncSequence`, sent as they are produced. Sent at most once.
+        case stream(RequestBodyStream)
+        /// A `multipart/form-data` form whose parts are read as they are sent. Repeatable unless
+        /// a part is a stream.
+        case multipart(MultipartFormData)
+    }
+
+    /// One piece of a body as it is read: bytes, a file, or a stream.
+    enum Segment: Sendable, Hashable {
+        case bytes(Data)
+        case file(URL, length: Int64)
+        case stream(RequestBodyStream)
+    }
+
+    /// A file, read from disk as it is sent: never loaded whole into memory.
+    ///
+    /// The request declares the file's size (taken now) in `Content-Length`. If the file is
+    /// shorter when it is sent, the transfer fails with ``ResourceError/invalidRequest(reason:)``
+    /// rather than send less than it declared. A file body is sent again by a `307` or `308`
+    /// redirect and by a retry.
+    ///
+    /// ```swift
+    /// var body: RequestBody? {
+    ///     get throws { try .file(exportURL, contentType: "application/zip") }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - url: The file's URL.
+    ///   - contentType: The `Content-Type` to send. Default: `application/octet-stream`.
+    /// - Throws: ``ResourceError/invalidRequest(reason:)`` if `url` is not a regular file that
+    ///   can be read.
+    public static func file(_ url: URL, contentType: String? = "application/octet-stream") throws(ResourceError) -> RequestBody {
+        RequestBody(content: .file(url, length: try fileLength(of: url)), contentType: contentType)
+    }
+
+    /// The chunks of an `AsyncSequence`, sent as they are produced: with `Content-Length` when
+    /// the stream's ``RequestBodyStream/length`` is known, chunked otherwise.
+    ///
+    /// A stream is sent once: see ``RequestBodyStream`` for redirects and retries.
+    ///
+    /// - Parameters:
+    ///   - stream: The body's bytes.
+    ///   - contentType: The `Content-Type` to send. Default: `application/octet-stream`.
+    public static func stream(_ stream: RequestBodyStream, contentType: String? = "application/octet-stream") -> RequestBody {
+        RequestBody(content: .stream(stream), contentType: contentType)
+    }
+
+    /// A `multipart/form-data` form (RFC 7578), streamed part by part as it is sent.
+    ///
+    /// The content type names the form's boundary. When every part's length is known (no stream
+    /// part without a length) the request declares the total in `Content-Length`; otherwise the
+    /// body is sent chunked.
+    ///
+    /// - Throws: ``ResourceError/invalidRequest(reason:)`` when a boundary given to the form
+    ///   occurs in one of its parts held in memory (a random boundary is replaced instead).
+    public static func multipart(_ form: MultipartFormData) throws(ResourceError) -> RequestBody {
+        let form = try form.withBoundaryNotInParts()
+        return RequestBody(content: .multipart(form), contentType: form.contentType)
+    }
+
+    /// The number of bytes the body sends, when it is known before it is sent: `nil` only for a
+    /// stream of unknown length, or a form with one.
+    public var length: Int64? {
+        switch content {
+        case .bytes(let data): Int64(data.count)
+        case .file(_, let length): length
+        case .stream(let stream): stream.length
+        case .multipart(let form): form.length
+        }
+    }
+
+    /// Whether the body can be sent more than once: `true` unless it is, or has a part that is,
+    /// a ``RequestBodyStream``.
+    public var isRepeatable: Bool {
+        switch content {
+        case .bytes, .file: true
+        case .stream: false
+        case .multipart(let form): form.isRepeatable
+        }
+    }
+
+    /// Whether the body can still be sent: repeatable, or a stream that has not been read yet.
+    public var canBeSent: Bool {
+        segments.allSatisfy { segment in
+            if case .stream(let stream) = segment { return !stream.isConsumed }
+            return true
+        }
+    }
+
+    /// Whether the body is read as it is sent rather than held in memory.
+    public var isStreamed: Bool {
+        if case .bytes = content { return false }
+        return true
+    }
+
+    /// Makes a reader of the body's bytes, for one send.
+    ///
+    /// A transport that sends a streamed body itself (rather than reading the request's
+    /// `httpBodyStream`) makes a reader for each request it sends, reads it off the cooperative
+    /// pool, and closes it when the transfer ends.
+    public func makeReader() -> RequestBodyReader {
+        RequestBodyReader(segments: segments, length: length)
+    }
+
+    /// The pieces the body is read from, in order.
+    var segments: [Segment] {
+        switch content {
+        case .bytes(let data): [.bytes(data)]
+        case .file(let url, let length): [.file(url, length: length)]
+        case .stream(let stream): [.stream(stream)]
+        case .multipart(let form): form.segments
+        }
+    }
+
+    /// The size of the regular file at `url`.
+    static func fileLength(of url: URL) throws(ResourceError) -> Int64 {
+        guard url.isFileURL else { throw .invalidRequest(reason: "the body file URL is not a file URL") }
+        let attributes: [FileAttributeKey: Any]
+        do {
+            attributes = try FileManager.default.attributesOfItem(atPath: url.path)
+        } catch {
+            throw .invalidRequest(reason: "the body file \(url.lastPathComponent) cannot be read")
+        }
+        guard (attributes[.type] as? FileAttributeType) == .typeRegular,
+              let size = (attributes[.size] as? NSNumber)?.int64Value else {
+            throw .invalidRequest(reason: "the body file \(url.lastPathComponent) is not a regular file")
+        }
+        guard FileManager.default.isReadableFile(atPath: url.path) else {
+            throw .invalidRequest(reason: "the body file \(url.lastPathComponent) cannot be read")
+        }
+        return size
+    }
+}
+
+extension URLRequest {
+    /// The streamed ``RequestBody`` the request carries, if any: set by
+    /// ``NetworkResourceType/urlRequest()`` for a file, stream or multipart body, as the
+    /// request's `httpBodyStream` (a ``RequestBodyInputStream``).
+    ///
+    /// A transport that streams bodies itself reads it here and makes a
+    /// ``RequestBody/makeReader()`` for each request it sends; adapters and wrapper transports
+    /// pass it on untouched with the request.
+    public var streamedBody: RequestBody? {
+        (httpBodyStream as? RequestBodyInputStream)?.body
+    }
+
+    /// Gives the request `body` to send: as `httpBody` for bytes in memory; otherwise as a
+    /// ``RequestBodyInputStream`` with the body's `Content-Length`, when known and not already set.
+    public mutating func setBody(_ body: RequestBody) {
+        if case .bytes(let data) = body.content {
+            httpBody = data
+            return
+        }
+        httpBodyStream = RequestBodyInputStream(body: body)
+        if let length = body.length, value(forHTTPHeaderField: "Content-Length") == nil {
+            setValue(String(length), forHTTPHeaderField: "Content-Length")
+        }
+    }
+
+    /// Whether the request's body can be sent again: `true` without a body, with `httpBody`, or
+    /// with a repeatable streamed body (a file, a form without stream parts). A plain
+    /// `httpBodyStream` cannot.
+    public var hasRepeatableBody: Bool {
+        guard let stream = httpBodyStream else { return true }
+        return (stream as? RequestBodyInputStream)?.body.isRepeatable ?? false
+    }
+
+    /// Whether the request's body can be sent (again) now: a repeatable body, or a stream not
+    /// read yet.
+    var bodyCanBeSent: Bool {
+        guard let stream = httpBodyStream else { return true }
+        return (stream as? RequestBodyInputStream)?.body.canBeSent ?? false
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+
+/// A request body, or a part of one, whose bytes come from an `AsyncSequence` of chunks: data
+/// produced as it is sent (a recording, a compressor's output, a proxied download).
+///
+/// A stream can be sent once. A redirect that must send the body again (`307`, `308`) is refused
+/// with ``ResourceError/RedirectRefusal/unrepeatableBody``, a retry is not made once the stream
+/// has been read, and a transport asked to send it a second time fails with
+/// ``ResourceError/invalidRequest(reason:)``: never with an empty body. Use a file
+/// (``RequestBody/file(_:contentType:)``) for a body that must survive redirects and retries.
+///
+/// With a `length`, the request declares it in `Content-Length`, and a stream that produces more
+/// or fewer bytes fails the transfer; without one, the body is sent with chunked transfer coding.
+///
+/// ```swift
+/// let chunks = AsyncStream<Data> { continuation in
+///     continuation.yield(Data("hello, ".utf8))
+///     continuation.yield(Data("world".utf8))
+///     continuation.finish()
+/// }
+/// let body = RequestBody.stream(RequestBodyStream(chunks), contentType: "text/plain")
+/// ```
+///
+/// The sequence is iterated in a task of its own, one chunk ahead of what has been sent, so
+/// memory holds at most two chunks; cancelling the transfer cancels that task.
+public final class RequestBodyStream: Sendable, Hashable {
+    /// The number of bytes the stream produces, when it is known in advance.
+    public let length: Int64?
+    /// Iterates the sequence, handing each chunk to the pump and returning at its end.
+    private let produce: @Sendable (StreamPump) async throws -> Void
+    // `state` is a `Locked`: its lock guards whether the stream has been read.
+    private let state = Locked(false)
+
+    /// Creates a stream from a sequence of chunks.
+    ///
+    /// - Parameters:
+    ///   - chunks: The body's bytes, in order. Empty chunks are skipped.
+    ///   - length: The number of bytes `chunks` produces, if known; `nil` sends the body chunked.
+    public init<Chunks: AsyncSequence & Sendable>(_ chunks: Chunks, length: Int64? = nil) where Chunks.Element == Data {
+        self.length = length
+        self.produce = { pump in
+            for try await chunk in chunks where !chunk.isEmpty {
+                guard await pump.put(chunk) else { return }
+            }
+        }
+    }
+
+    /// Creates a stream from a sequence of byte arrays.
+    ///
+    /// - Parameters:
+    ///   - chunks: The body's bytes, in order. Empty chunks are skipped.
+    ///   - length: The number of bytes `chunks` produces, if known; `nil` sends the body chunked.
+    public init<Chunks: AsyncSequence & Sendable>(_ chunks: Chunks, length: Int64? = nil) where Chunks.Element == [UInt8] {
+        self.length = length
+        self.produce = { pump in
+            for try await chunk in chunks where !chunk.isEmpty {
+                guard await pump.put(Data(chunk)) else { return }
+            }
+        }
+    }
+
+    /// Whether the stream has been read (or started to be): it cannot be sent again.
+    public var isConsumed: Bool { state.withLock { $0 } }
+
+    /// Claims the stream for one send and starts iterating it; `nil` if it was claimed before.
+    func start() -> StreamPump? {
+        let claimed = state.withLock { consumed -> Bool in
+            defer { consumed = true }
+            return !consumed
+        }
+        guard claimed else { return nil }
+        let pump = StreamPump()
+        let produce = produce
+        let work: @Sendable () async -> Void = {
+            do {
+                try await produce(pump)
+                pump.finish(nil)
+            } catch {
+                pump.finish(error)
+            }
+        }
+        pump.task = Task { await work() }
+        return pump
+    }
+
+    /// Streams are equal only to themselves.
+    public static func == (lhs: RequestBodyStream, rhs: RequestBodyStream) -> Bool { lhs === rhs }
+
+    /// Hashes the stream's identity.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}
+
+/// Hands the chunks of a ``RequestBodyStream`` from the task that iterates it to the thread that
+/// sends them, one chunk at a time: the producer waits (without blocking a thread) until the
+/// chunk it handed over has been taken, and the consumer blocks until a chunk arrives. The
+/// consumer is a transport's sending thread, never a thread of the cooperative pool.
+final class StreamPump: @unchecked Sendable {
+    private struct State {
+        var chunk: Data?
+        var isFinished = false
+        var error: (any Error)?
+        var isClosed = false
+        var producer: CheckedContinuation<Void, Never>?
+    }
+
+    // `condition` guards `state` and `task`, and wakes the consumer.
+    private let condition = NSCondition()
+    private var state = State()
+    private var storedTask: Task<Void, Never>?
+
+    /// The task that iterates the sequence; cancelled by ``close()``.
+    var task: Task<Void, Never>? {
+        get { condition.withLock { storedTask } }
+        set {
+            let closed = condition.withLock { () -> Bool in
+                storedTask = newValue
+                return state.isClosed
+            }
+            if closed { newValue?.cancel() }
+        }
+    }
+
+    /// Hands `chunk` over and waits until it is taken; `false` once the consumer has closed.
+    func put(_ chunk: Data) async -> Bool {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            condition.lock()
+            guard !state.isClosed else {
+                condition.unlock()
+                continuation.resume()
+                return
+            }
+            state.chunk = chunk
+            state.producer = continuation
+            condition.broadcast()
+            condition.unlock()
+        }
+        return condition.withLock { !state.isClosed }
+    }
+
+    /// The sequence ended, with `error` if it threw.
+    func finish(_ error: (any Error)?) {
+        condition.withLock {
+            state.isFinished = true
+            state.error = error
+            condition.broadcast()
+        }
+    }
+
+    /// Blocks until the next chunk arrives; `nil` at the end of the sequence.
+    ///
+    /// - Throws: the error the sequence threw.
+    func take() throws -> Data? {
+        condition.lock()
+        while state.chunk == nil, !state.isFinished, !state.isClosed {
+            condition.wait()
+        }
+        if let chunk = state.chunk {
+            state.chunk = nil
+            let producer = state.producer
+            state.producer = nil
+            condition.unlock()
+            producer?.resume()
+            return chunk
+        }
+        let error = state.error
+        condition.unlock()
+        if let error { throw error }
+        return nil
+    }
+
+    /// Stops the sequence: cancels its task and releases a producer waiting to hand over a chunk.
+    func close() {
+        let (producer, task) = condition.withLock { () -> (CheckedContinuation<Void, Never>?, Task<Void, Never>?) in
+            state.isClosed = true
+            state.chunk = nil
+            let producer = state.producer
+            state.producer = nil
+            condition.broadcast()
+            return (producer, storedTask)
+        }
+        producer?.resume()
+        task?.cancel()
+    }
+}
+

@@ -1,0 +1,126 @@
+#if AsyncHTTPClient
+import Foundation
+import ResourceLoader
+import ResourceLoaderAsyncHTTPClient
+import ResourceLoaderTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `RequestBodyStream` bodies through `AsyncHTTPClientTransport`, which streams them with
+/// backpressure (URLSessionTransport refuses them on Linux).
+@Suite("Streamed uploads through AsyncHTTPClientTransport")
+struct AsyncHTTPClientUploadTests {
+    private static func recordingServer(_ received: Guarded<[LoopbackHTTPServer.Request]>) throws -> LoopbackHTTPServer {
+        try LoopbackHTTPServer { request in
+            received.withLock { $0.append(request) }
+            return request.path == "/first" ? .status(307, headers: ["Location": "/second"]) : .status(201)
+        }
+    }
+
+    @Test func sendsAStreamOfUnknownLengthChunked() async throws {
+        let received = Guarded<[LoopbackHTTPServer.Request]>([])
+        let server = try Self.recordingServer(received)
+        defer { server.stop() }
+        let chunks = (0..<40).map { Data(repeating: UInt8($0), count: 10_000 + $0) }
+        let stream = RequestBodyStream(chunkStream(chunks))
+
+        _ = try #require(await upload(Upload(url: server.baseURL, upload: .stream(stream, contentType: "text/plain")), through: AsyncHTTPClientTransport())).get()
+
+        let request = try #require(received.withLock { $0.first })
+        #expect(request.body == chunks.reduce(Data(), +))
+        #expect(request.value(forHeaderField: "Transfer-Encoding")?.lowercased() == "chunked")
+        #expect(request.value(forHeaderField: "Content-Length") == nil)
+    }
+
+    @Test func sendsAStreamOfKnownLengthWithContentLength() async throws {
+        let received = Guarded<[LoopbackHTTPServer.Request]>([])
+        let server = try Self.recordingServer(received)
+        defer { server.stop() }
+        let stream = RequestBodyStream(chunkStream([Data("hello, ".utf8), Data("world".utf8)]), length: 12)
+
+        _ = try #require(await upload(Upload(url: server.baseURL, httpMethod: .put, upload: .stream(stream)), through: AsyncHTTPClientTransport())).get()
+
+        let request = try #require(received.withLock { $0.first })
+        #expect(request.body == Data("hello, world".utf8))
+        #expect(request.value(forHeaderField: "Content-Length") == "12")
+    }
+
+    @Test func failsAStreamThatBreaksItsDeclaredLength() async throws {
+        let server = try LoopbackHTTPServer { _ in .status(201) }
+        defer { server.stop() }
+        let stream = RequestBodyStream(chunkStream([Data("short".utf8)]), length: 100)
+        let outcome = await upload(Upload(url: server.baseURL, upload: .stream(stream)), through: AsyncHTTPClientTransport())
+        guard case .failure(.invalidRequest(let reason))? = outcome else {
+            Issue.record("expected invalidRequest, got \(String(describing: outcome))")
+            return
+        }
+        #expect(reason.contains("declared"))
+    }
+
+    @Test func refusesARedirectThatMustResendAStream() async throws {
+        let received = Guarded<[LoopbackHTTPServer.Request]>([])
+        let server = try Self.recordingServer(received)
+        defer { server.stop() }
+        let stream = RequestBodyStream(chunkStream([Data("once".utf8)]))
+        let resource = Upload(url: server.baseURL.appendingPathComponent("first"), upload: .stream(stream))
+        let outcome = await upload(resource, through: AsyncHTTPClientTransport())
+        guard case .failure(.redirectRefused(.unrepeatableBody))? = outcome else {
+            Issue.record("expected redirectRefused(unrepeatableBody), got \(String(describing: outcome))")
+            return
+        }
+        #expect(received.withLock { $0.map(\.path) } == ["/first"])
+    }
+
+    @Test(.enabled(if: MultipartPeer.shouldRun))
+    func aFormWithAStreamPartOfUnknownLengthArrivesChunkedAndWhole() async throws {
+        let peer = try await MultipartPeer.start()
+        defer { peer.stop() }
+        let chunks = (0..<20).map { Data(repeating: UInt8($0), count: 4096) }
+        var form = MultipartFormData()
+        form.append("before", named: "a")
+        form.append(RequestBodyStream(chunkStream(chunks)), named: "stream", fileName: "s.bin")
+        let body = try RequestBody.multipart(form)
+
+        let data = try #require(await upload(Upload(url: peer.url("form"), upload: body), through: AsyncHTTPClientTransport())).get()
+
+        let parsed = try JSONDecoder().decode(MultipartPeerTests.Parsed.self, from: data)
+        #expect(parsed.transfer_encoding?.lowercased() == "chunked")
+        #expect(parsed.parts.map(\.name) == ["a", "stream"])
+        #expect(parsed.parts.map(\.size) == [6, 20 * 4096])
+        #expect(parsed.parts.last?.filename == "s.bin")
+    }
+
+    @Test func cancellingAStreamThatWaitsForItsNextChunkEndsAtOnce() async throws {
+        let listener = try StallingListener()
+        let (chunks, continuation) = AsyncStream<Data>.makeStream()
+        continuation.yield(Data("first".utf8))
+        var request = URLRequest(url: listener.url)
+        request.httpMethod = "POST"
+        let stream = RequestBodyStream(chunks)
+        request.setBody(.stream(stream))
+        let recorder = ProgressRecorder()
+        let transport = AsyncHTTPClientTransport()
+        let handle = transport.startTransfer(request, options: TransferOptions(), receiver: recorder)
+        let started = await withTimeLimit { () -> Bool in
+            while !stream.isConsumed {
+                guard (try? await Task.sleep(for: .milliseconds(10))) != nil else { return false }
+            }
+            return true
+        }
+        #expect(started == true)
+
+        handle.cancel()
+
+        let result = await withTimeLimit(.seconds(20)) { await recorder.result }
+        guard case .failure(let error)? = result else {
+            Issue.record("expected a cancellation, got \(String(describing: result))")
+            return
+        }
+        #expect(ResourceError(transportError: error).isCancelled)
+        continuation.finish()
+    }
+}
+#endif

@@ -1,0 +1,200 @@
+import Foundation
+import ResourceLoader
+import Testing
+
+/// The multipart encoder: exact bytes, the escaping of names, the boundary rules, and a declared
+/// length that always equals the bytes produced.
+@Suite("Multipart form data")
+struct MultipartFormDataTests {
+    /// Reads a body's bytes as a transport would, off the cooperative pool.
+    static func bytes(of body: RequestBody) async throws -> Data {
+        try await offTheCooperativePool {
+            let reader = body.makeReader()
+            defer { reader.close() }
+            var data = Data()
+            while let chunk = try reader.read(upTo: 7) { data.append(chunk) }
+            return data
+        }
+    }
+
+    @Test func encodesTextFieldsAndDataPartsExactly() async throws {
+        // GIVEN a form with a fixed boundary, a text field and a data part with a file name
+        var form = try MultipartFormData(boundary: "XyZ")
+        form.append("Lisbon", named: "city")
+        form.append(Data([0x00, 0xFF, 0x0D, 0x0A]), named: "blob", fileName: "b.bin", contentType: "application/octet-stream")
+
+        // WHEN it is made a body and read
+        let body = try RequestBody.multipart(form)
+        let bytes = try await Self.bytes(of: body)
+
+        // THEN the bytes are exactly RFC 7578's, and the content type names the boundary
+        var expected = Data("--XyZ\r\nContent-Disposition: form-data; name=\"city\"\r\n\r\nLisbon\r\n".utf8)
+        expected.append(Data("--XyZ\r\nContent-Disposition: form-data; name=\"blob\"; filename=\"b.bin\"\r\n".utf8))
+        expected.append(Data("Content-Type: application/octet-stream\r\n\r\n".utf8))
+        expected.append(Data([0x00, 0xFF, 0x0D, 0x0A]))
+        expected.append(Data("\r\n--XyZ--\r\n".utf8))
+        #expect(bytes == expected)
+        #expect(form.encodedData == expected)
+        #expect(body.contentType == "multipart/form-data; boundary=XyZ")
+        #expect(body.length == Int64(expected.count))
+        #expect(body.isRepeatable)
+    }
+
+    @Test func encodesAnEmptyFormAsItsClosingDelimiter() async throws {
+        let form = try MultipartFormData(boundary: "b")
+        #expect(try await Self.bytes(of: try .multipart(form)) == Data("--b--\r\n".utf8))
+    }
+
+    @Test(arguments: [
+        ("plain", "plain"),
+        ("a\"b", "a%22b"),
+        ("a\rb", "a%0Db"),
+        ("a\nb", "a%0Ab"),
+        ("a\r\nContent-Type: text/html", "a%0D%0AContent-Type: text/html"),
+        ("a\"; filename=\"x.exe", "a%22; filename=%22x.exe"),
+        ("100%", "100%"),
+        ("Olá 📷", "Olá 📷"),
+    ])
+    func escapesNamesByTheWHATWGRule(name: String, escaped: String) async throws {
+        #expect(MultipartFormData.escaped(name) == escaped)
+        var form = try MultipartFormData(boundary: "B")
+        form.append(Data("v".utf8), named: name, fileName: name)
+        let text = String(decoding: try await Self.bytes(of: try .multipart(form)), as: UTF8.self)
+        #expect(text.contains("name=\"\(escaped)\"; filename=\"\(escaped)\"\r\n"))
+        // Exactly the two quoted parameters: no quote or line break of the name survives.
+        let disposition = try #require(text.split(separator: "\r\n").first { $0.hasPrefix("Content-Disposition") })
+        #expect(disposition.filter { $0 == "\"" }.count == 4)
+    }
+
+    @Test func sendsNonASCIINamesAsUTF8InsideTheQuotes() async throws {
+        var form = try MultipartFormData(boundary: "B")
+        form.append("x", named: "ñame 📷")
+        let bytes = try await Self.bytes(of: try .multipart(form))
+        #expect(bytes.range(of: Data("name=\"ñame 📷\"".utf8)) != nil)
+    }
+
+    @Test func drawsARandomBoundaryOfBcharsWithinSeventyCharacters() {
+        let allowed = Set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'()+_,-./:=? ")
+        let boundaries = (0..<50).map { _ in MultipartFormData().boundary }
+        for boundary in boundaries {
+            #expect((1...70).contains(boundary.count))
+            #expect(boundary.allSatisfy { allowed.contains($0) })
+            #expect(boundary.last != " ")
+        }
+        #expect(Set(boundaries).count == boundaries.count)
+    }
+
+    @Test(arguments: ["", String(repeating: "a", count: 71), "ends with space ", "semi;colon", "quote\"", "tab\t", "é"])
+    func refusesAnInvalidGivenBoundary(boundary: String) {
+        #expect(throws: ResourceError.self) { try MultipartFormData(boundary: boundary) }
+    }
+
+    @Test func acceptsEveryBcharInAGivenBoundary() throws {
+        let form = try MultipartFormData(boundary: "09azAZ'()+_,-./:=? x")
+        #expect(form.contentType == "multipart/form-data; boundary=\"09azAZ'()+_,-./:=? x\"")
+        #expect(try MultipartFormData(boundary: String(repeating: "b", count: 70)).boundary.count == 70)
+    }
+
+    @Test func drawsANewBoundaryWhenTheRandomOneOccursInAPart() throws {
+        // GIVEN a form whose data part contains its own random boundary
+        var form = MultipartFormData()
+        let first = form.boundary
+        form.append(Data("before --\(first) after".utf8), named: "trap")
+
+        // WHEN it is made a body
+        let body = try RequestBody.multipart(form)
+
+        // THEN the body's form has another boundary, which occurs in no part
+        guard case .multipart(let sent) = body.content else {
+            Issue.record("not a multipart body")
+            return
+        }
+        #expect(sent.boundary != first)
+        let encoded = try #require(sent.encodedData)
+        #expect(body.contentType == sent.contentType)
+        // The boundary occurs only in the delimiters: once per part, and the closing one.
+        #expect(encoded.ranges(of: Data(sent.boundary.utf8)).count == 2)
+    }
+
+    @Test func refusesAGivenBoundaryThatOccursInAPart() throws {
+        var form = try MultipartFormData(boundary: "fixed")
+        form.append("a fixed value", named: "field")
+        #expect(throws: ResourceError.self) { try RequestBody.multipart(form) }
+    }
+
+    @Test func refusesAContentTypeWithALineBreak() throws {
+        var form = MultipartFormData()
+        form.append(Data(), named: "f", fileName: "f", contentType: "text/plain\r\nX-Injected: 1")
+        #expect(throws: ResourceError.self) { try RequestBody.multipart(form) }
+    }
+
+    @Test func declaresTheLengthOfFileAndStreamPartsAndProducesExactlyIt() async throws {
+        // GIVEN a form with a field, a file and a stream of known length
+        let file = try TemporaryFile(bytes: Data((0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 31) }))
+        defer { file.remove() }
+        var form = MultipartFormData()
+        form.append("v", named: "field")
+        try form.appendFile(at: file.url, named: "file", contentType: "image/png")
+        form.append(RequestBodyStream(Self.chunks([Data("ab".utf8), Data("cde".utf8)]), length: 5), named: "s", fileName: "s.txt")
+
+        // WHEN it is read
+        let body = try RequestBody.multipart(form)
+        let bytes = try await Self.bytes(of: body)
+
+        // THEN the declared length is the bytes produced, and the file part is its file's bytes
+        #expect(body.length == Int64(bytes.count))
+        #expect(!body.isRepeatable)
+        #expect(bytes.range(of: try Data(contentsOf: file.url)) != nil)
+        #expect(bytes.range(of: Data("filename=\"\(file.url.lastPathComponent)\"\r\nContent-Type: image/png\r\n\r\n".utf8)) != nil)
+        #expect(bytes.range(of: Data("\r\n\r\nabcde\r\n".utf8)) != nil)
+    }
+
+    @Test func hasNoLengthWithAStreamPartOfUnknownLength() throws {
+        var form = MultipartFormData()
+        form.append(RequestBodyStream(Self.chunks([Data("x".utf8)])), named: "s")
+        #expect(try RequestBody.multipart(form).length == nil)
+    }
+
+    /// An `AsyncStream` of `chunks`.
+    static func chunks(_ chunks: [Data]) -> AsyncStream<Data> {
+        AsyncStream { continuation in
+            for chunk in chunks { continuation.yield(chunk) }
+            continuation.finish()
+        }
+    }
+}
+
+/// A file in the temporary directory, removed by the test.
+struct TemporaryFile: Sendable {
+    let url: URL
+
+    init(bytes: Data, name: String = "upload-\(UUID().uuidString).bin") throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent(name)
+        try bytes.write(to: url)
+    }
+
+    /// A file of `count` pseudo-random bytes, written a piece at a time.
+    init(pseudoRandomCount count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("upload-\(UUID().uuidString).bin")
+        _ = FileManager.default.createFile(atPath: url.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: url)
+        defer { try? handle.close() }
+        var state = seed
+        var remaining = count
+        while remaining > 0 {
+            let size = min(remaining, 1 << 20)
+            var bytes = [UInt8](repeating: 0, count: size)
+            for index in 0..<size {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                bytes[index] = UInt8(truncatingIfNeeded: state >> 33)
+            }
+            let piece = Data(bytes)
+            try handle.write(contentsOf: piece)
+            remaining -= size
+        }
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(at: url)
+    }
+}

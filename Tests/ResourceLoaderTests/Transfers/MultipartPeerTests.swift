@@ -1,0 +1,181 @@
+import Foundation
+import ResourceLoader
+import ResourceLoaderTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Multipart bodies parsed back by an independent parser: `Fixtures/multipart-peer.py`, a Python
+/// server on 127.0.0.1 over the `multipart` package from PyPI, which answers with JSON of what it
+/// parsed. Skipped where `multipart` is missing; fails under `CI=true`.
+@Suite("Multipart uploads against an independent parser", .enabled(if: MultipartPeer.shouldRun))
+struct MultipartPeerTests {
+    struct Parsed: Decodable {
+        struct Part: Decodable {
+            let name: String
+            let filename: String?
+            let content_type: String?
+            let size: Int
+            let sha256: String
+            let value: String?
+        }
+        let parts: [Part]
+        let content_length: String?
+        let transfer_encoding: String?
+    }
+
+    private static func send(_ form: MultipartFormData, to url: URL, transport: UploadTransport) async throws -> Parsed {
+        let body = try RequestBody.multipart(form)
+        let data = try #require(await upload(Upload(url: url, upload: body), through: transport.transport, limit: .seconds(120))).get()
+        return try JSONDecoder().decode(Parsed.self, from: data)
+    }
+
+    @Test(arguments: UploadTransport.allCases)
+    func hostileNamesArriveAsOneFieldEachWithTheLiteralName(transport: UploadTransport) async throws {
+        let peer = try await MultipartPeer.start()
+        defer { peer.stop() }
+        // GIVEN names that would rewrite the part's headers if quoted as they are
+        let names = ["a\"; filename=\"x.exe", "b\r\nContent-Type: text/html", "c\nX-Injected: 1", "d\r", "emoji 📷 ñ", "plain"]
+        var form = MultipartFormData()
+        for (index, name) in names.enumerated() {
+            form.append("value \(index)", named: name)
+        }
+        form.append(Data("file".utf8), named: "upload", fileName: "evil\"; name=\"other\r\n.txt", contentType: "text/plain")
+
+        // WHEN the form is parsed by the peer
+        let parsed = try await Self.send(form, to: peer.url("form"), transport: transport)
+
+        // THEN each field arrives once, with the literal name (the peer undoes the WHATWG
+        // escaping, as browsers' servers do) and its value, and no file appears from a name
+        #expect(parsed.parts.count == names.count + 1)
+        for (index, name) in names.enumerated() {
+            let part = parsed.parts[index]
+            #expect(part.name == name)
+            #expect(part.value == "value \(index)")
+            #expect(part.filename == nil)
+        }
+        #expect(parsed.parts.filter { $0.filename != nil }.count == 1)
+        #expect(parsed.parts.last?.filename == "evil\"; name=\"other\r\n.txt")
+        #expect(parsed.parts.last?.name == "upload")
+        #expect(parsed.parts.last?.content_type == "text/plain")
+        #expect(parsed.parts[4].name == "emoji 📷 ñ")
+    }
+
+    @Test(arguments: UploadTransport.allCases)
+    func aFileOfSomeMebibytesArrivesWithItsSHA256Intact(transport: UploadTransport) async throws {
+        let peer = try await MultipartPeer.start()
+        defer { peer.stop() }
+        let file = try await offTheCooperativePool { try TemporaryFile(pseudoRandomCount: 5 << 20) }
+        defer { file.remove() }
+        let digest = try #require(sha256Hex(of: file.url), "sha256sum is missing")
+        var form = MultipartFormData()
+        form.append("Holiday", named: "album")
+        try form.appendFile(at: file.url, named: "photo", fileName: "photo.jpg", contentType: "image/jpeg")
+        form.append(Data([0, 1, 2, 255]), named: "thumb", fileName: "t.bin")
+
+        let parsed = try await Self.send(form, to: peer.url("form"), transport: transport)
+
+        #expect(parsed.parts.map(\.name) == ["album", "photo", "thumb"])
+        #expect(parsed.parts[0].value == "Holiday")
+        #expect(parsed.parts[1].filename == "photo.jpg")
+        #expect(parsed.parts[1].content_type == "image/jpeg")
+        #expect(parsed.parts[1].size == 5 << 20)
+        #expect(parsed.parts[1].sha256 == digest)
+        #expect(parsed.parts[2].size == 4)
+        let length = try #require(try RequestBody.multipart(form).length)
+        if transport.declaresStreamedLength {
+            #expect(parsed.content_length == String(length))
+        } else {
+            #expect(parsed.transfer_encoding?.lowercased() == "chunked")
+        }
+    }
+
+    @Test(arguments: UploadTransport.allCases, [307, 308])
+    func aRedirectResendsAFormWithAFilePart(transport: UploadTransport, status: Int) async throws {
+        let peer = try await MultipartPeer.start()
+        defer { peer.stop() }
+        let file = try await offTheCooperativePool { try TemporaryFile(pseudoRandomCount: 700_000) }
+        defer { file.remove() }
+        let digest = try #require(sha256Hex(of: file.url), "sha256sum is missing")
+        var form = MultipartFormData()
+        try form.appendFile(at: file.url, named: "file")
+
+        let parsed = try await Self.send(form, to: peer.url("redirect/\(status)"), transport: transport)
+
+        #expect(parsed.parts.count == 1)
+        #expect(parsed.parts.first?.sha256 == digest)
+    }
+}
+
+/// A running `Fixtures/multipart-peer.py`.
+struct MultipartPeer: Sendable {
+    let process: Process
+    let input: FileHandle
+    let port: Int
+
+    /// Whether the tests run: python3 with `multipart` is there, or this is CI, where it must be.
+    static let shouldRun: Bool = ProcessInfo.processInfo.environment["CI"] == "true" || canImportMultipart()
+
+    private static func canImportMultipart() -> Bool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", "import multipart"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)/\(path)")! }
+
+    /// Starts the peer and waits, off the cooperative pool, for the port it prints.
+    static func start() async throws -> MultipartPeer {
+        guard let script = Bundle.module.url(forResource: "multipart-peer", withExtension: "py", subdirectory: "Fixtures") else {
+            throw Failure(description: "Fixtures/multipart-peer.py is missing")
+        }
+        return try await offTheCooperativePool {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", script.path, "--lifetime", "300"]
+            let input = Pipe()
+            let output = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            var line = Data()
+            let reader = output.fileHandleForReading
+            while !line.contains(UInt8(ascii: "\n")) {
+                let chunk = reader.availableData
+                if chunk.isEmpty { break }
+                line.append(chunk)
+            }
+            let text = String(decoding: line, as: UTF8.self)
+            guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5).prefix { $0.isNumber }) else {
+                process.terminate()
+                process.waitUntilExit()
+                throw Failure(description: "multipart-peer.py did not start (pip install multipart==2.0.1)")
+            }
+            return MultipartPeer(process: process, input: input.fileHandleForWriting, port: port)
+        }
+    }
+
+    /// Closes the peer's standard input, which stops it, and reaps it on a thread of its own.
+    func stop() {
+        try? input.close()
+        let process = process
+        Thread.detachNewThread {
+            let deadline = Date().addingTimeInterval(5)
+            while process.isRunning, Date() < deadline { usleep(20_000) }
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+        }
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+import ResourceLoader
+import ResourceLoaderTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What happens to a streamed body where it would be sent again (redirects, retries), and how
+/// `FakeURLSession` consumes one so that tests can check what was sent.
+@Suite("Streamed bodies: resending and the fake session")
+struct StreamedBodyRulesTests {
+    private static let url = URL(string: "https://api.example.com/upload")!
+
+    private static func request(with body: RequestBody) -> URLRequest {
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.setBody(body)
+        return request
+    }
+
+    @Test(arguments: [307, 308])
+    func aRedirectResendsARepeatableBodyAndRefusesAStream(status: Int) throws {
+        let file = try TemporaryFile(bytes: Data("file body".utf8))
+        defer { file.remove() }
+        let fileRequest = Self.request(with: try .file(file.url))
+        let fileDecision = TransferRules.redirect(
+            statusCode: status, location: "/next", after: fileRequest, original: fileRequest, redirectsFollowed: 0, options: TransferOptions())
+        guard case .follow(let next) = fileDecision else {
+            Issue.record("a file body was not resent: \(fileDecision)")
+            return
+        }
+        #expect(next.streamedBody == fileRequest.streamedBody)
+        #expect(next.httpMethod == "POST")
+
+        let streamRequest = Self.request(with: .stream(RequestBodyStream(chunkStream([Data("x".utf8)]))))
+        let streamDecision = TransferRules.redirect(
+            statusCode: status, location: "/next", after: streamRequest, original: streamRequest, redirectsFollowed: 0, options: TransferOptions())
+        #expect(streamDecision == .refuse(.unrepeatableBody))
+    }
+
+    @Test func a303DropsAStreamedBody() throws {
+        let request = Self.request(with: .stream(RequestBodyStream(chunkStream([Data("x".utf8)]))))
+        let decision = TransferRules.redirect(
+            statusCode: 303, location: "/next", after: request, original: request, redirectsFollowed: 0, options: TransferOptions())
+        guard case .follow(let next) = decision else {
+            Issue.record("not followed: \(decision)")
+            return
+        }
+        #expect(next.httpMethod == "GET")
+        #expect(next.httpBodyStream == nil)
+        #expect(next.value(forHTTPHeaderField: "Content-Length") == nil)
+    }
+
+    @Test func theRequestDeclaresAKnownLengthAndCarriesTheBody() throws {
+        let file = try TemporaryFile(bytes: Data(repeating: 7, count: 1234))
+        defer { file.remove() }
+        let request = Self.request(with: try .file(file.url, contentType: "application/zip"))
+        #expect(request.value(forHTTPHeaderField: "Content-Length") == "1234")
+        #expect(request.httpBody == nil)
+        #expect(request.streamedBody?.length == 1234)
+        #expect(request.hasRepeatableBody)
+        let stream = Self.request(with: .stream(RequestBodyStream(chunkStream([]))))
+        #expect(stream.value(forHTTPHeaderField: "Content-Length") == nil)
+        #expect(!stream.hasRepeatableBody)
+    }
+
+    @Test func aMissingFileIsATypedErrorWhenTheBodyIsMade() {
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("missing-\(UUID().uuidString)")
+        #expect(throws: ResourceError.self) { try RequestBody.file(missing) }
+        var form = MultipartFormData()
+        #expect(throws: ResourceError.self) { try form.appendFile(at: missing, named: "f") }
+    }
+
+    @Test func aFileThatShrankFailsRatherThanSendLess() async throws {
+        let file = try TemporaryFile(bytes: Data(repeating: 1, count: 10_000))
+        defer { file.remove() }
+        let body = try RequestBody.file(file.url)
+        try Data(repeating: 1, count: 10).write(to: file.url)
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(201))
+        let outcome = await upload(Upload(url: Self.url, upload: body), through: session)
+        guard case .failure(.invalidRequest)? = outcome else {
+            Issue.record("expected invalidRequest, got \(String(describing: outcome))")
+            return
+        }
+    }
+
+    @Test func theFakeSessionConsumesAStreamAndRecordsItsBytes() async throws {
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(201))
+        let chunks = (0..<5).map { Data(repeating: UInt8($0), count: 1000) }
+        let stream = RequestBodyStream(chunkStream(chunks), length: 5000)
+
+        _ = try #require(await upload(Upload(url: Self.url, upload: .stream(stream)), through: session)).get()
+
+        #expect(session.receivedRequests.last?.httpBody == chunks.reduce(Data(), +))
+        #expect(stream.isConsumed)
+    }
+
+    @Test func aStreamIsSentOnceThenRefused() async throws {
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(201))
+        let resource = Upload(url: Self.url, upload: .stream(RequestBodyStream(chunkStream([Data("once".utf8)]))))
+        _ = try #require(await upload(resource, through: session)).get()
+        let second = await upload(resource, through: session)
+        guard case .failure(.invalidRequest(let reason))? = second else {
+            Issue.record("expected invalidRequest, got \(String(describing: second))")
+            return
+        }
+        #expect(reason.contains("sent already"))
+        #expect(session.receivedRequests.count == 1)
+    }
+
+    @Test func aStreamThatBreaksItsDeclaredLengthFails() async throws {
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(201))
+        let short = RequestBodyStream(chunkStream([Data("short".utf8)]), length: 100)
+        let long = RequestBodyStream(chunkStream([Data("much too long".utf8)]), length: 4)
+        for stream in [short, long] {
+            let outcome = await upload(Upload(url: Self.url, upload: .stream(stream)), through: session)
+            guard case .failure(.invalidRequest(let reason))? = outcome else {
+                Issue.record("expected invalidRequest, got \(String(describing: outcome))")
+                continue
+            }
+            #expect(reason.contains("declared"))
+        }
+        #expect(session.receivedRequests.isEmpty)
+    }
+
+    @Test func aRetryResendsAFileWhole() async throws {
+        let file = try TemporaryFile(bytes: Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0) }))
+        defer { file.remove() }
+        let session = FakeURLSession()
+        session.stub(.any, with: [.status(503), .status(201)])
+        let pipeline = ResourcePipeline(session: session)
+        var resource = Upload(url: Self.url, upload: try .file(file.url))
+        resource.retries = RetryPolicy(maximumAttempts: 2, baseDelay: .zero, retryableMethods: [.post])
+
+        _ = try #require(await upload(resource, with: ResourceService(pipeline: pipeline))).get()
+
+        let bytes = try Data(contentsOf: file.url)
+        #expect(session.receivedRequests.map(\.httpBody) == [bytes, bytes])
+    }
+
+    @Test func aRetryIsNotMadeWithAStreamThatWasRead() async throws {
+        let session = FakeURLSession()
+        session.stub(.any, with: [.status(503), .status(201)])
+        let pipeline = ResourcePipeline(session: session)
+        var resource = Upload(url: Self.url, upload: .stream(RequestBodyStream(chunkStream([Data("once".utf8)]))))
+        resource.retries = RetryPolicy(maximumAttempts: 3, baseDelay: .zero, retryableMethods: [.post])
+
+        let outcome = await upload(resource, with: ResourceService(pipeline: pipeline))
+
+        guard case .failure(.httpStatus(let failure))? = outcome else {
+            Issue.record("expected the 503 to stand, got \(String(describing: outcome))")
+            return
+        }
+        #expect(failure.statusCode == 503)
+        #expect(session.receivedRequests.count == 1)
+    }
+}
