@@ -1,5 +1,6 @@
 import Foundation
 import ResourceLoader
+import ResourceLoaderAsyncHTTPClient
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -79,10 +80,11 @@ private final class AnswerSink: TransferReceiver, @unchecked Sendable {
     }
 }
 
-/// `--child upload URL FILE`: one multipart upload of FILE through `URLSessionTransport`, in a
-/// process of its own so that its peak resident memory is its own.
-func runUploadChild(url: String, file: String) throws {
-    guard let target = URL(string: url) else { throw HarnessError("usage: --child upload URL FILE") }
+/// `--child upload URL FILE [TRANSPORT]`: one multipart upload of FILE through
+/// `URLSessionTransport` (or `AsyncHTTPClientTransport` when TRANSPORT is `asynchttpclient`), in
+/// a process of its own so that its peak resident memory is its own.
+func runUploadChild(url: String, file: String, transport name: String = "urlsession") throws {
+    guard let target = URL(string: url) else { throw HarnessError("usage: --child upload URL FILE [TRANSPORT]") }
     resetPeakResident()
     let baseline = peakResidentBytes() ?? 0
     var form = MultipartFormData()
@@ -96,7 +98,7 @@ func runUploadChild(url: String, file: String) throws {
     let done = DispatchSemaphore(value: 0)
     let sink = AnswerSink()
     sink.onEnd = { done.signal() }
-    let transport = URLSessionTransport()
+    let transport: any HTTPTransport = name == "asynchttpclient" ? AsyncHTTPClientTransport() : URLSessionTransport()
     let start = now()
     let handle = transport.startTransfer(request, options: TransferOptions(deadline: nil), receiver: sink)
     done.wait()
@@ -176,8 +178,8 @@ func runUploads(_ recorder: Recorder, quick: Bool) throws {
     }
     let url = "http://127.0.0.1:\(port)/upload"
 
-    func child(_ file: String) throws -> UploadReport {
-        let output = try runChild(["--child", "upload", url, file])
+    func child(_ file: String, transport: String = "urlsession") throws -> UploadReport {
+        let output = try runChild(["--child", "upload", url, file, transport])
         guard let last = output.split(separator: "\n").last else { throw HarnessError("upload: no report") }
         let report = try JSONDecoder().decode(UploadReport.self, from: Data(last.utf8))
         guard report.received == report.bytes else { throw HarnessError("upload: the sink counted \(report.received) of \(report.bytes) bytes") }
@@ -186,11 +188,15 @@ func runUploads(_ recorder: Recorder, quick: Bool) throws {
     var ours: [UploadReport] = []
     var curl: [Double] = []
     var smallRuns: [UploadReport] = []
+    var client: [UploadReport] = []
+    var clientSmall: [UploadReport] = []
     for round in 1...3 {
-        log("upload: round \(round), \(size >> 20) MiB, URLSessionTransport and curl -F")
+        log("upload: round \(round), \(size >> 20) MiB, URLSessionTransport, AsyncHTTPClientTransport and curl -F")
         ours.append(try child(largeFile))
         curl.append(try curlUpload(url, file: largeFile))
+        client.append(try child(largeFile, transport: "asynchttpclient"))
         smallRuns.append(try child(smallFile))
+        clientSmall.append(try child(smallFile, transport: "asynchttpclient"))
     }
     func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
     let oursSpeed = median(ours.map { Double($0.bytes) / megabyte / $0.seconds })
@@ -213,4 +219,22 @@ func runUploads(_ recorder: Recorder, quick: Bool) throws {
     recorder.target(
         "upload.urlsessiontransport_growth_100mib_to_large_mib", ratio: abs(growth - smallGrowth), atMost: 4,
         detail: String(format: "peak RSS growth %.1f MiB at %d MiB, %.1f MiB at 100 MiB", growth, size >> 20, smallGrowth))
+
+    // The same through AsyncHTTPClientTransport, which sends the form with its Content-Length.
+    let clientSpeed = median(client.map { Double($0.bytes) / megabyte / $0.seconds })
+    let clientGrowth = median(client.map { Double($0.peakGrowthBytes) / Double(1 << 20) })
+    let clientSmallGrowth = median(clientSmall.map { Double($0.peakGrowthBytes) / Double(1 << 20) })
+    var clientMeasurement = Measurement(group: "upload", scenario: "\(size >> 20) MiB multipart file part", contender: "AsyncHTTPClientTransport")
+    clientMeasurement.megabytesPerSecond = clientSpeed
+    clientMeasurement.peakAboveInputMegabytes = clientGrowth * Double(1 << 20) / megabyte
+    recorder.measurements.append(clientMeasurement)
+    recorder.target(
+        "upload.asynchttpclienttransport_vs_curl", ratio: clientSpeed / curlSpeed, atLeast: 0.75,
+        detail: String(format: "%.0f vs %.0f MB/s, median of 3 interleaved runs, %d MiB file part on tmpfs", clientSpeed, curlSpeed, size >> 20))
+    recorder.target(
+        "upload.asynchttpclienttransport_peak_growth_mib", ratio: clientGrowth, atMost: 16,
+        detail: String(format: "peak RSS growth of the child over a %d MiB upload: %.1f MiB", size >> 20, clientGrowth))
+    recorder.target(
+        "upload.asynchttpclienttransport_growth_100mib_to_large_mib", ratio: abs(clientGrowth - clientSmallGrowth), atMost: 4,
+        detail: String(format: "peak RSS growth %.1f MiB at %d MiB, %.1f MiB at 100 MiB", clientGrowth, size >> 20, clientSmallGrowth))
 }

@@ -16,7 +16,7 @@ import FoundationNetworking
 //   resourceloader-bench --child xml|json CONTENDER COUNT     (used by the suite itself)
 //   resourceloader-bench --child streaming CONTENDER URL      (used by the suite itself)
 //   resourceloader-bench --child download CONTENDER URL PATH  (used by the suite itself)
-//   resourceloader-bench --child upload URL FILE              (used by the suite itself)
+//   resourceloader-bench --child upload URL FILE [TRANSPORT]  (used by the suite itself)
 //   resourceloader-bench --profile-http CONTENDER CONCURRENCY TOTAL [URL]   (one HTTP client alone, for perf)
 //   resourceloader-bench --profile-http-server CONTENDER CONCURRENCY TOTAL [URL]   (the same, server group)
 //
@@ -137,8 +137,8 @@ func runChildMode(_ arguments: [String]) throws {
         try runDownloadChild(arguments[1], url: arguments[2], path: arguments[3])
         return
     }
-    if arguments.first == "upload", arguments.count == 3 {
-        try runUploadChild(url: arguments[1], file: arguments[2])
+    if arguments.first == "upload", (3...4).contains(arguments.count) {
+        try runUploadChild(url: arguments[1], file: arguments[2], transport: arguments.count == 4 ? arguments[3] : "urlsession")
         return
     }
     guard arguments.count == 3, let count = Int(arguments[2]) else { throw HarnessError("usage: --child xml|json CONTENDER COUNT") }
