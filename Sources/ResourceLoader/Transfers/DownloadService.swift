@@ -104,16 +104,8 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
         progressQueue: DispatchQueue,
         progress: @escaping @Sendable (TransferProgress) -> Void
     ) async throws(ResourceError) -> Resource.Model {
-        let deliveries = DispatchGroup()
-        let result = await run(resource) { value in
-            deliveries.enter()
-            progressQueue.async {
-                progress(value)
-                deliveries.leave()
-            }
-        }
-        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-            deliveries.notify(queue: .global()) { continuation.resume() }
+        let result = await TransferTask<Resource.Model>.delivering(to: progress, on: progressQueue) { sink in
+            await run(resource, progress: sink)
         }
         return try result.get()
     }
@@ -128,13 +120,7 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
     /// let file = try await task.value
     /// ```
     public func fetchTask(_ resource: Resource) -> TransferTask<Resource.Model> {
-        let (stream, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(64))
-        let task = Task {
-            let result = await run(resource) { continuation.yield($0) }
-            continuation.finish()
-            return result
-        }
-        return TransferTask(progress: stream, task: task)
+        TransferTask(running: { sink in await run(resource, progress: sink) })
     }
 
     /// Downloads `resource`, with progress to `progress` when given.

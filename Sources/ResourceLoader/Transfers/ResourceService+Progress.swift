@@ -12,16 +12,8 @@ extension ResourceService {
         progressQueue: DispatchQueue,
         progress: @escaping @Sendable (TransferProgress) -> Void
     ) async throws(ResourceError) -> Resource.Model {
-        let deliveries = DispatchGroup()
-        let result = await runReportingProgress(resource) { value in
-            deliveries.enter()
-            progressQueue.async {
-                progress(value)
-                deliveries.leave()
-            }
-        }
-        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-            deliveries.notify(queue: .global()) { continuation.resume() }
+        let result = await TransferTask<Resource.Model>.delivering(to: progress, on: progressQueue) { sink in
+            await runReportingProgress(resource, sink: sink)
         }
         return try result.get()
     }
@@ -30,13 +22,7 @@ extension ResourceService {
     /// an `AsyncSequence` of throttled values that ends with the last one, and its
     /// ``TransferTask/value`` is the model.
     public func fetchTask(_ resource: Resource) -> TransferTask<Resource.Model> {
-        let (stream, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(64))
-        let task = Task {
-            let result = await runReportingProgress(resource) { continuation.yield($0) }
-            continuation.finish()
-            return result
-        }
-        return TransferTask(progress: stream, task: task)
+        TransferTask(running: { sink in await runReportingProgress(resource, sink: sink) })
     }
 
     /// Fetches `resource` with progress to `sink` and to the pipeline's monitors.

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// A transfer in flight: its progress as an `AsyncSequence`, and its outcome.
 ///
 /// Made by ``DownloadService/fetchTask(_:)`` and ``ResourceService/fetchTask(_:)``. The
@@ -12,6 +14,39 @@ public struct TransferTask<Value: Sendable>: Sendable {
     init(progress: AsyncStream<TransferProgress>, task: Task<Result<Value, ResourceError>, Never>) {
         self.progress = progress
         self.task = task
+    }
+
+    /// Starts `run` in a task of its own, its progress going to ``progress``, which ends once
+    /// `run` has returned.
+    init(running run: @escaping @Sendable (_ sink: @escaping @Sendable (TransferProgress) -> Void) async -> Result<Value, ResourceError>) {
+        let (stream, continuation) = AsyncStream.makeStream(of: TransferProgress.self, bufferingPolicy: .bufferingNewest(64))
+        let task = Task {
+            let result = await run { continuation.yield($0) }
+            continuation.finish()
+            return result
+        }
+        self.init(progress: stream, task: task)
+    }
+
+    /// Runs `run` with a sink that hands each value to `progress` on `queue`; returns what `run`
+    /// returns once every one of those calls has run.
+    static func delivering(
+        to progress: @escaping @Sendable (TransferProgress) -> Void,
+        on queue: DispatchQueue,
+        _ run: (_ sink: @escaping @Sendable (TransferProgress) -> Void) async -> Result<Value, ResourceError>
+    ) async -> Result<Value, ResourceError> {
+        let deliveries = DispatchGroup()
+        let result = await run { value in
+            deliveries.enter()
+            queue.async {
+                progress(value)
+                deliveries.leave()
+            }
+        }
+        await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
+            deliveries.notify(queue: .global()) { continuation.resume() }
+        }
+        return result
     }
 
     /// The outcome: the model, or the ``ResourceError``.
