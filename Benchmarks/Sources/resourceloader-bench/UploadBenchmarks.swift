@@ -125,15 +125,16 @@ private func curlUpload(_ url: String, file: String) throws -> Double {
 
 /// The upload group: a multipart form whose one file part is 1 GiB (128 MiB with `--quick`) of a
 /// file on tmpfs (`/dev/shm` when there is one), sent to the same Python sink by
-/// `URLSessionTransport` (in a child process, for its peak memory) and by `curl -F`, interleaved,
-/// three rounds, the median of each; then the same upload of 100 MiB, for how memory grows with
-/// size.
+/// `URLSessionTransport` and by `AsyncHTTPClientTransport` (each in a child process, for its peak
+/// memory) and by `curl -F`, interleaved, three rounds, the median of each; then the same upload
+/// of 100 MiB, for how memory grows with size.
 ///
-/// Rows: `upload.urlsessiontransport_vs_curl` (throughput ratio, ≥ 0.75),
-/// `upload.urlsessiontransport_peak_growth_mib` (peak RSS growth of the child for the large
-/// upload, ≤ 16 MiB) and `upload.urlsessiontransport_growth_100mib_to_large_mib` (peak growth at the
-/// large size minus at 100 MiB, ≤ 4 MiB). On Linux URLSessionTransport sends the form chunked
-/// (FoundationNetworking sends body streams chunked), curl with `Content-Length`.
+/// Rows, for each TRANSPORT (`urlsessiontransport`, `asynchttpclienttransport`):
+/// `upload.TRANSPORT_vs_curl` (throughput ratio, ≥ 0.75), `upload.TRANSPORT_peak_growth_mib` (peak
+/// RSS growth of the child for the large upload, ≤ 16 MiB) and
+/// `upload.TRANSPORT_growth_100mib_to_large_mib` (peak growth at the large size minus at 100 MiB,
+/// ≤ 4 MiB). On Linux URLSessionTransport sends the form chunked (FoundationNetworking sends body
+/// streams chunked); AsyncHTTPClientTransport and curl send its `Content-Length`.
 func runUploads(_ recorder: Recorder, quick: Bool) throws {
     let size = quick ? 128 << 20 : 1 << 30
     let small = 100 << 20
@@ -199,42 +200,31 @@ func runUploads(_ recorder: Recorder, quick: Bool) throws {
         clientSmall.append(try child(smallFile, transport: "asynchttpclient"))
     }
     func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-    let oursSpeed = median(ours.map { Double($0.bytes) / megabyte / $0.seconds })
     let curlSpeed = Double(size) / megabyte / median(curl)
-    let growth = median(ours.map { Double($0.peakGrowthBytes) / Double(1 << 20) })
-    let smallGrowth = median(smallRuns.map { Double($0.peakGrowthBytes) / Double(1 << 20) })
-    var measurement = Measurement(group: "upload", scenario: "\(size >> 20) MiB multipart file part", contender: "URLSessionTransport")
-    measurement.megabytesPerSecond = oursSpeed
-    measurement.peakAboveInputMegabytes = growth * Double(1 << 20) / megabyte
-    recorder.measurements.append(measurement)
     var curlMeasurement = Measurement(group: "upload", scenario: "\(size >> 20) MiB multipart file part", contender: "curl -F")
     curlMeasurement.megabytesPerSecond = curlSpeed
     recorder.measurements.append(curlMeasurement)
-    recorder.target(
-        "upload.urlsessiontransport_vs_curl", ratio: oursSpeed / curlSpeed, atLeast: 0.75,
-        detail: String(format: "%.0f vs %.0f MB/s, median of 3 interleaved runs, %d MiB file part on tmpfs", oursSpeed, curlSpeed, size >> 20))
-    recorder.target(
-        "upload.urlsessiontransport_peak_growth_mib", ratio: growth, atMost: 16,
-        detail: String(format: "peak RSS growth of the child over a %d MiB upload: %.1f MiB", size >> 20, growth))
-    recorder.target(
-        "upload.urlsessiontransport_growth_100mib_to_large_mib", ratio: abs(growth - smallGrowth), atMost: 4,
-        detail: String(format: "peak RSS growth %.1f MiB at %d MiB, %.1f MiB at 100 MiB", growth, size >> 20, smallGrowth))
-
-    // The same through AsyncHTTPClientTransport, which sends the form with its Content-Length.
-    let clientSpeed = median(client.map { Double($0.bytes) / megabyte / $0.seconds })
-    let clientGrowth = median(client.map { Double($0.peakGrowthBytes) / Double(1 << 20) })
-    let clientSmallGrowth = median(clientSmall.map { Double($0.peakGrowthBytes) / Double(1 << 20) })
-    var clientMeasurement = Measurement(group: "upload", scenario: "\(size >> 20) MiB multipart file part", contender: "AsyncHTTPClientTransport")
-    clientMeasurement.megabytesPerSecond = clientSpeed
-    clientMeasurement.peakAboveInputMegabytes = clientGrowth * Double(1 << 20) / megabyte
-    recorder.measurements.append(clientMeasurement)
-    recorder.target(
-        "upload.asynchttpclienttransport_vs_curl", ratio: clientSpeed / curlSpeed, atLeast: 0.75,
-        detail: String(format: "%.0f vs %.0f MB/s, median of 3 interleaved runs, %d MiB file part on tmpfs", clientSpeed, curlSpeed, size >> 20))
-    recorder.target(
-        "upload.asynchttpclienttransport_peak_growth_mib", ratio: clientGrowth, atMost: 16,
-        detail: String(format: "peak RSS growth of the child over a %d MiB upload: %.1f MiB", size >> 20, clientGrowth))
-    recorder.target(
-        "upload.asynchttpclienttransport_growth_100mib_to_large_mib", ratio: abs(clientGrowth - clientSmallGrowth), atMost: 4,
-        detail: String(format: "peak RSS growth %.1f MiB at %d MiB, %.1f MiB at 100 MiB", clientGrowth, size >> 20, clientSmallGrowth))
+    // URLSessionTransport sends the form chunked on Linux; AsyncHTTPClientTransport with its
+    // Content-Length.
+    for (contender, key, large, small) in [
+        ("URLSessionTransport", "urlsessiontransport", ours, smallRuns),
+        ("AsyncHTTPClientTransport", "asynchttpclienttransport", client, clientSmall),
+    ] {
+        let speed = median(large.map { Double($0.bytes) / megabyte / $0.seconds })
+        let growth = median(large.map { Double($0.peakGrowthBytes) / Double(1 << 20) })
+        let smallGrowth = median(small.map { Double($0.peakGrowthBytes) / Double(1 << 20) })
+        var measurement = Measurement(group: "upload", scenario: "\(size >> 20) MiB multipart file part", contender: contender)
+        measurement.megabytesPerSecond = speed
+        measurement.peakAboveInputMegabytes = growth * Double(1 << 20) / megabyte
+        recorder.measurements.append(measurement)
+        recorder.target(
+            "upload.\(key)_vs_curl", ratio: speed / curlSpeed, atLeast: 0.75,
+            detail: String(format: "%.0f vs %.0f MB/s, median of 3 interleaved runs, %d MiB file part on tmpfs", speed, curlSpeed, size >> 20))
+        recorder.target(
+            "upload.\(key)_peak_growth_mib", ratio: growth, atMost: 16,
+            detail: String(format: "peak RSS growth of the child over a %d MiB upload: %.1f MiB", size >> 20, growth))
+        recorder.target(
+            "upload.\(key)_growth_100mib_to_large_mib", ratio: abs(growth - smallGrowth), atMost: 4,
+            detail: String(format: "peak RSS growth %.1f MiB at %d MiB, %.1f MiB at 100 MiB", growth, size >> 20, smallGrowth))
+    }
 }
