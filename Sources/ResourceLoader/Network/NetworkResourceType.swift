@@ -184,7 +184,7 @@ extension NetworkResourceType {
     /// The body's content type is sent as `Content-Type` unless ``headerFields`` sets one. A
     /// body of bytes goes in `httpBody`; a streamed body (a file, a stream, a multipart form)
     /// goes in `httpBodyStream` as a ``RequestBodyInputStream``, with its `Content-Length` when
-    /// known (see ``Foundation/URLRequest/setBody(_:)``).
+    /// known (see `URLRequest.setBody(_:)`).
     public func urlRequest() throws(ResourceError) -> URLRequest {
         var request = URLRequest(url: try Self.url(url, appending: queryItems))
         // GET is the request's default, and Foundation's setter costs a few thousand instructions.

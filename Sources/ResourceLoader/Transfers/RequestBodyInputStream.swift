@@ -4,7 +4,7 @@ import Foundation
 ///
 /// It does two jobs. It carries the body through everything that handles a `URLRequest`
 /// (adapters, credentials, wrapper transports) to the transport, which finds it with
-/// ``Foundation/URLRequest/streamedBody``. And it reads the body, so a transport that only knows
+/// `URLRequest.streamedBody`. And it reads the body, so a transport that only knows
 /// `httpBodyStream` still sends it: each stream opened reads the body from its start with a
 /// ``RequestBodyReader`` of its own (a stream body, once). Reads block until the bytes are
 /// ready; transports call them on threads of their own.
