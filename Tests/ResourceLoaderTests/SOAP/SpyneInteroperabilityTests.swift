@@ -120,59 +120,12 @@ struct SpynePeer: Sendable {
     let url: URL
 
     /// Whether the tests should run: spyne is importable, or this is CI, where they must.
-    static let shouldRun: Bool = ProcessInfo.processInfo.environment["CI"] == "true" || canImportSpyne()
-
-    private static func canImportSpyne() -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import spyne, lxml"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            return false
-        }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
-    }
-
-    struct StartFailure: Error, CustomStringConvertible {
-        let description: String
-    }
+    static let shouldRun: Bool = ProcessInfo.processInfo.environment["CI"] == "true" || PythonFixtureServer.pythonRuns("import spyne, lxml")
 
     /// Starts the server (`Fixtures/<script>.py`) and waits for the port it prints.
     static func start(script name: String = "spyne-user-service") throws -> SpynePeer {
-        guard let script = Bundle.module.url(forResource: name, withExtension: "py", subdirectory: "Fixtures") else {
-            throw StartFailure(description: "Fixtures/\(name).py is missing")
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, "--lifetime", "60"]
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // The first line is "PORT <n>"; the server exits within its lifetime, so this read ends.
-        var line = Data()
-        let reader = output.fileHandleForReading
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        let text = String(decoding: line, as: UTF8.self)
-        guard text.hasPrefix("PORT "),
-            let port = Int(text.dropFirst(5).prefix { $0.isNumber }),
-            let url = URL(string: "http://127.0.0.1:\(port)/")
-        else {
-            process.terminate()
-            process.waitUntilExit()
-            throw StartFailure(description: "\(name).py did not start (is spyne installed? pip install spyne lxml)")
-        }
-        return SpynePeer(process: process, input: input.fileHandleForWriting, url: url)
+        let server = try PythonFixtureServer.start(script: name, lifetime: 60, hint: "is spyne installed? pip install spyne lxml")
+        return SpynePeer(process: server.process, input: server.input, url: URL(string: "http://127.0.0.1:\(server.port)/")!)
     }
 
     /// Closes the server's standard input, which stops it, and waits for it to exit.

@@ -116,54 +116,15 @@ struct MultipartPeer: Sendable {
     let port: Int
 
     /// Whether the tests run: python3 with `multipart` is there, or this is CI, where it must be.
-    static let shouldRun: Bool = ProcessInfo.processInfo.environment["CI"] == "true" || canImportMultipart()
-
-    private static func canImportMultipart() -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import multipart"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
-    }
-
-    struct Failure: Error, CustomStringConvertible {
-        let description: String
-    }
+    static let shouldRun: Bool = ProcessInfo.processInfo.environment["CI"] == "true" || PythonFixtureServer.pythonRuns("import multipart")
 
     func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)/\(path)")! }
 
     /// Starts the peer and waits, off the cooperative pool, for the port it prints.
     static func start() async throws -> MultipartPeer {
-        guard let script = Bundle.module.url(forResource: "multipart-peer", withExtension: "py", subdirectory: "Fixtures") else {
-            throw Failure(description: "Fixtures/multipart-peer.py is missing")
-        }
-        return try await offTheCooperativePool {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", script.path, "--lifetime", "300"]
-            let input = Pipe()
-            let output = Pipe()
-            process.standardInput = input
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            var line = Data()
-            let reader = output.fileHandleForReading
-            while !line.contains(UInt8(ascii: "\n")) {
-                let chunk = reader.availableData
-                if chunk.isEmpty { break }
-                line.append(chunk)
-            }
-            let text = String(decoding: line, as: UTF8.self)
-            guard text.hasPrefix("PORT "), let port = Int(text.dropFirst(5).prefix { $0.isNumber }) else {
-                process.terminate()
-                process.waitUntilExit()
-                throw Failure(description: "multipart-peer.py did not start (pip install multipart==2.0.1)")
-            }
-            return MultipartPeer(process: process, input: input.fileHandleForWriting, port: port)
+        try await offTheCooperativePool {
+            let server = try PythonFixtureServer.start(script: "multipart-peer", lifetime: 300, hint: "pip install multipart==2.0.1")
+            return MultipartPeer(process: server.process, input: server.input, port: server.port)
         }
     }
 
