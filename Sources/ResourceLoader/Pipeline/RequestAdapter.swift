@@ -25,7 +25,7 @@ import FoundationNetworking
 ///
 /// An error thrown by an adapter ends the fetch with
 /// ``ResourceError/requestAdaptationFailed(_:)``, which keeps it; nothing is sent. When the fetch
-/// is cancelled, or its ``TransferOptions/deadline`` passes, while an adapter runs, the fetch ends
+/// is cancelled, or its ``TransferOptions/deadline`` passes, while an adapter suspends, the fetch ends
 /// at once with ``ResourceError/cancelled`` or ``ResourceError/timedOut`` and the adapter's task is
 /// cancelled; what it returns or throws afterwards is ignored.
 ///

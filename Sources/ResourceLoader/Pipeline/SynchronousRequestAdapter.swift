@@ -23,9 +23,12 @@ import FoundationNetworking
 /// }
 /// ```
 ///
-/// Everything else is as for any ``RequestAdapter``: an error it throws ends the fetch with
-/// ``ResourceError/requestAdaptationFailed(_:)`` and nothing is sent, and a fetch that is
-/// cancelled or passes its deadline while the adapter runs ends at once, its request unsent.
+/// An error it throws ends the fetch with ``ResourceError/requestAdaptationFailed(_:)`` and
+/// nothing is sent. Nothing can interrupt a synchronous adapter: a completion-handler fetch whose
+/// deadline passes while it runs still completes at the deadline with
+/// ``ResourceError/timedOut``, but an `async` fetch runs the adapter in the calling task, which
+/// returns only once the adapter does. Either way a fetch cancelled or past its deadline by then
+/// sends nothing.
 public protocol SynchronousRequestAdapter: RequestAdapter {
     /// Returns `request` as it should be sent, without suspending.
     ///
