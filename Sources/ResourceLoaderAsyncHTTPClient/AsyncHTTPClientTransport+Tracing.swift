@@ -34,10 +34,10 @@ extension AsyncHTTPClientTransport.Transfer {
     /// name, so the fields `tracer` injects are dropped from the request first: the server receives
     /// one `traceparent`, naming the innermost span.
     ///
-    /// The body goes out in pieces that report, through `sent`, each piece the client has taken.
-    static func tracedRequest(
-        from parts: RequestParts, tracer: any Tracer, sent: @escaping @Sendable (Int) -> Void
-    ) -> (request: HTTPClientRequest, context: ServiceContext) {
+    /// The body goes out as one buffer, which AsyncHTTPClient writes as soon as the head: a body
+    /// given as an `AsyncSequence` would be read by a task of AsyncHTTPClient's own, on the
+    /// cooperative pool, which synchronous work elsewhere in the process can hold.
+    static func tracedRequest(from parts: RequestParts, tracer: any Tracer) -> (request: HTTPClientRequest, context: ServiceContext) {
         var context = ServiceContext.current ?? .topLevel
         tracer.extract(parts.headers, into: &context, using: HeaderFieldExtractor())
         var headers = parts.headers
@@ -50,39 +50,45 @@ extension AsyncHTTPClientTransport.Transfer {
         traced.method = parts.method
         traced.headers = headers
         if let body = parts.body {
-            traced.body = .stream(BodyPieces(body: body, sent: sent), length: .known(Int64(body.count)))
+            traced.body = .bytes(ByteBuffer(bytes: body))
         }
         return (traced, context)
     }
 
-    /// Starts the task that sends `request` as hop `hop` (`run(_:in:hop:)`), preferring
+    /// Starts the task that sends `request` as hop `hop` (`run(_:bodyLength:in:hop:)`), preferring
     /// `eventLoop` as its executor.
     ///
     /// The task's jobs then run on the event loop, as the delegate API's callbacks do, and never
     /// wait for a thread of the cooperative pool, which synchronous work elsewhere in the process
     /// can hold (`EventLoopTaskExecutor`). On Apple platforms older than macOS 15, iOS 18, tvOS 18,
     /// watchOS 11 and visionOS 2, which have no task executors, it runs on the global executor.
-    func startTracedHop(_ request: HTTPClientRequest, in context: ServiceContext, hop: Int, on eventLoop: any EventLoop) -> Task<Void, Never> {
+    func startTracedHop(
+        _ request: HTTPClientRequest, bodyLength: Int, in context: ServiceContext, hop: Int, on eventLoop: any EventLoop
+    ) -> Task<Void, Never> {
         if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
             let executor = EventLoopTaskExecutor(eventLoop)
             return Task(executorPreference: executor) {
-                await self.run(request, in: context, hop: hop)
+                await self.run(request, bodyLength: bodyLength, in: context, hop: hop)
                 // The task keeps its executor alive until it ends, whatever the runtime retains.
                 withExtendedLifetime(executor) {}
             }
         }
-        return Task { await self.run(request, in: context, hop: hop) }
+        return Task { await self.run(request, bodyLength: bodyLength, in: context, hop: hop) }
     }
 
     /// Sends `request` over the async API as hop `hop`, with `context` as the task's
     /// `ServiceContext.current`, feeding the response to the same callbacks as the delegate API's
     /// hops.
-    func run(_ request: HTTPClientRequest, in context: ServiceContext, hop: Int) async {
+    ///
+    /// The body, `bodyLength` bytes, is reported sent in one step when the response head arrives:
+    /// the async API tells nothing sooner of a body written in one buffer.
+    func run(_ request: HTTPClientRequest, bodyLength: Int, in context: ServiceContext, hop: Int) async {
         await ServiceContext.withValue(context) {
             do {
                 // No deadline of the client's own: `ResourceService` enforces the fetch's, and the
                 // idle timeout is checked as for every hop.
                 let response = try await transport.client.execute(request, deadline: .distantFuture)
+                if bodyLength > 0 { sentBodyPart(bodyLength, hop: hop) }
                 let head = HTTPResponseHead(version: response.version, status: response.status, headers: response.headers)
                 // A redirect followed, a refusal or a cancellation ends the hop: the response is
                 // dropped unread, and AsyncHTTPClient closes its connection.
@@ -95,39 +101,6 @@ extension AsyncHTTPClientTransport.Transfer {
                 failed(error, hop: hop)
             }
         }
-    }
-}
-
-/// A request body in pieces of at most 64 KiB that reports each piece once the client asks for
-/// the next one, that is, once it has written the piece.
-private struct BodyPieces: AsyncSequence, Sendable {
-    typealias Element = ByteBuffer
-
-    let body: Data
-    let sent: @Sendable (Int) -> Void
-
-    struct AsyncIterator: AsyncIteratorProtocol {
-        let body: Data
-        let sent: @Sendable (Int) -> Void
-        var offset: Int
-        var handedOver = 0
-
-        mutating func next() async -> ByteBuffer? {
-            if handedOver > 0 { sent(handedOver) }
-            guard offset < body.endIndex else {
-                handedOver = 0
-                return nil
-            }
-            let end = Swift.min(offset + 64 * 1024, body.endIndex)
-            let piece = ByteBuffer(bytes: body[offset..<end])
-            handedOver = end - offset
-            offset = end
-            return piece
-        }
-    }
-
-    func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(body: body, sent: sent, offset: body.startIndex)
     }
 }
 

@@ -109,7 +109,10 @@ import FoundationNetworking
 /// Streamed request bodies (a file, a `RequestBodyStream`, a `MultipartFormData` form) are read a
 /// piece at a time as the client takes them, with backpressure, declaring `Content-Length` when
 /// the length is known and chunked otherwise; a repeatable one is sent again on a `307` or `308`.
-/// A client that traces (the async API) reads a streamed body whole before it sends it.
+/// A client that traces (the async API) reads a streamed body whole before it sends it, writes
+/// every body in one buffer right after the head (a body given to the async API in pieces would be
+/// read by a task on the cooperative pool), and reports the body sent in one step, when the
+/// response head arrives.
 public final class AsyncHTTPClientTransport: URLSessionType {
     /// A transport with its own client, made with ``defaultConfiguration`` on the shared event
     /// loop group. It lives as long as the process and is never shut down.
@@ -588,11 +591,9 @@ extension AsyncHTTPClientTransport {
             let task: HopTask
             if let tracer = transport.tracer {
                 // AsyncHTTPClient's async API, whose span nests under the fetch's (the +Tracing file).
-                let hopNumber = hop
-                let (traced, context) = Self.tracedRequest(from: parts, tracer: tracer) { [weak self] count in
-                    self?.sentBodyPart(count, hop: hopNumber)
-                }
-                task = .async(startTracedHop(traced, in: context, hop: hop, on: transport.client.eventLoopGroup.any()))
+                let (traced, context) = Self.tracedRequest(from: parts, tracer: tracer)
+                task = .async(startTracedHop(
+                    traced, bodyLength: parts.body?.count ?? 0, in: context, hop: hop, on: transport.client.eventLoopGroup.any()))
             } else {
                 task = .delegate(transport.client.execute(
                     request: prepared, delegate: Hop(transfer: self, hop: hop), eventLoop: .indifferent))

@@ -11,16 +11,35 @@ import FoundationNetworking
 #endif
 
 /// A client that traces sends each hop from a Swift task (AsyncHTTPClient's async API); that task
-/// prefers the client's event loop as its executor, so it runs while synchronous work holds every
-/// thread of Swift's cooperative pool, as the delegate API's hops do.
-@Suite("AsyncHTTPClientTransport: traced hops run on the event loop")
+/// prefers the client's event loop as its executor, and the request body goes out without a task of
+/// AsyncHTTPClient's own, so a hop runs while synchronous work holds every thread of Swift's
+/// cooperative pool, as the delegate API's hops do.
+@Suite("AsyncHTTPClientTransport: traced hops run on the event loop", .serialized)
 struct AsyncHTTPClientTransportTracedHopTests {
-    @Test func aTracedHopAnswersWhileEveryThreadOfTheCooperativePoolIsHeld() async throws {
+    /// The requests the test sends: one without a body, one with, and one whose body a 307 sends
+    /// again to another location.
+    enum Shape: String, CaseIterable, CustomTestStringConvertible {
+        case get, post, postRedirectedWith307
+        var testDescription: String { rawValue }
+    }
+
+    @Test(arguments: Shape.allCases)
+    func aTracedHopAnswersWhileEveryThreadOfTheCooperativePoolIsHeld(shape: Shape) async throws {
         // GIVEN a server and a transport whose client traces
-        let server = try LoopbackHTTPServer { _ in .json(#"{"a":"b"}"#) }
+        let bodies = OrderRecorder()
+        let server = try LoopbackHTTPServer { request in
+            guard request.path == "/final" else { return .status(307, headers: ["Location": "/final"]) }
+            bodies.append(String(decoding: request.body, as: UTF8.self))
+            return .json(#"{"a":"b"}"#)
+        }
         defer { server.stop() }
         let transport = AsyncHTTPClientTransport(configuration: TransportUnderTest.tracingConfiguration)
-        let request = URLRequest(url: server.baseURL)
+        var request = URLRequest(url: server.baseURL.appendingPathComponent(shape == .postRedirectedWith307 ? "start" : "final"))
+        if shape != .get {
+            request.httpMethod = "POST"
+            request.httpBody = Data("<Envelope/>".utf8)
+        }
+        let sent = request
 
         // WHEN busy tasks hold every thread of the pool until the transport has answered (or 20
         // seconds have passed: a hop waiting for the pool would answer only once they let go).
@@ -32,7 +51,7 @@ struct AsyncHTTPClientTransportTracedHopTests {
             answers = Answers()
             run = try await offTheCooperativePool { [answers] in
                 CooperativePoolHold.whileHeld {
-                    _ = transport.data(for: request, options: TransferOptions()) { answers.record($0) }
+                    _ = transport.data(for: sent, options: TransferOptions()) { answers.record($0) }
                     return answers.first(within: .seconds(20))
                 }
             }
@@ -43,6 +62,7 @@ struct AsyncHTTPClientTransportTracedHopTests {
         try #require(held.held, "the test could not hold every thread of the pool")
         let answer = try #require(held.value, "no answer while the pool was held")
         #expect(try answer.get().0 == Data(#"{"a":"b"}"#.utf8))
+        #expect(bodies.values == [shape == .get ? "" : "<Envelope/>"])
         // AND only once (a second answer would follow the first at once)
         try await Task.sleep(for: .milliseconds(100))
         #expect(answers.count == 1)
