@@ -23,11 +23,19 @@ public enum FetchEvent {
             self.resourceType = resourceType
         }
 
-        /// The name of the resource type being fetched, such as `"Cities"`. Made when asked for:
-        /// naming a type costs more than the rest of an event.
+        /// The name of the resource type being fetched, such as `"Cities"`. Made the first time a
+        /// type's name is asked for, and kept for the process's lifetime (naming a type costs more
+        /// than the rest of an event, and a process fetches a bounded set of types).
         public var resourceTypeName: String {
-            String(describing: resourceType)
+            let type = ObjectIdentifier(resourceType)
+            if let name = Self.typeNames.withLock({ $0[type] }) { return name }
+            let name = String(describing: resourceType)
+            Self.typeNames.withLock { $0[type] = name }
+            return name
         }
+
+        /// The names ``resourceTypeName`` has made, by type.
+        private static let typeNames = Locked<[ObjectIdentifier: String]>([:])
 
         /// Whether two contexts belong to the same fetch of the same resource type.
         public static func == (lhs: Context, rhs: Context) -> Bool {

@@ -77,6 +77,12 @@ public struct LoggingFetchMonitor: FetchMonitor {
     /// `https://api.example.com/cities?q=REDACTED&key=REDACTED`. A URL without a scheme or a host
     /// becomes `(unreadable URL)`.
     public static func redacted(_ url: URL) -> String {
+        if url.baseURL == nil, let text = redactedPlainHTTP(url.absoluteString) { return text }
+        return redactedByComponents(url)
+    }
+
+    /// ``redacted(_:)`` by `URLComponents`, for any URL.
+    static func redactedByComponents(_ url: URL) -> String {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true),
               let scheme = components.scheme, let host = components.percentEncodedHost
         else {
@@ -94,6 +100,71 @@ public struct LoggingFetchMonitor: FetchMonitor {
             text += "?" + items.joined(separator: "&")
         }
         return text
+    }
+
+    /// ``redacted(_:)`` of the URL written `string`, read byte by byte, or `nil` unless it is an
+    /// ASCII `http` or `https` URL without user information, with a registered-name or IPv4 host
+    /// and a port, if any, of one to five digits without a leading zero: the URLs that fetches
+    /// name, for which reading the string gives what `URLComponents` gives, without its cost.
+    static func redactedPlainHTTP(_ string: String) -> String? {
+        var string = string
+        return string.withUTF8 { bytes -> String? in
+            let schemeLength: Int
+            if bytes.starts(with: "http://".utf8) {
+                schemeLength = 7
+            } else if bytes.starts(with: "https://".utf8) {
+                schemeLength = 8
+            } else {
+                return nil
+            }
+            // The authority: a host, and a port after `:`.
+            var index = schemeLength
+            var portStart: Int?
+            authority: while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"): break authority
+                case UInt8(ascii: ":") where portStart == nil: portStart = index + 1
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): break
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                     UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                    if portStart != nil { return nil }
+                default: return nil  // user information, an IP literal, percent-encoding, not ASCII
+                }
+                index += 1
+            }
+            let hostEnd = portStart.map { $0 - 1 } ?? index
+            guard hostEnd > schemeLength else { return nil }
+            if let portStart {
+                let digits = index - portStart
+                guard (1...5).contains(digits), digits == 1 || bytes[portStart] != UInt8(ascii: "0"),
+                      let port = Int(String(decoding: UnsafeBufferPointer(rebasing: bytes[portStart..<index]), as: UTF8.self)),
+                      port <= 65535
+                else { return nil }
+            }
+            // The path, up to the query or the fragment.
+            let pathEnd = bytes[index...].firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
+            for byte in bytes[index..<pathEnd] where byte >= 0x80 { return nil }
+            var text = String(decoding: UnsafeBufferPointer(rebasing: bytes[..<pathEnd]), as: UTF8.self)
+            guard pathEnd < bytes.count, bytes[pathEnd] == UInt8(ascii: "?") else { return text }
+            let queryEnd = bytes[pathEnd...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
+            let query = UnsafeBufferPointer(rebasing: bytes[(pathEnd + 1)..<queryEnd])
+            guard !query.isEmpty else { return text }
+            for byte in query where byte >= 0x80 { return nil }
+            text.reserveCapacity(text.utf8.count + query.count + 16)
+            text += "?"
+            var first = true
+            for item in query.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false) {
+                if !first { text += "&" }
+                first = false
+                // An item without `=` may be a bare key or token: it counts as a value.
+                if let equals = item.firstIndex(of: UInt8(ascii: "=")) {
+                    text += String(decoding: UnsafeBufferPointer(rebasing: item[..<equals]), as: UTF8.self)
+                    text += "="
+                }
+                text += redactedValue
+            }
+            return text
+        }
     }
 
     /// `duration` in milliseconds with three decimals.
