@@ -812,39 +812,17 @@ extension AsyncHTTPClientTransport {
             return (url, method, headers, body)
         }
 
-        /// A body that hands `reader`'s bytes to the client a piece at a time, reading the next
-        /// piece (on a queue of its own, never on an event loop or the cooperative pool) only once
-        /// the client has taken the last: memory holds one piece, whatever the body's size. It
-        /// declares `Content-Length` when the body's length is known, and is chunked otherwise.
+        /// A body that hands `reader`'s bytes to the client in pieces of up to
+        /// ``BodyPump/pieceSize``, read (on a queue of its own, never on an event loop or the
+        /// cooperative pool) straight into the buffers the client writes. One piece is read while
+        /// the one before it is written, and no more: memory holds two pieces, whatever the
+        /// body's size. It declares `Content-Length` when the body's length is known, and is
+        /// chunked otherwise.
         static func streamedBody(_ reader: RequestBodyReader, on eventLoop: any EventLoop) -> HTTPClient.Body {
             .stream(contentLength: reader.length) { writer in
-                let promise = eventLoop.makePromise(of: Void.self)
-                let queue = DispatchQueue(label: "ResourceLoader.AsyncHTTPClientTransport.body")
-                @Sendable func next() {
-                    queue.async {
-                        let piece: Data?
-                        do {
-                            piece = try reader.read(upTo: 64 * 1024)
-                        } catch {
-                            promise.fail(error)
-                            return
-                        }
-                        guard let piece else {
-                            promise.succeed(())
-                            return
-                        }
-                        writer.write(.byteBuffer(ByteBuffer(bytes: piece))).whenComplete { result in
-                            switch result {
-                            case .success: next()
-                            case .failure(let error):
-                                reader.close()
-                                promise.fail(error)
-                            }
-                        }
-                    }
-                }
-                next()
-                return promise.futureResult
+                let pump = BodyPump(reader: reader, writer: writer, promise: eventLoop.makePromise(of: Void.self))
+                pump.start()
+                return pump.promise.futureResult
             }
         }
 
