@@ -26,11 +26,10 @@ public final class ProgressBar: @unchecked Sendable {
     public let redrawsInPlace: Bool
 
     private let write: @Sendable (String) -> Void
-    // `lock` guards `lastStep`, `drawn` and `latest`.
+    // `lock` guards `lastStep` and `drawn`.
     private let lock = NSLock()
     private var lastStep: Int64 = -1
     private var drawn = false
-    private var latest: TransferProgress?
 
     /// Creates a bar.
     ///
@@ -56,7 +55,6 @@ public final class ProgressBar: @unchecked Sendable {
     public func report(_ progress: TransferProgress) {
         let text = Self.line(label: label, width: width, progress: progress)
         lock.withLock {
-            latest = progress
             if redrawsInPlace {
                 write("\r" + text)
                 drawn = true
@@ -75,18 +73,8 @@ public final class ProgressBar: @unchecked Sendable {
     }
 
     /// Ends the bar's line on a terminal; does nothing otherwise.
-    ///
-    /// - Parameter completed: Whether the transfer is known to be complete (the server answered
-    ///   after reading the whole body), so that the bar is drawn full first if the last value
-    ///   shown was short of the total: the progress of a request body can stop short of it when
-    ///   the answer begins before the transport has reported the last bytes sent.
-    public func finish(completed: Bool = false) {
-        let last = lock.withLock { latest }
-        if completed, let last, let total = last.totalBytes, last.completedBytes < total {
-            report(TransferProgress(direction: last.direction, completedBytes: total, totalBytes: total))
-        }
+    public func finish() {
         lock.withLock {
-            latest = nil
             if redrawsInPlace && drawn { write("\n") }
             drawn = false
             lastStep = -1

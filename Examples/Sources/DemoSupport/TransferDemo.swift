@@ -125,7 +125,7 @@ public struct TransferDemo: Sendable {
             ) { progress in
                 if progress.direction == .upload { uploadBar.report(progress) }
             }
-        uploadBar.finish(completed: true)
+        uploadBar.finish()
         guard let part = receipt.part(named: "file"), part.sha256 == uploadedDigest.hex, Int64(part.byteCount) == uploadedByteCount else {
             throw Mismatch("the server did not receive the file intact: \(receipt)")
         }

@@ -160,17 +160,6 @@ struct ProgressBarTests {
         #expect(written.last?.contains("100%") == true)
     }
 
-    @Test func aCompletedTransferEndsFull() {
-        let text = WrittenText()
-        let bar = ProgressBar(label: "x", width: 4, redrawsInPlace: false, write: text.write)
-        bar.report(progress(90, of: 100))
-        bar.finish(completed: true)
-        bar.report(progress(40, of: 100))
-        bar.finish()
-
-        #expect(text.all == ["x [###·]  90% 90 B of 100 B\n", "x [####] 100% 100 B of 100 B\n", "x [#···]  40% 40 B of 100 B\n"])
-    }
-
     @Test func withoutATotalItWritesOneLinePerMiB() {
         let text = WrittenText()
         let bar = ProgressBar(label: "x", redrawsInPlace: false, write: text.write)
