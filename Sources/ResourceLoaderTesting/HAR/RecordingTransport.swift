@@ -27,9 +27,11 @@ import FoundationNetworking
 /// them on the way, so it is still sent once and refused where `base` refuses streams. A body that
 /// can be read again (a file, a form of files and bytes) is read again by the recorder once the
 /// exchange has completed: its reader yields the same bytes on every read, and fails rather than
-/// send fewer than the length the request declared. Answers, errors and cancellation pass through unchanged, piece by piece as `base`
-/// delivers them, so every rule and limit of `base` and of the receiver still holds; an exchange
-/// that fails (no response, or a body cut short) is not recorded. Safe to use from any thread.
+/// send fewer than the length the request declared.
+///
+/// Answers, errors and cancellation pass through unchanged, piece by piece as `base` delivers
+/// them, so every rule and limit of `base` and of the receiver still holds; an exchange that
+/// fails (no response, or a body cut short) is not recorded. Safe to use from any thread.
 public struct RecordingTransport: URLSessionType {
     /// The transport requests are sent through.
     public let base: any HTTPTransport
