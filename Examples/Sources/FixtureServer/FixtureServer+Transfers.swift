@@ -39,11 +39,11 @@ extension FixtureServer {
     public var downloadRequests: [DownloadRequest] { transfers.downloads }
 
     /// The size of `/downloads/sample.bin`.
-    public var sampleByteCount: Int { transfers.sample.count }
+    public var sampleByteCount: Int { transfers.sampleByteCount }
 
     /// The SHA-256 of `/downloads/sample.bin`.
-    public var sampleDigest: SHA256Digest { transfers.sampleDigest }
+    public var sampleDigest: SHA256Digest { transfers.sample.digest }
 
     /// The entity tag of `/downloads/sample.bin`.
-    public var sampleTag: String { transfers.sampleTag }
+    public var sampleTag: String { transfers.sample.tag }
 }

@@ -14,18 +14,22 @@ final class TransferDesk: @unchecked Sendable {
     /// How many bytes of the file one write sends before the server pauses.
     static let sliceBytes = 128 * 1024
 
-    /// The generated file.
-    let sample: Data
-    /// Its SHA-256.
-    let sampleDigest: SHA256Digest
-    /// Its strong entity tag.
-    let sampleTag: String
+    /// The generated file, its SHA-256 and its strong entity tag.
+    struct Sample {
+        let bytes: Data
+        let digest: SHA256Digest
+        let tag: String
+    }
+
+    /// The size of the generated file.
+    let sampleByteCount: Int
     /// The pause between two slices of a download, which makes a progress bar visible.
     let pace: Duration
 
     private struct State {
         var uploads: [UploadReceipt] = []
         var downloads: [FixtureServer.DownloadRequest] = []
+        var sample: Sample?
     }
 
     // `lock` guards `state`.
@@ -33,10 +37,21 @@ final class TransferDesk: @unchecked Sendable {
     private var state = State()
 
     init(sampleBytes: Int, pace: Duration) {
-        sample = Data((0..<sampleBytes).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 13) })
-        sampleDigest = SHA256Digest(of: sample)
-        sampleTag = "\"sample-\(sampleDigest.hex.prefix(16))\""
+        sampleByteCount = sampleBytes
         self.pace = pace
+    }
+
+    /// The generated file, made and hashed on first use, so that a server whose file is never
+    /// asked for does not spend the time.
+    var sample: Sample {
+        lock.withLock {
+            if let sample = state.sample { return sample }
+            let bytes = Data((0..<sampleByteCount).map { UInt8(truncatingIfNeeded: ($0 &* 2_654_435_761) >> 13) })
+            let digest = SHA256Digest(of: bytes)
+            let sample = Sample(bytes: bytes, digest: digest, tag: "\"sample-\(digest.hex.prefix(16))\"")
+            state.sample = sample
+            return sample
+        }
     }
 
     var uploads: [UploadReceipt] { lock.withLock { state.uploads } }
@@ -50,7 +65,7 @@ final class TransferDesk: @unchecked Sendable {
         case ("GET", Self.samplePath):
             return download(request)
         case ("GET", Self.sampleDigestPath):
-            return .status(200, headers: ["Content-Type": "text/plain"], body: Data("\(sampleDigest.hex)  sample.bin\n".utf8))
+            return .status(200, headers: ["Content-Type": "text/plain"], body: Data("\(sample.digest.hex)  sample.bin\n".utf8))
         default:
             return nil
         }
@@ -87,12 +102,13 @@ final class TransferDesk: @unchecked Sendable {
         let range = request.value(forHeaderField: "Range")
         let ifRange = request.value(forHeaderField: "If-Range")
         let cutAfter = request.queryItems.first { $0.name == "cut-after" }?.value.flatMap { Int($0) }
-        let total = sample.count
+        let sample = self.sample
+        let total = sample.bytes.count
         var status = 200
         var bytes = 0..<total
-        if let range, ifRange == nil || ifRange == sampleTag {
+        if let range, ifRange == nil || ifRange == sample.tag {
             guard let requested = Self.byteRange(range) else {
-                return record(request, status: 200, sent: total, cut: false, response: full(cutAfter: cutAfter))
+                return record(request, status: 200, sent: total, cut: false, response: full(sample, cutAfter: cutAfter))
             }
             guard requested.lowerBound < total else {
                 let head = Self.fields(416, [("Content-Range", "bytes */\(total)"), ("Content-Length", "0")])
@@ -102,35 +118,35 @@ final class TransferDesk: @unchecked Sendable {
             bytes = requested.lowerBound..<min(requested.upperBound, total)
         }
         if status == 200 {
-            return record(request, status: 200, sent: min(cutAfter ?? total, total), cut: cutAfter.map { $0 < total } ?? false, response: full(cutAfter: cutAfter))
+            return record(request, status: 200, sent: min(cutAfter ?? total, total), cut: cutAfter.map { $0 < total } ?? false, response: full(sample, cutAfter: cutAfter))
         }
         let fields = Self.fields(
             206,
             [
                 ("Content-Range", "bytes \(bytes.lowerBound)-\(bytes.upperBound - 1)/\(total)"),
                 ("Content-Length", "\(bytes.count)"),
-            ] + commonFields)
+            ] + commonFields(sample))
         let sent = min(cutAfter ?? bytes.count, bytes.count)
-        return record(request, status: 206, sent: sent, cut: sent < bytes.count, response: paced(status: 206, fields: fields, bytes: bytes, cutAfter: cutAfter))
+        return record(request, status: 206, sent: sent, cut: sent < bytes.count, response: paced(sample, status: 206, fields: fields, bytes: bytes, cutAfter: cutAfter))
     }
 
-    private var commonFields: [(String, String)] {
+    private func commonFields(_ sample: Sample) -> [(String, String)] {
         [
-            ("ETag", sampleTag),
+            ("ETag", sample.tag),
             ("Accept-Ranges", "bytes"),
             ("Content-Type", "application/octet-stream"),
-            ("Repr-Digest", "sha-256=:\(Data(sampleDigest.bytes).base64EncodedString()):"),
+            ("Repr-Digest", "sha-256=:\(Data(sample.digest.bytes).base64EncodedString()):"),
         ]
     }
 
-    private func full(cutAfter: Int?) -> LoopbackHTTPServer.Response {
-        let fields = Self.fields(200, [("Content-Length", "\(sample.count)")] + commonFields)
-        return paced(status: 200, fields: fields, bytes: 0..<sample.count, cutAfter: cutAfter)
+    private func full(_ sample: Sample, cutAfter: Int?) -> LoopbackHTTPServer.Response {
+        let fields = Self.fields(200, [("Content-Length", "\(sample.bytes.count)")] + commonFields(sample))
+        return paced(sample, status: 200, fields: fields, bytes: 0..<sample.bytes.count, cutAfter: cutAfter)
     }
 
     /// The head, then `bytes` of the sample in slices with a pause between them; when
     /// `cutAfter` is less than the body, the connection is closed after that many bytes.
-    private func paced(status: Int, fields: [String: String], bytes: Range<Int>, cutAfter: Int?) -> LoopbackHTTPServer.Response {
+    private func paced(_ sample: Sample, status: Int, fields: [String: String], bytes: Range<Int>, cutAfter: Int?) -> LoopbackHTTPServer.Response {
         var text = "HTTP/1.1 \(status) \(status == 206 ? "Partial Content" : "OK")\r\n"
         for (name, value) in fields.sorted(by: { $0.key < $1.key }) { text += "\(name): \(value)\r\n" }
         text += "\r\n"
@@ -140,7 +156,7 @@ final class TransferDesk: @unchecked Sendable {
         while position < end {
             let next = min(position + Self.sliceBytes, end)
             if position > bytes.lowerBound { steps.append(.pause(pace)) }
-            steps.append(.write(sample.subdata(in: position..<next)))
+            steps.append(.write(sample.bytes.subdata(in: position..<next)))
             position = next
         }
         guard end == bytes.upperBound else { return .script(steps + [.close]) }
