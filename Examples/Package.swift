@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "user-details-generated", targets: ["user-details-generated"]),
         .executable(name: "cities", targets: ["cities"]),
         .executable(name: "account", targets: ["account"]),
+        .executable(name: "transfers", targets: ["transfers"]),
     ],
     dependencies: [
         // By path, with a fixed name, so the package identity does not depend on the folder the
@@ -50,6 +51,7 @@ let package = Package(
         .executableTarget(name: "user-details-generated", dependencies: ["DemoSupport", "UserServiceClient"]),
         .executableTarget(name: "cities", dependencies: ["DemoSupport"]),
         .executableTarget(name: "account", dependencies: ["DemoSupport", "FixtureServer"]),
+        .executableTarget(name: "transfers", dependencies: ["DemoSupport"]),
         .testTarget(
             name: "ExamplesTests",
             dependencies: [

@@ -34,7 +34,12 @@ import FoundationNetworking
 /// - the size limit of ``ResourceLoader/ResponseCollector``, with and without a `Content-Length`;
 /// - cancellation in the middle of the body: one completion, and nothing after it;
 /// - the idle timeout of `URLRequest.timeoutInterval` against a server that goes silent;
-/// - the request body, as bytes or a stream, and its progress.
+/// - the request body, as bytes or a stream, and its progress;
+/// - streamed request bodies (`URLRequest.streamedBody`): a file and a stream of unknown length
+///   arrive whole, framed by a correct `Content-Length` or chunked, with their progress reported
+///   before the head and ending at their length; or, for a transport that does not send
+///   ``ResourceLoader/RequestBodyStream``s (``sendsRequestBodyStreams``), a stream refused with
+///   ``ResourceLoader/ResourceError/invalidRequest(reason:)`` without being read.
 public struct TransportConformance: Sendable {
     /// One thing a transport must do.
     public enum Check: String, CaseIterable, Sendable, CustomStringConvertible {
@@ -87,6 +92,17 @@ public struct TransportConformance: Sendable {
         case requestBodyProgress
         /// A body given as an `httpBodyStream` reaches the server whole.
         case requestBodyStream
+        /// A file body (``ResourceLoader/RequestBody/file(_:contentType:)``) reaches the server
+        /// whole, with a `Content-Length` of its size or chunked (never both), and its progress is
+        /// reported before the head and ends at its size.
+        case streamedFileBody
+        /// A ``ResourceLoader/RequestBodyStream`` of unknown length reaches the server whole,
+        /// chunked (or, from a transport that reads a stream whole before sending it, with a
+        /// `Content-Length` of the bytes it produced; never both), and its progress is reported
+        /// before the head and ends at the bytes it produced. A transport that does not send streams must instead complete with
+        /// ``ResourceLoader/ResourceError/invalidRequest(reason:)``, send nothing, and leave the
+        /// stream unread; ``sendsRequestBodyStreams`` says which of the two is required.
+        case streamedBodyOfUnknownLength
         /// A server that sends the head and then nothing ends the transfer with
         /// `URLError(.timedOut)` once `URLRequest.timeoutInterval` passes without a byte.
         case idleTimeout
@@ -110,6 +126,11 @@ public struct TransportConformance: Sendable {
     public let makeTransport: @Sendable () -> any HTTPTransport
     /// How long a check may wait for the transport before it fails. Default: 30 seconds.
     public var timeLimit: Duration = .seconds(30)
+    /// Whether the transport sends a ``ResourceLoader/RequestBodyStream``: `true` holds it to
+    /// sending one whole, `false` (a transport documented to refuse them, such as
+    /// `URLSessionTransport` on Linux) to refusing one properly, and `nil` accepts either. See
+    /// ``Check/streamedBodyOfUnknownLength``. Default: `nil`.
+    public var sendsRequestBodyStreams: Bool?
 
     /// Creates the suite for the transports `makeTransport` makes.
     public init(_ makeTransport: @escaping @Sendable () -> any HTTPTransport) {
@@ -121,7 +142,7 @@ public struct TransportConformance: Sendable {
     /// - Throws: ``Failure`` if the transport does not do what the check requires, or if a
     ///   server cannot be started.
     public func verify(_ check: Check) async throws(Failure) {
-        let run = Run(check: check, transport: makeTransport(), timeLimit: timeLimit)
+        let run = Run(check: check, transport: makeTransport(), timeLimit: timeLimit, sendsRequestBodyStreams: sendsRequestBodyStreams)
         do {
             try await run.perform()
         } catch let failure as Failure {
@@ -140,6 +161,7 @@ extension TransportConformance {
         let check: Check
         let transport: any HTTPTransport
         let timeLimit: Duration
+        let sendsRequestBodyStreams: Bool?
 
         func perform() async throws {
             switch check {
@@ -162,6 +184,8 @@ extension TransportConformance {
             case .requestBodyProgress: try await requestBodyProgress()
             case .sizeLimit: try await sizeLimit()
             case .requestBodyStream: try await requestBodyStream()
+            case .streamedFileBody: try await streamedFileBody()
+            case .streamedBodyOfUnknownLength: try await streamedBodyOfUnknownLength()
             case .idleTimeout: try await idleTimeout()
             }
         }
@@ -478,6 +502,89 @@ extension TransportConformance {
             request.timeoutInterval = 1
             let record = try await transfer(request)
             try expectError(record, { if case .timedOut = $0 { true } else { false } }, "timedOut")
+        }
+
+        private func streamedFileBody() async throws(Failure) {
+            let body = Self.sampleBody + Self.sampleBody + Self.sampleBody
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("conformance-\(UUID().uuidString).bin")
+            do {
+                try body.write(to: file)
+            } catch {
+                throw fail("the body file could not be written: \(error)")
+            }
+            defer { try? FileManager.default.removeItem(at: file) }
+            let received = Locked<LoopbackHTTPServer.Request?>(nil)
+            let server = try server { request in
+                received.withLock { $0 = request }
+                return .status(200, body: Data(String(request.body.count).utf8))
+            }
+            defer { stopWithoutWaiting(server) }
+            var request = URLRequest(url: server.baseURL)
+            request.httpMethod = "PUT"
+            do {
+                request.setBody(try .file(file))
+            } catch {
+                throw fail("the file body could not be made: \(error)")
+            }
+            let record = try await transfer(request)
+            try expectSuccess(record, body: Data(String(body.count).utf8))
+            guard let arrived = received.withLock({ $0 }) else { throw fail("the request did not reach the server") }
+            guard arrived.body == body else { throw fail("the server received \(arrived.body.count) bytes that are not the file's \(body.count)") }
+            try expectFraming(of: arrived, length: body.count)
+            try expectProgress(record, endingAt: Int64(body.count))
+        }
+
+        private func streamedBodyOfUnknownLength() async throws(Failure) {
+            let body = Self.sampleBody
+            let pieces = stride(from: 0, to: body.count, by: 7_000).map { body.subdata(in: $0..<min($0 + 7_000, body.count)) }
+            let chunks = AsyncStream<Data> { continuation in
+                for piece in pieces { continuation.yield(piece) }
+                continuation.finish()
+            }
+            let stream = RequestBodyStream(chunks)
+            let received = Locked<LoopbackHTTPServer.Request?>(nil)
+            let server = try server { request in
+                received.withLock { $0 = request }
+                return .status(200, body: Data(String(request.body.count).utf8))
+            }
+            defer { stopWithoutWaiting(server) }
+            var request = URLRequest(url: server.baseURL)
+            request.httpMethod = "PUT"
+            request.setBody(.stream(stream))
+            let record = try await transfer(request)
+            let refused = record.error.map { error in
+                if case .invalidRequest = ResourceError(transportError: error) { true } else { false }
+            } ?? false
+            if sendsRequestBodyStreams == false || (refused && sendsRequestBodyStreams == nil) {
+                try expectError(record, { if case .invalidRequest = $0 { true } else { false } }, "invalidRequest for a transport that does not send streams")
+                guard received.withLock({ $0 }) == nil else { throw fail("a request reached the server although the stream was refused") }
+                guard !stream.isConsumed else { throw fail("the refused stream was read") }
+                return
+            }
+            try expectSuccess(record, body: Data(String(body.count).utf8))
+            guard let arrived = received.withLock({ $0 }) else { throw fail("the request did not reach the server") }
+            guard arrived.body == body else { throw fail("the server received \(arrived.body.count) bytes that are not the stream's \(body.count)") }
+            // Chunked, as a stream is sent; or, by a transport that reads a stream whole before it
+            // sends it, with the length of what it produced.
+            try expectFraming(of: arrived, length: body.count)
+            try expectProgress(record, endingAt: Int64(body.count))
+        }
+
+        /// A streamed body of `length` bytes is framed by a `Content-Length` of that length or
+        /// chunked, never both.
+        private func expectFraming(of request: LoopbackHTTPServer.Request, length: Int) throws(Failure) {
+            let declared = request.value(forHeaderField: "Content-Length")
+            let chunked = request.value(forHeaderField: "Transfer-Encoding")?.lowercased() == "chunked"
+            if (declared == String(length) && !chunked) || (declared == nil && chunked) { return }
+            throw fail("the body was framed with Content-Length \(declared ?? "none") and chunked \(chunked), expected one of Content-Length: \(length) or chunked")
+        }
+
+        /// The request body's progress was reported, never went backwards and ended at `length`
+        /// (the receiver flags progress reported after the head).
+        private func expectProgress(_ record: Receiver.Record, endingAt length: Int64) throws(Failure) {
+            guard let last = record.sent.last else { throw fail("no progress of the request body was reported") }
+            guard record.sent == record.sent.sorted() else { throw fail("the progress went backwards: \(record.sent)") }
+            guard last == length else { throw fail("the progress ended at \(last) bytes, expected \(length)") }
         }
 
         private func requestBodyProgress() async throws(Failure) {

@@ -52,15 +52,22 @@ public struct WorldDirectory: Sendable {
         public var account: URL
         /// The signed-in user's favourite cities.
         public var favourites: URL
+        /// The upload endpoint, which takes a `multipart/form-data` form.
+        public var uploads: URL
+        /// The folder of the files to download.
+        public var downloads: URL
 
         /// Endpoints under one base URL: `<base>/cities/`, `<base>/UserService`,
-        /// `<base>/oauth/token`, `<base>/account` and `<base>/account/favourites.json`.
+        /// `<base>/oauth/token`, `<base>/account`, `<base>/account/favourites.json`,
+        /// `<base>/uploads` and `<base>/downloads/`.
         public init(baseURL: URL) {
             cities = baseURL.appendingPathComponent("cities")
             users = baseURL.appendingPathComponent("UserService")
             token = baseURL.appendingPathComponent("oauth").appendingPathComponent("token")
             account = baseURL.appendingPathComponent("account")
             favourites = baseURL.appendingPathComponent("account").appendingPathComponent("favourites.json")
+            uploads = baseURL.appendingPathComponent("uploads")
+            downloads = baseURL.appendingPathComponent("downloads")
         }
     }
 

@@ -17,6 +17,9 @@ import ResourceLoaderTesting
 /// | `POST /oauth/token`, form-encoded `grant_type=refresh_token` with `refresh_token` | A new access token and a new refresh token; the refresh token sent is used up. 400 `invalid_grant` for an unknown, used or revoked one |
 /// | `GET /account` with `Authorization: Bearer <access token>` | The token's ``Account``; 401 with `WWW-Authenticate: Bearer … error="invalid_token"` when the token is missing, unknown or expired |
 /// | `GET /account/favourites.json`, same header | `{"cities": [...]}`, the account's favourites; 401 as above |
+/// | `POST /uploads`, a `multipart/form-data` form | An ``UploadReceipt`` in JSON: the body's framing, and each part's name, file name, content type, size and SHA-256; 400 for a body that is not a form |
+/// | `GET /downloads/sample.bin` | A generated file (``sampleByteCount`` bytes) with a strong `ETag`, `Accept-Ranges: bytes` and `Repr-Digest`, sent in slices ``downloadPace`` apart; `Range: bytes=N-` or `bytes=N-M` gets a `206` with `Content-Range` unless `If-Range` names another tag, and a range past the end a `416`. The query item `cut-after=N` closes the connection after N bytes of the body |
+/// | `GET /downloads/sample.bin.sha256` | The file's SHA-256 as `sha256sum` prints it |
 ///
 /// **Token expiry, without sleeping.** An access token expires ``defaultTokenLifetime`` (or the
 /// lifetime given to ``init(clock:tokenLifetime:)``) after it was issued, measured on the clock
@@ -102,6 +105,7 @@ public final class FixtureServer: Sendable {
     private let server: LoopbackHTTPServer
     private let authority: TokenAuthority
     private let failures: ScriptedFailures
+    let transfers: TransferDesk
 
     /// The base URL of the services: `http://127.0.0.1:<port>/`.
     public var baseURL: URL { server.baseURL }
@@ -116,15 +120,27 @@ public final class FixtureServer: Sendable {
     ///     `ManualClock` and advance it.
     ///   - tokenLifetime: How long an access token is valid, in whole seconds (the token
     ///     endpoint's `expires_in`). Default: ``defaultTokenLifetime``.
-    public init(clock: any Clock<Duration> = ContinuousClock(), tokenLifetime: Duration = FixtureServer.defaultTokenLifetime) throws {
+    ///   - sampleByteCount: The size of `/downloads/sample.bin`. Default:
+    ///     ``defaultSampleByteCount``.
+    ///   - downloadPace: The pause between two slices of a download, so that a progress bar
+    ///     moves. Default: ``defaultDownloadPace``.
+    public init(
+        clock: any Clock<Duration> = ContinuousClock(),
+        tokenLifetime: Duration = FixtureServer.defaultTokenLifetime,
+        sampleByteCount: Int = FixtureServer.defaultSampleByteCount,
+        downloadPace: Duration = FixtureServer.defaultDownloadPace
+    ) throws {
         let authority = TokenAuthority(clock: clock, lifetime: tokenLifetime)
         let failures = ScriptedFailures()
+        let transfers = TransferDesk(sampleBytes: max(sampleByteCount, 0), pace: downloadPace)
         server = try LoopbackHTTPServer { request in
             if let failure = failures.next(for: request.path) { return failure }
+            if let answer = transfers.respond(to: request) { return answer }
             return FixtureServer.respond(to: request, authority: authority)
         }
         self.authority = authority
         self.failures = failures
+        self.transfers = transfers
     }
 
     /// What the token side of the server has done so far.

@@ -51,6 +51,11 @@ final class TransferProgressReporter: Sendable {
         let now = elapsed()
         state.withLock { state in
             guard !state.isFinished else { return }
+            // The request body's last value, if throttled away, goes before the response's first.
+            if let latest = state.latest, latest.direction != progress.direction, latest != state.lastDelivered {
+                sink(latest)
+                state.lastDelivered = latest
+            }
             state.latest = progress
             guard Self.passes(progress, at: now, after: state.lastDelivered, at: state.lastDeliveredAt) else { return }
             state.lastDelivered = progress

@@ -14,8 +14,18 @@ extension HAR.Request {
     ///
     /// The header fields are those the request carries (sorted by name); fields a transport adds
     /// on the wire (`Host`, `User-Agent`, `Accept-Encoding`) are not seen. The body is
-    /// `httpBody`; a body stream is not read.
+    /// `httpBody`; a body stream is not read (see ``init(_:sentBody:redaction:)``).
     public init(_ request: URLRequest, redaction: HARRedaction = .standard) {
+        self.init(request, sentBody: nil, redaction: redaction)
+    }
+
+    /// The HAR record of `request` whose body was sent as `sentBody`, with `redaction` applied.
+    ///
+    /// `sentBody` is what a transport sent for the request's streamed body (a file, a stream or
+    /// a form, which `httpBody` does not hold); `nil` records `httpBody`. A body whose bytes were
+    /// over the recorder's limit is recorded with its size (`bodySize`), empty text and a
+    /// comment that says so.
+    public init(_ request: URLRequest, sentBody: SentRequestBody?, redaction: HARRedaction = .standard) {
         let fields = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
         let headers = fields.map { HAR.Header(name: $0.key, value: redaction.headerValue($0.value, named: $0.key)) }
         let url = redaction.redactedURL(request.url)
@@ -26,14 +36,24 @@ extension HAR.Request {
             HAR.Cookie.parseRequestCookies(field.value, redacted: redaction.redactsHeaderField(field.key))
         }
         var postData: HAR.PostData?
-        let body = request.httpBody ?? Data()
-        if !body.isEmpty {
-            let mimeType = request.value(forHTTPHeaderField: "Content-Type") ?? ""
+        let mimeType = request.value(forHTTPHeaderField: "Content-Type") ?? ""
+        let body: Data?
+        let bodySize: Int
+        if let sentBody {
+            (body, bodySize) = (sentBody.bytes, Int(sentBody.byteCount))
+        } else {
+            (body, bodySize) = (request.httpBody ?? Data(), request.httpBody?.count ?? 0)
+        }
+        if let body, !body.isEmpty {
             postData = HAR.PostData(body: redaction.redactedBody(body, mimeType: mimeType), mimeType: mimeType)
+        } else if body == nil {
+            postData = HAR.PostData(
+                mimeType: mimeType, text: "",
+                comment: "The body's \(bodySize) bytes were over the recorder's limit, so they are not recorded")
         }
         self.init(
             method: request.httpMethod ?? "GET", url: url, cookies: cookies, headers: headers, queryString: queryString,
-            postData: postData, headersSize: -1, bodySize: body.count
+            postData: postData, headersSize: -1, bodySize: bodySize
         )
     }
 }
@@ -75,10 +95,19 @@ extension HAR.Entry {
     ///   - duration: How long the exchange took, to the end of the body.
     ///   - redaction: What to hide.
     public init(request: URLRequest, head: ResponseHead, body: Data, startedAt: Date, duration: Duration, redaction: HARRedaction = .standard) {
+        self.init(request: request, sentBody: nil, head: head, body: body, startedAt: startedAt, duration: duration, redaction: redaction)
+    }
+
+    /// The HAR record of one exchange whose request body was sent as `sentBody` (see
+    /// ``HAR/Request/init(_:sentBody:redaction:)``), with `redaction` applied.
+    public init(
+        request: URLRequest, sentBody: SentRequestBody?, head: ResponseHead, body: Data, startedAt: Date, duration: Duration,
+        redaction: HARRedaction = .standard
+    ) {
         let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
         self.init(
             startedDateTime: HAR.dateText(startedAt), time: milliseconds,
-            request: HAR.Request(request, redaction: redaction), response: HAR.Response(head, body: body, redaction: redaction),
+            request: HAR.Request(request, sentBody: sentBody, redaction: redaction), response: HAR.Response(head, body: body, redaction: redaction),
             timings: HAR.Timings(blocked: -1, dns: -1, connect: -1, send: 0, wait: milliseconds, receive: 0, ssl: -1)
         )
         redaction.entry?(&self)

@@ -32,7 +32,14 @@ public final class HARRecorder: @unchecked Sendable {
 
     /// Records one exchange, redacted.
     public func record(request: URLRequest, head: ResponseHead, body: Data, startedAt: Date, duration: Duration) {
-        let entry = HAR.Entry(request: request, head: head, body: body, startedAt: startedAt, duration: duration, redaction: redaction)
+        record(request: request, sentBody: nil, head: head, body: body, startedAt: startedAt, duration: duration)
+    }
+
+    /// Records one exchange whose request body was sent as `sentBody` (a streamed body, which
+    /// the request's `httpBody` does not hold), redacted.
+    public func record(request: URLRequest, sentBody: SentRequestBody?, head: ResponseHead, body: Data, startedAt: Date, duration: Duration) {
+        let entry = HAR.Entry(
+            request: request, sentBody: sentBody, head: head, body: body, startedAt: startedAt, duration: duration, redaction: redaction)
         lock.lock()
         entries.append(entry)
         lock.unlock()

@@ -19,28 +19,53 @@ import FoundationNetworking
 /// ```
 ///
 /// Credentials are redacted by default (see ``HARRedaction``); binary bodies are written as
-/// base64. Answers, errors and cancellation pass through unchanged, piece by piece as `base`
-/// delivers them, so every rule and limit of `base` and of the receiver still holds; an exchange
-/// that fails (no response, or a body cut short) is not recorded. Safe to use from any thread.
+/// base64. A streamed request body (`URLRequest.streamedBody`: a file, a
+/// ``ResourceLoader/RequestBodyStream``, a ``ResourceLoader/MultipartFormData`` form) is recorded
+/// as it was sent, up to ``maximumRecordedBodyBytes``; past that, its size and a comment are
+/// recorded instead of its bytes. A one-shot body (a stream, or a form with a stream part) is
+/// tapped as `base` reads it: `base` is handed a stream of the same bytes and length that copies
+/// them on the way, so it is still sent once and refused where `base` refuses streams. A body that
+/// can be read again (a file, a form of files and bytes) is read again by the recorder once the
+/// exchange has completed: its reader yields the same bytes on every read, and fails rather than
+/// send fewer than the length the request declared.
+///
+/// Answers, errors and cancellation pass through unchanged, piece by piece as `base` delivers
+/// them, so every rule and limit of `base` and of the receiver still holds; an exchange that
+/// fails (no response, or a body cut short) is not recorded. Safe to use from any thread.
 public struct RecordingTransport: URLSessionType {
     /// The transport requests are sent through.
     public let base: any HTTPTransport
     /// The recorder the exchanges go to.
     public let recorder: HARRecorder
+    /// The largest streamed request body whose bytes are recorded; a larger one is recorded
+    /// with its size and a comment.
+    public let maximumRecordedBodyBytes: Int
 
     /// Creates a transport that records what `base` sends and receives.
     ///
     /// - Parameters:
     ///   - base: The transport that sends the requests.
     ///   - redaction: What to keep out of the archive; ``HARRedaction/standard`` by default.
-    public init(wrapping base: any HTTPTransport, redaction: HARRedaction = .standard) {
-        self.init(wrapping: base, recorder: HARRecorder(redaction: redaction))
+    ///   - maximumRecordedBodyBytes: The largest streamed request body whose bytes are
+    ///     recorded. Default: ``SentRequestBody/defaultLimit`` (1 MiB).
+    public init(
+        wrapping base: any HTTPTransport, redaction: HARRedaction = .standard,
+        maximumRecordedBodyBytes: Int = SentRequestBody.defaultLimit
+    ) {
+        self.init(wrapping: base, recorder: HARRecorder(redaction: redaction), maximumRecordedBodyBytes: maximumRecordedBodyBytes)
     }
 
     /// Creates a transport that records what `base` sends and receives into `recorder`.
-    public init(wrapping base: any HTTPTransport, recorder: HARRecorder) {
+    ///
+    /// - Parameters:
+    ///   - base: The transport that sends the requests.
+    ///   - recorder: The recorder the exchanges go to.
+    ///   - maximumRecordedBodyBytes: The largest streamed request body whose bytes are
+    ///     recorded. Default: ``SentRequestBody/defaultLimit`` (1 MiB).
+    public init(wrapping base: any HTTPTransport, recorder: HARRecorder, maximumRecordedBodyBytes: Int = SentRequestBody.defaultLimit) {
         self.base = base
         self.recorder = recorder
+        self.maximumRecordedBodyBytes = max(maximumRecordedBodyBytes, 0)
     }
 
     /// The archive of every exchange recorded so far.
@@ -60,7 +85,18 @@ public struct RecordingTransport: URLSessionType {
         options: TransferOptions,
         receiver: any TransferReceiver
     ) -> any Cancellable {
-        base.startTransfer(request, options: options, receiver: Tee(request: request, receiver: receiver, recorder: recorder))
+        guard let body = request.streamedBody else {
+            return base.startTransfer(request, options: options, receiver: Tee(request: request, body: .httpBody, receiver: receiver, recorder: recorder))
+        }
+        if body.isRepeatable {
+            let tee = Tee(request: request, body: .rereadOnCompletion(body, limit: maximumRecordedBodyBytes), receiver: receiver, recorder: recorder)
+            return base.startTransfer(request, options: options, receiver: tee)
+        }
+        // A one-shot body: `base` reads a stream of the same bytes that copies them to the tap.
+        let tap = RequestBodyTap(limit: maximumRecordedBodyBytes)
+        var tapped = request
+        tapped.setBody(.stream(RequestBodyStream(TappedBodyChunks(body: body, tap: tap), length: body.length), contentType: body.contentType))
+        return base.startTransfer(tapped, options: options, receiver: Tee(request: request, body: .tapped(tap), receiver: receiver, recorder: recorder))
     }
 
     /// Sends `request` through ``base`` and records the exchange when it answers with an HTTP
@@ -78,7 +114,18 @@ extension RecordingTransport {
     /// Passes everything on to the receiver, keeping a copy of what it accepted, and records the
     /// exchange when the transfer completes whole.
     private final class Tee: TransferReceiver, @unchecked Sendable {
+        /// Where the request body's record comes from.
+        enum BodySource {
+            /// `httpBody`, or no body.
+            case httpBody
+            /// A body that can be read again, read once the exchange has completed.
+            case rereadOnCompletion(RequestBody, limit: Int)
+            /// What the tap copied as the transport read the body.
+            case tapped(RequestBodyTap)
+        }
+
         private let request: URLRequest
+        private let bodySource: BodySource
         private let receiver: any TransferReceiver
         private let recorder: HARRecorder
         private let startedAt = Date()
@@ -88,8 +135,9 @@ extension RecordingTransport {
         private var head: ResponseHead?
         private var body = Data()
 
-        init(request: URLRequest, receiver: any TransferReceiver, recorder: HARRecorder) {
+        init(request: URLRequest, body: BodySource, receiver: any TransferReceiver, recorder: HARRecorder) {
             self.request = request
+            self.bodySource = body
             self.receiver = receiver
             self.recorder = recorder
         }
@@ -113,7 +161,14 @@ extension RecordingTransport {
         func transferDidComplete(with error: (any Error)?) {
             let (head, body) = lock.withLock { (self.head, self.body) }
             if error == nil, let head {
-                recorder.record(request: request, head: head, body: body, startedAt: startedAt, duration: ContinuousClock.now - start)
+                let sentBody: SentRequestBody?
+                switch bodySource {
+                case .httpBody: sentBody = nil
+                case .rereadOnCompletion(let requestBody, let limit): sentBody = try? SentRequestBody.read(requestBody, limit: limit)
+                case .tapped(let tap): sentBody = tap.sent
+                }
+                recorder.record(
+                    request: request, sentBody: sentBody, head: head, body: body, startedAt: startedAt, duration: ContinuousClock.now - start)
             }
             receiver.transferDidComplete(with: error)
         }

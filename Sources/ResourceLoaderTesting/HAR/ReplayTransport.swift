@@ -22,6 +22,11 @@ import FoundationNetworking
 /// request that matches nothing fails with ``HARReplayError``, which names the closest entry and
 /// how it differs. Answers arrive on a background queue; cancelling the returned handle answers
 /// `URLError(.cancelled)` if the answer has not been delivered yet.
+///
+/// A streamed request body (`URLRequest.streamedBody`: a file, a stream, a form) is read as a
+/// transport would send it, on a background queue, and matched as ``RecordingTransport`` records
+/// it: its bytes up to ``SentRequestBody/defaultLimit``, its size past that. A one-shot stream
+/// is consumed.
 public struct ReplayTransport: URLSessionType {
     /// The matching logic and its record of used entries.
     public let replayer: HARReplayer
@@ -77,16 +82,37 @@ public struct ReplayTransport: URLSessionType {
         options: TransferOptions,
         completionHandler: @escaping @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
     ) -> any Cancellable {
-        let answer: Result<(Data, ResponseHead), any Error> = replayer.entry(for: request).mapError { $0 }.flatMap { entry in
+        let task = ReplayTask(completionHandler: completionHandler)
+        guard let body = request.streamedBody else {
+            let answer = self.answer(to: HAR.Request(request, redaction: replayer.redaction), url: request.url)
+            DispatchQueue.global().async { task.complete(answer) }
+            return task
+        }
+        let reader = body.makeReader()
+        task.onCancel = { reader.close() }
+        DispatchQueue.global().async {
+            // Read as a transport reads it, off the cooperative pool: a stream's reader blocks.
+            let sent = Result { () throws(ResourceError) -> SentRequestBody in
+                defer { reader.close() }
+                return try SentRequestBody.read(from: reader, length: body.length, limit: SentRequestBody.defaultLimit)
+            }
+            let answer = sent.mapError { $0 as any Error }.flatMap { sent in
+                self.answer(to: HAR.Request(request, sentBody: sent, redaction: replayer.redaction), url: request.url)
+            }
+            task.complete(answer)
+        }
+        return task
+    }
+
+    /// The recorded answer to `live`, or why there is none.
+    private func answer(to live: HAR.Request, url: URL?) -> Result<(Data, ResponseHead), any Error> {
+        replayer.entry(for: live).mapError { $0 }.flatMap { entry in
             guard let body = entry.response.content.data else {
                 let index = replayer.har.log.entries.firstIndex(of: entry) ?? 0
                 return .failure(HARReplayError.unreadableBody(entry: index))
             }
-            return .success((body, entry.response.head(url: request.url)))
+            return .success((body, entry.response.head(url: url)))
         }
-        let task = ReplayTask(completionHandler: completionHandler)
-        DispatchQueue.global().async { task.complete(answer) }
-        return task
     }
 }
 
@@ -95,6 +121,14 @@ private final class ReplayTask: Cancellable, @unchecked Sendable {
     // `lock` guards `completionHandler`, cleared once it has been called.
     private let lock = NSLock()
     private var completionHandler: (@Sendable (Result<(Data, ResponseHead), any Error>) -> Void)?
+    // `lock` guards `cancellation` too: what cancelling stops besides the answer.
+    private var cancellation: (@Sendable () -> Void)?
+
+    /// Called once if the task is cancelled before it has answered.
+    var onCancel: (@Sendable () -> Void)? {
+        get { lock.withLock { cancellation } }
+        set { lock.withLock { cancellation = newValue } }
+    }
 
     init(completionHandler: @escaping @Sendable (Result<(Data, ResponseHead), any Error>) -> Void) {
         self.completionHandler = completionHandler
@@ -109,6 +143,11 @@ private final class ReplayTask: Cancellable, @unchecked Sendable {
     }
 
     func cancel() {
+        let stop = lock.withLock {
+            defer { cancellation = nil }
+            return completionHandler == nil ? nil : cancellation
+        }
+        stop?()
         complete(.failure(URLError(.cancelled)))
     }
 }

@@ -54,6 +54,16 @@ enum TransportUnderTest: String, CaseIterable, CustomTestStringConvertible {
         #endif
     }
 
+    /// Whether the transport sends a `RequestBodyStream`: not `URLSessionTransport` on Linux,
+    /// which refuses one with `invalidRequest`, as documented.
+    var sendsRequestBodyStreams: Bool {
+        #if canImport(FoundationNetworking)
+        self != .urlSessionTransport
+        #else
+        true
+        #endif
+    }
+
     /// `false` for the plain `URLSession`, which enforces none of ``TransferOptions`` and
     /// follows its platform's redirect rules.
     var enforcesLimits: Bool { self != .plainURLSession }

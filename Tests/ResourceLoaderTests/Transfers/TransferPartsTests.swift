@@ -65,6 +65,27 @@ struct TransferPartsTests {
         #expect(seen.withLock { $0 } == [501, 502])
     }
 
+    @Test func theRequestBodysLastValueComesBeforeTheResponsesFirst() {
+        let seen = Locked<[TransferProgress]>([])
+        let reporter = TransferProgressReporter(elapsed: { .zero }) { progress in
+            seen.withLock { $0.append(progress) }
+        }
+        // The last 50 bytes of the body are less than 1% at the same instant: throttled, until
+        // the response begins.
+        reporter.sent(9_950, of: 10_000)
+        reporter.sent(10_000, of: 10_000)
+        #expect(seen.withLock { $0.map(\.completedBytes) } == [9_950])
+        reporter.received(0, of: 7)
+        reporter.received(7, of: 7)
+        reporter.finish()
+        #expect(seen.withLock { $0 } == [
+            TransferProgress(direction: .upload, completedBytes: 9_950, totalBytes: 10_000),
+            TransferProgress(direction: .upload, completedBytes: 10_000, totalBytes: 10_000),
+            TransferProgress(direction: .download, completedBytes: 0, totalBytes: 7),
+            TransferProgress(direction: .download, completedBytes: 7, totalBytes: 7),
+        ])
+    }
+
     @Test func theFractionCompletedIsBoundedAndKnownOnlyWithATotal() {
         #expect(TransferProgress(direction: .download, completedBytes: 5, totalBytes: 10).fractionCompleted == 0.5)
         #expect(TransferProgress(direction: .download, completedBytes: 0, totalBytes: 0).fractionCompleted == 1)
