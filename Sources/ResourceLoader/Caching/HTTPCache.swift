@@ -21,6 +21,9 @@ public final class HTTPCache: Sendable {
     /// or a `500`, `502`, `503` or `504` (RFC 5861's `stale-if-error`); `nil`, the default, never.
     /// A response's or request's own `stale-if-error` can only shorten it.
     public let staleIfErrorLimit: Duration?
+    /// The keys whose stored response is being validated in the background
+    /// (`stale-while-revalidate`): one validation per key at a time.
+    private let revalidating = Locked<Set<String>>([])
 
     /// Creates a cache.
     ///
@@ -43,6 +46,16 @@ public final class HTTPCache: Sendable {
     /// Removes every stored response.
     public func removeAll() {
         store.removeAll()
+    }
+
+    /// Marks `key` as being validated in the background; `false` when it already is.
+    func beginRevalidation(ofKey key: String) -> Bool {
+        revalidating.withLock { $0.insert(key).inserted }
+    }
+
+    /// Marks the background validation of `key` as over.
+    func endRevalidation(ofKey key: String) {
+        revalidating.withLock { _ = $0.remove(key) }
     }
 
     /// The stale-if-error limit in seconds.
