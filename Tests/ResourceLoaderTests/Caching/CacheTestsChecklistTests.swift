@@ -154,17 +154,39 @@ struct CacheTestsChecklistTests {
 
     // MARK: - update304
 
-    @Test("cache-tests: 304-etag-update-response-* and 304-etag-update-stored-*", arguments: [
-        ("Test-Header", "A", "B"), ("X-Content-Foo", "A", "B"), ("Content-Type", "text/plain", "text/plain;charset=utf-8"),
-        ("Content-Location", "/foo", "/bar"), ("X-Frame-Options", "deny", "sameorigin"),
-    ])
-    func update304(header: String, before: String, after: String) async throws {
+    /// The fields of the suite's `update304` family, each with the value stored and the value
+    /// the `304` brings.
+    static let update304Fields: [(String, String, String)] = {
+        let date = TestDate()
+        return [
+            ("Test-Header", "A", "B"), ("X-Test-Header", "A", "B"), ("Content-Foo", "A", "B"), ("X-Content-Foo", "A", "B"),
+            ("Content-Type", "text/plain", "text/plain;charset=utf-8"),
+            ("Content-MD5", "rL0Y20zC+Fzt72VPzMSk2A==", "N7UdGUp1E+RbVvZSTy1R8g=="), ("Content-Location", "/foo", "/bar"),
+            ("Content-Security-Policy", "default-src 'self'", "default-src 'self' cdn.example.com"),
+            ("X-Frame-Options", "deny", "sameorigin"), ("X-XSS-Protection", "1", "1; mode=block"),
+            ("Cache-Control", "max-age=1", "max-age=3600"), ("Expires", date.httpDate(1), date.httpDate(3600)),
+            ("Clear-Site-Data", "cache", "cookies"), ("Public-Key-Pins", "A", "B"), ("Set-Cookie", "a=b", "a=c"),
+            ("Set-Cookie2", "a=b", "a=c"),
+        ]
+    }()
+
+    @Test("cache-tests: 304-etag-update-response-*, 304-etag-update-stored-*, 304-lm-update-response-*, 304-lm-update-stored-*",
+        arguments: CacheTestsChecklistTests.update304Fields, ["ETag", "Last-Modified"])
+    func update304(field: (String, String, String), validator: String) async throws {
+        let (header, before, after) = field
         let harness = CacheHarness()
-        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=1", "ETag": "\"e1\"", header: before], body: "A")
-        harness.origin.enqueue(status: 304, headers: ["Cache-Control": "max-age=3600", "ETag": "\"e1\"", header: after], body: "")
+        let value = validator == "ETag" ? "\"e1\"" : harness.date.httpDate(-86_400)
+        // For `Cache-Control` itself, its values are the lifetimes.
+        var stored = ["Cache-Control": "max-age=1", validator: value]
+        stored[header] = before
+        var notModified = ["Cache-Control": "max-age=3600", validator: value]
+        notModified[header] = after
+        harness.origin.enqueue(status: 200, headers: stored, body: "A")
+        harness.origin.enqueue(status: 304, headers: notModified, body: "")
         _ = try await harness.get()
         harness.date.advance(by: 3)
         let validated = try await harness.get()
+        #expect(harness.origin.receivedRequests[1].value(forHTTPHeaderField: validator == "ETag" ? "If-None-Match" : "If-Modified-Since") == value)
         #expect(validated.body == "A")
         #expect(validated.head.value(forHTTPHeaderField: header) == after)
         let cached = try await harness.get()
