@@ -178,6 +178,10 @@ public struct CachingTransport: HTTPTransport {
     /// Validates `stored` with the origin, away from the fetch it answered: the answer (a `304`,
     /// a new response, an error) updates the store as a validation on a fetch's path would. Does
     /// nothing while another validation of `key` is under way.
+    ///
+    /// No fetch waits for it, so it has a deadline of its own: the fetch's
+    /// (``TransferOptions/deadline``), or ``TransferOptions/defaultDeadline``; past it the
+    /// transfer is cancelled, and the key may be validated again.
     private func revalidateInBackground(
         _ request: URLRequest,
         key: String,
@@ -187,14 +191,14 @@ public struct CachingTransport: HTTPTransport {
         options: TransferOptions,
         report: (@Sendable (FetchEvent.CacheDecided.Outcome) -> Void)?
     ) {
-        guard cache.beginRevalidation(ofKey: key) else { return }
+        guard let token = cache.beginRevalidation(ofKey: key) else { return }
         var outgoing = request
         for (name, value) in conditions { outgoing.setValue(value, forHTTPHeaderField: name) }
         #if !canImport(FoundationNetworking)
         outgoing.cachePolicy = .reloadIgnoringLocalCacheData
         #endif
         let storing = StoringReceiver(
-            receiver: BackgroundValidationReceiver(cache: cache, key: key),
+            receiver: BackgroundValidationReceiver(cache: cache, key: key, token: token),
             transport: self,
             request: request,
             key: key,
@@ -205,7 +209,13 @@ public struct CachingTransport: HTTPTransport {
             maximumBodyBytes: options.maximumResponseBytes,
             report: report
         )
-        _ = base.startTransfer(outgoing, options: options, receiver: storing)
+        let transfer = base.startTransfer(outgoing, options: options, receiver: storing)
+        let (seconds, attoseconds) = (options.deadline ?? TransferOptions.defaultDeadline).components
+        let cache = cache
+        DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) {
+            transfer.cancel()
+            cache.endRevalidation(ofKey: key, token: token)
+        }
     }
 
     /// Hands `stored` to `receiver` as a whole response, with its current `Age`.
@@ -242,10 +252,12 @@ public struct CachingTransport: HTTPTransport {
 private final class BackgroundValidationReceiver: TransferReceiver {
     private let cache: HTTPCache
     private let key: String
+    private let token: UUID
 
-    init(cache: HTTPCache, key: String) {
+    init(cache: HTTPCache, key: String, token: UUID) {
         self.cache = cache
         self.key = key
+        self.token = token
     }
 
     func transferDidSend(_ sent: Int64, of expected: Int64?) {}
@@ -255,7 +267,7 @@ private final class BackgroundValidationReceiver: TransferReceiver {
     func transferDidReceive(_ chunk: Data) -> TransferDecision { .proceed }
 
     func transferDidComplete(with error: (any Error)?) {
-        cache.endRevalidation(ofKey: key)
+        cache.endRevalidation(ofKey: key, token: token)
     }
 }
 

@@ -169,12 +169,12 @@ final class GatedTransport: HTTPTransport, @unchecked Sendable {
 
 /// Waits, a few milliseconds at a time and ten seconds at most, until `condition` holds; says
 /// whether it did.
-func eventually(_ condition: () -> Bool) async -> Bool {
+func eventually(_ condition: () async -> Bool) async -> Bool {
     for _ in 0..<1_000 {
-        if condition() { return true }
+        if await condition() { return true }
         try? await Task.sleep(for: .milliseconds(10))
     }
-    return condition()
+    return await condition()
 }
 
 extension URLRequest {
@@ -212,12 +212,12 @@ struct CacheHarness {
         let body: String
     }
 
-    /// Sends `request` through the cache and returns the whole answer.
-    func send(_ request: URLRequest) async throws -> Answer {
+    /// Sends `request` through the cache, with `options`, and returns the whole answer.
+    func send(_ request: URLRequest, options: TransferOptions = TransferOptions()) async throws -> Answer {
         let transport = transport
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<(Data, ResponseHead), any Error>, Never>) in
             let collector = ResponseCollector(maximumBytes: 1 << 20, ignoresDeclaredLength: request.isHEADRequest) { continuation.resume(returning: $0) }
-            _ = transport.startTransfer(request, options: TransferOptions(), receiver: collector)
+            _ = transport.startTransfer(request, options: options, receiver: collector)
         }
         let (data, head) = try result.get()
         return Answer(status: head.statusCode, head: head, body: String(decoding: data, as: UTF8.self))

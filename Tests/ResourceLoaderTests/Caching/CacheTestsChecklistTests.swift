@@ -608,6 +608,24 @@ struct CacheTestsChecklistTests {
         #expect(harness.origin.requestCount == 2)
     }
 
+    @Test("RFC 5861: a background validation that never ends is cancelled at the transfer's deadline, and the key can be validated again")
+    func staleWhileRevalidateDeadline() async throws {
+        let harness = CacheHarness(mode: .shared, gated: true)
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=60, stale-while-revalidate=600", "ETag": "\"v1\""], body: "A")
+        _ = try await harness.get()
+        harness.date.advance(by: 61)
+        harness.gate?.close()
+        let options = TransferOptions(deadline: .milliseconds(50))
+        #expect(try await harness.send(CacheTesting.request(), options: options).body == "A")
+        #expect(harness.gate?.heldCount == 1)
+        // Until the first validation is given up, a stale fetch starts none of its own.
+        let second = await eventually {
+            _ = try? await harness.send(CacheTesting.request(), options: options)
+            return harness.gate?.heldCount == 2
+        }
+        #expect(second)
+    }
+
     @Test("RFC 5861, RFC 9111 §4.2.4: past the window, or against must-revalidate, the validation is on the fetch's path")
     func staleWhileRevalidateBounds() async throws {
         for (cacheControl, pause) in [("max-age=60, stale-while-revalidate=30", 91.0), ("max-age=60, stale-while-revalidate=30, must-revalidate", 61)] {
