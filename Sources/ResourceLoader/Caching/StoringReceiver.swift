@@ -251,12 +251,15 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
     /// Updates the stored `GET` response of the `HEAD` request's URL with the header fields of
     /// `head`, a `200`, when its validators and length match (RFC 9111, section 4.3.5), and
     /// removes it when they do not: the RFC has it considered stale, and with a validator that
-    /// no longer matches, it could only be fetched again.
+    /// no longer matches, it could only be fetched again. A `HEAD` answer that could not be
+    /// stored itself (`no-store`, or in a shared cache `private` or authorised) removes it too,
+    /// so that its fields never reach another request.
     private func freshenStoredGET(with head: ResponseHead, now: Date) {
         guard let url = request.url else { return }
         let getKey = CachePolicy.key(method: "GET", url: url)
         guard let get = cache.store.cachedResponse(forKey: getKey), CachePolicy.request(request, matchesVaryOf: get) else { return }
-        if CachePolicy.headResponse(head, freshens: get), !CacheControl(head).noStore {
+        let reason = reasonNotToStore(head)
+        if CachePolicy.headResponse(head, freshens: get), reason == nil || reason == .noFreshnessOrValidator {
             cache.store.store(CachePolicy.merging(get, with: head, requestDate: requestDate, responseDate: now), forKey: getKey)
         } else {
             cache.store.removeResponse(forKey: getKey)

@@ -687,6 +687,24 @@ struct CacheTestsChecklistTests {
         #expect(harness.origin.requestCount == 3)
     }
 
+    @Test("§4.3.5, §3.5: a HEAD answer a shared cache could not store (authorised, private, no-store) never freshens the stored GET response",
+        arguments: [
+            (["Authorization": "Bearer a"], ["Cache-Control": "max-age=1000", "ETag": "\"v1\""]),
+            ([:], ["Cache-Control": "private, max-age=1000", "ETag": "\"v1\""]),
+            ([:], ["Cache-Control": "no-store", "ETag": "\"v1\""]),
+        ])
+    func headThatCannotBeStoredDoesNotFreshen(request: [String: String], headHeaders: [String: String]) async throws {
+        let harness = CacheHarness(mode: .shared)
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=2", "ETag": "\"v1\""], body: "hello")
+        harness.origin.enqueue(status: 200, headers: headHeaders, body: "")
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=1000", "ETag": "\"v2\""], body: "world")
+        _ = try await harness.get()
+        harness.date.advance(by: 3)
+        _ = try await harness.send(CacheTesting.request(method: "HEAD", headers: request))
+        #expect(try await harness.get().body == "world")
+        #expect(harness.origin.requestCount == 3)
+    }
+
     @Test("cache-tests: head-410-update (check: only a 200 to a HEAD updates the stored GET response, §4.3.5)")
     func head410DoesNotUpdate() async throws {
         let harness = CacheHarness(mode: .shared)
