@@ -9,12 +9,13 @@ import Foundation
 ///
 /// When a directive appears more than once, or its value is not a valid number, the most
 /// restrictive reading wins, as RFC 9111 (section 4.2.1) encourages:
-/// - `max-age`, `s-maxage`, `max-stale` and `stale-if-error` keep their smallest value;
-///   `min-fresh` its largest;
+/// - `max-age`, `s-maxage`, `max-stale`, `stale-if-error` and `stale-while-revalidate` keep
+///   their smallest value; `min-fresh` its largest;
 /// - a `max-age` or `s-maxage` whose value is not a non-negative integer reads as `0` (stale);
 ///   so does a negative one;
-/// - a `max-stale`, `min-fresh` or `stale-if-error` whose value is not a number is ignored,
-///   except that `max-stale` with no value at all accepts any staleness;
+/// - a `max-stale`, `min-fresh`, `stale-if-error` or `stale-while-revalidate` whose value is
+///   not a number is ignored, except that `max-stale` with no value at all accepts any
+///   staleness;
 /// - `no-cache` and `private` with a list of field names (`no-cache="Set-Cookie"`) read as the
 ///   unqualified directive: the whole response is affected, never only those fields;
 /// - a number too large for the cache is read as 2,147,483,648 seconds (section 1.2.2).
@@ -49,6 +50,9 @@ public struct CacheControl: Sendable, Hashable {
     /// `stale-if-error`, in seconds (RFC 5861): how long past its freshness a response may
     /// answer in place of an error.
     public var staleIfError: Int?
+    /// `stale-while-revalidate`, in seconds (RFC 5861): how long past its freshness a response
+    /// may answer at once while the cache validates it in the background.
+    public var staleWhileRevalidate: Int?
 
     /// The largest number of seconds a directive is read as (RFC 9111, section 1.2.2).
     public static let largestDeltaSeconds = 2_147_483_648
@@ -92,6 +96,8 @@ public struct CacheControl: Sendable, Hashable {
             if let seconds = Self.seconds(value) { minFresh = max(minFresh ?? 0, seconds) }
         case "stale-if-error":
             if let seconds = Self.seconds(value) { staleIfError = Self.smaller(staleIfError, seconds) }
+        case "stale-while-revalidate":
+            if let seconds = Self.seconds(value) { staleWhileRevalidate = Self.smaller(staleWhileRevalidate, seconds) }
         default: break
         }
     }

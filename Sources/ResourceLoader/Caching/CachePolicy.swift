@@ -224,6 +224,25 @@ public struct CachePolicy: Sendable {
         return staleness <= window
     }
 
+    /// Whether `response`, which ``use(of:for:now:)`` says must be validated, may answer a
+    /// request with `requestDirectives` at once while the cache validates it in the background
+    /// (RFC 5861's `stale-while-revalidate`): when the response says `stale-while-revalidate`
+    /// and is stale by no more than that many seconds at `now`.
+    ///
+    /// Never when the request or the response says `no-cache`, when the response must be
+    /// revalidated once stale (`must-revalidate`, and in shared mode `proxy-revalidate` or
+    /// `s-maxage`: RFC 9111, section 4.2.4), or when the request asks for a fresher response
+    /// (`max-age`, `min-fresh`).
+    public func mayServeWhileRevalidating(_ response: CachedResponse, for requestDirectives: CacheControl, now: Date) -> Bool {
+        let directives = response.cacheControl
+        guard let window = directives.staleWhileRevalidate,
+            !requestDirectives.noCache, !directives.noCache, !mustRevalidate(directives),
+            requestDirectives.maxAge == nil, requestDirectives.minFresh == nil
+        else { return false }
+        let staleness = currentAge(of: response, now: now) - freshnessLifetime(of: response)
+        return staleness <= TimeInterval(window)
+    }
+
     private func mustRevalidate(_ directives: CacheControl) -> Bool {
         directives.mustRevalidate || (mode == .shared && (directives.proxyRevalidate || directives.sharedMaxAge != nil))
     }
@@ -260,7 +279,9 @@ public struct CachePolicy: Sendable {
         requestDate: Date,
         responseDate: Date
     ) -> CachedResponse {
-        let updates = notModified.headerFields.filter { !fieldsKeptOnUpdate.contains($0.key.lowercased()) }
+        let updates = notModified.headerFields.filter {
+            !fieldsKeptOnUpdate.contains($0.key.lowercased()) && mayStoreField($0.key, of: notModified)
+        }
         var merged = stored
         merged.headerFields = stored.headerFields.filter { field in
             !updates.keys.contains { ResponseHead.sameFieldName($0, field.name) }
@@ -271,6 +292,39 @@ public struct CachePolicy: Sendable {
         merged.requestDate = requestDate
         merged.responseDate = responseDate
         return merged
+    }
+
+    /// The fields of a response that are never stored (section 3.1): `Connection` and the fields
+    /// it names, the other hop-by-hop fields (RFC 9110, section 7.6.1), and the fields that
+    /// belong to a proxy on the way (`Proxy-Authenticate`, `Proxy-Authentication-Info`).
+    public static let fieldsNeverStored: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
+        "proxy-authenticate", "proxy-authentication-info", "proxy-authorization",
+    ]
+
+    /// Whether the field `name` of `head` may be kept in a stored response (section 3.1): it is
+    /// neither one of ``fieldsNeverStored`` nor named by the response's `Connection` field.
+    public static func mayStoreField(_ name: String, of head: ResponseHead) -> Bool {
+        let lowercased = name.lowercased()
+        if fieldsNeverStored.contains(lowercased) { return false }
+        guard let connection = head.value(forHTTPHeaderField: "Connection") else { return true }
+        return !connection.split(separator: ",").contains { $0.trimmingOWS.lowercased() == lowercased }
+    }
+
+    /// Whether the `200` answer to a `HEAD` request can freshen `stored`, the stored answer to a
+    /// `GET` of the same URL (section 4.3.5): each validator it has (`ETag`, `Last-Modified`)
+    /// equals the stored response's, and its `Content-Length`, when it has one, is the stored
+    /// body's length. A `HEAD` answer without validators or length freshens the stored response,
+    /// as the RFC reads. When it cannot, the stored response is to be considered stale.
+    public static func headResponse(_ head: ResponseHead, freshens stored: CachedResponse) -> Bool {
+        for field in ["ETag", "Last-Modified"] {
+            guard let value = head.value(forHTTPHeaderField: field) else { continue }
+            guard stored.value(forHTTPHeaderField: field)?.trimmingOWS == value.trimmingOWS else { return false }
+        }
+        if let length = head.value(forHTTPHeaderField: "Content-Length") {
+            guard Int(length.trimmingOWS) == stored.body.count else { return false }
+        }
+        return true
     }
 
     /// Whether a `304` can update `stored` (section 4.3.4): its `ETag`, when it has one, is the

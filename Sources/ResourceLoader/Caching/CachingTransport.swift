@@ -9,7 +9,12 @@ import FoundationNetworking
 ///
 /// For a `GET` or `HEAD` request:
 /// - a fresh stored response (``CachePolicy/use(of:for:now:)``) answers at once, without the
-///   network, with an `Age` field;
+///   network, with an `Age` field; a `HEAD` request is answered from a fresh stored `GET`
+///   response too, without its body (RFC 9111, section 4.3.5);
+/// - a stale one within its `stale-while-revalidate` window
+///   (``CachePolicy/mayServeWhileRevalidating(_:for:now:)``) answers at once too, and is
+///   validated in the background: one request per key, however many fetches it answered
+///   meanwhile, whose answer updates the store;
 /// - a stale one is validated: the request goes out with `If-None-Match` or
 ///   `If-Modified-Since`, and a `304` becomes the stored response updated with the `304`'s
 ///   fields (``CachePolicy/merging(_:with:requestDate:responseDate:)``), body included, so the
@@ -19,6 +24,9 @@ import FoundationNetworking
 ///   with an error or the receiver stops it;
 /// - a request with `Cache-Control: only-if-cached` that nothing stored can answer ends with
 ///   ``ResourceError/notCached`` and sends nothing.
+///
+/// The answer to a `HEAD` request updates the stored `GET` response of its URL when their
+/// validators match, and removes it when they do not (section 4.3.5).
 ///
 /// A request that carries its own preconditions (`If-None-Match`, `Range`…) goes through
 /// untouched. An unsafe request (`POST`, `PUT`, `DELETE`…) answered with a `2xx` or `3xx`
@@ -86,6 +94,11 @@ public struct CachingTransport: HTTPTransport {
         }
         let key = CachePolicy.key(method: method, url: url)
         let requestDate = now()
+        if method == "HEAD", let get = freshStoredGET(for: request, url: url, directives: directives, now: requestDate) {
+            report?(.hit)
+            deliver(get, to: receiver, isHEAD: true, now: requestDate)
+            return NoTransfer()
+        }
         var stored = cache.store.cachedResponse(forKey: key)
         if let candidate = stored, !CachePolicy.request(request, matchesVaryOf: candidate) { stored = nil }
         var outgoing = request
@@ -98,6 +111,16 @@ public struct CachingTransport: HTTPTransport {
                 return NoTransfer()
             case .validate(let conditions):
                 guard !directives.onlyIfCached else { break }
+                if cache.policy.mayServeWhileRevalidating(stored, for: directives, now: requestDate) {
+                    report?(.staleWhileRevalidate)
+                    // Started first, so that the validation is under way when the answer is
+                    // handed over; it never holds the answer up (a transport starts a transfer
+                    // and returns).
+                    revalidateInBackground(
+                        request, key: key, stored: stored, conditions: conditions, directives: directives, options: options, report: report)
+                    deliver(stored, to: receiver, isHEAD: method == "HEAD", now: requestDate)
+                    return NoTransfer()
+                }
                 for (name, value) in conditions { outgoing.setValue(value, forHTTPHeaderField: name) }
                 validating = !conditions.isEmpty
             }
@@ -143,6 +166,58 @@ public struct CachingTransport: HTTPTransport {
         return directives
     }
 
+    /// The stored `GET` response of `url` when it is fresh for `request`, a `HEAD` request.
+    private func freshStoredGET(for request: URLRequest, url: URL, directives: CacheControl, now: Date) -> CachedResponse? {
+        guard let get = cache.store.cachedResponse(forKey: CachePolicy.key(method: "GET", url: url)),
+            CachePolicy.request(request, matchesVaryOf: get),
+            case .serve = cache.policy.use(of: get, for: directives, now: now)
+        else { return nil }
+        return get
+    }
+
+    /// Validates `stored` with the origin, away from the fetch it answered: the answer (a `304`,
+    /// a new response, an error) updates the store as a validation on a fetch's path would. Does
+    /// nothing while another validation of `key` is under way.
+    ///
+    /// No fetch waits for it, so it has a deadline of its own: the fetch's
+    /// (``TransferOptions/deadline``), or ``TransferOptions/defaultDeadline``; past it the
+    /// transfer is cancelled, and the key may be validated again.
+    private func revalidateInBackground(
+        _ request: URLRequest,
+        key: String,
+        stored: CachedResponse,
+        conditions: [String: String],
+        directives: CacheControl,
+        options: TransferOptions,
+        report: (@Sendable (FetchEvent.CacheDecided.Outcome) -> Void)?
+    ) {
+        guard let token = cache.beginRevalidation(ofKey: key) else { return }
+        var outgoing = request
+        for (name, value) in conditions { outgoing.setValue(value, forHTTPHeaderField: name) }
+        #if !canImport(FoundationNetworking)
+        outgoing.cachePolicy = .reloadIgnoringLocalCacheData
+        #endif
+        let storing = StoringReceiver(
+            receiver: BackgroundValidationReceiver(cache: cache, key: key, token: token),
+            transport: self,
+            request: request,
+            key: key,
+            directives: directives,
+            stored: stored,
+            validating: !conditions.isEmpty,
+            requestDate: now(),
+            maximumBodyBytes: options.maximumResponseBytes,
+            report: report
+        )
+        let transfer = base.startTransfer(outgoing, options: options, receiver: storing)
+        let (seconds, attoseconds) = (options.deadline ?? TransferOptions.defaultDeadline).components
+        let cache = cache
+        DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) {
+            transfer.cancel()
+            cache.endRevalidation(ofKey: key, token: token)
+        }
+    }
+
     /// Hands `stored` to `receiver` as a whole response, with its current `Age`.
     func deliver(_ stored: CachedResponse, to receiver: any TransferReceiver, isHEAD: Bool, now: Date) {
         var fields = stored.headerFields.filter { !ResponseHead.sameFieldName($0.name, "Age") }
@@ -169,6 +244,30 @@ public struct CachingTransport: HTTPTransport {
             let event = FetchEvent.CacheDecided(context: context, url: url, outcome: outcome)
             for monitor in monitors { monitor.cacheDecided(event) }
         }
+    }
+}
+
+/// The end of a background validation's answer: takes everything (the store keeps what it
+/// must), and marks the validation of its key as over once the transfer completes.
+private final class BackgroundValidationReceiver: TransferReceiver {
+    private let cache: HTTPCache
+    private let key: String
+    private let token: UUID
+
+    init(cache: HTTPCache, key: String, token: UUID) {
+        self.cache = cache
+        self.key = key
+        self.token = token
+    }
+
+    func transferDidSend(_ sent: Int64, of expected: Int64?) {}
+
+    func transferDidReceive(head: ResponseHead) -> TransferDecision { .proceed }
+
+    func transferDidReceive(_ chunk: Data) -> TransferDecision { .proceed }
+
+    func transferDidComplete(with error: (any Error)?) {
+        cache.endRevalidation(ofKey: key, token: token)
     }
 }
 

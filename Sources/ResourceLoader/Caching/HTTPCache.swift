@@ -21,6 +21,10 @@ public final class HTTPCache: Sendable {
     /// or a `500`, `502`, `503` or `504` (RFC 5861's `stale-if-error`); `nil`, the default, never.
     /// A response's or request's own `stale-if-error` can only shorten it.
     public let staleIfErrorLimit: Duration?
+    /// The keys whose stored response is being validated in the background
+    /// (`stale-while-revalidate`), each with its validation's token: one validation per key at a
+    /// time.
+    private let revalidating = Locked<[String: UUID]>([:])
 
     /// Creates a cache.
     ///
@@ -43,6 +47,25 @@ public final class HTTPCache: Sendable {
     /// Removes every stored response.
     public func removeAll() {
         store.removeAll()
+    }
+
+    /// Marks `key` as being validated in the background, and returns the validation's token;
+    /// `nil` when it already is.
+    func beginRevalidation(ofKey key: String) -> UUID? {
+        revalidating.withLock { keys in
+            guard keys[key] == nil else { return nil }
+            let token = UUID()
+            keys[key] = token
+            return token
+        }
+    }
+
+    /// Marks the background validation `token` of `key` as over (once: a later validation of
+    /// the key has a token of its own).
+    func endRevalidation(ofKey key: String, token: UUID) {
+        revalidating.withLock { keys in
+            if keys[key] == token { keys[key] = nil }
+        }
     }
 
     /// The stale-if-error limit in seconds.

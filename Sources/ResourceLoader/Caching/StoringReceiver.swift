@@ -4,14 +4,22 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Passes a `GET` or `HEAD` answer on to the fetch's receiver as it arrives, keeps a copy of the
-/// body, and stores the response once the whole body has arrived; turns a `304` that validates
-/// the stored response into that response, and a failure into a stale stored response when
-/// `stale-if-error` allows.
+/// Passes a `GET` or `HEAD` answer on to the fetch's receiver as it arrives, keeps the body, and
+/// stores the response once the whole body has arrived; turns a `304` that validates the stored
+/// response into that response, and a failure into a stale stored response when
+/// `stale-if-error` allows. A `HEAD` answer freshens (or makes stale) the stored `GET` response
+/// of its URL.
+///
+/// When the fetch's receiver is a ``ResponseCollector``, the body is not copied: the stored
+/// response shares the collector's buffer, read once the transfer completes. Any other receiver
+/// gets a copy made as the chunks pass.
 final class StoringReceiver: TransferReceiver, @unchecked Sendable {
     private struct State {
-        /// The copy of the body, while the response is to be stored.
+        /// The copy of the body, while the response is to be stored (empty when it is the
+        /// collector's, read at the end).
         var body: Data?
+        /// Whether the body stored is the one the collector keeps, not a copy.
+        var sharesCollectorBody = false
         var head: ResponseHead?
         /// Whether the receiver was handed a stored response in place of what arrives.
         var answeredFromCache = false
@@ -22,6 +30,8 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
     }
 
     private let receiver: any TransferReceiver
+    /// The fetch's receiver when it is a collector, whose body the stored response shares.
+    private let collector: ResponseCollector?
     private let transport: CachingTransport
     private let request: URLRequest
     private let key: String
@@ -51,6 +61,7 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
     ) {
         self.maximumBodyBytes = maximumBodyBytes
         self.receiver = receiver
+        self.collector = receiver as? ResponseCollector
         self.transport = transport
         self.request = request
         self.key = key
@@ -95,6 +106,7 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
             // A 304 for another representation: what is stored can no longer be trusted.
             cache.store.removeResponse(forKey: key)
         }
+        if isHEAD, head.statusCode == 200 { freshenStoredGET(with: head, now: now) }
         if let stored, Self.isServerError(head.statusCode), mayAnswerError(with: stored, now: now) {
             report?(.staleIfError)
             return answerFromCache(stored, now: now)
@@ -110,7 +122,15 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
         lock.withLock {
             state.head = head
             state.headDelivered = true
-            if keepsBody { state.body = isHEAD ? Data() : Self.emptyBody(for: head, limit: maximumBodyBytes) }
+            guard keepsBody else { return }
+            if isHEAD {
+                state.body = Data()
+            } else if collector != nil {
+                state.body = Data()
+                state.sharesCollectorBody = true
+            } else {
+                state.body = Self.emptyBody(for: head, limit: maximumBodyBytes)
+            }
         }
         let decision = receiver.transferDidReceive(head: head)
         if case .stop = decision { dropBody(reason: .incompleteBody) }
@@ -122,7 +142,9 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
         let decision = receiver.transferDidReceive(chunk)
         switch decision {
         case .proceed:
-            lock.withLock { state.body?.append(chunk) }
+            lock.withLock {
+                if !state.sharesCollectorBody { state.body?.append(chunk) }
+            }
         case .stop:
             dropBody(reason: .incompleteBody)
         }
@@ -130,9 +152,12 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
     }
 
     func transferDidComplete(with error: (any Error)?) {
-        let (answeredFromCache, stopError, headDelivered, body, head) = lock.withLock {
-            (state.answeredFromCache, state.stopError, state.headDelivered, state.body, state.head)
+        let (answeredFromCache, stopError, headDelivered, copiedBody, sharesCollectorBody, head) = lock.withLock {
+            (state.answeredFromCache, state.stopError, state.headDelivered, state.body, state.sharesCollectorBody, state.head)
         }
+        // The collector's body is read before it is handed on (and let go of): the stored
+        // response shares its buffer.
+        let body = sharesCollectorBody && copiedBody != nil ? collector?.collectedBody : copiedBody
         if answeredFromCache {
             receiver.transferDidComplete(with: stopError)
             return
@@ -206,6 +231,7 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
                 continue
             }
             if !isHEAD, ResponseHead.sameFieldName(name, "Content-Length") { continue }
+            if !CachePolicy.mayStoreField(name, of: head) { continue }
             fields.append((name, value))
         }
         if !isHEAD { fields.append(("Content-Length", String(body.count))) }
@@ -220,6 +246,24 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
         )
         cache.store.store(response, forKey: key)
         report?(.stored)
+    }
+
+    /// Updates the stored `GET` response of the `HEAD` request's URL with the header fields of
+    /// `head`, a `200`, when its validators and length match (RFC 9111, section 4.3.5), and
+    /// removes it when they do not: the RFC has it considered stale, and with a validator that
+    /// no longer matches, it could only be fetched again. A `HEAD` answer that could not be
+    /// stored itself (`no-store`, or in a shared cache `private` or authorised) removes it too,
+    /// so that its fields never reach another request.
+    private func freshenStoredGET(with head: ResponseHead, now: Date) {
+        guard let url = request.url else { return }
+        let getKey = CachePolicy.key(method: "GET", url: url)
+        guard let get = cache.store.cachedResponse(forKey: getKey), CachePolicy.request(request, matchesVaryOf: get) else { return }
+        let reason = reasonNotToStore(head)
+        if CachePolicy.headResponse(head, freshens: get), reason == nil || reason == .noFreshnessOrValidator {
+            cache.store.store(CachePolicy.merging(get, with: head, requestDate: requestDate, responseDate: now), forKey: getKey)
+        } else {
+            cache.store.removeResponse(forKey: getKey)
+        }
     }
 
     private func mayAnswerError(with stored: CachedResponse, now: Date) -> Bool {

@@ -19,6 +19,11 @@ extension FetchEvent {
             /// The network failed (or answered `500`, `502`, `503` or `504`) and a stale stored
             /// response answered in its place, within the cache's `stale-if-error` bound.
             case staleIfError
+            /// A stale stored response answered at once, within its `stale-while-revalidate`
+            /// window (RFC 5861), and the cache validates it in the background; what that
+            /// validation does follows as ``conditionalHit``, ``conditionalMiss``, ``stored`` or
+            /// ``notStored(_:)``, reported to the same fetch's monitors.
+            case staleWhileRevalidate
             /// The request said `only-if-cached` and nothing stored could answer: the fetch
             /// fails with ``ResourceError/notCached``, and nothing was sent.
             case onlyIfCachedUnsatisfied
@@ -58,6 +63,7 @@ extension FetchEvent.CacheDecided.Outcome {
         case .conditionalHit: "conditionalHit"
         case .conditionalMiss: "conditionalMiss"
         case .staleIfError: "staleIfError"
+        case .staleWhileRevalidate: "staleWhileRevalidate"
         case .onlyIfCachedUnsatisfied: "onlyIfCachedUnsatisfied"
         case .stored: "stored"
         case .notStored(let reason): "notStored(\(reason.rawValue))"

@@ -90,6 +90,12 @@ public final class ResponseCollector: TransferReceiver {
         completion?(answer)
     }
 
+    /// The body collected so far. It shares the collector's buffer (nothing is copied): a
+    /// ``CachingTransport`` reads it when the transfer completes, to store the response.
+    package var collectedBody: Data {
+        state.withLock { $0.body }
+    }
+
     /// `false` for the statuses that never have a body (1xx, `204`, `304`).
     private static func mayHaveBody(_ statusCode: Int) -> Bool {
         statusCode >= 200 && statusCode != 204 && statusCode != 304

@@ -64,6 +64,14 @@ struct CacheControlTests {
         #expect(CacheControl(#"private="unterminated"#).isPrivate)
     }
 
+    @Test("RFC 5861: stale-while-revalidate is read like stale-if-error: the smallest number wins, a non-number is ignored")
+    func staleWhileRevalidate() {
+        #expect(CacheControl("max-age=0, stale-while-revalidate=3600").staleWhileRevalidate == 3600)
+        #expect(CacheControl("Stale-While-Revalidate=60, stale-while-revalidate=30").staleWhileRevalidate == 30)
+        #expect(CacheControl("stale-while-revalidate=soon").staleWhileRevalidate == nil)
+        #expect(CacheControl("stale-while-revalidate").staleWhileRevalidate == nil)
+    }
+
     @Test("§5.2: several Cache-Control fields read as one list")
     func severalFields() {
         let head = CacheTesting.head(headers: ["Cache-Control": "max-age=10"])

@@ -194,6 +194,29 @@ struct CachePolicyTests {
         #expect(!shared.mayAnswerError(with: strict, for: CacheControl(), now: t0 + 61, limit: 100))
     }
 
+    @Test("RFC 5861 §3: stale-while-revalidate serves a stale response within its window, never past it or against a directive")
+    func staleWhileRevalidate() {
+        let response = CacheTesting.response(headers: ["Cache-Control": "max-age=60, stale-while-revalidate=30"], requestDate: t0)
+        #expect(shared.use(of: response, for: CacheControl(), now: t0 + 61) != .serve)
+        #expect(shared.mayServeWhileRevalidating(response, for: CacheControl(), now: t0 + 61))
+        #expect(shared.mayServeWhileRevalidating(response, for: CacheControl(), now: t0 + 90))
+        #expect(!shared.mayServeWhileRevalidating(response, for: CacheControl(), now: t0 + 91))
+        // The client asks for a checked or fresher response.
+        for request in ["no-cache", "max-age=10", "min-fresh=5"] {
+            #expect(!shared.mayServeWhileRevalidating(response, for: CacheControl(request), now: t0 + 61))
+        }
+        // RFC 9111 §4.2.4: never against no-cache, must-revalidate, or (shared) proxy-revalidate and s-maxage.
+        for directive in ["no-cache", "must-revalidate", "proxy-revalidate", "s-maxage=60"] {
+            let strict = CacheTesting.response(
+                headers: ["Cache-Control": "max-age=60, stale-while-revalidate=30, \(directive)"], requestDate: t0)
+            #expect(!shared.mayServeWhileRevalidating(strict, for: CacheControl(), now: t0 + 61))
+        }
+        let proxyOnly = CacheTesting.response(headers: ["Cache-Control": "max-age=60, stale-while-revalidate=30, proxy-revalidate"], requestDate: t0)
+        #expect(privateCache.mayServeWhileRevalidating(proxyOnly, for: CacheControl(), now: t0 + 61))
+        let without = CacheTesting.response(headers: ["Cache-Control": "max-age=60"], requestDate: t0)
+        #expect(!shared.mayServeWhileRevalidating(without, for: CacheControl(), now: t0 + 61))
+    }
+
     // MARK: - Validation (section 4.3)
 
     @Test("§4.3.1: If-None-Match from ETag, else If-Modified-Since from Last-Modified")
@@ -228,6 +251,33 @@ struct CachePolicyTests {
         #expect(CachePolicy.notModified(notModified, validates: stored))
         #expect(!CachePolicy.notModified(CacheTesting.head(status: 304, headers: ["ETag": "\"y\""]), validates: stored))
         #expect(CachePolicy.notModified(CacheTesting.head(status: 304, headers: ["ETag": "W/\"x\""]), validates: stored))
+    }
+
+    @Test("§3.1: Connection, the fields it names, hop-by-hop and proxy fields are never stored")
+    func fieldsNeverStored() {
+        let head = CacheTesting.head(headers: ["Connection": "close, X-Hop", "X-Hop": "1", "X-End": "2"])
+        for name in ["Connection", "connection", "X-Hop", "x-hop", "Keep-Alive", "TE", "Transfer-Encoding", "Upgrade", "Proxy-Authenticate"] {
+            #expect(!CachePolicy.mayStoreField(name, of: head))
+        }
+        for name in ["X-End", "Content-Type", "Set-Cookie", "WWW-Authenticate"] {
+            #expect(CachePolicy.mayStoreField(name, of: head))
+        }
+    }
+
+    @Test("§4.3.5: a HEAD response freshens a stored GET response only when its validators and Content-Length match")
+    func headFreshening() {
+        let stored = CacheTesting.response(
+            headers: ["ETag": "\"v1\"", "Last-Modified": "Sun, 06 Nov 1994 08:49:37 GMT"], body: "hello", requestDate: t0)
+        #expect(CachePolicy.headResponse(CacheTesting.head(headers: ["ETag": "\"v1\""]), freshens: stored))
+        #expect(CachePolicy.headResponse(CacheTesting.head(headers: ["ETag": "\"v1\"", "Content-Length": "5"]), freshens: stored))
+        #expect(CachePolicy.headResponse(CacheTesting.head(headers: ["Last-Modified": "Sun, 06 Nov 1994 08:49:37 GMT"]), freshens: stored))
+        #expect(!CachePolicy.headResponse(CacheTesting.head(headers: ["ETag": "\"v2\""]), freshens: stored))
+        #expect(!CachePolicy.headResponse(CacheTesting.head(headers: ["ETag": "\"v1\"", "Content-Length": "6"]), freshens: stored))
+        #expect(!CachePolicy.headResponse(
+            CacheTesting.head(headers: ["ETag": "\"v1\"", "Last-Modified": "Mon, 07 Nov 1994 08:49:37 GMT"]), freshens: stored))
+        // No validator received: none fails to match.
+        #expect(CachePolicy.headResponse(CacheTesting.head(headers: ["Content-Length": "5"]), freshens: stored))
+        #expect(CachePolicy.headResponse(CacheTesting.head(headers: ["Cache-Control": "max-age=1000"]), freshens: stored))
     }
 
     // MARK: - Vary (section 4.1)

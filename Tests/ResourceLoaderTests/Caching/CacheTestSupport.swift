@@ -123,6 +123,60 @@ final class ScriptedOrigin: HTTPTransport, @unchecked Sendable {
     }
 }
 
+/// A transport in front of an origin that, once closed, holds every transfer until it is opened
+/// again: what a test does meanwhile happens while those requests are in flight.
+final class GatedTransport: HTTPTransport, @unchecked Sendable {
+    private let origin: any HTTPTransport
+    // `lock` guards `held` and `isOpen`.
+    private let lock = NSLock()
+    private var held: [(URLRequest, TransferOptions, any TransferReceiver)] = []
+    private var isOpen = true
+
+    init(_ origin: any HTTPTransport) {
+        self.origin = origin
+    }
+
+    /// The transfers held so far.
+    var heldCount: Int { lock.withLock { held.count } }
+
+    func startTransfer(_ request: URLRequest, options: TransferOptions, receiver: any TransferReceiver) -> any Cancellable {
+        let holds = lock.withLock { () -> Bool in
+            if !isOpen { held.append((request, options, receiver)) }
+            return !isOpen
+        }
+        return holds ? Held() : origin.startTransfer(request, options: options, receiver: receiver)
+    }
+
+    /// Holds the transfers started from now on.
+    func close() {
+        lock.withLock { isOpen = false }
+    }
+
+    /// Lets the held transfers, and every later one, through.
+    func open() {
+        let pending = lock.withLock { () -> [(URLRequest, TransferOptions, any TransferReceiver)] in
+            isOpen = true
+            defer { held = [] }
+            return held
+        }
+        for (request, options, receiver) in pending { _ = origin.startTransfer(request, options: options, receiver: receiver) }
+    }
+
+    private final class Held: Cancellable {
+        func cancel() {}
+    }
+}
+
+/// Waits, a few milliseconds at a time and ten seconds at most, until `condition` holds; says
+/// whether it did.
+func eventually(_ condition: () async -> Bool) async -> Bool {
+    for _ in 0..<1_000 {
+        if await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(10))
+    }
+    return await condition()
+}
+
 extension URLRequest {
     var isHEADRequest: Bool { httpMethod?.uppercased() == "HEAD" }
 }
@@ -134,18 +188,22 @@ struct CacheHarness {
     let date: TestDate
     let cache: HTTPCache
     let transport: CachingTransport
+    /// The gate between the cache and the origin, when the harness was made with one.
+    let gate: GatedTransport?
 
     init(
         mode: CachePolicy.Mode = .private,
         store: any HTTPCacheStore = MemoryCacheStore(byteLimit: 1 << 20),
         staleIfErrorLimit: Duration? = nil,
-        heuristicLimit: TimeInterval = 7 * 86_400
+        heuristicLimit: TimeInterval = 7 * 86_400,
+        gated: Bool = false
     ) {
         origin = ScriptedOrigin()
         date = TestDate()
         cache = HTTPCache(store: store, policy: CachePolicy(mode: mode, heuristicLimit: heuristicLimit), staleIfErrorLimit: staleIfErrorLimit)
         let date = date
-        transport = CachingTransport(wrapping: origin, cache: cache, now: { date.now })
+        gate = gated ? GatedTransport(origin) : nil
+        transport = CachingTransport(wrapping: gate ?? origin, cache: cache, now: { date.now })
     }
 
     struct Answer {
@@ -154,12 +212,12 @@ struct CacheHarness {
         let body: String
     }
 
-    /// Sends `request` through the cache and returns the whole answer.
-    func send(_ request: URLRequest) async throws -> Answer {
+    /// Sends `request` through the cache, with `options`, and returns the whole answer.
+    func send(_ request: URLRequest, options: TransferOptions = TransferOptions()) async throws -> Answer {
         let transport = transport
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<(Data, ResponseHead), any Error>, Never>) in
             let collector = ResponseCollector(maximumBytes: 1 << 20, ignoresDeclaredLength: request.isHEADRequest) { continuation.resume(returning: $0) }
-            _ = transport.startTransfer(request, options: TransferOptions(), receiver: collector)
+            _ = transport.startTransfer(request, options: options, receiver: collector)
         }
         let (data, head) = try result.get()
         return Answer(status: head.statusCode, head: head, body: String(decoding: data, as: UTF8.self))

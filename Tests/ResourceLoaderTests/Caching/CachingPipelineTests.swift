@@ -202,4 +202,64 @@ struct CachingPipelineTests {
         #expect(server.requestCount == 1)
         #expect(recorder.recorded == [.miss, .stored, .hit])
     }
+
+    @Test("RFC 5861: within stale-while-revalidate, concurrent fetches are answered at once and one background request revalidates; monitors see it")
+    func staleWhileRevalidate() async throws {
+        let log = RequestLog()
+        let server = try LoopbackHTTPServer { request in
+            log.record(request)
+            if request.value(forHeaderField: "If-None-Match") == "\"v1\"" {
+                // Held a little, so that the fetches below find the validation under way.
+                return LoopbackHTTPServer.Response.status(304, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=60"]).delayed(by: .milliseconds(300))
+            }
+            return .status(200, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=60, stale-while-revalidate=600"], body: Data(Self.body.utf8))
+        }
+        defer { server.stop() }
+        let clock = ManualClock()
+        let recorder = CacheDecisionRecorder()
+        let pipeline = ResourcePipeline(session: URLSessionTransport(), monitors: [recorder], clock: clock, cache: HTTPCache())
+        let service = ResourceService<CachedCitiesResource>(pipeline: pipeline)
+        let resource = CachedCitiesResource(url: server.baseURL.appendingPathComponent("europe.json"))
+        #expect(try await service.fetch(resource) == Self.cities)
+        clock.advance(by: .seconds(61))
+        let answers = try await withThrowingTaskGroup(of: [City].self) { group in
+            for _ in 0..<5 { group.addTask { try await service.fetch(resource) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(answers == Array(repeating: Self.cities, count: 5))
+        #expect(await eventually { recorder.recorded.contains(.conditionalHit) })
+        let outcomes = recorder.recorded
+        #expect(outcomes.prefix(3) == [.miss, .stored, .staleWhileRevalidate])
+        #expect(outcomes.filter { $0 == .conditionalHit }.count == 1)
+        // A fetch after the validation ended is a hit.
+        #expect(outcomes.filter { $0 == .staleWhileRevalidate || $0 == .hit }.count == 5)
+        #expect(server.requestCount == 2)
+        #expect(log.validators == [nil, "\"v1\""])
+        // Revalidated: fresh again, no request.
+        #expect(try await service.fetch(resource) == Self.cities)
+        #expect(server.requestCount == 2)
+        #expect(recorder.recorded.last == .hit)
+    }
+
+    @Test("§4.3.5: a HEAD fetch is answered from the stored GET response, without a request")
+    func headFromStoredGET() async throws {
+        let server = try LoopbackHTTPServer { _ in
+            .status(200, headers: ["Cache-Control": "max-age=60", "ETag": "\"v1\""], body: Data(Self.body.utf8))
+        }
+        defer { server.stop() }
+        let recorder = CacheDecisionRecorder()
+        let pipeline = ResourcePipeline(session: URLSessionTransport(), monitors: [recorder], clock: ManualClock(), cache: HTTPCache())
+        let url = server.baseURL.appendingPathComponent("europe.json")
+        #expect(try await ResourceService<CachedCitiesResource>(pipeline: pipeline).fetch(CachedCitiesResource(url: url)) == Self.cities)
+        #expect(try await ResourceService<CachedHeadResource>(pipeline: pipeline).fetch(CachedHeadResource(url: url)) == 0)
+        #expect(server.requestCount == 1)
+        #expect(recorder.recorded == [.miss, .stored, .hit])
+    }
+}
+
+/// A `HEAD` request: its model is the number of body bytes it got.
+struct CachedHeadResource: NetworkResourceType, DataResourceType {
+    var url: URL
+    var httpMethod: HTTPMethod { .head }
+    func model(from data: Data) throws -> Int { data.count }
 }
