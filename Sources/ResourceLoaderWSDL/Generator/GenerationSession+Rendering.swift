@@ -149,7 +149,7 @@ extension GenerationSession {
         text += "    }\n"
         text += "\n    /// How values of the type are written as XML and read back; its `typeName` is written as\n"
         text += "    /// `xsi:type` when a value stands where a base type is declared.\n"
-        text += "    \(a)\(root ? "" : "override ")class var xmlSchema: XMLTypeSchema {\n        \(schemaExpression(structure).replacingOccurrences(of: "\n", with: "\n    "))\n    }\n"
+        text += "    \(a)\(root ? "" : "override ")class var xmlSchema: XMLTypeSchema {\n        \(Self.indentingLines(schemaExpression(structure)))\n    }\n"
         return text + "}\n"
     }
 
@@ -163,6 +163,17 @@ extension GenerationSession {
         text += "    \(a)static let decoder: XMLTreeDecoder = {\n        var decoder = XMLTreeDecoder()\n"
         for derived in derivedClasses.sorted() { text += "        decoder.registerDerivedType(\(derived).self)\n" }
         return text + "        return decoder\n    }()\n}\n"
+    }
+
+    /// `text` with four more spaces after each line break.
+    static func indentingLines(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count + 64)
+        for byte in text.utf8 {
+            bytes.append(byte)
+            if byte == UInt8(ascii: "\n") { bytes.append(contentsOf: [0x20, 0x20, 0x20, 0x20]) }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The root class of the hierarchy `name` is in.

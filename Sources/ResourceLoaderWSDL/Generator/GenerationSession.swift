@@ -86,7 +86,10 @@ struct GenerationSession {
         generateOperations()
         breakRecursion()
         let header = fileHeader()
-        var declarations = models.sorted { $0.name < $1.name }.map(render)
+        // In name order (names are unique), compared once each rather than taken out of the
+        // models at every comparison.
+        let names = models.map(\.name)
+        var declarations = models.indices.sorted { names[$0] < names[$1] }.map { render(models[$0]) }
         if let derivedTypesName { declarations.append(renderDerivedTypes(derivedTypesName)) }
         let typeFiles = WSDLGenerator.fileNames.dropLast()
         let parts = Self.split(declarations, into: typeFiles.count, threshold: WSDLGenerator.splitThreshold)
