@@ -32,7 +32,9 @@ extension GenerationSession {
     /// field as the case's element; an array of them when the reference repeats.
     mutating func addSubstitutionField(_ head: XSDElement, particle: XSDParticle, optional: Bool, into builder: inout FieldBuilder) {
         guard let type = substitutionGroupType(of: head) else {
+            // Only abstract elements substitute for it: generated as the head, and diagnosed.
             reportSubstitution(of: head)
+            addElementField(head, particle: particle, optional: optional, into: &builder)
             return
         }
         let swiftName = builder.names.claim(SwiftNaming.memberName(head.name.name))

@@ -306,9 +306,9 @@ extension GenerationSession {
                 continue
             }
             if branch.isOptional { mayBeEmpty = true }
-            if element.isGlobal, substitutionMembers[element.name] != nil {
+            if element.isGlobal, substitutionMembers[element.name] != nil, case let elements = substitutes(of: element), !elements.isEmpty {
                 // A substitution group's head: a case for each element that may stand there.
-                for substitute in substitutes(of: element) where !cases.contains(where: { $0.key == substitute.name.name }) {
+                for substitute in elements where !cases.contains(where: { $0.key == substitute.name.name }) {
                     cases.append((caseNames.claim(SwiftNaming.memberName(substitute.name.name)), substitute.name.name, substituteType(substitute).type))
                 }
                 continue

@@ -164,6 +164,21 @@ struct SubstitutionGroupTests {
         #expect(operations.contains(#"stamp: try headers.decode(Shape.self, named: "stamp", namespaceURI: "urn:test", decoder: xmlDecoder))"#))
     }
 
+    @Test func aHeadWhoseMembersAreAllAbstractIsGeneratedAsItselfAndDiagnosed() throws {
+        let output = try GeneratorSnippets.generate(
+            GeneratorSnippets.operation(
+                requestType: "tns:Box",
+                schema: """
+                    <xsd:element name="ghost" type="xsd:string" abstract="true"/>
+                    <xsd:element name="shade" type="xsd:string" abstract="true" substitutionGroup="tns:ghost"/>
+                    <xsd:complexType name="Box"><xsd:sequence><xsd:element ref="tns:ghost"/></xsd:sequence></xsd:complexType>
+                    """))
+        #expect(Self.summary(output) == ["warning polymorphism /wsdl:definitions[@name='Test']/wsdl:types/xsd:schema/xsd:element[@name='ghost']"])
+        try expectField("ghost: String", of: "Box", in: output)
+        let types = try #require(output.file(named: "Types.swift")?.contents)
+        #expect(!types.contains("GhostGroup"))
+    }
+
     @Test func anAbstractHeadWithoutMembersAndAClashingMemberAreDiagnosed() throws {
         // GIVEN an abstract element nothing substitutes for, and a group with two members of one
         // local name in different namespaces
