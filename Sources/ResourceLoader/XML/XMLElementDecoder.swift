@@ -44,6 +44,9 @@ final class XMLElementDecoder: Decoder {
     fileprivate var choiceProbe: ChoiceProbe?
     /// Whether the decoder reads an ``XMLChoice`` from the element that holds it.
     fileprivate var readsChoice = false
+    /// For an item of an array of ``XMLChoice``s: where in the holder its element is looked
+    /// for, and the element found.
+    fileprivate var choiceItem: ChoiceItem?
     let options: XMLTreeDecoder
     /// Where the keyed container's look-ups in this decoder's element stand (see
     /// ``XMLTree/Element/firstChildIndex(named:cursor:)``); reset with each new keyed
@@ -86,6 +89,19 @@ final class XMLElementDecoder: Decoder {
             throw DecodingError.typeMismatch([String: Any].self, context("Expected an element, found an attribute value"))
         }
         cursor = ChildCursor()
+        if let from = choiceItem?.from {
+            // An item of an array of choices: the first of the choice's elements from `from` on.
+            let end = element.storage.end(of: element.index)
+            var child = from
+            while child < end, Key(stringValue: XMLTree.Element(storage: element.storage, index: child).name) == nil {
+                child = element.storage.end(of: child)
+            }
+            let found = child < end ? child : nil
+            choiceItem?.found = found
+            if let found { cursor = ChildCursor(next: found) }
+            return KeyedDecodingContainer(
+                KeyedContainer<Key>(element: element, decoder: self, schema: schema, readsChoice: true, choiceChild: found ?? -1))
+        }
         if choiceProbe != nil {
             // Whether any of the choice's elements is there.
             choiceProbe?.matched = element.children.contains { Key(stringValue: $0.name) != nil }
@@ -205,6 +221,9 @@ final class XMLElementDecoder: Decoder {
         case described(XMLTypeSchema)
         /// An array, decoded into reserved storage (``XMLDecodableArray``).
         case array(any XMLDecodableArray.Type)
+        /// An array of ``XMLChoice``s: under a key, read from the holder's children that are
+        /// the choice's elements; anywhere else, as any array.
+        case choiceArray(any XMLChoiceArray.Type)
         /// Any other type: its own `init(from:)`.
         case decodable
     }
@@ -229,6 +248,7 @@ final class XMLElementDecoder: Decoder {
         if type == URL.self { return .url }
         if type == Decimal.self { return .decimal }
         if type == Data.self { return .data }
+        if let choiceArrayType = type as? any XMLChoiceArray.Type { return .choiceArray(choiceArrayType) }
         if let arrayType = type as? any XMLDecodableArray.Type { return .array(arrayType) }
         if type is any XMLChoice.Type { return .choice }
         if let described = type as? any XMLSchemaType.Type {
@@ -248,8 +268,12 @@ final class XMLElementDecoder: Decoder {
     /// ``unbox(_:)`` with the type's ``Kind`` known already.
     func unbox<T: Decodable>(_ type: T.Type, as kind: Kind) throws -> T {
         switch kind {
-        case .decodable, .choice:
+        case .decodable:
             if !options.derivedTypes.isEmpty, let derived = try derived(type) { return derived }
+            schema = nil
+            return try T(from: self)
+        case .choice:
+            // Read from the holder's element, whose `xsi:type` is the holder's, not the choice's.
             schema = nil
             return try T(from: self)
         case .described(let described):
@@ -275,6 +299,8 @@ final class XMLElementDecoder: Decoder {
             }
             return decimal as! T
         case .array(let arrayType):
+            return try arrayType.init(xmlArrayFrom: self) as! T
+        case .choiceArray(let arrayType):
             return try arrayType.init(xmlArrayFrom: self) as! T
         }
     }
@@ -396,10 +422,17 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// first child that is one of the choice's elements is a key, so that the holder's other
     /// children do not count as a second case.
     let readsChoice: Bool
+    /// For an item of an array of choices: the node index of its element, -1 when there is
+    /// none; `nil` otherwise.
+    var choiceChild: Int? = nil
 
     var codingPath: [any CodingKey] { decoder.codingPath }
 
     var allKeys: [Key] {
+        if let choiceChild {
+            guard choiceChild >= 0 else { return [] }
+            return Key(stringValue: XMLTree.Element(storage: element.storage, index: choiceChild).name).map { [$0] } ?? []
+        }
         if readsChoice {
             return element.children.lazy.compactMap { Key(stringValue: $0.name) }.first.map { [$0] } ?? []
         }
@@ -525,6 +558,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         let kind = XMLElementDecoder.kind(of: type)
         if case .choice = kind { return try choiceDecoder(for: key).unbox(type, as: kind) }
+        if case .choiceArray(let arrayType) = kind { return try arrayType.init(xmlChoicesIn: element, key: key, holder: decoder) as! T }
         return try decoder(for: key).unbox(type, as: kind)
     }
 
@@ -541,6 +575,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
                 throw error
             }
         }
+        if case .choiceArray(let arrayType) = kind { return try arrayType.init(xmlChoicesIn: element, key: key, holder: decoder) as? T }
         guard contains(key), !(try decodeNil(forKey: key)) else { return nil }
         return try decoder(for: key).unbox(type, as: kind)
     }
@@ -719,6 +754,15 @@ struct ChoiceProbe {
     var matched = false
 }
 
+/// Where an item of an array of choices is looked for in its holder, and what was found.
+struct ChoiceItem {
+    /// The node index from which the item's element is looked for.
+    var from: Int
+    /// The node index of the item's element: `nil` when no element from ``from`` on is one of
+    /// the choice's.
+    var found: Int?
+}
+
 // MARK: - Arrays
 
 /// An array decoded into storage reserved for all its items at once.
@@ -738,6 +782,37 @@ extension Array: XMLDecodableArray where Element: Decodable {
         if let count = container.count { reserveCapacity(count) }
         while !container.isAtEnd {
             append(try container.decode(Element.self))
+        }
+    }
+}
+
+/// An array of ``XMLChoice``s under a key: the items are the holder's children that are one of
+/// the choice's elements, in document order, with no element of the key's name (an XML Schema
+/// choice or substitution group with `maxOccurs` above 1).
+protocol XMLChoiceArray: XMLDecodableArray {
+    init(xmlChoicesIn holder: XMLTree.Element, key: any CodingKey, holder decoder: XMLElementDecoder) throws
+}
+
+extension Array: XMLChoiceArray where Element: XMLChoice & Decodable {
+    init(xmlChoicesIn holder: XMLTree.Element, key: any CodingKey, holder decoder: XMLElementDecoder) throws {
+        self.init()
+        let end = holder.storage.end(of: holder.index)
+        var from = holder.index + 1
+        while from < end {
+            let item = XMLElementDecoder(value: .element(holder), parent: decoder, step: .key(key), options: decoder.options)
+            item.readsChoice = true
+            item.choiceItem = ChoiceItem(from: from)
+            let value: Element
+            do {
+                value = try Element(from: item)
+            } catch {
+                // No element of the choice's is left: the array ends.
+                if let choiceItem = item.choiceItem, choiceItem.found == nil { return }
+                throw error
+            }
+            guard let found = item.choiceItem?.found else { return }
+            append(value)
+            from = holder.storage.end(of: found)
         }
     }
 }

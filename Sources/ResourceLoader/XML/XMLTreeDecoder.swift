@@ -32,6 +32,8 @@ import Foundation
 ///   the items inside the wrapper element.
 /// - An ``XMLChoice`` is read from the element that holds its property: the first child whose
 ///   name is one of its cases'.
+/// - An array of ``XMLChoice``s is read from the element that holds its property: every child
+///   whose name is one of its cases', in document order.
 /// - An element with `xsi:type` naming a type registered with ``registerDerivedType(_:)`` is
 ///   decoded as that type (a subclass of the one declared).
 ///

@@ -77,6 +77,10 @@ enum GeneratedModel {
         var name: String
         var documentation: String?
         var cases: [(caseName: String, key: String, type: String)]
+        /// For a substitution group: the namespace of each case's element, in the order of
+        /// ``cases``, and the head's namespace, which the enum's `xmlSchema` names; `nil` for a
+        /// choice, whose elements are the holder's.
+        var substitution: (headNamespace: String?, caseNamespaces: [String?])? = nil
     }
 
     /// The declaration's Swift name.

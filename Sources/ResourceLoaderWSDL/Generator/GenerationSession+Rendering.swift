@@ -149,7 +149,7 @@ extension GenerationSession {
         text += "    }\n"
         text += "\n    /// How values of the type are written as XML and read back; its `typeName` is written as\n"
         text += "    /// `xsi:type` when a value stands where a base type is declared.\n"
-        text += "    \(a)\(root ? "" : "override ")class var xmlSchema: XMLTypeSchema {\n        \(schemaExpression(structure).replacingOccurrences(of: "\n", with: "\n    "))\n    }\n"
+        text += "    \(a)\(root ? "" : "override ")class var xmlSchema: XMLTypeSchema {\n        \(Self.indentingLines(schemaExpression(structure)))\n    }\n"
         return text + "}\n"
     }
 
@@ -163,6 +163,17 @@ extension GenerationSession {
         text += "    \(a)static let decoder: XMLTreeDecoder = {\n        var decoder = XMLTreeDecoder()\n"
         for derived in derivedClasses.sorted() { text += "        decoder.registerDerivedType(\(derived).self)\n" }
         return text + "        return decoder\n    }()\n}\n"
+    }
+
+    /// `text` with four more spaces after each line break.
+    static func indentingLines(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count + 64)
+        for byte in text.utf8 {
+            bytes.append(byte)
+            if byte == UInt8(ascii: "\n") { bytes.append(contentsOf: [0x20, 0x20, 0x20, 0x20]) }
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// The root class of the hierarchy `name` is in.
@@ -263,7 +274,8 @@ extension GenerationSession {
     /// A choice enum.
     func render(_ choice: GeneratedModel.Choice) -> String {
         var text = SwiftNaming.docComment(choice.documentation ?? "One of the elements of a choice.", indent: "")
-        text += "\(access)indirect enum \(choice.name): Codable, Sendable, Hashable, XMLChoice {\n"
+        let conformances = choice.substitution == nil ? "XMLChoice" : "XMLChoice, XMLSchemaType"
+        text += "\(access)indirect enum \(choice.name): Codable, Sendable, Hashable, \(conformances) {\n"
         for item in choice.cases {
             text += "    /// The element `\(item.key)`.\n"
             text += "    case \(SwiftNaming.escaped(item.caseName))(\(item.type))\n"
@@ -276,7 +288,26 @@ extension GenerationSession {
             }
             text += "    }\n"
         }
+        if let substitution = choice.substitution {
+            text += "\n    /// The namespaces of the elements.\n"
+            text += "    \(access)static let xmlSchema = \(substitutionSchemaExpression(choice, substitution))\n"
+        }
         return text + "}\n"
+    }
+
+    /// The `XMLTypeSchema` of a substitution group's enum: the head's namespace, and each element
+    /// in another namespace as a field of its own.
+    func substitutionSchemaExpression(_ choice: GeneratedModel.Choice, _ substitution: (headNamespace: String?, caseNamespaces: [String?])) -> String {
+        let head = substitution.headNamespace
+        let arguments = head.map { ["namespace: \(SwiftNaming.literal($0))", "elementForm: .qualified"] } ?? ["elementForm: .unqualified"]
+        var entries: [String] = []
+        for (item, namespace) in zip(choice.cases, substitution.caseNamespaces) where namespace != head {
+            let field = namespace.map { "XMLTypeSchema.Field(namespace: \(SwiftNaming.literal($0)))" } ?? "XMLTypeSchema.Field(form: .unqualified)"
+            entries.append("\(SwiftNaming.literal(item.key)): \(field)")
+        }
+        guard !entries.isEmpty else { return "XMLTypeSchema(" + arguments.joined(separator: ", ") + ")" }
+        return "XMLTypeSchema(\n        " + arguments.joined(separator: ", ") + ",\n        fields: [\n"
+            + entries.map { "            \($0),\n" }.joined() + "        ])"
     }
 
     /// A resource.
@@ -353,7 +384,7 @@ extension GenerationSession {
             text += "    \(a)func model(from root: \(plan.modelType), headers: SOAPResponseHeaders) throws -> \(outputType) {\n"
             text += "        \(outputType)(\n            body: root"
             for header in plan.outputHeaders {
-                text += ",\n            \(SwiftNaming.escaped(header.swiftName)): try headers.decode(\(header.type).self, named: \(SwiftNaming.literal(header.element.name)), namespaceURI: \(Self.optionalLiteral(header.element.namespace)))"
+                text += ",\n            \(SwiftNaming.escaped(header.swiftName)): try headers.decode(\(header.type).self, named: \(SwiftNaming.literal(header.element.name)), namespaceURI: \(Self.optionalLiteral(header.element.namespace))\(derivedTypesName == nil ? "" : ", decoder: xmlDecoder"))"
             }
             text += ")\n    }\n"
         }

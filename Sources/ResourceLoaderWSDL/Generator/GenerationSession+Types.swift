@@ -213,6 +213,10 @@ extension GenerationSession {
             addElementField(element, particle: particle, optional: isOptional, into: &builder)
         case .elementReference(let name):
             guard let element = document.schemas.element(named: name) else { return }
+            if substitutionMembers[element.name] != nil {
+                addSubstitutionField(element, particle: particle, optional: isOptional, into: &builder)
+                return
+            }
             reportSubstitution(of: element)
             addElementField(element, particle: particle, optional: isOptional, into: &builder)
         case .sequence(let particles), .all(let particles):
@@ -236,14 +240,13 @@ extension GenerationSession {
         }
     }
 
-    /// Warns when a referenced element heads a substitution group or is abstract.
+    /// Warns when a referenced element is abstract and no element substitutes for it.
     mutating func reportSubstitution(of element: XSDElement) {
-        let members = document.schemas.substitutionGroupMembers(of: element.name)
-        guard !members.isEmpty || element.isAbstract, !polymorphismReported.contains(element.name) else { return }
+        guard element.isAbstract, !polymorphismReported.contains(element.name) else { return }
         polymorphismReported.insert(element.name)
         diagnose(
             .polymorphism, at: element.location,
-            "the element \(element.name) \(element.isAbstract ? "is abstract" : "heads a substitution group"): only the element itself is written and read, not the members of its group")
+            "the element \(element.name) is abstract and no element substitutes for it: it is generated as the element itself, which a service does not expect")
     }
 
     /// Adds a field for an element.
@@ -303,9 +306,19 @@ extension GenerationSession {
                 continue
             }
             if branch.isOptional { mayBeEmpty = true }
+            if element.isGlobal, substitutionMembers[element.name] != nil, case let elements = substitutes(of: element), !elements.isEmpty {
+                // A substitution group's head: a case for each element that may stand there.
+                for substitute in elements where !cases.contains(where: { $0.key == substitute.name.name }) {
+                    cases.append((caseNames.claim(SwiftNaming.memberName(substitute.name.name)), substitute.name.name, substituteType(substitute).type))
+                }
+                continue
+            }
+            if element.isGlobal { reportSubstitution(of: element) }
             let type: String
             if element.isGlobal, case .anonymous = element.type {
                 type = elementType(element).type
+            } else if element.type == nil, element.substitutionGroup != nil {
+                type = substituteType(element).type
             } else {
                 type = swiftType(for: element.type, hint: enumName + SwiftNaming.typeName(element.name.name), namespace: element.name.namespace ?? builder.namespace).type
             }

@@ -42,6 +42,11 @@ struct GenerationSession {
     var derivedClasses: [String] = []
     /// The name of the enum that holds the decoder knowing ``derivedClasses``, once claimed.
     var derivedTypesName: String?
+    /// The global elements that name each element as their substitution group head, in name
+    /// order.
+    let substitutionMembers: [QualifiedName: [XSDElement]]
+    /// The Swift names of the enums generated for substitution groups, by their heads.
+    var substitutionGroupNames: [QualifiedName: String] = [:]
 
     init(document: WSDLDocument, configuration: WSDLGeneratorConfiguration) {
         self.document = document
@@ -59,6 +64,12 @@ struct GenerationSession {
         }
         baseTypes = bases
         derivedTypes = derived.mapValues { $0.sorted() }
+        var members: [QualifiedName: [XSDElement]] = [:]
+        for element in document.schemas.elements.values {
+            guard let head = element.substitutionGroup else { continue }
+            members[head, default: []].append(element)
+        }
+        substitutionMembers = members.mapValues { $0.sorted { $0.name < $1.name } }
     }
 
     /// The access modifier and a space, or nothing for `internal`.
@@ -75,7 +86,10 @@ struct GenerationSession {
         generateOperations()
         breakRecursion()
         let header = fileHeader()
-        var declarations = models.sorted { $0.name < $1.name }.map(render)
+        // In name order (names are unique), compared once each rather than taken out of the
+        // models at every comparison.
+        let names = models.map(\.name)
+        var declarations = models.indices.sorted { names[$0] < names[$1] }.map { render(models[$0]) }
         if let derivedTypesName { declarations.append(renderDerivedTypes(derivedTypesName)) }
         let typeFiles = WSDLGenerator.fileNames.dropLast()
         let parts = Self.split(declarations, into: typeFiles.count, threshold: WSDLGenerator.splitThreshold)

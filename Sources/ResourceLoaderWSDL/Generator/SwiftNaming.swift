@@ -16,6 +16,8 @@ enum SwiftNaming {
     /// Decodes the `_xHHHH_` escapes .NET writes for characters XML names cannot hold
     /// (`First_x0020_Name` is `First Name`).
     static func decodingEscapes(_ name: String) -> String {
+        // Most names have no `_x` at all: nothing to search with Foundation.
+        guard containsEscapeStart(name) else { return name }
         var result = ""
         var rest = Substring(name)
         while let range = rest.range(of: "_x") {
@@ -35,15 +37,47 @@ enum SwiftNaming {
         return result + rest
     }
 
-    /// The words of a name: runs of letters and digits, split at other characters.
+    /// Whether `name` holds `_x`, where an escape may start.
+    static func containsEscapeStart(_ name: String) -> Bool {
+        var previous: UInt8 = 0
+        for byte in name.utf8 {
+            if previous == UInt8(ascii: "_"), byte == UInt8(ascii: "x") { return true }
+            previous = byte
+        }
+        return false
+    }
+
+    /// The words of a name: runs of ASCII letters and digits, split at other characters.
     static func words(_ name: String) -> [String] {
-        decodingEscapes(name).split { !($0.isLetter || $0.isNumber) || !$0.isASCII }.map(String.init)
+        let decoded = decodingEscapes(name)
+        if decoded.utf8.allSatisfy({ $0 < 0x80 }) {
+            // ASCII only: each byte is a character ("\r\n", the one pair, splits either way).
+            return decoded.utf8.split { !isASCIILetterOrDigit($0) }.map { String(decoding: $0, as: UTF8.self) }
+        }
+        // A character with a combining mark is not ASCII, and splits like any other.
+        return decoded.split { character in character.asciiValue.map { !isASCIILetterOrDigit($0) } ?? true }.map(String.init)
+    }
+
+    /// Whether `byte` is an ASCII letter or digit.
+    @inline(__always)
+    static func isASCIILetterOrDigit(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
     }
 
     /// A type name: `order_line` is `OrderLine`, `getUserResponse` is `GetUserResponse`.
     static func typeName(_ name: String) -> String {
-        let joined = words(name).map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        let joined = words(name).map(capitalizingFirst).joined()
         return identifier(joined.isEmpty ? "Value" : joined)
+    }
+
+    /// `word` with its first letter in upper case.
+    static func capitalizingFirst(_ word: String) -> String {
+        var bytes = Array(word.utf8)
+        guard let first = bytes.first, first < 0x80 else { return word.prefix(1).uppercased() + word.dropFirst() }
+        // The words are ASCII: the first byte is the first character.
+        if first >= UInt8(ascii: "a"), first <= UInt8(ascii: "z") { bytes[0] = first - 32 }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// A property or case name: `UserID` is `userID`, `URLValue` is `urlValue`, `Order_Line`
@@ -51,12 +85,22 @@ enum SwiftNaming {
     static func memberName(_ name: String) -> String {
         let parts = words(name)
         guard let first = parts.first else { return "value" }
-        let joined = lowercasingLeadingCapitals(first) + parts.dropFirst().map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+        let joined = lowercasingLeadingCapitals(first) + parts.dropFirst().map(capitalizingFirst).joined()
         return identifier(joined)
     }
 
     /// `Name` is `name`, `ID` is `id`, `URLValue` is `urlValue`, `userID` stays.
     static func lowercasingLeadingCapitals(_ word: String) -> String {
+        if word.utf8.allSatisfy({ $0 < 0x80 }) {
+            // ASCII, as every word is: bytes are characters, and only A to Z are capitals.
+            var bytes = Array(word.utf8)
+            var upperCount = 0
+            while upperCount < bytes.count, bytes[upperCount] >= UInt8(ascii: "A"), bytes[upperCount] <= UInt8(ascii: "Z") { upperCount += 1 }
+            if upperCount == 0 { return word }
+            let lowered = upperCount == bytes.count || upperCount == 1 ? upperCount : upperCount - 1
+            for index in 0..<lowered { bytes[index] += 32 }
+            return String(decoding: bytes, as: UTF8.self)
+        }
         let characters = Array(word)
         var upperCount = 0
         while upperCount < characters.count, characters[upperCount].isUppercase { upperCount += 1 }
@@ -79,6 +123,10 @@ enum SwiftNaming {
 
     /// `text` as a Swift string literal, every special character escaped.
     static func literal(_ text: String) -> String {
+        // Only ASCII characters are escaped: most texts have none to escape.
+        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") }) {
+            return "\"" + text + "\""
+        }
         var result = "\""
         for scalar in text.unicodeScalars {
             switch scalar {
@@ -98,12 +146,41 @@ enum SwiftNaming {
     /// Documentation as `///` lines at `indent`, blank lines kept between paragraphs.
     static func docComment(_ text: String?, indent: String) -> String {
         guard let text else { return "" }
-        var lines = text.split(separator: "\n", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        if !text.utf8.contains(UInt8(ascii: "\n")) {
+            // One line, as most are.
+            let line = trimmingWhitespace(Substring(text))
+            return line.isEmpty ? "" : indent + "/// " + line + "\n"
+        }
+        // Without a carriage return, each line feed is a character of its own: split the bytes.
+        let pieces = text.utf8.contains(UInt8(ascii: "\r"))
+            ? text.split(separator: "\n", omittingEmptySubsequences: false)
+            : text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Substring($0) }
+        var lines = pieces.map(trimmingWhitespace)
         while lines.first?.isEmpty == true { lines.removeFirst() }
         while lines.last?.isEmpty == true { lines.removeLast() }
         guard !lines.isEmpty else { return "" }
         var collapsed: [String] = []
         for line in lines where !(line.isEmpty && collapsed.last?.isEmpty == true) { collapsed.append(line) }
         return collapsed.map { indent + ($0.isEmpty ? "///" : "/// " + $0) + "\n" }.joined()
+    }
+
+    /// `line` without the leading and trailing characters of `CharacterSet.whitespaces` (tab and
+    /// Unicode's space separators), as `trimmingCharacters(in: .whitespaces)` gives it, without
+    /// Foundation's cost.
+    static func trimmingWhitespace(_ line: Substring) -> String {
+        let scalars = line.unicodeScalars
+        if let first = scalars.first, let last = scalars.last, !isWhitespace(first), !isWhitespace(last) { return String(line) }
+        guard let first = scalars.firstIndex(where: { !isWhitespace($0) }) else { return "" }
+        let last = scalars.lastIndex(where: { !isWhitespace($0) })!
+        return String(scalars[first...last])
+    }
+
+    /// Whether `scalar` is in `CharacterSet.whitespaces`: tab, or of the general category Zs.
+    @inline(__always)
+    static func isWhitespace(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x09, 0x20, 0xA0, 0x1680, 0x2000...0x200A, 0x202F, 0x205F, 0x3000: true
+        default: false
+        }
     }
 }

@@ -288,7 +288,7 @@ struct Stock: SOAPResourceType {
     func model(from root: StockResponse, headers: SOAPResponseHeaders) throws -> StockOutput {
         StockOutput(
             body: root,
-            quota: try headers.decode(Quota.self, named: "Quota", namespaceURI: "urn:example:warehouse"))
+            quota: try headers.decode(Quota.self, named: "Quota", namespaceURI: "urn:example:warehouse", decoder: xmlDecoder))
     }
 }
 

@@ -101,7 +101,7 @@ struct GeneratedCodeCompileTests {
         print(String(decoding: try call.envelope.data(), as: UTF8.self))
         print("\\(call.url) \\(call.soapAction ?? "-") \\(call.responsePath)")
         print("plugged: \\(pluggedAction ?? "-")")
-        let zoo = Zoo(animals: [Dog(name: "Rex", id: 1, barks: true), Puppy(name: "Bit", barks: false, weeks: 9, toys: ["ball"])], vehicle: "van")
+        let zoo = Zoo(animals: [Dog(name: "Rex", id: 1, barks: true), Puppy(name: "Bit", barks: false, weeks: 9, toys: ["ball"])], vehicle: .car("van"))
         let zooData = try XMLTreeEncoder().encode(zoo, as: XMLQualifiedName("Call", namespaceURI: "urn:test"))
         let zooBack = try DerivedTypes.decoder.decode(Zoo.self, from: XMLTree(data: zooData).root)
         print("zoo: \\(zooBack == zoo) \\(zooBack.animals.map { "\\(type(of: $0))" }) \\(String(decoding: zooData, as: UTF8.self))")
@@ -123,6 +123,7 @@ struct GeneratedCodeCompileTests {
             ("Unsupported", GeneratorSnippets.unsupported, WSDLGeneratorConfiguration()),
             ("Headers", GeneratorSnippets.outputHeaders, WSDLGeneratorConfiguration(accessModifier: .public)),
             ("Animals", GeneratorSnippets.polymorphism, WSDLGeneratorConfiguration(accessModifier: .public)),
+            ("Drawings", GeneratorSnippets.substitutionGroups, WSDLGeneratorConfiguration(accessModifier: .public)),
         ]
         for library in libraries where library.name != "Calc" {
             let output = try GeneratorSnippets.generate(library.wsdl, configuration: library.configuration)
@@ -189,6 +190,7 @@ struct GeneratedCodeCompileTests {
         #expect(result.output.contains("plugged: urn:shop/GetItem"))
         #expect(result.output.contains(#"zoo: true ["Dog", "Puppy"] "#))
         #expect(result.output.contains(#"xsi:type="ns1:Dog""#) && result.output.contains(#"xsi:type="ns1:Puppy""#))
+        #expect(result.output.contains("car>van</"))
         // AND the plugin's diagnostics are in the build log
         #expect(build.output.contains("Generating SOAP resources from Shop.wsdl"))
     }

@@ -215,7 +215,7 @@ extension GeneratorSnippets {
             """)
 
     /// An extension hierarchy: an abstract base, a type that extends it and one that extends
-    /// that, declared where the base is; and an element that heads a substitution group.
+    /// that, declared where the base is; and a reference to an element that heads a substitution group.
     static let polymorphism = operation(
         requestType: "tns:Zoo",
         schema: """

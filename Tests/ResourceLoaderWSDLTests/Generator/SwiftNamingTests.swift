@@ -38,6 +38,21 @@ struct SwiftNamingTests {
         #expect(SwiftNaming.docComment(nil, indent: "") == "")
     }
 
+    /// Names and texts beyond ASCII take the general paths, which give what the ASCII ones
+    /// would for the same characters.
+    @Test func nonASCIINamesAndTextsFollowTheSameRules() {
+        #expect(SwiftNaming.words("naïve_name") == ["na", "ve", "name"])
+        #expect(SwiftNaming.words("e\u{301}x_Y") == ["x", "Y"])
+        #expect(SwiftNaming.memberName("Ünit_ID") == "nitID")
+        #expect(SwiftNaming.typeName("größe_x0020_total") == "GrETotal")
+        #expect(SwiftNaming.literal("Zürich \u{1F600}") == "\"Zürich \u{1F600}\"")
+        #expect(SwiftNaming.literal("tab\there") == #""tab\there""#)
+        // Tab and Unicode space separators are trimmed, other whitespace kept.
+        #expect(SwiftNaming.docComment("\u{3000}\tWide.\u{A0}\n\u{2003}next\u{85}", indent: "") == "/// Wide.\n/// next\u{85}\n")
+        // A CR LF pair is one character, not a line feed.
+        #expect(SwiftNaming.docComment("a\r\nb\nc", indent: "") == "/// a\r\nb\n/// c\n")
+    }
+
     @Test func registryResolvesCollisionsInClaimOrder() {
         var registry = NameRegistry(reserved: ["Date"])
         #expect(registry.claim("Order", suffix: "Type") == "Order")

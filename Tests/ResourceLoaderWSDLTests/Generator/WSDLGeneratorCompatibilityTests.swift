@@ -160,4 +160,46 @@ struct WSDLGeneratorCompatibilityTests {
         let declarations = types.split(separator: "\n").filter { line in kinds.contains { line.hasPrefix($0) } }
         #expect(declarations.count == expected.models)
     }
+
+    /// GS1 EPCIS's operations never reach its Standard Business Document Header, whose `Scope`
+    /// repeats the abstract `ScopeInformation` that `CorrelationInformation` and
+    /// `BusinessService` substitute for: an operation of our own whose request is a
+    /// `BusinessScope` reaches it through the real `BusinessScope.xsd`.
+    @Test(.enabled(if: WSDLCorpus.shouldRun, "../shared/wsdls is absent: the real-world WSDLs are read from there (required when CI=true)"))
+    func theSubstitutionGroupOfTheEPCISBusinessScopeIsAnEnumOfItsMembers() throws {
+        try #require(WSDLCorpus.isPresent, "CI=true and \(WSDLCorpus.folder.path) is absent")
+        // GIVEN a WSDL whose request element is declared as the real schema's BusinessScope
+        let schema = try Data(contentsOf: WSDLCorpus.folder.appendingPathComponent("gs1-epcis/BusinessScope.xsd"))
+        let sbdh = "http://www.unece.org/cefact/namespaces/StandardBusinessDocumentHeader"
+        let wsdl = GeneratorSnippets.operation(
+            requestType: "sbdh:BusinessScope",
+            schema: #"<xsd:import namespace="\#(sbdh)" schemaLocation="BusinessScope.xsd"/>"#,
+            schemaAttributes: #"elementFormDefault="qualified" xmlns:sbdh="\#(sbdh)""#)
+        var files = ["BusinessScope.xsd": schema]
+        files["service.wsdl"] = Data(wsdl.utf8)
+        let document = try WSDLReader().read(path: "service.wsdl", in: files)
+        // WHEN code is generated
+        let output = WSDLGenerator().generate(document)
+        // THEN nothing is diagnosed, and Scope holds an array of the group's enum, whose cases
+        // are the two members in the schema's namespace
+        #expect(output.diagnostics.map(\.message) == [])
+        let types = try #require(output.file(named: "Types.swift")?.contents)
+        #expect(types.contains("    var scopeInformation: [ScopeInformationGroup]\n"))
+        #expect(types.contains("""
+            indirect enum ScopeInformationGroup: Codable, Sendable, Hashable, XMLChoice, XMLSchemaType {
+                /// The element `BusinessService`.
+                case businessService(BusinessService)
+                /// The element `CorrelationInformation`.
+                case correlationInformation(CorrelationInformation)
+
+                enum CodingKeys: String, CodingKey {
+                    case businessService = "BusinessService"
+                    case correlationInformation = "CorrelationInformation"
+                }
+
+                /// The namespaces of the elements.
+                static let xmlSchema = XMLTypeSchema(namespace: "\(sbdh)", elementForm: .qualified)
+            }
+            """))
+    }
 }

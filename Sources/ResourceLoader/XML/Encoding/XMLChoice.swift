@@ -22,6 +22,18 @@
 /// child element whose name is one of the enum's coding keys. An optional choice is `nil` when
 /// none of them is there.
 ///
+/// An array of choices (a choice or a substitution group with `maxOccurs` above 1) is written
+/// the same way, each item as its case's element, in order, in place of the property; it is
+/// read back from every child of the holder whose name is one of the enum's coding keys, in
+/// document order, and is empty when there is none:
+///
+/// ```swift
+/// struct Wallet: Codable {
+///     let owner: String
+///     let payments: [Payment]   // <owner>…</owner><card>…</card><cash/><iban>…</iban>
+/// }
+/// ```
+///
 /// A marker with no requirements; like ``XMLSchemaType`` it does not refine `Sendable`, so
 /// that a choice may hold values of a class hierarchy.
 public protocol XMLChoice {}

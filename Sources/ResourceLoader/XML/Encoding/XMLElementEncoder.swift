@@ -181,6 +181,10 @@ final class XMLElementEncoder: Encoder {
             schema = sink.schema(of: dynamicType)
             if dynamicType != T.self, T.self is AnyObject.Type, let typeName = schema?.typeName {
                 schemaType = typeName
+                // A value written into an element made already (an enum case's) types that element.
+                if case .element(let node) = target, node.schemaType == nil, node !== sink.document {
+                    try sink.setSchemaType(typeName, of: node)
+                }
             }
             try value.encode(to: self)
         }
@@ -367,6 +371,11 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
             try encoder(for: key, target: .element(node)).box(value)
             return
         }
+        if let choices = value as? any XMLEncodableChoiceArray {
+            // So does each item of an array of choices, in order.
+            for item in choices.xmlChoiceItems { try encoder(for: key, target: .element(node)).box(item) }
+            return
+        }
         try encoder(for: key).box(value)
     }
 
@@ -540,3 +549,14 @@ private struct SingleValueContainer: SingleValueEncodingContainer {
 /// Arrays, recognised as such when an enum case holds one.
 protocol XMLEncodableArray {}
 extension Array: XMLEncodableArray {}
+
+/// Arrays of ``XMLChoice``s, whose items are written in place of the property that holds them,
+/// each as its case's element.
+protocol XMLEncodableChoiceArray {
+    /// The items, to encode one by one.
+    var xmlChoiceItems: [any Encodable] { get }
+}
+
+extension Array: XMLEncodableChoiceArray where Element: XMLChoice & Encodable {
+    var xmlChoiceItems: [any Encodable] { map { $0 } }
+}

@@ -75,6 +75,15 @@ final class XMLEncodingSink {
         node.attributes.append((name, escapedValue))
     }
 
+    /// Writes `node` with `xsi:type` naming `type`.
+    func setSchemaType(_ type: XMLQualifiedName, of node: XMLEncodingNode) throws {
+        if mode == .streaming, !node.isOpen || node.isStarted {
+            stream.mustRestart = true
+            throw Restart()
+        }
+        node.schemaType = type
+    }
+
     /// Writes `node` with `xsi:nil="true"`.
     func setNil(_ node: XMLEncodingNode) {
         if mode == .streaming, !node.isOpen || node.isStarted {

@@ -36,6 +36,7 @@ import Foundation
 ///   element carries `xsi:type`. ``XMLTreeDecoder`` reads it back through the types registered
 ///   with ``XMLTreeDecoder/registerDerivedType(_:)``.
 /// - **Choices** (``XMLChoice``) write the chosen case's element in place of the property.
+///   An array of choices writes each item's element, in order, in place of the property.
 /// - **``XMLTree/Element``** is written as it is, with its own name, namespaces and attributes:
 ///   the content of an `xsd:any`.
 /// - **Values** use XML Schema's lexical forms: `true`/`false`; integers in decimal; `Decimal` as
