@@ -147,11 +147,16 @@ struct CachingPipelineTests {
         }
         defer { server.stop() }
         let resource = CachedCitiesResource(url: server.baseURL.appendingPathComponent("europe.json"))
+        weak var firstStore: DiskCacheStore?
         do {
-            let cache = HTTPCache(store: try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20))
-            let service = ResourceService<CachedCitiesResource>(pipeline: ResourcePipeline(session: URLSessionTransport(), cache: cache))
+            let store = try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20)
+            firstStore = store
+            let service = ResourceService<CachedCitiesResource>(pipeline: ResourcePipeline(session: URLSessionTransport(), cache: HTTPCache(store: store)))
             #expect(try await service.fetch(resource) == Self.cities)
         }
+        // The first store closes once nothing holds it: the transport lets go of the finished
+        // transfer (and its receiver) shortly after the answer.
+        try #require(await eventually { firstStore == nil }, "the first store was never released")
         let cache = HTTPCache(store: try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20))
         let service = ResourceService<CachedCitiesResource>(pipeline: ResourcePipeline(session: URLSessionTransport(), cache: cache))
         #expect(try await service.fetch(resource) == Self.cities)
