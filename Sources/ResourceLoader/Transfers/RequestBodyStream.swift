@@ -21,8 +21,9 @@ import Foundation
 /// let body = RequestBody.stream(RequestBodyStream(chunks), contentType: "text/plain")
 /// ```
 ///
-/// The sequence is iterated in a task of its own, one chunk ahead of what has been sent, so
-/// memory holds at most two chunks; cancelling the transfer cancels that task.
+/// The sequence is iterated in a task of its own, which runs ahead of what has been sent by up to
+/// 256 KiB of chunks (and then waits, so memory holds no more than that and one chunk): a sequence
+/// of small chunks is not held up after each one. Cancelling the transfer cancels that task.
 public final class RequestBodyStream: Sendable, Hashable {
     /// The number of bytes the stream produces, when it is known in advance.
     public let length: Int64?
@@ -91,12 +92,19 @@ public final class RequestBodyStream: Sendable, Hashable {
 }
 
 /// Hands the chunks of a ``RequestBodyStream`` from the task that iterates it to the thread that
-/// sends them, one chunk at a time: the producer waits (without blocking a thread) until the
-/// chunk it handed over has been taken, and the consumer blocks until a chunk arrives. The
-/// consumer is a transport's sending thread, never a thread of the cooperative pool.
+/// sends them: the producer hands chunks over until ``bufferLimit`` bytes wait to be taken, and
+/// then waits (without blocking a thread) until the consumer has taken enough; the consumer blocks
+/// until a chunk arrives. The consumer is a transport's sending thread, never a thread of the
+/// cooperative pool.
 final class StreamPump: @unchecked Sendable {
+    /// How many bytes of chunks may wait to be taken before the producer waits.
+    static let bufferLimit = 256 * 1024
+
     private struct State {
-        var chunk: Data?
+        /// The chunks handed over and not yet taken, in order, from `head`.
+        var chunks: [Data] = []
+        var head = 0
+        var bufferedBytes = 0
         var isFinished = false
         var error: (any Error)?
         var isClosed = false
@@ -120,19 +128,28 @@ final class StreamPump: @unchecked Sendable {
         }
     }
 
-    /// Hands `chunk` over and waits until it is taken; `false` once the consumer has closed.
+    /// Hands `chunk` over, waiting while ``bufferLimit`` bytes or more wait to be taken; `false`
+    /// once the consumer has closed.
     func put(_ chunk: Data) async -> Bool {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            condition.lock()
-            guard !state.isClosed else {
-                condition.unlock()
-                continuation.resume()
-                return
-            }
-            state.chunk = chunk
-            state.producer = continuation
+        let mustWait = condition.withLock { () -> Bool? in
+            guard !state.isClosed else { return nil }
+            state.chunks.append(chunk)
+            state.bufferedBytes += chunk.count
             condition.broadcast()
-            condition.unlock()
+            return state.bufferedBytes >= Self.bufferLimit
+        }
+        guard let mustWait else { return false }
+        if mustWait {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                condition.lock()
+                guard !state.isClosed, state.bufferedBytes >= Self.bufferLimit else {
+                    condition.unlock()
+                    continuation.resume()
+                    return
+                }
+                state.producer = continuation
+                condition.unlock()
+            }
         }
         return condition.withLock { !state.isClosed }
     }
@@ -151,13 +168,28 @@ final class StreamPump: @unchecked Sendable {
     /// - Throws: the error the sequence threw.
     func take() throws -> Data? {
         condition.lock()
-        while state.chunk == nil, !state.isFinished, !state.isClosed {
+        while state.head == state.chunks.count, !state.isFinished, !state.isClosed {
             condition.wait()
         }
-        if let chunk = state.chunk {
-            state.chunk = nil
-            let producer = state.producer
-            state.producer = nil
+        if state.head < state.chunks.count {
+            let chunk = state.chunks[state.head]
+            state.chunks[state.head] = Data()
+            state.head += 1
+            if state.head == state.chunks.count {
+                state.chunks.removeAll(keepingCapacity: true)
+                state.head = 0
+            } else if state.head >= 1024, state.head * 2 >= state.chunks.count {
+                // Taken chunks are dropped in batches, so that a producer that stays ahead does
+                // not grow the array.
+                state.chunks.removeFirst(state.head)
+                state.head = 0
+            }
+            state.bufferedBytes -= chunk.count
+            var producer: CheckedContinuation<Void, Never>?
+            if state.bufferedBytes < Self.bufferLimit {
+                producer = state.producer
+                state.producer = nil
+            }
             condition.unlock()
             producer?.resume()
             return chunk
@@ -172,7 +204,9 @@ final class StreamPump: @unchecked Sendable {
     func close() {
         let (producer, task) = condition.withLock { () -> (CheckedContinuation<Void, Never>?, Task<Void, Never>?) in
             state.isClosed = true
-            state.chunk = nil
+            state.chunks = []
+            state.head = 0
+            state.bufferedBytes = 0
             let producer = state.producer
             state.producer = nil
             condition.broadcast()
