@@ -800,7 +800,13 @@ extension AsyncHTTPClientTransport {
             } else if let stream = request.httpBodyStream as? RequestBodyInputStream {
                 // Sent by a `streamedBody` reader, except on the async API, which reads it whole
                 // here, from its start on every hop.
-                if readsStreamedBody { body = readAll(stream.makeCopy()) }
+                // A read that fails fails the request: never a shorter body.
+                if readsStreamedBody {
+                    let copy = stream.makeCopy()
+                    let data = readAll(copy)
+                    if let failure = copy.readFailure { throw failure }
+                    body = data
+                }
             } else if let stream = request.httpBodyStream {
                 body = readAll(stream)
             }

@@ -23,7 +23,10 @@ import Foundation
 ///
 /// The sequence is iterated in a task of its own, which runs ahead of what has been sent by up to
 /// 256 KiB of chunks (and then waits, so memory holds no more than that and one chunk): a sequence
-/// of small chunks is not held up after each one. Cancelling the transfer cancels that task.
+/// of small chunks is not held up after each one. The task prefers a serial queue of its own as
+/// its executor, so it never waits for a thread of Swift's cooperative pool (on Apple platforms
+/// older than macOS 15, iOS 18, tvOS 18, watchOS 11 and visionOS 2, which have no task executors,
+/// it runs on the global executor). Cancelling the transfer cancels that task.
 public final class RequestBodyStream: Sendable, Hashable {
     /// The number of bytes the stream produces, when it is known in advance.
     public let length: Int64?
@@ -80,7 +83,16 @@ public final class RequestBodyStream: Sendable, Hashable {
                 pump.finish(error)
             }
         }
-        pump.task = Task { await work() }
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+            let executor = SerialQueueTaskExecutor(label: "ResourceLoader.RequestBodyStream")
+            pump.task = Task(executorPreference: executor) {
+                await work()
+                // The task keeps its executor alive until it ends, whatever the runtime retains.
+                withExtendedLifetime(executor) {}
+            }
+        } else {
+            pump.task = Task { await work() }
+        }
         return pump
     }
 

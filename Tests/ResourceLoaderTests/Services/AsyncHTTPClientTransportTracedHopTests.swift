@@ -13,18 +13,22 @@ import FoundationNetworking
 /// A client that traces sends each hop from a Swift task (AsyncHTTPClient's async API); that task
 /// prefers the client's event loop as its executor, and the request body goes out without a task of
 /// AsyncHTTPClient's own, so a hop runs while synchronous work holds every thread of Swift's
-/// cooperative pool, as the delegate API's hops do.
+/// cooperative pool, as the delegate API's hops do. So does a hop whose body is a stream, traced or
+/// not: the stream's task prefers a serial queue of its own.
 @Suite("AsyncHTTPClientTransport: traced hops run on the event loop", .serialized)
 struct AsyncHTTPClientTransportTracedHopTests {
     /// The requests the test sends: one without a body, one with, and one whose body a 307 sends
     /// again to another location.
     enum Shape: String, CaseIterable, CustomTestStringConvertible {
-        case get, post, postRedirectedWith307
+        case get, post, postRedirectedWith307, postStream
         var testDescription: String { rawValue }
     }
 
-    @Test(arguments: Shape.allCases)
-    func aTracedHopAnswersWhileEveryThreadOfTheCooperativePoolIsHeld(shape: Shape) async throws {
+    /// Whether `traced`, the transport traces.
+    static let cases: [(Shape, Bool)] = Shape.allCases.map { ($0, true) } + [(.postStream, false)]
+
+    @Test(arguments: cases)
+    func aHopAnswersWhileEveryThreadOfTheCooperativePoolIsHeld(shape: Shape, traced: Bool) async throws {
         // GIVEN a server and a transport whose client traces
         let bodies = OrderRecorder()
         let server = try LoopbackHTTPServer { request in
@@ -33,11 +37,23 @@ struct AsyncHTTPClientTransportTracedHopTests {
             return .json(#"{"a":"b"}"#)
         }
         defer { server.stop() }
-        let transport = AsyncHTTPClientTransport(configuration: TransportUnderTest.tracingConfiguration)
+        let transport = traced
+            ? AsyncHTTPClientTransport(configuration: TransportUnderTest.tracingConfiguration) : AsyncHTTPClientTransport()
         var request = URLRequest(url: server.baseURL.appendingPathComponent(shape == .postRedirectedWith307 ? "start" : "final"))
-        if shape != .get {
+        switch shape {
+        case .get:
+            break
+        case .post, .postRedirectedWith307:
             request.httpMethod = "POST"
             request.httpBody = Data("<Envelope/>".utf8)
+        case .postStream:
+            // A stream's sequence runs in a task of its own, which must not wait for the pool.
+            request.httpMethod = "POST"
+            let chunks = AsyncStream<Data> { continuation in
+                for piece in ["<Enve", "lope", "/>"] { continuation.yield(Data(piece.utf8)) }
+                continuation.finish()
+            }
+            request.setBody(.stream(RequestBodyStream(chunks)))
         }
         let sent = request
 
