@@ -126,25 +126,31 @@ final class ScriptedOrigin: HTTPTransport, @unchecked Sendable {
 /// A transport in front of an origin that, once closed, holds every transfer until it is opened
 /// again: what a test does meanwhile happens while those requests are in flight.
 final class GatedTransport: HTTPTransport, @unchecked Sendable {
+    private typealias Transfer = (id: Int, request: URLRequest, options: TransferOptions, receiver: any TransferReceiver)
+
     private let origin: any HTTPTransport
-    // `lock` guards `held` and `isOpen`.
+    // `lock` guards `held`, `heldSoFar` and `isOpen`.
     private let lock = NSLock()
-    private var held: [(URLRequest, TransferOptions, any TransferReceiver)] = []
+    private var held: [Transfer] = []
+    private var heldSoFar = 0
     private var isOpen = true
 
     init(_ origin: any HTTPTransport) {
         self.origin = origin
     }
 
-    /// The transfers held so far.
-    var heldCount: Int { lock.withLock { held.count } }
+    /// The transfers held so far, including those cancelled or let through since.
+    var heldCount: Int { lock.withLock { heldSoFar } }
 
     func startTransfer(_ request: URLRequest, options: TransferOptions, receiver: any TransferReceiver) -> any Cancellable {
-        let holds = lock.withLock { () -> Bool in
-            if !isOpen { held.append((request, options, receiver)) }
-            return !isOpen
+        let id = lock.withLock { () -> Int? in
+            guard !isOpen else { return nil }
+            heldSoFar += 1
+            held.append((heldSoFar, request, options, receiver))
+            return heldSoFar
         }
-        return holds ? Held() : origin.startTransfer(request, options: options, receiver: receiver)
+        guard let id else { return origin.startTransfer(request, options: options, receiver: receiver) }
+        return Held { [weak self] in self?.cancel(id) }
     }
 
     /// Holds the transfers started from now on.
@@ -154,16 +160,27 @@ final class GatedTransport: HTTPTransport, @unchecked Sendable {
 
     /// Lets the held transfers, and every later one, through.
     func open() {
-        let pending = lock.withLock { () -> [(URLRequest, TransferOptions, any TransferReceiver)] in
+        let pending = lock.withLock { () -> [Transfer] in
             isOpen = true
             defer { held = [] }
             return held
         }
-        for (request, options, receiver) in pending { _ = origin.startTransfer(request, options: options, receiver: receiver) }
+        for transfer in pending { _ = origin.startTransfer(transfer.request, options: transfer.options, receiver: transfer.receiver) }
+    }
+
+    /// Ends a held transfer that was cancelled, as a transport does: with a cancellation.
+    private func cancel(_ id: Int) {
+        let transfer = lock.withLock { () -> Transfer? in
+            guard let index = held.firstIndex(where: { $0.id == id }) else { return nil }
+            return held.remove(at: index)
+        }
+        transfer?.receiver.transferDidComplete(with: URLError(.cancelled))
     }
 
     private final class Held: Cancellable {
-        func cancel() {}
+        let onCancel: @Sendable () -> Void
+        init(_ onCancel: @escaping @Sendable () -> Void) { self.onCancel = onCancel }
+        func cancel() { onCancel() }
     }
 }
 
