@@ -161,3 +161,40 @@ struct StreamedBodyRulesTests {
         #expect(session.receivedRequests.count == 1)
     }
 }
+
+/// How far the task that iterates a stream runs ahead of the thread that sends it.
+@Suite("Streamed bodies: the stream's task runs a bounded way ahead")
+struct StreamLookAheadTests {
+    /// An endless sequence of 1 KiB chunks that counts the chunks taken from it.
+    struct CountedChunks: AsyncSequence, Sendable {
+        let taken: Guarded<Int>
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            let taken: Guarded<Int>
+            mutating func next() async -> Data? {
+                taken.withLock { $0 += 1 }
+                return Data(repeating: 0x61, count: 1024)
+            }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator(taken: taken) }
+    }
+
+    @Test func aStreamNobodyReadsStopsAfterAQuarterMebibyteAhead() async throws {
+        // GIVEN an endless stream of 1 KiB chunks, whose reader takes one piece and then no more
+        let taken = Guarded(0)
+        let body = RequestBody.stream(RequestBodyStream(CountedChunks(taken: taken)))
+        let reader = body.makeReader()
+        defer { reader.close() }
+        let first = try await offTheCooperativePool { try reader.read(upTo: 1024) }
+        #expect(first?.count == 1024)
+
+        // WHEN the stream's task has had time to run as far ahead as it will
+        #expect(await eventually { taken.withLock { $0 } >= 256 })
+        try await Task.sleep(for: .milliseconds(200))
+
+        // THEN it took 256 KiB of chunks ahead of the one read, and one chunk more at most
+        let count = taken.withLock { $0 }
+        #expect((257...258).contains(count), "\(count) chunks taken")
+    }
+}
