@@ -46,14 +46,14 @@ struct SpyneInteroperabilityTests {
     }
 
     @Test func aDocumentLiteralCallDecodesTheModel() async throws {
-        let peer = try SpynePeer.start()
+        let peer = try await SpynePeer.start()
         defer { peer.stop() }
         let user = await withTimeLimit { await Self.fetch(GetUserDetails(userID: "12345", url: peer.url)) }
         #expect(try user?.get() == User(firstName: "Fred", lastName: "Bloggs", email: "fred@example.com", city: "London (12345)"))
     }
 
     @Test func aFaultIsASOAPFaultWithItsStandardCode() async throws {
-        let peer = try SpynePeer.start()
+        let peer = try await SpynePeer.start()
         defer { peer.stop() }
         let result = await withTimeLimit { await Self.fetch(GetUserDetails(userID: "99999", url: peer.url)) }
         guard case .failure(.soapFault(let fault))? = result else {
@@ -70,7 +70,7 @@ struct SpyneInteroperabilityTests {
 
     @Test func theWSDLDescribesTheValuesTheResourceUses() async throws {
         // The three values the README reads off a WSDL, read off spyne's.
-        let peer = try SpynePeer.start()
+        let peer = try await SpynePeer.start()
         defer { peer.stop() }
         var components = try #require(URLComponents(url: peer.url, resolvingAgainstBaseURL: false))
         components.query = "wsdl"
@@ -115,22 +115,18 @@ struct SpyneResourceMatchesTheREADMETests {
 
 /// A running `spyne-user-service.py`.
 struct SpynePeer: Sendable {
-    let process: Process
-    let input: FileHandle
-    let url: URL
+    let server: PythonFixtureServer
+    var url: URL { URL(string: "http://127.0.0.1:\(server.port)/")! }
 
     /// Whether the tests should run: spyne is importable, or this is CI, where they must.
     static let shouldRun: Bool = ProcessInfo.processInfo.environment["CI"] == "true" || PythonFixtureServer.pythonRuns("import spyne, lxml")
 
-    /// Starts the server (`Fixtures/<script>.py`) and waits for the port it prints.
-    static func start(script name: String = "spyne-user-service") throws -> SpynePeer {
-        let server = try PythonFixtureServer.start(script: name, lifetime: 60, hint: "is spyne installed? pip install spyne lxml")
-        return SpynePeer(process: server.process, input: server.input, url: URL(string: "http://127.0.0.1:\(server.port)/")!)
+    /// Starts the server (`Fixtures/<script>.py`) and waits, off the cooperative pool, for the
+    /// port it prints.
+    static func start(script name: String = "spyne-user-service") async throws -> SpynePeer {
+        SpynePeer(server: try await PythonFixtureServer.start(script: name, lifetime: 60, hint: "is spyne installed? pip install spyne lxml"))
     }
 
-    /// Closes the server's standard input, which stops it, and waits for it to exit.
-    func stop() {
-        try? input.close()
-        process.waitUntilExit()
-    }
+    /// Stops the server without waiting for it.
+    func stop() { server.stop() }
 }

@@ -69,7 +69,7 @@ struct MultipartPeerTests {
         defer { peer.stop() }
         let file = try await offTheCooperativePool { try TemporaryFile(pseudoRandomCount: 5 << 20) }
         defer { file.remove() }
-        let digest = try #require(sha256Hex(of: file.url), "sha256sum is missing")
+        let digest = try #require(try await sha256Hex(of: file.url), "sha256sum is missing")
         var form = MultipartFormData()
         form.append("Holiday", named: "album")
         try form.appendFile(at: file.url, named: "photo", fileName: "photo.jpg", contentType: "image/jpeg")
@@ -98,7 +98,7 @@ struct MultipartPeerTests {
         defer { peer.stop() }
         let file = try await offTheCooperativePool { try TemporaryFile(pseudoRandomCount: 700_000) }
         defer { file.remove() }
-        let digest = try #require(sha256Hex(of: file.url), "sha256sum is missing")
+        let digest = try #require(try await sha256Hex(of: file.url), "sha256sum is missing")
         var form = MultipartFormData()
         try form.appendFile(at: file.url, named: "file")
 
@@ -111,9 +111,8 @@ struct MultipartPeerTests {
 
 /// A running `Fixtures/multipart-peer.py`.
 struct MultipartPeer: Sendable {
-    let process: Process
-    let input: FileHandle
-    let port: Int
+    let server: PythonFixtureServer
+    var port: Int { server.port }
 
     /// Whether the tests run: python3 with `multipart` is there, or this is CI, where it must be.
     static let shouldRun: Bool = ProcessInfo.processInfo.environment["CI"] == "true" || PythonFixtureServer.pythonRuns("import multipart")
@@ -122,21 +121,10 @@ struct MultipartPeer: Sendable {
 
     /// Starts the peer and waits, off the cooperative pool, for the port it prints.
     static func start() async throws -> MultipartPeer {
-        try await offTheCooperativePool {
-            let server = try PythonFixtureServer.start(script: "multipart-peer", lifetime: 300, hint: "pip install multipart==2.0.1")
-            return MultipartPeer(process: server.process, input: server.input, port: server.port)
-        }
+        let server = try await PythonFixtureServer.start(script: "multipart-peer", lifetime: 300, hint: "pip install multipart==2.0.1")
+        return MultipartPeer(server: server)
     }
 
-    /// Closes the peer's standard input, which stops it, and reaps it on a thread of its own.
-    func stop() {
-        try? input.close()
-        let process = process
-        Thread.detachNewThread {
-            let deadline = Date().addingTimeInterval(5)
-            while process.isRunning, Date() < deadline { usleep(20_000) }
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
-        }
-    }
+    /// Stops the peer without waiting for it.
+    func stop() { server.stop() }
 }

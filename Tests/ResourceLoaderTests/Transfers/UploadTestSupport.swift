@@ -188,8 +188,13 @@ final class StallingListener: Sendable {
     }
 }
 
-/// The SHA-256 of a file, in hex, from `sha256sum`; `nil` without it.
-func sha256Hex(of url: URL) -> String? {
+/// The SHA-256 of a file, in hex, from `sha256sum` (run off the cooperative pool); `nil` without
+/// it.
+func sha256Hex(of url: URL) async throws -> String? {
+    try await offTheCooperativePool { sha256HexBlocking(of: url) }
+}
+
+private func sha256HexBlocking(of url: URL) -> String? {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = ["sha256sum", url.path]
