@@ -74,7 +74,9 @@ public struct TransportConformance: Sendable {
         /// itself, checked and bounded: a whole body decodes exactly, one cut short or with a
         /// broken checksum fails with `URLError.Code.cannotDecodeContentData`, and a bomb fails
         /// with ``ResourceLoader/ResourceError/responseTooLarge(limit:)``. (A transport that asks
-        /// for no coding passes by asking for none.)
+        /// for no coding passes by asking for none.) It reports the coded bytes as they arrive
+        /// (``ResourceLoader/TransferReceiver/transferDidReceive(codedByteCount:)``): they add up
+        /// to the body's length on the wire.
         case contentCodingsAreVerified
         /// `Content-Length` fields that disagree are refused.
         case conflictingContentLengthsAreRefused
@@ -393,11 +395,15 @@ extension TransportConformance {
                 let record = try await transfer(URLRequest(url: server.baseURL.appendingPathComponent(String(path.dropFirst()))), receiver: receiver)
                 return (record, answer.withLock { $0 })
             }
-            let (_, decoded) = try await fetch("/whole")
+            let (wholeRecord, decoded) = try await fetch("/whole")
             guard case .success(let (body, _))? = decoded, body == Data(text) else {
                 throw fail("a whole gzip body did not decode to its text: \(String(describing: decoded))")
             }
             guard askedForGzip.withLock({ $0 }) else { return }
+            guard wholeRecord.codedByteCount == whole.count else {
+                let reported = wholeRecord.codedByteCount.map { "\($0)" } ?? "none"
+                throw fail("the coded bytes reported were \(reported), expected the body's \(whole.count) bytes on the wire")
+            }
             for path in ["/truncated", "/broken"] {
                 let (record, _) = try await fetch(path)
                 try expectError(record, { if case .transport(.cannotDecodeContentData, _) = $0 { true } else { false } }, "cannotDecodeContentData for \(path)")
@@ -617,6 +623,9 @@ extension TransportConformance {
             var head: ResponseHead?
             var body = Data()
             var chunkCount = 0
+            /// The coded bytes reported with `transferDidReceive(codedByteCount:)`, or `nil`
+            /// when none was.
+            var codedByteCount: Int?
             var completions = 0
             var error: (any Error)?
             var violation: String?
@@ -684,6 +693,16 @@ extension TransportConformance {
             return decision
         }
 
+        func transferDidReceive(codedByteCount: Int) {
+            lock.withLock {
+                enter("transferDidReceive(codedByteCount:)")
+                defer { inCall = false }
+                if state.statusCode == nil { violate("coded bytes were reported before the head") }
+                if codedByteCount < 0 { violate("a negative count of coded bytes was reported") }
+                state.codedByteCount = (state.codedByteCount ?? 0) + codedByteCount
+            }
+        }
+
         func transferDidComplete(with error: (any Error)?) {
             let first = lock.withLock { () -> Bool in
                 if state.completions > 0 { violate("the transfer completed more than once") }
@@ -743,6 +762,11 @@ extension TransportConformance {
         override func transferDidReceive(_ chunk: Data) -> TransferDecision {
             _ = super.transferDidReceive(chunk)
             return next.transferDidReceive(chunk)
+        }
+
+        override func transferDidReceive(codedByteCount: Int) {
+            super.transferDidReceive(codedByteCount: codedByteCount)
+            next.transferDidReceive(codedByteCount: codedByteCount)
         }
 
         override func transferDidComplete(with error: (any Error)?) {

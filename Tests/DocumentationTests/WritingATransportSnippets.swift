@@ -53,6 +53,10 @@ final class CountingReceiver: TransferReceiver {
         return receiver.transferDidReceive(chunk)
     }
 
+    func transferDidReceive(codedByteCount: Int) {
+        receiver.transferDidReceive(codedByteCount: codedByteCount)
+    }
+
     func transferDidComplete(with error: (any Error)?) {
         receiver.transferDidComplete(with: error)
     }

@@ -81,6 +81,7 @@ final class CountingSink: TransferReceiver, @unchecked Sendable {
         bytes += Int64(chunk.count)
         return .proceed
     }
+    func transferDidReceive(codedByteCount: Int) {}
     func transferDidComplete(with error: (any Error)?) {
         self.error = error
         onEnd?()

@@ -74,6 +74,7 @@ private final class AnswerSink: TransferReceiver, @unchecked Sendable {
         body.append(chunk)
         return .proceed
     }
+    func transferDidReceive(codedByteCount: Int) {}
     func transferDidComplete(with error: (any Error)?) {
         self.error = error
         onEnd?()

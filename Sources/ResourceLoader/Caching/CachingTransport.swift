@@ -266,6 +266,8 @@ private final class BackgroundValidationReceiver: TransferReceiver {
 
     func transferDidReceive(_ chunk: Data) -> TransferDecision { .proceed }
 
+    func transferDidReceive(codedByteCount: Int) {}
+
     func transferDidComplete(with error: (any Error)?) {
         cache.endRevalidation(ofKey: key, token: token)
     }

@@ -45,6 +45,10 @@ final class InvalidatingReceiver: TransferReceiver {
         receiver.transferDidReceive(chunk)
     }
 
+    func transferDidReceive(codedByteCount: Int) {
+        receiver.transferDidReceive(codedByteCount: codedByteCount)
+    }
+
     func transferDidComplete(with error: (any Error)?) {
         receiver.transferDidComplete(with: error)
     }

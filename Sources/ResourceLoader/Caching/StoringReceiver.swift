@@ -137,6 +137,11 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
         return decision
     }
 
+    func transferDidReceive(codedByteCount: Int) {
+        if lock.withLock({ state.answeredFromCache }) { return }
+        receiver.transferDidReceive(codedByteCount: codedByteCount)
+    }
+
     func transferDidReceive(_ chunk: Data) -> TransferDecision {
         if lock.withLock({ state.answeredFromCache }) { return .proceed }
         let decision = receiver.transferDidReceive(chunk)

@@ -13,7 +13,9 @@ import FoundationNetworking
 /// (`URLError.Code.cannotDecodeContentData`, underlying ``ContentDecodingError``) rather than a
 /// partial body; the decoded bytes are bounded by the limit as they are produced, so a
 /// decompression bomb fails with ``ResourceError/responseTooLarge(limit:)`` after `limit` bytes.
-/// A body in any other coding, or in none, passes through unchanged.
+/// A body in any other coding, or in none, passes through unchanged. The receiver it hands on to
+/// learns how many coded bytes arrived, with ``TransferReceiver/transferDidReceive(codedByteCount:)``:
+/// `0` once the head is accepted, then each piece's length before what the piece decodes to.
 final class ContentDecodingReceiver: TransferReceiver, @unchecked Sendable {
     private let receiver: any TransferReceiver
     private let limit: Int
@@ -32,17 +34,19 @@ final class ContentDecodingReceiver: TransferReceiver, @unchecked Sendable {
     }
 
     func transferDidReceive(head: ResponseHead) -> TransferDecision {
-        if let value = head.value(forHTTPHeaderField: "Content-Encoding"), let coding = ContentCoding(headerValue: value),
+        guard let value = head.value(forHTTPHeaderField: "Content-Encoding"), let coding = ContentCoding(headerValue: value),
             coding != .identity
-        {
-            let decoder = ContentDecoder(coding: coding, limit: limit)
-            lock.withLock { self.decoder = decoder }
-        }
-        return receiver.transferDidReceive(head: head)
+        else { return receiver.transferDidReceive(head: head) }
+        let decoder = ContentDecoder(coding: coding, limit: limit)
+        lock.withLock { self.decoder = decoder }
+        let decision = receiver.transferDidReceive(head: head)
+        if case .proceed = decision { receiver.transferDidReceive(codedByteCount: 0) }
+        return decision
     }
 
     func transferDidReceive(_ chunk: Data) -> TransferDecision {
         guard let decoder = lock.withLock({ decoder }) else { return receiver.transferDidReceive(chunk) }
+        receiver.transferDidReceive(codedByteCount: chunk.count)
         var decision = TransferDecision.proceed
         do {
             try chunk.withUnsafeBytes { bytes in
@@ -55,6 +59,12 @@ final class ContentDecodingReceiver: TransferReceiver, @unchecked Sendable {
             return .stop(ResourceError(transportError: error))
         }
         return decision
+    }
+
+    /// Counts from a decoder before this one are handed on only for a body this one leaves
+    /// alone; it counts the bytes it decodes itself.
+    func transferDidReceive(codedByteCount: Int) {
+        if lock.withLock({ decoder }) == nil { receiver.transferDidReceive(codedByteCount: codedByteCount) }
     }
 
     func transferDidComplete(with error: (any Error)?) {

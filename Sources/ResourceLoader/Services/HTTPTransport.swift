@@ -70,6 +70,18 @@ public protocol TransferReceiver: AnyObject, Sendable {
     /// Receives the next piece of the body; answers whether the transfer goes on.
     func transferDidReceive(_ chunk: Data) -> TransferDecision
 
+    /// Reports that `codedByteCount` more bytes of a content-coded body (`gzip`, say) arrived,
+    /// counted as they were on the wire, before the decoded bytes they make.
+    ///
+    /// A receiver that decodes the body before handing it on
+    /// (``TransferRules/decodingContent(for:limit:)``) calls it once with `0` as soon as the
+    /// head it handed on was accepted, so that the next receiver knows coded counts follow, and
+    /// then for each piece it receives, before handing on what the piece decodes to. Progress
+    /// counts these bytes (``TransferProgress/Counting/wireBytes``). A receiver that wraps another
+    /// hands the call on; any other ignores it. It has no default, so that a receiver that wraps
+    /// another cannot drop it unawares.
+    func transferDidReceive(codedByteCount: Int)
+
     /// Ends the transfer: `nil` once the whole body has arrived, or the error that ended it.
     /// Called exactly once.
     func transferDidComplete(with error: (any Error)?)

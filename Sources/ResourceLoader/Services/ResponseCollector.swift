@@ -53,6 +53,9 @@ public final class ResponseCollector: TransferReceiver {
     /// Ignores the progress of the request body.
     public func transferDidSend(_ sent: Int64, of expected: Int64?) {}
 
+    /// Ignored: the collector counts the decoded bytes it keeps.
+    public func transferDidReceive(codedByteCount: Int) {}
+
     /// Keeps the head; stops the transfer if it declares a body over the limit.
     public func transferDidReceive(head: ResponseHead) -> TransferDecision {
         if !ignoresDeclaredLength, Self.mayHaveBody(head.statusCode),

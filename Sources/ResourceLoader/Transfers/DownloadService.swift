@@ -207,11 +207,11 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
         }
     }
 
-    /// Hands the receiver's counts of written bytes to `reporter`.
+    /// Hands the receiver's counts of bytes to `reporter`.
     private static func writtenBytesReporter(
         _ reporter: TransferProgressReporter
-    ) -> @Sendable (Int64, Int64?, Bool) -> Void {
-        { completed, total, decoded in reporter.received(completed, of: total, decoded: decoded) }
+    ) -> @Sendable (Int64, Int64?, TransferProgress.Counting) -> Void {
+        { completed, total, counting in reporter.received(completed, of: total, counting: counting) }
     }
 
     /// Moves the staged file to the resource's destination and makes the model from it.

@@ -34,10 +34,10 @@ final class FileDownloadReceiver: TransferReceiver {
         /// Whether the resource accepts the head's status (its validation, with no body).
         let accepts: @Sendable (ResponseHead) -> Bool
         let writer: DownloadWriter
-        /// Receives the bytes written so far and the total when known, after each piece.
-        /// Receives the bytes written so far, the total when known, and whether the body was
-        /// content-coded (the count is then of decoded bytes), after each piece.
-        let progress: (@Sendable (_ completed: Int64, _ total: Int64?, _ decoded: Bool) -> Void)?
+        /// Receives the bytes done so far, the total when known, and what they count, after
+        /// the head and each piece: the bytes written, or for a body the transport's receiver
+        /// decodes, the coded bytes received.
+        let progress: (@Sendable (_ completed: Int64, _ total: Int64?, _ counting: TransferProgress.Counting) -> Void)?
     }
 
     private struct Writing {
@@ -52,8 +52,23 @@ final class FileDownloadReceiver: TransferReceiver {
         /// The validator kept with a partial file; `nil` when it cannot be resumed.
         let validator: ResumableDownload.Validator?
         let total: Int64?
-        /// Whether the body was content-coded: the count is of decoded bytes, the total unknown.
+        /// Whether the body was content-coded: ``total`` is then unknown.
         let coded: Bool
+        /// What the progress counts; `nil` for a coded body until it is known whether its
+        /// bytes are counted on the wire or decoded.
+        var counting: TransferProgress.Counting?
+        /// The coded bytes received, for a body counted on the wire.
+        var wire: Int64 = 0
+
+        /// The progress after the bytes so far, unless it is counted on the wire (or not known
+        /// yet).
+        var writtenProgress: (Int64, Int64?, TransferProgress.Counting)? {
+            switch counting {
+            case .bodyBytes?: (file.size, total, .bodyBytes)
+            case .decodedBytes?: (file.size, nil, .decodedBytes)
+            case .wireBytes?, nil: nil
+            }
+        }
     }
 
     private enum Mode {
@@ -90,8 +105,8 @@ final class FileDownloadReceiver: TransferReceiver {
         do {
             let next = try mode(for: head)
             mode.withLock { $0 = next }
-            if case .writing(let writing) = next {
-                configuration.progress?(writing.file.size, writing.total, writing.coded)
+            if case .writing(let writing) = next, let (completed, total, counting) = writing.writtenProgress {
+                configuration.progress?(completed, total, counting)
             }
             return .proceed
         } catch {
@@ -103,7 +118,7 @@ final class FileDownloadReceiver: TransferReceiver {
         let limit = configuration.maximumBytes
         let errorLimit = configuration.maximumErrorBodyBytes
         let writer = configuration.writer
-        let outcome = mode.withLock { mode -> Result<(Int64, Int64?, Bool)?, ResourceError> in
+        let outcome = mode.withLock { mode -> Result<(Int64, Int64?, TransferProgress.Counting)?, ResourceError> in
             switch mode {
             case .writing(var writing):
                 guard Int64(chunk.count) <= limit - writing.file.size else {
@@ -120,9 +135,10 @@ final class FileDownloadReceiver: TransferReceiver {
                     writing.message?.update(bytes)
                     return nil
                 }
+                if writing.counting == nil { writing.counting = .decodedBytes }
                 mode = .writing(writing)
                 if let failure { return .failure(failure) }
-                return .success((writing.file.size, writing.total, writing.coded))
+                return .success(writing.writtenProgress)
             case .collecting(let head, var body):
                 guard chunk.count <= errorLimit - body.count else { return .failure(.responseTooLarge(limit: errorLimit)) }
                 mode = .waiting
@@ -135,11 +151,25 @@ final class FileDownloadReceiver: TransferReceiver {
         }
         switch outcome {
         case .success(let progress):
-            if let (completed, total, decoded) = progress { configuration.progress?(completed, total, decoded) }
+            if let (completed, total, counting) = progress { configuration.progress?(completed, total, counting) }
             return .proceed
         case .failure(let error):
             return .stop(error)
         }
+    }
+
+    /// Counts a coded body's bytes on the wire, when the transport's receiver decodes it.
+    func transferDidReceive(codedByteCount: Int) {
+        let progress = mode.withLock { mode -> (Int64, Int64?)? in
+            guard case .writing(var writing) = mode, writing.coded, writing.counting != .bodyBytes, writing.counting != .decodedBytes else {
+                return nil
+            }
+            writing.counting = .wireBytes
+            writing.wire += Int64(codedByteCount)
+            mode = .writing(writing)
+            return (writing.wire, writing.head.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) })
+        }
+        if let (wire, declared) = progress { configuration.progress?(wire, declared, .wireBytes) }
     }
 
     func transferDidComplete(with error: (any Error)?) {
@@ -177,6 +207,8 @@ final class FileDownloadReceiver: TransferReceiver {
                 }
             }
         case .writing(var writing):
+            // A coded body that ended before anything said what its bytes count: its one value.
+            if error == nil, writing.counting == nil { configuration.progress?(writing.file.size, nil, .decodedBytes) }
             if let error {
                 writing.file.close()
                 resumable = keepOrRemove(writing)
@@ -310,7 +342,8 @@ final class FileDownloadReceiver: TransferReceiver {
             reprDigest: reprDigest,
             validator: coded ? nil : (validator ?? .of(head)),
             total: coded ? nil : total,
-            coded: coded
+            coded: coded,
+            counting: coded ? nil : .bodyBytes
         )
     }
 

@@ -7,15 +7,27 @@ import FoundationNetworking
 /// A ``TransferReceiver`` that reports the progress of both bodies to a
 /// ``TransferProgressReporter`` and hands everything on to a ``ResponseCollector``.
 final class ProgressReportingReceiver: TransferReceiver {
+    /// What the response's progress counts.
+    enum Counting {
+        /// No head yet, or a content-coded head whose bytes are not known yet to come coded
+        /// (counted on the wire) or decoded.
+        case undecided
+        case counting(TransferProgress.Counting)
+    }
+
     private struct State {
+        /// The body bytes handed on.
         var received: Int64 = 0
-        var total: Int64?
-        var decoded = false
+        /// The coded bytes reported by the decoder before this receiver.
+        var wire: Int64 = 0
+        /// The response's `Content-Length`.
+        var declared: Int64?
+        var counting = Counting.undecided
     }
 
     private let collector: ResponseCollector
     private let reporter: TransferProgressReporter
-    // `state` is a `Locked`: its lock guards the count of body bytes and the total.
+    // `state` is a `Locked`: its lock guards the counts and what they count.
     private let state = Locked(State())
 
     init(collector: ResponseCollector, reporter: TransferProgressReporter) {
@@ -41,29 +53,61 @@ final class ProgressReportingReceiver: TransferReceiver {
     func transferDidReceive(head: ResponseHead) -> TransferDecision {
         let decision = collector.transferDidReceive(head: head)
         guard case .proceed = decision else { return decision }
-        let coded = head.value(forHTTPHeaderField: "Content-Encoding").map { $0.trimmingCharacters(in: .whitespaces).lowercased() != "identity" } ?? false
-        let total = coded ? nil : head.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+        let coded = head.value(forHTTPHeaderField: "Content-Encoding").map { !TransferRules.isIdentity($0) } ?? false
+        let declared = head.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
         state.withLock { state in
-            state.received = 0
-            state.total = total
-            state.decoded = coded
+            state = State(declared: declared, counting: coded ? .undecided : .counting(.bodyBytes))
         }
-        reporter.received(0, of: total, decoded: coded)
+        // A coded body's first value waits until it is known what its bytes count.
+        if !coded { reporter.received(0, of: declared) }
         return decision
+    }
+
+    func transferDidReceive(codedByteCount: Int) {
+        let progress = state.withLock { state -> (Int64, Int64?)? in
+            switch state.counting {
+            case .undecided:
+                state.counting = .counting(.wireBytes)
+            case .counting(.wireBytes):
+                break
+            case .counting:
+                return nil
+            }
+            state.wire += Int64(codedByteCount)
+            return (state.wire, state.declared)
+        }
+        if let (wire, declared) = progress { reporter.received(wire, of: declared, counting: .wireBytes) }
     }
 
     func transferDidReceive(_ chunk: Data) -> TransferDecision {
         let decision = collector.transferDidReceive(chunk)
         guard case .proceed = decision else { return decision }
-        let (received, total, decoded) = state.withLock { state in
+        let progress = state.withLock { state -> (Int64, Int64?, TransferProgress.Counting)? in
             state.received += Int64(chunk.count)
-            return (state.received, state.total, state.decoded)
+            switch state.counting {
+            case .undecided:
+                state.counting = .counting(.decodedBytes)
+                return (state.received, nil, .decodedBytes)
+            case .counting(.bodyBytes):
+                return (state.received, state.declared, .bodyBytes)
+            case .counting(.decodedBytes):
+                return (state.received, nil, .decodedBytes)
+            case .counting(.wireBytes):
+                return nil
+            }
         }
-        reporter.received(received, of: total, decoded: decoded)
+        if let (completed, total, counting) = progress { reporter.received(completed, of: total, counting: counting) }
         return decision
     }
 
     func transferDidComplete(with error: (any Error)?) {
+        // A coded body that ended before anything said what its bytes count: its one value.
+        let undecided = state.withLock { state -> Bool in
+            guard case .undecided = state.counting, error == nil else { return false }
+            state.counting = .counting(.decodedBytes)
+            return true
+        }
+        if undecided { reporter.received(0, of: nil, counting: .decodedBytes) }
         collector.transferDidComplete(with: error)
     }
 }

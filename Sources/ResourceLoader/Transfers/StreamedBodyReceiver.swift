@@ -68,6 +68,10 @@ package final class StreamedBodyReceiver: TransferReceiver, @unchecked Sendable 
         receiver.transferDidReceive(chunk)
     }
 
+    package func transferDidReceive(codedByteCount: Int) {
+        receiver.transferDidReceive(codedByteCount: codedByteCount)
+    }
+
     package func transferDidComplete(with error: (any Error)?) {
         closeStreams()
         let (failure, isCancelled) = streams.withLock { ($0.failures.first, $0.isCancelled) }

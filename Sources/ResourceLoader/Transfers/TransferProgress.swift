@@ -21,22 +21,37 @@ public struct TransferProgress: Sendable, Hashable {
 
     /// Which body is moving.
     public let direction: Direction
+    /// What a value's bytes are, for a response body in a content coding.
+    public enum Counting: Sendable, Hashable {
+        /// The body's own bytes: a request body, or a response body without content coding.
+        case bodyBytes
+        /// The coded bytes of a content-coded response (`gzip`, say), counted as they arrive on
+        /// the wire, before the library decodes them: ``TransferProgress/totalBytes`` is the
+        /// response's `Content-Length`, the length of the coded body.
+        case wireBytes
+        /// The decoded bytes of a content-coded response that the transport decoded before the
+        /// library saw it (`URLSessionTransport` with an `Accept-Encoding` of the request's own):
+        /// the decoded length is not declared, so ``TransferProgress/totalBytes`` is `nil`.
+        case decodedBytes
+    }
+
     /// The bytes done so far (for a resumed download, counting the partial file's).
     public let completedBytes: Int64
     /// The total, when known: the request body's length, or the response's `Content-Length`
-    /// (plus a resumed partial file's bytes). `nil` for a body of unknown length, and for a
-    /// content-coded response, whose decoded length is not declared.
+    /// (plus a resumed partial file's bytes). `nil` for a body of unknown length.
     public let totalBytes: Int64?
-    /// `true` when the response was content-coded (`gzip`, say): ``completedBytes`` then counts
-    /// the decoded bytes written, not the coded bytes on the wire, and ``totalBytes`` is `nil`.
-    public let countsDecodedBytes: Bool
+    /// What ``completedBytes`` and ``totalBytes`` count: the body's bytes, or for a
+    /// content-coded response, its coded bytes on the wire (the transports of the library and
+    /// `FakeURLSession`) or its decoded bytes (a transport that decoded it before the library saw
+    /// it).
+    public let counting: Counting
 
     /// Creates a value; `FakeURLSession` scripts and tests make their own.
-    public init(direction: Direction, completedBytes: Int64, totalBytes: Int64?, countsDecodedBytes: Bool = false) {
+    public init(direction: Direction, completedBytes: Int64, totalBytes: Int64?, counting: Counting = .bodyBytes) {
         self.direction = direction
         self.completedBytes = completedBytes
         self.totalBytes = totalBytes
-        self.countsDecodedBytes = countsDecodedBytes
+        self.counting = counting
     }
 
     /// The fraction done, from 0 to 1, when the total is known (1 for an empty body).

@@ -36,9 +36,10 @@ final class TransferProgressReporter: Sendable {
         self.sink = sink
     }
 
-    /// `completed` bytes of the response body written, of `total` when known.
-    func received(_ completed: Int64, of total: Int64?, decoded: Bool = false) {
-        report(TransferProgress(direction: .download, completedBytes: completed, totalBytes: total, countsDecodedBytes: decoded))
+    /// `completed` bytes of the response body received, of `total` when known, counted as
+    /// `counting` says.
+    func received(_ completed: Int64, of total: Int64?, counting: TransferProgress.Counting = .bodyBytes) {
+        report(TransferProgress(direction: .download, completedBytes: completed, totalBytes: total, counting: counting))
     }
 
     /// `sent` bytes of the request body gone out, of `total` when known.

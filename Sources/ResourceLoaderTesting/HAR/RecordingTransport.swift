@@ -152,6 +152,10 @@ extension RecordingTransport {
             return decision
         }
 
+        func transferDidReceive(codedByteCount: Int) {
+            receiver.transferDidReceive(codedByteCount: codedByteCount)
+        }
+
         func transferDidReceive(_ chunk: Data) -> TransferDecision {
             let decision = receiver.transferDidReceive(chunk)
             if case .proceed = decision { lock.withLock { body.append(chunk) } }

@@ -96,6 +96,8 @@ final class ProgressRecorder: TransferReceiver, @unchecked Sendable {
         return .proceed
     }
 
+    func transferDidReceive(codedByteCount: Int) {}
+
     func transferDidComplete(with error: (any Error)?) {
         let (result, waiter) = lock.withLock { () -> (Result<(ResponseHead, Data), any Error>, CheckedContinuation<Result<(ResponseHead, Data), any Error>, Never>?) in
             let result: Result<(ResponseHead, Data), any Error>
