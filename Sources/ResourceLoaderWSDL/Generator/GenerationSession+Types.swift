@@ -281,14 +281,11 @@ extension GenerationSession {
         return (name, name)
     }
 
-    /// Adds a choice field and its enum.
+    /// Adds a choice field and its enum: an array of the enum when the choice repeats, whose
+    /// items are read from the holder's children in document order.
     mutating func addChoiceField(
         _ particles: [XSDParticle], particle: XSDParticle, optional: Bool, into builder: inout FieldBuilder, location: WSDLSourceLocation
     ) {
-        guard !particle.isRepeated else {
-            diagnose(.unsupportedContent, at: location, "a choice with maxOccurs above 1 is left out")
-            return
-        }
         builder.choiceCount += 1
         let enumName = typeNames.claim(builder.owner + (builder.choiceCount == 1 ? "Choice" : "Choice\(builder.choiceCount)"), suffix: "Type")
         var caseNames = NameRegistry(reserved: ["init"])
@@ -327,9 +324,10 @@ extension GenerationSession {
         guard !cases.isEmpty else { return }
         models.append(.choice(.init(name: enumName, documentation: nil, cases: cases)))
         let swiftName = builder.names.claim("choice")
+        let cardinality: GeneratedModel.Field.Cardinality = particle.isRepeated ? .array : (mayBeEmpty ? .optional : .one)
         append(
             .init(
-                swiftName: swiftName, key: swiftName, type: enumName, structTarget: nil, cardinality: mayBeEmpty ? .optional : .one,
+                swiftName: swiftName, key: swiftName, type: enumName, structTarget: nil, cardinality: cardinality,
                 kind: .element, namespace: builder.namespace, isNillable: false, isChoice: true, documentation: nil), to: &builder)
     }
 

@@ -45,6 +45,7 @@ struct GeneratedCodeCompileTests {
                   <xsd:element name="Picture" type="xsd:base64Binary" minOccurs="0"/>
                   <xsd:element name="Parent" type="tns:Item" minOccurs="0"/>
                   <xsd:choice><xsd:element name="Sku" type="xsd:string"/><xsd:element name="Ean" type="xsd:long"/></xsd:choice>
+                  <xsd:choice minOccurs="0" maxOccurs="unbounded"><xsd:element name="Tag" type="xsd:string"/><xsd:element name="Code" type="xsd:int"/></xsd:choice>
                 </xsd:sequence>
                 <xsd:attribute name="id" type="xsd:int" use="required"/>
               </xsd:complexType>
@@ -93,10 +94,11 @@ struct GeneratedCodeCompileTests {
             name: "A & B", price: Money(value: Decimal(string: "12.50")!, currency: "EUR"),
             added: XMLDateTime(lexicalForm: "2026-01-02T03:04:05+05:30"), color: [.red, .unknown("green"), .darkBlue],
             sizes: "1 2 3", picture: Data([0, 255]), parent: [Item(name: "P", price: Money(value: 1, currency: "EUR"), choice: .ean(5), id: 2)],
-            choice: .sku("S1"), id: 7)
+            choice: .sku("S1"), choice2: [.tag("new"), .code(3), .tag("sale")], id: 7)
         let data = try XMLTreeEncoder().encode(GetItemResponse(item: item), as: XMLQualifiedName("GetItemResponse", namespaceURI: "urn:shop"))
         let back = try XMLTreeDecoder().decode(GetItemResponse.self, from: XMLTree(data: data).root)
-        print("round trip: \\(back.item == item)")
+        print("round trip: \\(back.item == item) \\(back.item.choice2)")
+        print("item: \\(String(decoding: data, as: UTF8.self))")
         let call = GetItem(GetItemType(id: 1, since: XMLDate(year: 2026, month: 1, day: 2)), auth: Auth(token: "t"))
         print(String(decoding: try call.envelope.data(), as: UTF8.self))
         print("\\(call.url) \\(call.soapAction ?? "-") \\(call.responsePath)")
@@ -183,7 +185,8 @@ struct GeneratedCodeCompileTests {
         let result = try await Self.run(URL(fileURLWithPath: binary).appendingPathComponent("Runner"), [], in: folder)
         // THEN the values survive the round trip and the envelope is what the WSDL says
         #expect(result.status == 0, "\(result.output)")
-        #expect(result.output.contains("round trip: true"))
+        #expect(result.output.contains(#"round trip: true [Shop.ItemChoice2.tag("new"), Shop.ItemChoice2.code(3), Shop.ItemChoice2.tag("sale")]"#))
+        #expect(result.output.contains("<Sku>S1</Sku><Tag>new</Tag><Code>3</Code><Tag>sale</Tag>"))
         #expect(result.output.contains(#"<soap:Header><Auth xmlns="urn:shop"><token>t</token></Auth></soap:Header>"#))
         #expect(result.output.contains(#"<soap:Body><GetItem xmlns="urn:shop"><id>1</id><since>2026-01-02</since></GetItem></soap:Body>"#))
         #expect(result.output.contains(#"http://127.0.0.1:8080/shop urn:shop/GetItem ["GetItemResponse"]"#))

@@ -401,12 +401,11 @@ struct WSDLGeneratorSnippetTests {
             """)
     }
 
-    /// Wildcards, mixed content, repeated choices, non-element branches and recursion: one diagnostic each, and the rest is generated.
+    /// Wildcards, mixed content, non-element branches and recursion: one diagnostic each, and the rest is generated; a repeated choice is an array of its enum.
     @Test func unsupportedConstructsAreDiagnosedOnce() throws {
         let output = try GeneratorSnippets.generate(GeneratorSnippets.unsupported)
         #expect(output.diagnostics.map { "\($0.severity.rawValue) \($0.construct.rawValue) \($0.location.path)" } == [
             "warning mixedContent /wsdl:definitions[@name='Test']/wsdl:types/xsd:schema/xsd:complexType[@name='Node']",
-            "warning unsupportedContent /wsdl:definitions[@name='Test']/wsdl:types/xsd:schema/xsd:complexType[@name='Node']",
             "warning unsupportedContent /wsdl:definitions[@name='Test']/wsdl:types/xsd:schema/xsd:complexType[@name='Node']",
             "warning wildcardContent /wsdl:definitions[@name='Test']/wsdl:types/xsd:schema/xsd:complexType[@name='Node']",
             "warning wildcardContent /wsdl:definitions[@name='Test']/wsdl:types/xsd:schema/xsd:complexType[@name='Node']",
@@ -431,11 +430,24 @@ struct WSDLGeneratorSnippetTests {
         try expectDeclaration("NodeChoice", in: "Types.swift", of: output, """
             /// One of the elements of a choice.
             indirect enum NodeChoice: Codable, Sendable, Hashable, XMLChoice {
+                /// The element `a`.
+                case a(String)
+                /// The element `b`.
+                case b(String)
+            }
+
+            """)
+        try expectDeclaration("NodeChoice2", in: "Types.swift", of: output, """
+            /// One of the elements of a choice.
+            indirect enum NodeChoice2: Codable, Sendable, Hashable, XMLChoice {
                 /// The element `c`.
                 case c(String)
             }
 
             """)
+        let types = try #require(output.file(named: "Types.swift")?.contents)
+        #expect(types.contains("    let choice: [NodeChoice]\n"))
+        #expect(types.contains("    let choice2: NodeChoice2\n"))
     }
 
     /// An extension hierarchy as classes: the root with `==`, `hash(into:)` and `isEqual(to:)`,
