@@ -150,13 +150,13 @@ final class PipelineFetch: Sendable {
         pending: PendingFetch<Value>,
         onAnswer: @escaping @Sendable (Result<FetchAnswer, ResourceError>) -> Void
     ) {
-        pending.beginTransfer()
+        let number = pending.beginTransfer()
         let attempts = Task { [context] in
             onAnswer(await FetchEvent.Context.$current.withValue(context) {
                 await self.attempts(from: request, plan: plan, resuming: resumption)
             })
         }
-        pending.attach(TaskCancellable(attempts))
+        pending.attach(TaskCancellable(attempts), number: number)
     }
 
     /// Makes attempts until one's outcome is final: not retried, not replayed.

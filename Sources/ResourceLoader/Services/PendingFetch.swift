@@ -17,7 +17,7 @@ typealias ReceiverFactory = @Sendable (
 /// The transfer's answer, ``cancel()`` and the deadline all race to finish the fetch; the first
 /// one wins and the others are ignored. Whatever wins takes the deadline out of ``Deadlines``;
 /// ``cancel()`` and the deadline also cancel the transfer, before the outcome is delivered (one
-/// that stops a transfer still being started waits for ``attach(_:)``). An answer from the
+/// that stops a transfer still being started waits for ``attach(_:number:)``). An answer from the
 /// transfer does not: the transfer is over (and on Linux, cancelling a task from inside its own
 /// delegate callbacks — a refused redirect, say — makes FoundationNetworking trap).
 ///
@@ -33,7 +33,10 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
     private struct State {
         var isFinished = false
         var transfer: (any Cancellable)?
-        /// Between ``beginTransfer()`` and ``attach(_:)``: the transfer exists but is not here.
+        /// The number of the transfer begun last (``beginTransfer()``).
+        var latestTransfer: UInt64 = 0
+        /// Between ``beginTransfer()`` and ``attach(_:number:)`` of the latest transfer: it
+        /// exists but is not here.
         var isAttaching = false
         var hasDeadline = false
         var completion: Completion?
@@ -103,7 +106,7 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
             onAnswer(.failure(refusal))
             return
         }
-        beginTransfer()
+        let number = beginTransfer()
         // `onAnswer` only hands the answer on (to the callback queue, or to the waiting task),
         // so the collector calls it where the transfer ends, without a thread hop.
         let completion: @Sendable (Result<(Data, ResponseHead), any Error>) -> Void = { [self] answer in
@@ -119,19 +122,30 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
             )
         }
         let transfer = session.startTransfer(request, options: options, receiver: receiver)
-        attach(transfer)
+        attach(transfer, number: number)
     }
 
-    /// Announces that the transfer is being started: until ``attach(_:)`` gives it, an outcome
-    /// that must cancel it waits rather than being delivered first.
-    func beginTransfer() {
-        state.withLock { $0.isAttaching = !$0.isFinished }
+    /// Announces that a transfer is being started, and returns its number for
+    /// ``attach(_:number:)``: until the latest transfer is attached, an outcome that must cancel
+    /// it waits rather than being delivered first.
+    func beginTransfer() -> UInt64 {
+        state.withLock { state in
+            state.latestTransfer &+= 1
+            state.isAttaching = !state.isFinished
+            return state.latestTransfer
+        }
     }
 
-    /// Remembers the transfer so that cancelling stops it; cancels it at once if the fetch has
-    /// already finished, and then delivers an outcome that waited for it.
-    func attach(_ transfer: any Cancellable) {
-        let (finished, waiting) = state.withLock { state -> (Bool, (Result<Value, ResourceError>, Completion)?) in
+    /// Remembers the transfer numbered `number` so that cancelling stops it; cancels it at once
+    /// if the fetch has already finished, and then delivers an outcome that waited for it.
+    ///
+    /// A transfer begun before the latest one is left alone: the latest began from its answer,
+    /// so it is over. (A transport may answer before `startTransfer` returns; the next attempt,
+    /// begun from that answer, is then attached first, and must stay the one that cancelling
+    /// stops.)
+    func attach(_ transfer: any Cancellable, number: UInt64) {
+        let attached = state.withLock { state -> (Bool, (Result<Value, ResourceError>, Completion)?)? in
+            guard number == state.latestTransfer else { return nil }
             state.isAttaching = false
             guard state.isFinished else {
                 state.transfer = transfer
@@ -142,7 +156,7 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
             state.completion = nil
             return (true, (undelivered, completion))
         }
-        guard finished else { return }
+        guard case let (finished, waiting)? = attached, finished else { return }
         transfer.cancel()
         if let (result, completion) = waiting { deliver(result, to: completion, onCallbackQueue: false) }
     }
@@ -199,7 +213,7 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
             let transfer = state.transfer
             state.transfer = nil
             // No completion yet, or a transfer to cancel that is not attached yet: keep the
-            // outcome for ``whenFinished(_:)`` or ``attach(_:)``.
+            // outcome for ``whenFinished(_:)`` or ``attach(_:number:)``.
             guard let completion = state.completion, !(cancelsTransfer && state.isAttaching) else {
                 state.undelivered = result
                 return (transfer, state.hasDeadline, nil)

@@ -361,6 +361,26 @@ struct PipelineRetryTests {
         try await waitUntil { clock.sleeperCount == 0 }
     }
 
+    /// A transport that answers before `startTransfer` returns: the retry's task is begun from
+    /// that answer, before the first attempt's transfer is handed back, and cancelling must still
+    /// stop the task, not the finished first transfer.
+    @Test func cancellingDuringABackoffWaitStopsTheRetryOfATransportThatAnsweredAtOnce() async throws {
+        let transport = ImmediateTransport(statuses: [503, 200])
+        let service = ResourceService<CitiesResource>(
+            pipeline: ResourcePipeline(
+                session: transport, options: TransferOptions(deadline: nil),
+                retryPolicy: RetryPolicy(baseDelay: .seconds(600), maximumDelay: .seconds(600), jitter: .none), clock: clock)
+        )
+        let task = Task { await fetch(CitiesResource(), from: service) }
+        await clock.waitForSleepers()
+
+        task.cancel()
+
+        #expect(await task.value.failure?.isCancelled == true)
+        try await waitUntil { clock.sleeperCount == 0 }
+        #expect(transport.requestCount == 1)
+    }
+
     @Test func cancellingACompletionHandlerFetchDuringAWaitCompletesOnceWithCancelled() async throws {
         session.stub(.any, with: [.status(503), .json(#"{"cities": []}"#)])
         let service = ResourceService<CitiesResource>(
@@ -580,5 +600,37 @@ extension Endpoint {
         var endpoint = Endpoint("https://api.example.com/orders")
         endpoint.httpMethod = method
         return endpoint
+    }
+}
+
+/// Answers each request with the next status, with an empty JSON list, before `startTransfer`
+/// returns.
+final class ImmediateTransport: HTTPTransport, @unchecked Sendable {
+    // `lock` guards `statuses` and `count`.
+    private let lock = NSLock()
+    private var statuses: [Int]
+    private var count = 0
+
+    init(statuses: [Int]) {
+        self.statuses = statuses
+    }
+
+    var requestCount: Int { lock.withLock { count } }
+
+    func startTransfer(_ request: URLRequest, options: TransferOptions, receiver: any TransferReceiver) -> any Cancellable {
+        let status = lock.withLock { () -> Int in
+            count += 1
+            return statuses.isEmpty ? 200 : statuses.removeFirst()
+        }
+        let head = ResponseHead(statusCode: status, url: request.url, headerFields: [(name: "Content-Type", value: "application/json")])
+        if case .proceed = receiver.transferDidReceive(head: head) {
+            _ = receiver.transferDidReceive(Data(#"{"cities": []}"#.utf8))
+        }
+        receiver.transferDidComplete(with: nil)
+        return NothingToCancel()
+    }
+
+    private final class NothingToCancel: Cancellable {
+        func cancel() {}
     }
 }

@@ -25,8 +25,8 @@ struct PendingFetchTests {
         let deliveries = Locked<[Delivery]>([])
         let transfer = Transfer()
         let fetch = makeFetch(recordingInto: deliveries, transfer: transfer)
-        fetch.beginTransfer()
-        fetch.attach(transfer)
+        let number = fetch.beginTransfer()
+        fetch.attach(transfer, number: number)
         fetch.cancel()
         fetch.cancel()
         let seen = deliveries.withLock { $0 }
@@ -40,13 +40,13 @@ struct PendingFetchTests {
         let deliveries = Locked<[Delivery]>([])
         let transfer = Transfer()
         let fetch = makeFetch(recordingInto: deliveries, transfer: transfer)
-        fetch.beginTransfer()
+        let number = fetch.beginTransfer()
         fetch.cancel()
         #expect(fetch.isFinished)
         #expect(deliveries.withLock { $0.isEmpty })
         // A late answer from the transfer does not take the outcome's place.
         #expect(!fetch.finish(.success(1)))
-        fetch.attach(transfer)
+        fetch.attach(transfer, number: number)
         let seen = deliveries.withLock { $0 }
         #expect(seen.count == 1)
         #expect(seen.first?.result.failure?.caseName == "cancelled")
@@ -57,11 +57,11 @@ struct PendingFetchTests {
         let deliveries = Locked<[Delivery]>([])
         let transfer = Transfer()
         let fetch = makeFetch(recordingInto: deliveries, transfer: transfer)
-        fetch.beginTransfer()
+        let number = fetch.beginTransfer()
         #expect(fetch.finish(.success(7)))
         #expect(deliveries.withLock { $0.map { try? $0.result.get() } } == [7])
         fetch.cancel()
-        fetch.attach(transfer)
+        fetch.attach(transfer, number: number)
         #expect(deliveries.withLock { $0.count } == 1)
         #expect(transfer.cancels.value <= 1)
     }
@@ -70,14 +70,34 @@ struct PendingFetchTests {
         let deliveries = Locked<[Delivery]>([])
         let transfer = Transfer()
         let fetch = PendingFetch<Int>(callbackQueue: nil)
-        fetch.beginTransfer()
+        let number = fetch.beginTransfer()
         fetch.cancel()
         fetch.whenFinished { result in deliveries.withLock { $0.append((result, transfer.cancels.value)) } }
         #expect(deliveries.withLock { $0.isEmpty })
-        fetch.attach(transfer)
+        fetch.attach(transfer, number: number)
         let seen = deliveries.withLock { $0 }
         #expect(seen.count == 1)
         #expect(seen.first?.cancelsSeen == 1)
+    }
+
+    /// A transport that answers before `startTransfer` returns: the next transfer, begun from
+    /// that answer, is attached before the first, and cancelling stops it, not the first.
+    @Test func aTransferAttachedAfterALaterOneLeavesTheLaterOneToCancel() {
+        let deliveries = Locked<[Delivery]>([])
+        let first = Transfer()
+        let second = Transfer()
+        let fetch = makeFetch(recordingInto: deliveries, transfer: second)
+        let firstNumber = fetch.beginTransfer()
+        let secondNumber = fetch.beginTransfer()
+        fetch.attach(second, number: secondNumber)
+        fetch.attach(first, number: firstNumber)
+        fetch.cancel()
+        let seen = deliveries.withLock { $0 }
+        #expect(seen.count == 1)
+        #expect(seen.first?.result.failure?.caseName == "cancelled")
+        #expect(seen.first?.cancelsSeen == 1)
+        #expect(second.cancels.value == 1)
+        #expect(first.cancels.value == 0)
     }
 
     @Test func anOutcomeBeforeTheCompletionWaitsForIt() {
