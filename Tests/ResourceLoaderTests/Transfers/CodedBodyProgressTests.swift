@@ -40,7 +40,7 @@ struct CodedBodyProgressTests {
 
         // WHEN it is fetched with progress
         let model = try await ResourceService<BytesResource>(session: session).fetch(
-            BytesResource(url: URL(string: "https://example.com/cities.xml")!), progressQueue: .global()
+            BytesResource(url: URL(string: "https://example.com/cities.xml")!), progressQueue: DispatchQueue(label: "progress")
         ) { progress in seen.withLock { $0.append(progress) } }
 
         // THEN the model is the decoded body, and the progress counts the coded bytes
@@ -56,7 +56,7 @@ struct CodedBodyProgressTests {
         let seen = Locked<[TransferProgress]>([])
 
         let placed = try await DownloadService<TestDownload>(session: session).fetch(
-            TestDownload(url: URL(string: "https://example.com/cities.xml")!, destination: scratch.file("cities.xml")), progressQueue: .global()
+            TestDownload(url: URL(string: "https://example.com/cities.xml")!, destination: scratch.file("cities.xml")), progressQueue: DispatchQueue(label: "progress")
         ) { progress in seen.withLock { $0.append(progress) } }
 
         #expect(try Data(contentsOf: placed) == text)
@@ -74,7 +74,7 @@ struct CodedBodyProgressTests {
         let resource = BytesResource(url: server.baseURL.appendingPathComponent("cities.xml"), headerFields: ["Accept-Encoding": "gzip"])
 
         // WHEN it is fetched through URLSessionTransport
-        let model = try await ResourceService<BytesResource>(session: URLSessionTransport.shared).fetch(resource, progressQueue: .global()) { progress in
+        let model = try await ResourceService<BytesResource>(session: URLSessionTransport.shared).fetch(resource, progressQueue: DispatchQueue(label: "progress")) { progress in
             seen.withLock { $0.append(progress) }
         }
 
@@ -90,7 +90,7 @@ struct CodedBodyProgressTests {
         session.stub(.any, with: .status(200, body: text).inPieces(4))
         let seen = Locked<[TransferProgress]>([])
 
-        _ = try await ResourceService<BytesResource>(session: session).fetch(BytesResource(url: URL(string: "https://example.com/cities.xml")!), progressQueue: .global()) { progress in
+        _ = try await ResourceService<BytesResource>(session: session).fetch(BytesResource(url: URL(string: "https://example.com/cities.xml")!), progressQueue: DispatchQueue(label: "progress")) { progress in
             seen.withLock { $0.append(progress) }
         }
 

@@ -100,7 +100,7 @@ struct DownloadTransportsTests {
         let service = DownloadService<TestDownload>(session: session)
         let seen = Locked<[Int64]>([])
 
-        let placed = try await service.fetch(TestDownload(url: URL(string: "https://example.com/export")!, destination: scratch.file("export.bin")), progressQueue: .global()) { progress in
+        let placed = try await service.fetch(TestDownload(url: URL(string: "https://example.com/export")!, destination: scratch.file("export.bin")), progressQueue: DispatchQueue(label: "progress")) { progress in
             seen.withLock { $0.append(progress.completedBytes) }
         }
 
@@ -114,7 +114,7 @@ struct DownloadTransportsTests {
         let service = ResourceService<CountedUpload>(session: session)
         let seen = Locked<[TransferProgress]>([])
 
-        let count = try await service.fetch(CountedUpload(url: URL(string: "https://example.com/upload")!, payload: Data(count: 4_000)), progressQueue: .global()) { progress in
+        let count = try await service.fetch(CountedUpload(url: URL(string: "https://example.com/upload")!, payload: Data(count: 4_000)), progressQueue: DispatchQueue(label: "progress")) { progress in
             seen.withLock { $0.append(progress) }
         }
 

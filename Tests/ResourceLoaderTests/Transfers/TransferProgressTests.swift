@@ -90,7 +90,7 @@ struct TransferProgressTests {
         let service = ResourceService<CountedUpload>(session: URLSessionTransport.shared)
         let seen = Locked<[TransferProgress]>([])
 
-        let count = try await service.fetch(CountedUpload(url: server.baseURL.appendingPathComponent("upload"), payload: payload), progressQueue: .global()) { progress in
+        let count = try await service.fetch(CountedUpload(url: server.baseURL.appendingPathComponent("upload"), payload: payload), progressQueue: DispatchQueue(label: "progress")) { progress in
             seen.withLock { $0.append(progress) }
         }
 
