@@ -59,6 +59,8 @@ final class FileDownloadReceiver: TransferReceiver {
         var counting: TransferProgress.Counting?
         /// The coded bytes received, for a body counted on the wire.
         var wire: Int64 = 0
+        /// The head's `Content-Length`: the coded body's length, for a body counted on the wire.
+        let declared: Int64?
 
         /// The progress after the bytes so far, unless it is counted on the wire (or not known
         /// yet).
@@ -161,13 +163,11 @@ final class FileDownloadReceiver: TransferReceiver {
     /// Counts a coded body's bytes on the wire, when the transport's receiver decodes it.
     func transferDidReceive(codedByteCount: Int) {
         let progress = mode.withLock { mode -> (Int64, Int64?)? in
-            guard case .writing(var writing) = mode, writing.coded, writing.counting != .bodyBytes, writing.counting != .decodedBytes else {
-                return nil
-            }
+            guard case .writing(var writing) = mode, writing.counting == nil || writing.counting == .wireBytes else { return nil }
             writing.counting = .wireBytes
             writing.wire += Int64(codedByteCount)
             mode = .writing(writing)
-            return (writing.wire, writing.head.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) })
+            return (writing.wire, writing.declared)
         }
         if let (wire, declared) = progress { configuration.progress?(wire, declared, .wireBytes) }
     }
@@ -343,7 +343,8 @@ final class FileDownloadReceiver: TransferReceiver {
             validator: coded ? nil : (validator ?? .of(head)),
             total: coded ? nil : total,
             coded: coded,
-            counting: coded ? nil : .bodyBytes
+            counting: coded ? nil : .bodyBytes,
+            declared: head.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
         )
     }
 

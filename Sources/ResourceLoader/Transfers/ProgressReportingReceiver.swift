@@ -7,14 +7,6 @@ import FoundationNetworking
 /// A ``TransferReceiver`` that reports the progress of both bodies to a
 /// ``TransferProgressReporter`` and hands everything on to a ``ResponseCollector``.
 final class ProgressReportingReceiver: TransferReceiver {
-    /// What the response's progress counts.
-    enum Counting {
-        /// No head yet, or a content-coded head whose bytes are not known yet to come coded
-        /// (counted on the wire) or decoded.
-        case undecided
-        case counting(TransferProgress.Counting)
-    }
-
     private struct State {
         /// The body bytes handed on.
         var received: Int64 = 0
@@ -22,7 +14,9 @@ final class ProgressReportingReceiver: TransferReceiver {
         var wire: Int64 = 0
         /// The response's `Content-Length`.
         var declared: Int64?
-        var counting = Counting.undecided
+        /// What the response's progress counts; `nil` before the head, and for a content-coded
+        /// body until it is known whether its bytes come counted on the wire or decoded.
+        var counting: TransferProgress.Counting?
     }
 
     private let collector: ResponseCollector
@@ -56,7 +50,7 @@ final class ProgressReportingReceiver: TransferReceiver {
         let coded = head.value(forHTTPHeaderField: "Content-Encoding").map { !TransferRules.isIdentity($0) } ?? false
         let declared = head.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
         state.withLock { state in
-            state = State(declared: declared, counting: coded ? .undecided : .counting(.bodyBytes))
+            state = State(declared: declared, counting: coded ? nil : .bodyBytes)
         }
         // A coded body's first value waits until it is known what its bytes count.
         if !coded { reporter.received(0, of: declared) }
@@ -65,14 +59,8 @@ final class ProgressReportingReceiver: TransferReceiver {
 
     func transferDidReceive(codedByteCount: Int) {
         let progress = state.withLock { state -> (Int64, Int64?)? in
-            switch state.counting {
-            case .undecided:
-                state.counting = .counting(.wireBytes)
-            case .counting(.wireBytes):
-                break
-            case .counting:
-                return nil
-            }
+            guard state.counting == nil || state.counting == .wireBytes else { return nil }
+            state.counting = .wireBytes
             state.wire += Int64(codedByteCount)
             return (state.wire, state.declared)
         }
@@ -84,16 +72,11 @@ final class ProgressReportingReceiver: TransferReceiver {
         guard case .proceed = decision else { return decision }
         let progress = state.withLock { state -> (Int64, Int64?, TransferProgress.Counting)? in
             state.received += Int64(chunk.count)
+            if state.counting == nil { state.counting = .decodedBytes }
             switch state.counting {
-            case .undecided:
-                state.counting = .counting(.decodedBytes)
-                return (state.received, nil, .decodedBytes)
-            case .counting(.bodyBytes):
-                return (state.received, state.declared, .bodyBytes)
-            case .counting(.decodedBytes):
-                return (state.received, nil, .decodedBytes)
-            case .counting(.wireBytes):
-                return nil
+            case .bodyBytes?: return (state.received, state.declared, .bodyBytes)
+            case .decodedBytes?: return (state.received, nil, .decodedBytes)
+            case .wireBytes?, nil: return nil
             }
         }
         if let (completed, total, counting) = progress { reporter.received(completed, of: total, counting: counting) }
@@ -103,8 +86,8 @@ final class ProgressReportingReceiver: TransferReceiver {
     func transferDidComplete(with error: (any Error)?) {
         // A coded body that ended before anything said what its bytes count: its one value.
         let undecided = state.withLock { state -> Bool in
-            guard case .undecided = state.counting, error == nil else { return false }
-            state.counting = .counting(.decodedBytes)
+            guard state.counting == nil, error == nil else { return false }
+            state.counting = .decodedBytes
             return true
         }
         if undecided { reporter.received(0, of: nil, counting: .decodedBytes) }
