@@ -666,8 +666,9 @@ func main() -> Int32 {
         var runs = 1
         var groups = ["xml", "soap", "json", "http", "operations", "gzip", "streaming", "downloads", "upload", "wsdl", "caching"]
         // Benchmarks/results/latest.json, wherever the command is run from.
-        var output = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("results/latest.json").path
+        let defaultOutput = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("results/latest.json")
+        var output = defaultOutput.path
         while let argument = arguments.first {
             arguments.removeFirst()
             switch argument {
@@ -680,6 +681,22 @@ func main() -> Int32 {
                 arguments.removeFirst()
                 runs = count
             default: throw HarnessError("unknown argument \(argument)")
+            }
+        }
+        // The published summary holds full runs of every group: a quick run or a run of some
+        // groups goes elsewhere (`--output`), or replaces its own groups there (`--merge`).
+        let allGroups: Set = ["xml", "soap", "json", "http", "operations", "gzip", "streaming", "downloads", "upload", "wsdl", "caching"]
+        let published = URL(fileURLWithPath: output).standardizedFileURL == defaultOutput.standardizedFileURL
+        if published && quick { throw HarnessError("a --quick run does not go into \(output): pass --output PATH") }
+        if published && !merge && !allGroups.isSubset(of: groups) {
+            throw HarnessError("a run of some groups would replace the whole of \(output): pass --merge, or --output PATH")
+        }
+        var existing: Summary?
+        if merge && FileManager.default.fileExists(atPath: output) {
+            do {
+                existing = try JSONDecoder().decode(Summary.self, from: Data(contentsOf: URL(fileURLWithPath: output)))
+            } catch {
+                throw HarnessError("--merge cannot read \(output), which is left as it is: \(error)")
             }
         }
         let recorder = Recorder()
@@ -706,7 +723,7 @@ func main() -> Int32 {
             mode: quick ? "quick" : "full", runSeconds: round3(Double(now() - start) / 1e9),
             targets: recorder.targets, measurements: recorder.measurements)
         let thisRun = summary
-        if merge, let existing = try? JSONDecoder().decode(Summary.self, from: Data(contentsOf: URL(fileURLWithPath: output))) {
+        if let existing {
             summary = existing.merging(summary, groups: groups)
         }
         let encoder = JSONEncoder()
