@@ -99,7 +99,14 @@ public struct CachingTransport: HTTPTransport {
             deliver(get, to: receiver, isHEAD: true, now: requestDate)
             return NoTransfer()
         }
-        var stored = cache.store.cachedResponse(forKey: key)
+        // A memory store's entry comes with the models kept with it (``ReusableModelResource``).
+        let entry: (response: CachedResponse, models: KeptModels?)? =
+            if let memory = cache.store as? MemoryCacheStore {
+                memory.entry(forKey: key)
+            } else {
+                cache.store.cachedResponse(forKey: key).map { ($0, nil) }
+            }
+        var stored = entry?.response
         if let candidate = stored, !CachePolicy.request(request, matchesVaryOf: candidate) { stored = nil }
         var outgoing = request
         var validating = false
@@ -107,7 +114,7 @@ public struct CachingTransport: HTTPTransport {
             switch cache.policy.use(of: stored, for: directives, now: requestDate) {
             case .serve:
                 report?(.hit)
-                deliver(stored, to: receiver, isHEAD: method == "HEAD", now: requestDate)
+                deliver(stored, to: receiver, isHEAD: method == "HEAD", now: requestDate, models: entry?.models)
                 return NoTransfer()
             case .validate(let conditions):
                 guard !directives.onlyIfCached else { break }
@@ -118,7 +125,7 @@ public struct CachingTransport: HTTPTransport {
                     // and returns).
                     revalidateInBackground(
                         request, key: key, stored: stored, conditions: conditions, directives: directives, options: options, report: report)
-                    deliver(stored, to: receiver, isHEAD: method == "HEAD", now: requestDate)
+                    deliver(stored, to: receiver, isHEAD: method == "HEAD", now: requestDate, models: entry?.models)
                     return NoTransfer()
                 }
                 for (name, value) in conditions { outgoing.setValue(value, forHTTPHeaderField: name) }
@@ -218,11 +225,13 @@ public struct CachingTransport: HTTPTransport {
         }
     }
 
-    /// Hands `stored` to `receiver` as a whole response, with its current `Age`.
-    func deliver(_ stored: CachedResponse, to receiver: any TransferReceiver, isHEAD: Bool, now: Date) {
+    /// Hands `stored` to `receiver` as a whole response, with its current `Age` and the models
+    /// kept with it, if any.
+    func deliver(_ stored: CachedResponse, to receiver: any TransferReceiver, isHEAD: Bool, now: Date, models: KeptModels? = nil) {
         var fields = stored.headerFields.filter { !ResponseHead.sameFieldName($0.name, "Age") }
         fields.append(("Age", String(Int(cache.policy.currentAge(of: stored, now: now).rounded(.down)))))
-        let head = ResponseHead(statusCode: stored.statusCode, url: stored.url, headerFields: fields)
+        var head = ResponseHead(statusCode: stored.statusCode, url: stored.url, headerFields: fields)
+        head.keptModels = models
         if case .stop(let error) = receiver.transferDidReceive(head: head) {
             receiver.transferDidComplete(with: error)
             return

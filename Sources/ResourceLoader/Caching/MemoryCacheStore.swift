@@ -8,22 +8,29 @@ public final class MemoryCacheStore: HTTPCacheStore, @unchecked Sendable {
     /// One entry of the recency list.
     private final class Node {
         let key: String
-        var response: CachedResponse
-        var cost: Int
+        let response: CachedResponse
+        let cost: Int
+        /// The models resources made of ``response``.
+        let models: KeptModels
         // Both links are weak: `nodes` owns every node, so that dropping a long list never
         // releases it node after node down the stack.
         weak var newer: Node?
         weak var older: Node?
 
-        init(key: String, response: CachedResponse) {
+        init(key: String, response: CachedResponse, modelsKept: Int) {
             self.key = key
             self.response = response
             self.cost = response.cost
+            self.models = KeptModels(limit: modelsKept)
         }
     }
 
     /// The most bytes the stored responses take.
     public let byteLimit: Int
+
+    /// The most models an entry keeps for resources that adopt ``ReusableModelResource``: one
+    /// for each of this many unequal resources, the least recently used replaced first.
+    public let modelsKeptPerEntry: Int
     // `lock` guards `nodes`, `oldest`, `newest` and `totalCost`.
     private let lock = NSLock()
     private var nodes: [String: Node] = [:]
@@ -33,8 +40,15 @@ public final class MemoryCacheStore: HTTPCacheStore, @unchecked Sendable {
     private var totalCost = 0
 
     /// Creates an empty store that holds up to `byteLimit` bytes of responses.
-    public init(byteLimit: Int) {
+    ///
+    /// - Parameters:
+    ///   - byteLimit: The most bytes the stored responses take (``CachedResponse/cost``).
+    ///   - modelsKeptPerEntry: The most models an entry keeps for resources that adopt
+    ///     ``ReusableModelResource``; `0` keeps none, so that every hit parses. Kept models are
+    ///     not counted against `byteLimit`. Default: 4.
+    public init(byteLimit: Int, modelsKeptPerEntry: Int = 4) {
         self.byteLimit = byteLimit
+        self.modelsKeptPerEntry = max(0, modelsKeptPerEntry)
     }
 
     /// The bytes the stored responses take.
@@ -45,11 +59,16 @@ public final class MemoryCacheStore: HTTPCacheStore, @unchecked Sendable {
 
     /// The response stored under `key`, made the most recently used.
     public func cachedResponse(forKey key: String) -> CachedResponse? {
+        entry(forKey: key)?.response
+    }
+
+    /// The response stored under `key` and the models kept with it, made the most recently used.
+    func entry(forKey key: String) -> (response: CachedResponse, models: KeptModels?)? {
         lock.withLock {
             guard let node = nodes[key] else { return nil }
             unlink(node)
             append(node)
-            return node.response
+            return (node.response, modelsKeptPerEntry > 0 ? node.models : nil)
         }
     }
 
@@ -61,7 +80,7 @@ public final class MemoryCacheStore: HTTPCacheStore, @unchecked Sendable {
                 unlink(node)
                 totalCost -= node.cost
             }
-            let node = Node(key: key, response: response)
+            let node = Node(key: key, response: response, modelsKept: modelsKeptPerEntry)
             guard node.cost <= byteLimit else { return }
             nodes[key] = node
             append(node)

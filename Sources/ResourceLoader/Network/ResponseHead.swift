@@ -23,6 +23,10 @@ public struct ResponseHead: Sendable {
 
     private let storage: Storage
 
+    /// The models kept with the stored response this head was read from, when a
+    /// ``CachingTransport`` answers from a ``MemoryCacheStore`` (see ``ReusableModelResource``).
+    var keptModels: KeptModels?
+
     private enum Storage: Sendable {
         /// Received as fields; an `HTTPURLResponse` is built on first use.
         case fields([(name: String, value: String)], Locked<HTTPURLResponse??>)

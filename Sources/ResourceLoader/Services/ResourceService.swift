@@ -198,6 +198,6 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
         } catch {
             return .failure(error)
         }
-        return resource.result(from: data, statusCode: head.statusCode)
+        return reusableResult(from: data, head: head, for: resource)
     }
 }
