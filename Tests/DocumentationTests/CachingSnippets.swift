@@ -16,6 +16,13 @@ struct LatestCities: NetworkResourceType, JSONDecodableResourceType {
     func model(from root: Root) -> [City] { root.cities }
 }
 
+/// The article's resource whose model a memory store keeps.
+struct CachedCities: NetworkResourceType, JSONDecodableResourceType, ReusableModelResource {
+    struct Root: Decodable { let cities: [City] }
+    let url = URL(string: "https://api.example.com/cities")!
+    func model(from root: Root) -> [City] { root.cities }
+}
+
 /// The article's offline resource: answered from the cache only.
 struct OfflineCities: NetworkResourceType, JSONDecodableResourceType {
     struct Root: Decodable { let cities: [City] }
