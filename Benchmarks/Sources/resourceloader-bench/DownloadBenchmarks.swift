@@ -113,6 +113,10 @@ func runDownloadChild(_ key: String, url: String, path: String) throws {
     guard let contender = DownloadContender.allCases.first(where: { $0.key == key }), let url = URL(string: url) else {
         throw HarnessError("usage: --child download CONTENDER URL PATH")
     }
+    // A download of the one-byte `small.bin` first, so that the peak grows by what the large
+    // download holds, not by the client's libraries and threads starting.
+    _ = try contender.download(url.deletingLastPathComponent().appendingPathComponent("small.bin"), to: path + ".warm-up")
+    try? FileManager.default.removeItem(atPath: path + ".warm-up")
     resetPeakResident()
     let baseline = peakResidentBytes() ?? 0
     let start = now()
