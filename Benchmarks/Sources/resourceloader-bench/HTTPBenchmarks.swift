@@ -153,10 +153,12 @@ enum HTTPClientKind: String, CaseIterable {
     case pipelineHooksCompletion = "ResourceService completion, pipeline: adapter + no-op monitor"
     case pipelineLoggingCompletion = "ResourceService completion, pipeline: adapter + LoggingFetchMonitor"
     case pipelineAuthRetryCompletion = "ResourceService completion, pipeline: credential store + retry policy"
-    // Controls for the pipeline clients with an adapter, for profiles only: no pipeline, the
-    // adapter's header set by the resource's own `urlRequest()`.
+    // The references of the pipeline clients that change the request: no pipeline, the same
+    // header set by the resource's own `headerFields`.
     case headerAsync = "ResourceService async, header in headerFields"
     case headerCompletion = "ResourceService completion, header in headerFields"
+    case bearerAsync = "ResourceService async, Authorization in headerFields"
+    case bearerCompletion = "ResourceService completion, Authorization in headerFields"
 
     /// The clients compared with hand-written code and with each other at every concurrency.
     static let comparedClients: [HTTPClientKind] = [.ourAsync, .ourAsyncPlain, .handAsync, .ourCompletion, .handCompletion, .asyncHTTPClient]
@@ -165,21 +167,22 @@ enum HTTPClientKind: String, CaseIterable {
     /// made of.
     static let pairedGroups: [[HTTPClientKind]] = [[.ourAsync, .handAsync], [.ourCompletion, .handCompletion], [.ourAsyncPlain], [.asyncHTTPClient]]
 
-    /// The pipeline clients, each group led by the service without a pipeline they are compared
-    /// with: the groups of the pipeline part's rounds.
+    /// The pipeline clients and the services without a pipeline they are compared with: the
+    /// groups of the pipeline part's rounds.
     static let pipelineGroups: [[HTTPClientKind]] = [
-        [.ourAsync, .pipelineEmptyAsync, .pipelineHooksAsync, .pipelineLoggingAsync, .pipelineAuthRetryAsync],
-        [.ourCompletion, .pipelineEmptyCompletion, .pipelineHooksCompletion, .pipelineLoggingCompletion, .pipelineAuthRetryCompletion],
+        [.ourAsync, .headerAsync, .bearerAsync, .pipelineEmptyAsync, .pipelineHooksAsync, .pipelineLoggingAsync, .pipelineAuthRetryAsync],
+        [.ourCompletion, .headerCompletion, .bearerCompletion, .pipelineEmptyCompletion, .pipelineHooksCompletion,
+         .pipelineLoggingCompletion, .pipelineAuthRetryCompletion],
     ]
 
     /// Whether the client fetches with `async`/`await` (else with completion handlers).
     var isAsync: Bool {
         switch self {
         case .ourAsync, .ourAsyncPlain, .handAsync, .asyncHTTPClient, .pipelineEmptyAsync, .pipelineHooksAsync,
-             .pipelineLoggingAsync, .pipelineAuthRetryAsync, .headerAsync:
+             .pipelineLoggingAsync, .pipelineAuthRetryAsync, .headerAsync, .bearerAsync:
             true
         case .ourCompletion, .handCompletion, .pipelineEmptyCompletion, .pipelineHooksCompletion, .pipelineLoggingCompletion,
-             .pipelineAuthRetryCompletion, .headerCompletion:
+             .pipelineAuthRetryCompletion, .headerCompletion, .bearerCompletion:
             false
         }
     }
@@ -202,22 +205,27 @@ enum HTTPClientKind: String, CaseIterable {
         case .pipelineAuthRetryCompletion: "resourceservice-pipeline-auth-retry-completion"
         case .headerAsync: "resourceservice-header-async"
         case .headerCompletion: "resourceservice-header-completion"
+        case .bearerAsync: "resourceservice-bearer-async"
+        case .bearerCompletion: "resourceservice-bearer-completion"
         }
     }
 }
 
 /// The pipeline targets: a service made from a `ResourcePipeline` against one made with
-/// `ResourceService(session:)` over the same transport (issue 14: at most 2% more for an empty
-/// pipeline, 5% for one adapter and one monitor).
+/// `ResourceService(session:)` over the same transport, sending the same request: a pipeline
+/// whose adapter sets a header against a resource that sets it in its `headerFields`, one whose
+/// credential store signs the request against a resource that sends the same `Authorization`.
+/// Bounds: at most 2% more for an empty pipeline, 5% for one adapter and one monitor, or for a
+/// credential store and a retry policy.
 let pipelineComparisons: [(name: String, kind: HTTPClientKind, reference: HTTPClientKind, bound: Double)] = [
     ("http.pipeline_empty_async_c1_vs_resourceservice", .pipelineEmptyAsync, .ourAsync, 0.98),
     ("http.pipeline_empty_completion_c1_vs_resourceservice", .pipelineEmptyCompletion, .ourCompletion, 0.98),
-    ("http.pipeline_hooks_async_c1_vs_resourceservice", .pipelineHooksAsync, .ourAsync, 0.95),
-    ("http.pipeline_hooks_completion_c1_vs_resourceservice", .pipelineHooksCompletion, .ourCompletion, 0.95),
-    ("http.pipeline_logging_async_c1_vs_resourceservice", .pipelineLoggingAsync, .ourAsync, 0.95),
-    ("http.pipeline_logging_completion_c1_vs_resourceservice", .pipelineLoggingCompletion, .ourCompletion, 0.95),
-    ("http.pipeline_auth_retry_async_c1_vs_resourceservice", .pipelineAuthRetryAsync, .ourAsync, 0.95),
-    ("http.pipeline_auth_retry_completion_c1_vs_resourceservice", .pipelineAuthRetryCompletion, .ourCompletion, 0.95),
+    ("http.pipeline_hooks_async_c1_vs_resourceservice", .pipelineHooksAsync, .headerAsync, 0.95),
+    ("http.pipeline_hooks_completion_c1_vs_resourceservice", .pipelineHooksCompletion, .headerCompletion, 0.95),
+    ("http.pipeline_logging_async_c1_vs_resourceservice", .pipelineLoggingAsync, .headerAsync, 0.95),
+    ("http.pipeline_logging_completion_c1_vs_resourceservice", .pipelineLoggingCompletion, .headerCompletion, 0.95),
+    ("http.pipeline_auth_retry_async_c1_vs_resourceservice", .pipelineAuthRetryAsync, .bearerAsync, 0.95),
+    ("http.pipeline_auth_retry_completion_c1_vs_resourceservice", .pipelineAuthRetryCompletion, .bearerCompletion, 0.95),
 ]
 
 /// `CityList` whose request carries the header the pipeline clients' adapter sets: what that
@@ -228,6 +236,16 @@ struct CityListWithHeader: NetworkResourceType, JSONDecodableResourceType {
     func model(from root: Root) -> [City] { root.cities }
 
     var headerFields: [String: String] { ["X-Bench-Client": "resourceloader-bench"] }
+}
+
+/// `CityList` whose request carries the `Authorization` the pipeline clients' credential store
+/// signs with: what that header costs without a pipeline.
+struct CityListWithBearer: NetworkResourceType, JSONDecodableResourceType {
+    typealias Root = CitiesRoot
+    let url: URL
+    func model(from root: Root) -> [City] { root.cities }
+
+    var headerFields: [String: String] { ["Authorization": "Bearer bench-token"] }
 }
 
 /// A monitor that does nothing: what the pipeline itself costs for one monitor.
@@ -290,6 +308,8 @@ final class HTTPClients: @unchecked Sendable {
     let authRetryPipelineService: ResourceService<CityList>
     /// Without a pipeline, for a resource that sets the adapter's header itself.
     let headerService: ResourceService<CityListWithHeader>
+    /// Without a pipeline, for a resource that sends the credential store's `Authorization`.
+    let bearerService: ResourceService<CityListWithBearer>
     let httpClient: HTTPClient
     let callbackQueue = DispatchQueue(label: "bench.callbacks", attributes: .concurrent)
 
@@ -306,6 +326,7 @@ final class HTTPClients: @unchecked Sendable {
             return request
         }
         headerService = ResourceService(session: ourSession)
+        bearerService = ResourceService(session: ourSession)
         emptyPipelineService = ResourceService(pipeline: ResourcePipeline(session: ourSession))
         hooksPipelineService = ResourceService(pipeline: ResourcePipeline(session: ourSession, adapters: [header], monitors: [SilentMonitor()]))
         loggingPipelineService = ResourceService(pipeline: ResourcePipeline(
@@ -394,6 +415,10 @@ final class HTTPClients: @unchecked Sendable {
             headerService.fetch(CityListWithHeader(url: url), callbackQueue: callbackQueue) { result in
                 next((try? result.get())?.count == expectedCount)
             }
+        case .bearerCompletion:
+            bearerService.fetch(CityListWithBearer(url: url), callbackQueue: callbackQueue) { result in
+                next((try? result.get())?.count == expectedCount)
+            }
         case .handCompletion:
             // What a careful user writes without a library: check the status, decode the body.
             handSession.dataTask(with: URLRequest(url: url)) { data, response, error in
@@ -423,6 +448,8 @@ final class HTTPClients: @unchecked Sendable {
             return (try? await authRetryPipelineService.fetch(CityList(url: url)))?.count == expectedCount
         case .headerAsync:
             return (try? await headerService.fetch(CityListWithHeader(url: url)))?.count == expectedCount
+        case .bearerAsync:
+            return (try? await bearerService.fetch(CityListWithBearer(url: url)))?.count == expectedCount
         case .handAsync:
             guard let (data, response) = try? await handSession.data(for: URLRequest(url: url)),
                 let response = response as? HTTPURLResponse, (200..<300).contains(response.statusCode),
