@@ -16,6 +16,11 @@ extension XMLTree {
             self.index = index
         }
 
+        /// The element itself, rather than its content (``==`` compares content): two elements
+        /// have the same identity when they are the same node of the same parsed document. It
+        /// holds the document, so an identity stays unique while it is kept.
+        package var identity: ElementIdentity { ElementIdentity(storage: storage, index: index) }
+
         /// The local name, without any prefix: `Envelope` for `<soap:Envelope>`.
         public var name: String { storage.name(of: index) }
 
@@ -298,6 +303,21 @@ extension XMLTree.Attribute {
 }
 
 // MARK: - Equality
+
+/// Which node of which parsed document an element is (``XMLTree/Element/identity``).
+package struct ElementIdentity: Hashable, Sendable {
+    let storage: XMLTree.Storage
+    let index: Int
+
+    package static func == (lhs: ElementIdentity, rhs: ElementIdentity) -> Bool {
+        lhs.storage === rhs.storage && lhs.index == rhs.index
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        hasher.combine(ObjectIdentifier(storage))
+        hasher.combine(index)
+    }
+}
 
 extension XMLTree.Element: Hashable {
     /// Whether two elements have the same names, namespaces, attributes, text and children,

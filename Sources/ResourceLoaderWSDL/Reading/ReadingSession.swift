@@ -41,6 +41,8 @@ final class ReadingSession {
     let mainPath: String
 
     var diagnostics: [WSDLDiagnostic] = []
+    /// The location paths made so far, by element.
+    private var locationPaths: [ElementIdentity: String] = [:]
     var files: [String] = []
     /// Each file read, by path: its root, or why it has none.
     var parsed: [String: Result<XMLTree.Element, ParseFailure>] = [:]
@@ -210,7 +212,17 @@ final class ReadingSession {
 
     /// The location of `element` in `file`.
     func location(of element: XMLTree.Element, in file: String) -> WSDLSourceLocation {
-        WSDLSourceLocation(file: file, path: element.locationPath)
+        WSDLSourceLocation(file: file, path: locationPath(of: element))
+    }
+
+    /// The path of elements from the root to `element`, each step its ``XMLTree/Element/locationStep``:
+    /// `/wsdl:definitions/wsdl:binding[@name='B']`. Each element's is made once, from its parent's.
+    private func locationPath(of element: XMLTree.Element) -> String {
+        let identity = element.identity
+        if let path = locationPaths[identity] { return path }
+        let path = (element.parent.map { locationPath(of: $0) } ?? "") + "/" + element.locationStep
+        locationPaths[identity] = path
+        return path
     }
 
     /// The qualified name a QName-valued attribute value means where `element` is, or `nil`

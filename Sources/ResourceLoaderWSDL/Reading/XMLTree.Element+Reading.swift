@@ -1,20 +1,10 @@
 import ResourceLoader
 
 extension XMLTree.Element {
-    /// The path of elements from the root to this one, each as written, with its `name`
-    /// attribute when it has one: `/wsdl:definitions/wsdl:binding[@name='B']`.
-    var locationPath: String {
-        var steps: [String] = []
-        var current: XMLTree.Element? = self
-        while let element = current {
-            if let name = element.attribute(named: "name") {
-                steps.append("\(element.qualifiedName)[@name='\(name)']")
-            } else {
-                steps.append(element.qualifiedName)
-            }
-            current = element.parent
-        }
-        return "/" + steps.reversed().joined(separator: "/")
+    /// This element's step of a location path: its name as written, with its `name` attribute
+    /// when it has one: `wsdl:binding[@name='B']`, or `wsdl:types`.
+    var locationStep: String {
+        attribute(named: "name").map { "\(qualifiedName)[@name='\($0)']" } ?? qualifiedName
     }
 
     /// Whether the element has this local name and namespace.
