@@ -26,6 +26,9 @@ import FoundationNetworking
 /// 5. ``DataResourceType/serviceError(in:)`` looks for a service-level error in the body;
 /// 6. ``DataResourceType/model(from:)`` makes the model.
 ///
+/// Steps 5 and 6 are skipped for a fresh hit of a ``MemoryCacheStore`` when the resource adopts
+/// ``ReusableModelResource`` and an equal resource's model is kept with the stored response.
+///
 /// Parsing never runs on the transport's queue, so large responses do not hold up other
 /// requests: it runs on the callback queue you pass (a global queue when that is the main queue)
 /// or, for `async` fetches, on the global concurrent executor. Through a pipeline with adapters
