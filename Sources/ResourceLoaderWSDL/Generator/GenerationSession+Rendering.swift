@@ -179,12 +179,7 @@ extension GenerationSession {
     /// The root class of the hierarchy `name` is in.
     func rootClass(of name: String) -> String {
         var current = name
-        while let superclass = models.lazy.compactMap({ model -> String? in
-            guard case .structure(let structure) = model, structure.name == current else { return nil }
-            return structure.inheritance?.superclass
-        }).first {
-            current = superclass
-        }
+        while let superclass = superclasses[current] { current = superclass }
         return current
     }
 

@@ -70,7 +70,8 @@ extension GenerationSession {
             if let key { enumerationNames[key] = name }
             var cases = NameRegistry(reserved: ["unknown", "rawValue", "init"])
             var values: [(caseName: String, value: String, documentation: String?)] = []
-            for enumeration in facets.enumerations where !values.contains(where: { $0.value == enumeration.value }) {
+            var seen: Set<String> = []
+            for enumeration in facets.enumerations where seen.insert(enumeration.value).inserted {
                 let caseName = cases.claim(enumeration.value.isEmpty ? "empty" : SwiftNaming.memberName(enumeration.value))
                 values.append((caseName, enumeration.value, enumeration.documentation))
             }

@@ -22,6 +22,8 @@ struct GenerationSession {
     var diagnostics: [WSDLDiagnostic] = []
     /// The models, in the order they were made.
     var models: [GeneratedModel] = []
+    /// Each class's superclass, by name: made from ``models`` once they are all generated.
+    var superclasses: [String: String] = [:]
     /// The Swift names of the named complex types generated so far.
     var complexTypeNames: [QualifiedName: String] = [:]
     /// The Swift names of the enumerations of named simple types.
@@ -89,6 +91,12 @@ struct GenerationSession {
         // In name order (names are unique), compared once each rather than taken out of the
         // models at every comparison.
         let names = models.map(\.name)
+        superclasses = Dictionary(
+            models.compactMap { model -> (String, String)? in
+                guard case .structure(let structure) = model, let superclass = structure.inheritance?.superclass else { return nil }
+                return (structure.name, superclass)
+            },
+            uniquingKeysWith: { first, _ in first })
         var declarations = models.indices.sorted { names[$0] < names[$1] }.map { render(models[$0]) }
         if let derivedTypesName { declarations.append(renderDerivedTypes(derivedTypesName)) }
         let typeFiles = WSDLGenerator.fileNames.dropLast()

@@ -146,13 +146,13 @@ enum SwiftNaming {
     /// Documentation as `///` lines at `indent`, blank lines kept between paragraphs.
     static func docComment(_ text: String?, indent: String) -> String {
         guard let text else { return "" }
-        if !text.utf8.contains(UInt8(ascii: "\n")) {
+        if !contains(UInt8(ascii: "\n"), in: text) {
             // One line, as most are.
             let line = trimmingWhitespace(Substring(text))
             return line.isEmpty ? "" : indent + "/// " + line + "\n"
         }
         // Without a carriage return, each line feed is a character of its own: split the bytes.
-        let pieces = text.utf8.contains(UInt8(ascii: "\r"))
+        let pieces = contains(UInt8(ascii: "\r"), in: text)
             ? text.split(separator: "\n", omittingEmptySubsequences: false)
             : text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Substring($0) }
         var lines = pieces.map(trimmingWhitespace)
@@ -162,6 +162,14 @@ enum SwiftNaming {
         var collapsed: [String] = []
         for line in lines where !(line.isEmpty && collapsed.last?.isEmpty == true) { collapsed.append(line) }
         return collapsed.map { indent + ($0.isEmpty ? "///" : "/// " + $0) + "\n" }.joined()
+    }
+
+    /// Whether the UTF-8 of `text` holds `byte`.
+    private static func contains(_ byte: UInt8, in text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard let base = bytes.baseAddress else { return false }
+            return memchr(base, Int32(byte), bytes.count) != nil
+        } ?? text.utf8.contains(byte)
     }
 
     /// `line` without the leading and trailing characters of `CharacterSet.whitespaces` (tab and

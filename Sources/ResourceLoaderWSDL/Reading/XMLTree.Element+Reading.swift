@@ -45,6 +45,21 @@ extension XMLTree.Element {
 extension String {
     /// The string without leading and trailing XML whitespace (space, tab, CR, LF).
     func trimmingXMLWhitespace() -> String {
+        // On the bytes: white space is ASCII, and no byte of a longer character is.
+        let trimmed = utf8.withContiguousStorageIfAvailable { bytes -> String? in
+            func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D }
+            var start = 0
+            var end = bytes.count
+            while start < end, isSpace(bytes[start]) { start += 1 }
+            guard start < end else { return "" }
+            // A combining mark after leading white space makes it part of a character that is
+            // not white space: the characters decide.
+            if start > 0, bytes[start] >= 0x80 { return nil }
+            while isSpace(bytes[end - 1]) { end -= 1 }
+            if start == 0, end == bytes.count { return self }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        }
+        if let trimmed, let trimmed { return trimmed }
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
         guard let start = firstIndex(where: { !isSpace($0) }), let end = lastIndex(where: { !isSpace($0) }) else { return "" }
         return String(self[start ... end])

@@ -53,6 +53,19 @@ struct SwiftNamingTests {
         #expect(SwiftNaming.docComment("a\r\nb\nc", indent: "") == "/// a\r\nb\n/// c\n")
     }
 
+    @Test(arguments: [
+        ("abc", "abc"), ("  a b\t\r\n", "a b"), ("\n\t ", ""), ("", ""), ("\r\nx\r\n", "x"),
+        ("\u{A0}x\u{A0}", "\u{A0}x\u{A0}"), (" Zürich ", "Zürich"), (" \u{1F600}", "\u{1F600}"),
+        // A combining mark after a space makes one character with it, which is not white space.
+        (" \u{301}abc ", " \u{301}abc"), ("abc \u{301}", "abc \u{301}"), ("abc \u{301} ", "abc \u{301}"),
+    ])
+    func xmlWhitespaceIsTrimmedAsCharactersAre(text: String, trimmed: String) {
+        #expect(text.trimmingXMLWhitespace() == trimmed)
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+        let byCharacters = text.firstIndex { !isSpace($0) }.map { start in String(text[start...text.lastIndex { !isSpace($0) }!]) } ?? ""
+        #expect(byCharacters == trimmed)
+    }
+
     @Test func registryResolvesCollisionsInClaimOrder() {
         var registry = NameRegistry(reserved: ["Date"])
         #expect(registry.claim("Order", suffix: "Type") == "Order")
