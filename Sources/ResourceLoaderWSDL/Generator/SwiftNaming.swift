@@ -67,6 +67,7 @@ enum SwiftNaming {
 
     /// A type name: `order_line` is `OrderLine`, `getUserResponse` is `GetUserResponse`.
     static func typeName(_ name: String) -> String {
+        if let camelCase = asciiCamelCase(name, lowercasingFirstWord: false) { return camelCase.isEmpty ? "Value" : camelCase }
         let joined = words(name).map(capitalizingFirst).joined()
         return identifier(joined.isEmpty ? "Value" : joined)
     }
@@ -83,10 +84,67 @@ enum SwiftNaming {
     /// A property or case name: `UserID` is `userID`, `URLValue` is `urlValue`, `Order_Line`
     /// is `orderLine`.
     static func memberName(_ name: String) -> String {
+        if let camelCase = asciiCamelCase(name, lowercasingFirstWord: true) { return camelCase.isEmpty ? "value" : camelCase }
         let parts = words(name)
         guard let first = parts.first else { return "value" }
         let joined = lowercasingLeadingCapitals(first) + parts.dropFirst().map(capitalizingFirst).joined()
         return identifier(joined)
+    }
+
+    /// ``typeName(_:)`` or ``memberName(_:)`` of an ASCII name without `_x`, in one pass over
+    /// its bytes (empty when the name has no letter or digit); `nil` for any other name, which
+    /// goes word by word. Each word's first letter is capitalised, or, for the first word of a
+    /// member name, its leading capitals lowered as ``lowercasingLeadingCapitals(_:)`` lowers
+    /// them; a leading digit gets a `_`.
+    static func asciiCamelCase(_ name: String, lowercasingFirstWord: Bool) -> String? {
+        var name = name
+        return name.withUTF8 { bytes -> String? in
+            var previous: UInt8 = 0
+            var hasWord = false
+            for byte in bytes {
+                if byte >= 0x80 || (previous == UInt8(ascii: "_") && byte == UInt8(ascii: "x")) { return nil }
+                hasWord = hasWord || isASCIILetterOrDigit(byte)
+                previous = byte
+            }
+            guard hasWord else { return "" }
+            func isCapital(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") }
+            return String(unsafeUninitializedCapacity: bytes.count + 1) { output in
+                var written = 0
+                var start = 0
+                var isFirstWord = true
+                while start < bytes.count {
+                    guard isASCIILetterOrDigit(bytes[start]) else {
+                        start += 1
+                        continue
+                    }
+                    var end = start
+                    while end < bytes.count, isASCIILetterOrDigit(bytes[end]) { end += 1 }
+                    if isFirstWord, bytes[start] >= UInt8(ascii: "0"), bytes[start] <= UInt8(ascii: "9") {
+                        output[written] = UInt8(ascii: "_")
+                        written += 1
+                    }
+                    var lowered = 0
+                    if isFirstWord && lowercasingFirstWord {
+                        var capitals = 0
+                        while start + capitals < end, isCapital(bytes[start + capitals]) { capitals += 1 }
+                        lowered = capitals == end - start || capitals <= 1 ? capitals : capitals - 1
+                    }
+                    for index in start..<end {
+                        var byte = bytes[index]
+                        if index - start < lowered {
+                            byte += 32
+                        } else if index == start, !(isFirstWord && lowercasingFirstWord), byte >= UInt8(ascii: "a"), byte <= UInt8(ascii: "z") {
+                            byte -= 32
+                        }
+                        output[written] = byte
+                        written += 1
+                    }
+                    isFirstWord = false
+                    start = end
+                }
+                return written
+            }
+        }
     }
 
     /// `Name` is `name`, `ID` is `id`, `URLValue` is `urlValue`, `userID` stays.

@@ -215,12 +215,18 @@ final class ReadingSession {
         WSDLSourceLocation(file: file, path: locationPath(of: element))
     }
 
-    /// The path of elements from the root to `element`, each step its ``XMLTree/Element/locationStep``:
+    /// The path of elements from the root to `element`, each step as
+    /// ``XMLTree/Element/appendLocationStep(to:)`` writes it:
     /// `/wsdl:definitions/wsdl:binding[@name='B']`. Each element's is made once, from its parent's.
     private func locationPath(of element: XMLTree.Element) -> String {
         let identity = element.identity
         if let path = locationPaths[identity] { return path }
-        let path = (element.parent.map { locationPath(of: $0) } ?? "") + "/" + element.locationStep
+        let parentPath = element.parent.map { locationPath(of: $0) } ?? ""
+        var path = ""
+        path.reserveCapacity(parentPath.utf8.count + 64)
+        path += parentPath
+        path += "/"
+        element.appendLocationStep(to: &path)
         locationPaths[identity] = path
         return path
     }

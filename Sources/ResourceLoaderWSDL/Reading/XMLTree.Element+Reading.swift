@@ -1,10 +1,19 @@
 import ResourceLoader
 
 extension XMLTree.Element {
-    /// This element's step of a location path: its name as written, with its `name` attribute
-    /// when it has one: `wsdl:binding[@name='B']`, or `wsdl:types`.
-    var locationStep: String {
-        attribute(named: "name").map { "\(qualifiedName)[@name='\($0)']" } ?? qualifiedName
+    /// Appends this element's step of a location path to `path`: its name as written, with its
+    /// `name` attribute when it has one: `wsdl:binding[@name='B']`, or `wsdl:types`.
+    func appendLocationStep(to path: inout String) {
+        if let prefix {
+            path += prefix
+            path += ":"
+        }
+        path += name
+        if let value = attribute(named: "name") {
+            path += "[@name='"
+            path += value
+            path += "']"
+        }
     }
 
     /// Whether the element has this local name and namespace.

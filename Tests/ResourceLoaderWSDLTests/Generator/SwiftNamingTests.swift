@@ -66,6 +66,38 @@ struct SwiftNamingTests {
         #expect(byCharacters == trimmed)
     }
 
+    @Test func asciiNamesTakeTheSameNamesInOnePass() {
+        // The word-by-word rules, which every other name goes through.
+        func typeNameByWords(_ name: String) -> String {
+            let joined = SwiftNaming.words(name).map(SwiftNaming.capitalizingFirst).joined()
+            return SwiftNaming.identifier(joined.isEmpty ? "Value" : joined)
+        }
+        func memberNameByWords(_ name: String) -> String {
+            let parts = SwiftNaming.words(name)
+            guard let first = parts.first else { return "value" }
+            return SwiftNaming.identifier(SwiftNaming.lowercasingLeadingCapitals(first) + parts.dropFirst().map(SwiftNaming.capitalizingFirst).joined())
+        }
+        var names = [
+            "", "-", "a", "A", "ID", "URLValue", "userID", "3DSecure", "3dSecure", "order_line", "ORDER_LINE", "x_", "_x",
+            "getUserResponse", "A-B.c d", "ab12CD", "12", "Ab", "ABc", "__init__", "Value", "case",
+        ]
+        // Seeded, so that a failure repeats.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        let alphabet = Array("aAbBxXzZ09_-. ".utf8)
+        for _ in 0..<3_000 {
+            var bytes: [UInt8] = []
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            for step in 0..<Int(state >> 60) {
+                bytes.append(alphabet[Int((state >> UInt64(step * 4)) & 0xF) % alphabet.count])
+            }
+            names.append(String(decoding: bytes, as: UTF8.self))
+        }
+        for name in names {
+            #expect(SwiftNaming.typeName(name) == typeNameByWords(name), "typeName(\(name.debugDescription))")
+            #expect(SwiftNaming.memberName(name) == memberNameByWords(name), "memberName(\(name.debugDescription))")
+        }
+    }
+
     @Test func registryResolvesCollisionsInClaimOrder() {
         var registry = NameRegistry(reserved: ["Date"])
         #expect(registry.claim("Order", suffix: "Type") == "Order")
