@@ -62,9 +62,6 @@ final class KeptModels: @unchecked Sendable {
             models.append((resource, model))
         }
     }
-
-    /// The number of models kept.
-    var count: Int { lock.withLock { models.count } }
 }
 
 extension ResourceService {

@@ -88,15 +88,15 @@ struct GenerationSession {
         generateOperations()
         breakRecursion()
         let header = fileHeader()
-        // In name order (names are unique), compared once each rather than taken out of the
-        // models at every comparison.
-        let names = models.map(\.name)
         superclasses = Dictionary(
             models.compactMap { model -> (String, String)? in
                 guard case .structure(let structure) = model, let superclass = structure.inheritance?.superclass else { return nil }
                 return (structure.name, superclass)
             },
             uniquingKeysWith: { first, _ in first })
+        // In name order (names are unique), compared once each rather than taken out of the
+        // models at every comparison.
+        let names = models.map(\.name)
         var declarations = models.indices.sorted { names[$0] < names[$1] }.map { render(models[$0]) }
         if let derivedTypesName { declarations.append(renderDerivedTypes(derivedTypesName)) }
         let typeFiles = WSDLGenerator.fileNames.dropLast()

@@ -76,6 +76,11 @@ struct ReusableModelTests {
     static let body = #"{"cities": [{"name": "Lisbon"}, {"name": "Porto"}]}"#
     static let cities = [City(name: "Lisbon"), City(name: "Porto")]
 
+    /// An origin that answers every request with the cities, fresh for a minute.
+    static func freshOrigin() -> ScriptedOrigin {
+        ScriptedOrigin([.response(status: 200, headers: fresh, body: body)])
+    }
+
     /// A service over `origin` through a cache in `store`, read with `date`.
     static func service<Resource>(
         _: Resource.Type, origin: ScriptedOrigin, store: any HTTPCacheStore = MemoryCacheStore(byteLimit: 1 << 20), date: TestDate = TestDate()
@@ -85,7 +90,7 @@ struct ReusableModelTests {
 
     @Test("the first hit parses and keeps the model; later hits of an equal resource reuse it, and the network is asked once")
     func laterHitsReuseTheModel() async throws {
-        let origin = ScriptedOrigin([.response(status: 200, headers: Self.fresh, body: Self.body)])
+        let origin = Self.freshOrigin()
         let counter = ParseCounter()
         let service = Self.service(CountedCities.self, origin: origin)
         for _ in 0..<5 {
@@ -98,7 +103,7 @@ struct ReusableModelTests {
 
     @Test("validation still runs on every hit; only the parse is skipped")
     func validationRunsOnEveryHit() async throws {
-        let origin = ScriptedOrigin([.response(status: 200, headers: Self.fresh, body: Self.body)])
+        let origin = Self.freshOrigin()
         let counter = ParseCounter()
         let service = Self.service(CountedCities.self, origin: origin)
         for _ in 0..<4 { _ = try await service.fetch(CountedCities(url: Self.url, counter: counter)) }
@@ -108,7 +113,7 @@ struct ReusableModelTests {
 
     @Test("a resource that does not adopt ReusableModelResource parses on every hit")
     func otherResourcesParseEachTime() async throws {
-        let origin = ScriptedOrigin([.response(status: 200, headers: Self.fresh, body: Self.body)])
+        let origin = Self.freshOrigin()
         let counter = ParseCounter()
         let service = Self.service(CountedCitiesParsedEachTime.self, origin: origin)
         for _ in 0..<4 {
@@ -120,7 +125,7 @@ struct ReusableModelTests {
 
     @Test("unequal resources answered by one stored response each get the model they make")
     func unequalResourcesKeepTheirOwnModels() async throws {
-        let origin = ScriptedOrigin([.response(status: 200, headers: Self.fresh, body: Self.body)])
+        let origin = Self.freshOrigin()
         let counter = ParseCounter()
         let service = Self.service(CountedCities.self, origin: origin)
         let plain = CountedCities(url: Self.url, counter: counter)
@@ -137,7 +142,7 @@ struct ReusableModelTests {
     @Test("an entry keeps modelsKeptPerEntry models, the least recently used replaced first; 0 keeps none")
     func theNumberOfModelsIsBounded() async throws {
         for (kept, expectedParses) in [(0, 7), (1, 7), (2, 3)] {
-            let origin = ScriptedOrigin([.response(status: 200, headers: Self.fresh, body: Self.body)])
+            let origin = Self.freshOrigin()
             let counter = ParseCounter()
             let store = MemoryCacheStore(byteLimit: 1 << 20, modelsKeptPerEntry: kept)
             let service = Self.service(CountedCities.self, origin: origin, store: store)
@@ -154,7 +159,7 @@ struct ReusableModelTests {
 
     @Test("using a kept model makes it the most recently used: the one replaced is the model used longest ago")
     func usingAModelKeepsIt() async throws {
-        let origin = ScriptedOrigin([.response(status: 200, headers: Self.fresh, body: Self.body)])
+        let origin = Self.freshOrigin()
         let counter = ParseCounter()
         let store = MemoryCacheStore(byteLimit: 1 << 20, modelsKeptPerEntry: 2)
         let service = Self.service(CountedCities.self, origin: origin, store: store)
@@ -193,7 +198,7 @@ struct ReusableModelTests {
 
     @Test("a failed parse is not kept: the next hit parses again")
     func aFailureIsNotKept() async throws {
-        let origin = ScriptedOrigin([.response(status: 200, headers: Self.fresh, body: Self.body)])
+        let origin = Self.freshOrigin()
         let counter = ParseCounter()
         let service = Self.service(CountedCities.self, origin: origin)
         let resource = CountedCities(url: Self.url, counter: counter)
@@ -210,7 +215,7 @@ struct ReusableModelTests {
     func diskHitsParse() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("reusable-models-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let origin = ScriptedOrigin([.response(status: 200, headers: Self.fresh, body: Self.body)])
+        let origin = Self.freshOrigin()
         let counter = ParseCounter()
         let service = Self.service(CountedCities.self, origin: origin, store: try DiskCacheStore(directory: directory, byteLimit: 1 << 20))
         for _ in 0..<3 {
@@ -222,7 +227,7 @@ struct ReusableModelTests {
 
     @Test("concurrent hits all get the model, whichever of them parses")
     func concurrentHits() async throws {
-        let origin = ScriptedOrigin([.response(status: 200, headers: Self.fresh, body: Self.body)])
+        let origin = Self.freshOrigin()
         let counter = ParseCounter()
         let service = Self.service(CountedCities.self, origin: origin)
         let resource = CountedCities(url: Self.url, counter: counter)
