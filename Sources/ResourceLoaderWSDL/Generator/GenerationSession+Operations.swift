@@ -6,6 +6,9 @@ extension GenerationSession {
     struct ResourcePlan {
         var name: String
         var operation: WSDLOperation
+        /// How the request sits in the body: the operation's style, or bare for a request
+        /// element that other elements may stand for.
+        var style: WSDLOperationStyle
         var binding: WSDLBinding
         var address: String?
         var elementName: String
@@ -74,10 +77,15 @@ extension GenerationSession {
             return nil
         }
         var plan = ResourcePlan(
-            name: name, operation: operation, binding: binding, address: address(of: binding), elementName: operation.name,
+            name: name, operation: operation, style: operation.style, binding: binding, address: address(of: binding), elementName: operation.name,
             namespace: nil, bindingExpression: ".documentLiteralWrapped", bodyType: nil, modelType: "", responsePath: [], headers: [],
             outputHeaders: [], outputType: nil, faults: [])
-        switch operation.style {
+        // A request element that other elements may stand for is sent as a bare part: the body's
+        // element is then the one the caller chooses.
+        if plan.style == .documentWrapped, let wrapper = input.wrapper, let element = document.schemas.element(named: wrapper), isSubstitutable(element) {
+            plan.style = .documentBare
+        }
+        switch plan.style {
         case .documentWrapped:
             guard let wrapper = input.wrapper, let element = document.schemas.element(named: wrapper) else { return unsupported(operation, "its request element cannot be found") }
             plan.elementName = wrapper.name
@@ -93,7 +101,7 @@ extension GenerationSession {
                 plan.bodyType = partsStructure(
                     name: typeNames.claim(name + "Body", suffix: "Type"),
                     documentation: "The request parts of the operation \(operation.name), each an element of the SOAP body.", namespace: plan.namespace, location: operation.location,
-                    parts: zip(input.bodyParts, elements).map { ($0.0.name, $0.1.name, elementType($0.1), $0.1.isNillable, $0.0.documentation ?? $0.1.documentation) })
+                    parts: zip(input.bodyParts, elements).map { bodyPart($0.0, element: $0.1) })
             }
         case .rpcLiteral:
             plan.bindingExpression = ".rpcLiteral"
@@ -102,7 +110,7 @@ extension GenerationSession {
             plan.bodyType = partsStructure(
                 name: typeNames.claim(name + "Request", suffix: "Type"),
                 documentation: "The request parts of the operation \(operation.name).", namespace: nil, location: operation.location,
-                parts: input.bodyParts.map { ($0.name, QualifiedName(namespace: nil, name: $0.name), partType($0), false, $0.documentation) })
+                parts: input.bodyParts.map { ($0.name, QualifiedName(namespace: nil, name: $0.name), partType($0), false, false, $0.documentation) })
         case .rpcEncoded, .documentEncoded:
             return nil
         }
@@ -112,14 +120,26 @@ extension GenerationSession {
             plan.modelType = partsStructure(
                 name: typeNames.claim(name + "Response", suffix: "Type"),
                 documentation: "The response parts of the operation \(operation.name).", namespace: nil, location: operation.location,
-                parts: output.bodyParts.map { ($0.name, QualifiedName(namespace: nil, name: $0.name), partType($0), false, $0.documentation) })
+                parts: output.bodyParts.map { ($0.name, QualifiedName(namespace: nil, name: $0.name), partType($0), false, false, $0.documentation) })
         default:
             let outputElement = output.wrapper ?? (output.bodyParts.count == 1 ? output.bodyParts[0].element : nil)
-            guard let outputElement, let element = document.schemas.element(named: outputElement) else {
+            if let outputElement, let element = document.schemas.element(named: outputElement), !isSubstitutable(element) {
+                plan.responsePath = [outputElement.name]
+                plan.modelType = elementType(element).type
+                break
+            }
+            // Bare parts, or an element that others may stand for: read from the body, each
+            // part by the name of the element the response has.
+            let elements = output.bodyParts.compactMap { $0.element.flatMap(document.schemas.element(named:)) }
+            guard output.wrapper == nil || output.bodyParts.count == 1, !elements.isEmpty, elements.count == output.bodyParts.count else {
                 return unsupported(operation, "its response is not one element")
             }
-            plan.responsePath = [outputElement.name]
-            plan.modelType = elementType(element).type
+            plan.responsePath = []
+            plan.modelType = partsStructure(
+                name: typeNames.claim(name + "ResponseBody", suffix: "Type"),
+                documentation: "The response parts of the operation \(operation.name), each an element of the SOAP body.",
+                namespace: elements[0].name.namespace, location: operation.location,
+                parts: zip(output.bodyParts, elements).map { bodyPart($0.0, element: $0.1) })
         }
         var headerNames = NameRegistry(reserved: Set(["url", "request", "defaultURL", "init"] + Self.resourceMembers))
         for (swiftName, type, element) in headerBlocks(input.headers, names: &headerNames) {
@@ -179,17 +199,36 @@ extension GenerationSession {
         }
     }
 
+    /// Whether elements of a substitution group may stand where `element` is declared, so that
+    /// a value of it is one of ``substitutionGroupType(of:)``'s cases.
+    func isSubstitutable(_ element: XSDElement) -> Bool {
+        element.isGlobal && substitutionMembers[element.name] != nil && !substitutes(of: element).isEmpty
+    }
+
+    /// A document/literal part declared by `element`: the element's type, or the enum of the
+    /// elements that may stand for it (written and read by the case's element).
+    mutating func bodyPart(_ part: WSDLPart, element: XSDElement) -> MessagePart {
+        let documentation = part.documentation ?? element.documentation
+        if isSubstitutable(element), let type = substitutionGroupType(of: element) {
+            return (part.name, element.name, (type, nil), false, true, documentation)
+        }
+        reportSubstitution(of: element)
+        return (part.name, element.name, elementType(element), element.isNillable, false, documentation)
+    }
+
+    /// A message part as a field of ``partsStructure(name:documentation:namespace:location:parts:)``.
+    typealias MessagePart = (
+        name: String, element: QualifiedName, type: (type: String, structTarget: String?), isNillable: Bool, isChoice: Bool, documentation: String?
+    )
+
     /// Makes a struct whose fields are message parts, and returns its name.
-    mutating func partsStructure(
-        name: String, documentation: String, namespace: String?, location: WSDLSourceLocation,
-        parts: [(name: String, element: QualifiedName, type: (type: String, structTarget: String?), isNillable: Bool, documentation: String?)]
-    ) -> String {
+    mutating func partsStructure(name: String, documentation: String, namespace: String?, location: WSDLSourceLocation, parts: [MessagePart]) -> String {
         var names = NameRegistry(reserved: ["init", "xmlSchema", "CodingKeys"])
         let fields = parts.map { part in
             GeneratedModel.Field(
                 swiftName: names.claim(SwiftNaming.memberName(part.name)), key: part.element.name, type: part.type.type,
                 structTarget: part.type.structTarget, cardinality: part.isNillable ? .optional : .one, kind: .element,
-                namespace: part.element.namespace, isNillable: part.isNillable, isChoice: false, documentation: part.documentation)
+                namespace: part.element.namespace, isNillable: part.isNillable, isChoice: part.isChoice, documentation: part.documentation)
         }
         models.append(.structure(.init(name: name, documentation: documentation, namespace: namespace, typeName: nil, fields: fields, location: location)))
         return name

@@ -308,7 +308,7 @@ extension GenerationSession {
     /// A resource.
     func render(_ plan: ResourcePlan) -> String {
         let operation = plan.operation
-        let style = switch operation.style {
+        let style = switch plan.style {
         case .documentWrapped: "document/literal wrapped"
         case .documentBare: "document/literal bare"
         default: "rpc/literal"
@@ -367,7 +367,8 @@ extension GenerationSession {
             }
             text += "            return blocks\n        }\n    }\n"
         }
-        text += "    /// The response's element.\n    \(a)var responsePath: [String] { [\(plan.responsePath.map(SwiftNaming.literal).joined(separator: ", "))] }\n"
+        text += plan.responsePath.isEmpty ? "    /// The response's parts are the body's elements.\n" : "    /// The response's element.\n"
+        text += "    \(a)var responsePath: [String] { [\(plan.responsePath.map(SwiftNaming.literal).joined(separator: ", "))] }\n"
         if let derivedTypesName {
             text += "    /// A decoder that reads the derived types an `xsi:type` may name.\n"
             text += "    \(a)var xmlDecoder: XMLTreeDecoder { \(derivedTypesName).decoder }\n"

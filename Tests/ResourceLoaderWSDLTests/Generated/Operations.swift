@@ -80,3 +80,40 @@ struct DrawOutput: Sendable, Hashable {
         self.stamp = stamp
     }
 }
+
+/// The operation `Paint` of the binding `BoardBinding` (document/literal bare, SOAP 1.1).
+struct Paint: SOAPResourceType {
+    /// The response's content.
+    typealias Model = PaintResponseBody
+
+    /// The service's address, as the WSDL gives it.
+    static let defaultURL = URL(string: "http://127.0.0.1:8080/board")!
+
+    /// The service's address.
+    var url: URL
+    /// The request.
+    var request: PaintBody
+
+    /// Makes a call of the operation.
+    init(_ request: PaintBody, url: URL = Paint.defaultURL) {
+        self.url = url
+        self.request = request
+    }
+
+    /// SOAP 1.1.
+    var soapVersion: SOAPVersion { .v1_1 }
+    /// The request's element.
+    var operation: String { "Paint" }
+    /// The request's namespace.
+    var operationNamespace: String? { "urn:test" }
+    /// The binding's `soapAction`.
+    var soapAction: String? { "paint" }
+    /// How the request sits in the body: document/literal bare.
+    var soapBinding: SOAPBinding { .documentLiteralBare }
+    /// The request, as the body.
+    var soapBody: (any Encodable)? { request }
+    /// The response's parts are the body's elements.
+    var responsePath: [String] { [] }
+    /// A decoder that reads the derived types an `xsi:type` may name.
+    var xmlDecoder: XMLTreeDecoder { DerivedTypes.decoder }
+}

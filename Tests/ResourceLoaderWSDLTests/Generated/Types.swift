@@ -163,6 +163,32 @@ indirect enum NoteGroup: Codable, Sendable, Hashable, XMLChoice, XMLSchemaType {
     static let xmlSchema = XMLTypeSchema(namespace: "urn:test", elementForm: .qualified)
 }
 
+/// The request parts of the operation Paint, each an element of the SOAP body.
+struct PaintBody: Codable, Sendable, Hashable, XMLSchemaType {
+    var shape: ShapeGroup
+
+    /// Makes a value from its fields.
+    init(shape: ShapeGroup) {
+        self.shape = shape
+    }
+
+    /// How values of the type are written as XML and read back.
+    static let xmlSchema = XMLTypeSchema(namespace: "urn:test")
+}
+
+/// The response parts of the operation Paint, each an element of the SOAP body.
+struct PaintResponseBody: Codable, Sendable, Hashable, XMLSchemaType {
+    var note: NoteGroup
+
+    /// Makes a value from its fields.
+    init(note: NoteGroup) {
+        self.note = note
+    }
+
+    /// How values of the type are written as XML and read back.
+    static let xmlSchema = XMLTypeSchema(namespace: "urn:test")
+}
+
 /// The schema type `Ride`.
 struct Ride: Codable, Sendable, Hashable, XMLSchemaType {
     var choice: RideChoice

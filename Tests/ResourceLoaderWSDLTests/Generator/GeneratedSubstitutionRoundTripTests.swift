@@ -139,10 +139,62 @@ struct GeneratedSubstitutionRoundTripTests {
         #expect(model.stamp.map { $0 is Ball } == true)
     }
 
+    @Test func aBarePartThatIsAHeadIsSentAsTheChosenMember() throws {
+        for (shape, name, namespace) in [
+            (ShapeGroup.square(Square(label: "box", side: 3)), "square", "urn:test"),
+            (.ellipse(Circle(label: "oval", radius: 2)), "ellipse", "urn:other"),
+            (.circle(Ball(label: "ball", radius: 1, bounces: false)), "circle", "urn:test"),
+        ] {
+            // GIVEN a call whose part is declared as the abstract head `shape`
+            let call = Paint(PaintBody(shape: shape))
+            // WHEN its envelope is written
+            let envelope = try XMLTree(data: try call.envelope.data()).root
+            let body = try #require(envelope.children.first { $0.name == "Body" })
+            // THEN the body's one element is the member, in its namespace, and reads back equal
+            #expect(body.children.map(\.name) == [name])
+            #expect(body.children.first?.namespaceURI == namespace)
+            #expect(try call.xmlDecoder.decode(PaintBody.self, from: body) == PaintBody(shape: shape))
+        }
+    }
+
+    @Test func aBareResponsePartThatIsAHeadIsReadByTheElementTheResponseHas() throws {
+        let call = Paint(PaintBody(shape: .square(Square(label: "s", side: 1))))
+        for (element, note) in [("note", NoteGroup.note("a")), ("memo", .memo("b")), ("postIt", .postIt("c")), ("sketch", .sketch("d"))] {
+            // GIVEN a response whose body holds the head or a member of its group
+            let response = """
+                <s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body>\
+                <\(element) xmlns="urn:test">\(note.text)</\(element)></s:Body></s:Envelope>
+                """
+            // WHEN the resource makes its model
+            let model = try call.model(from: XMLTree(data: Data(response.utf8)))
+            // THEN the case is the element's
+            #expect(model == PaintResponseBody(note: note))
+        }
+        // AND a body with an element of no case of the group is a typed parsing error, not a model
+        let stranger = """
+            <s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><draft xmlns="urn:test">x</draft></s:Body></s:Envelope>
+            """
+        #expect {
+            _ = try call.model(from: XMLTree(data: Data(stranger.utf8)))
+        } throws: { error in
+            guard case .parsing = error as? ResourceError else { return false }
+            return true
+        }
+    }
+
     /// An encoded document without its XML declaration, to put inside another.
     static func fragment(_ data: Data) -> String {
         let text = String(decoding: data, as: UTF8.self)
         guard text.hasPrefix("<?xml"), let end = text.range(of: "?>") else { return text }
         return String(text[end.upperBound...])
+    }
+}
+
+extension NoteGroup {
+    /// The text of the element, whichever it is.
+    fileprivate var text: String {
+        switch self {
+        case .note(let text), .memo(let text), .postIt(let text), .sketch(let text): text
+        }
     }
 }

@@ -13,7 +13,9 @@ extension GeneratorSnippets {
     ///   `draft`, whose member is `sketch`;
     /// - `Drawing` refers to the heads repeated, optional and once, and `Ride` in a choice;
     /// - the `pen` input header block and the `stamp` output one are declared as the abstract
-    ///   `Shape`.
+    ///   `Shape`;
+    /// - `Paint` is document/literal bare, and its parts are heads: `shape` in the request and
+    ///   `note` in the response, so that the body's element is a member.
     static let substitutionGroups = Snippet.wsdl(
         """
         <wsdl:types>
@@ -64,13 +66,20 @@ extension GeneratorSnippets {
         </wsdl:types>
         <wsdl:message name="In"><wsdl:part name="parameters" element="tns:Draw"/></wsdl:message>
         <wsdl:message name="Out"><wsdl:part name="parameters" element="tns:DrawResponse"/></wsdl:message>
+        <wsdl:message name="PaintIn"><wsdl:part name="shape" element="tns:shape"/></wsdl:message>
+        <wsdl:message name="PaintOut"><wsdl:part name="note" element="tns:note"/></wsdl:message>
         <wsdl:message name="Headers"><wsdl:part name="pen" element="tns:pen"/><wsdl:part name="stamp" element="tns:stamp"/></wsdl:message>
-        <wsdl:portType name="Board"><wsdl:operation name="Draw"><wsdl:input message="tns:In"/><wsdl:output message="tns:Out"/></wsdl:operation></wsdl:portType>
+        <wsdl:portType name="Board"><wsdl:operation name="Draw"><wsdl:input message="tns:In"/><wsdl:output message="tns:Out"/></wsdl:operation>
+          <wsdl:operation name="Paint"><wsdl:input message="tns:PaintIn"/><wsdl:output message="tns:PaintOut"/></wsdl:operation>
+        </wsdl:portType>
         <wsdl:binding name="BoardBinding" type="tns:Board">
           <soap:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
           <wsdl:operation name="Draw"><soap:operation soapAction="draw"/>
             <wsdl:input><soap:body use="literal"/><soap:header message="tns:Headers" part="pen" use="literal"/></wsdl:input>
             <wsdl:output><soap:body use="literal"/><soap:header message="tns:Headers" part="stamp" use="literal"/></wsdl:output>
+          </wsdl:operation>
+          <wsdl:operation name="Paint"><soap:operation soapAction="paint"/>
+            <wsdl:input><soap:body use="literal"/></wsdl:input><wsdl:output><soap:body use="literal"/></wsdl:output>
           </wsdl:operation>
         </wsdl:binding>
         <wsdl:service name="Board"><wsdl:port name="BoardPort" binding="tns:BoardBinding"><soap:address location="http://127.0.0.1:8080/board"/></wsdl:port></wsdl:service>

@@ -222,4 +222,47 @@ struct SubstitutionGroupTests {
         #expect(group.contains("    case item(String)\n    /// The element `part`.\n    case part(String)\n"))
         #expect(group.contains(#""part": XMLTypeSchema.Field(namespace: "urn:b")"#))
     }
+
+    @Test func aRequestElementNamedAfterItsOperationThatMembersMayStandForIsSentBare() throws {
+        // GIVEN an operation whose request element has the wrapped form but heads a group, and a
+        // bare response of two parts, the second a head
+        let wsdl = Snippet.wsdl(
+            """
+            <wsdl:types>
+              <xsd:schema targetNamespace="urn:test" elementFormDefault="qualified">
+                <xsd:complexType name="Lines"><xsd:sequence><xsd:element name="line" type="xsd:string" maxOccurs="unbounded"/></xsd:sequence></xsd:complexType>
+                <xsd:element name="Order" type="tns:Lines"/>
+                <xsd:element name="RushOrder" type="tns:Lines" substitutionGroup="tns:Order"/>
+                <xsd:element name="receipt" type="xsd:string"/>
+                <xsd:element name="status" type="xsd:string" abstract="true"/>
+                <xsd:element name="shipped" type="xsd:date" substitutionGroup="tns:status"/>
+                <xsd:element name="held" type="xsd:string" substitutionGroup="tns:status"/>
+              </xsd:schema>
+            </wsdl:types>
+            <wsdl:message name="In"><wsdl:part name="order" element="tns:Order"/></wsdl:message>
+            <wsdl:message name="Out"><wsdl:part name="receipt" element="tns:receipt"/><wsdl:part name="status" element="tns:status"/></wsdl:message>
+            <wsdl:portType name="P"><wsdl:operation name="Order"><wsdl:input message="tns:In"/><wsdl:output message="tns:Out"/></wsdl:operation></wsdl:portType>
+            <wsdl:binding name="B" type="tns:P">
+              <soap:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
+              <wsdl:operation name="Order"><soap:operation soapAction="order"/>
+                <wsdl:input><soap:body use="literal"/></wsdl:input><wsdl:output><soap:body use="literal"/></wsdl:output>
+              </wsdl:operation>
+            </wsdl:binding>
+            """)
+        // WHEN it is generated
+        let output = try GeneratorSnippets.generate(wsdl)
+        // THEN nothing is diagnosed, the request is a bare part of the group's enum, and the
+        // response's parts are read from the body
+        #expect(Self.summary(output) == [])
+        try expectField("order: OrderGroup", of: "OrderBody", in: output)
+        try expectField("receipt: String", of: "OrderResponseBody", in: output)
+        try expectField("status: StatusGroup", of: "OrderResponseBody", in: output)
+        let operations = try #require(output.file(named: "Operations.swift")?.contents)
+        let resource = try #require(GeneratorSnippets.declaration("Order", in: operations))
+        #expect(resource.hasPrefix("/// The operation `Order` of the binding `B` (document/literal bare, SOAP 1.1).\n"))
+        #expect(resource.contains("    typealias Model = OrderResponseBody\n"))
+        #expect(resource.contains("    var request: OrderBody\n"))
+        #expect(resource.contains("    var soapBinding: SOAPBinding { .documentLiteralBare }\n"))
+        #expect(resource.contains("    var responsePath: [String] { [] }\n"))
+    }
 }
