@@ -3,13 +3,54 @@ import ResourceLoader
 import ResourceLoaderWSDL
 
 // The WSDL group: generating code from the largest real WSDL of the corpus, against zeep loading
-// the same document; and a resource the generator made (GeneratedUserList/, from
-// wsdl/UserList.wsdl) decoding the XML group's document, against the hand-written one.
+// the same document; a debug build of the code generated from it; and a resource the generator
+// made (GeneratedUserList/, from wsdl/UserList.wsdl) decoding the XML group's document, against
+// the hand-written one.
 
 /// `../shared/wsdls/paypal/PayPalSvc.wsdl`, beside the repository: 700 KB over four files.
 let paypalWSDL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     .appendingPathComponent("shared/wsdls/paypal/PayPalSvc.wsdl")
+
+/// This repository, which the package of generated code depends on by path.
+let repositoryRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().deletingLastPathComponent()
+
+/// The seconds a debug build of `output`'s code takes, one clean module per round: a package that
+/// depends on this repository holds the code `rounds` times over, each copy a target of its own,
+/// and a first build of an empty target compiles ResourceLoader, so that each round's build
+/// compiles only the generated code.
+func debugBuildSeconds(of output: WSDLGeneratorOutput, rounds: Int) throws -> [Double] {
+    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wsdl-build-\(UUID().uuidString)")
+    defer { try? FileManager.default.removeItem(at: folder) }
+    let targets = ["Warm"] + (1...rounds).map { "PayPal\($0)" }
+    for target in targets {
+        let sources = folder.appendingPathComponent("Sources/\(target)")
+        try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
+        if target == "Warm" {
+            try Data("import ResourceLoader\n".utf8).write(to: sources.appendingPathComponent("Warm.swift"))
+        } else {
+            for file in output.files { try Data(file.contents.utf8).write(to: sources.appendingPathComponent(file.name)) }
+        }
+    }
+    let product = #".product(name: "ResourceLoader", package: "\#(repositoryRoot.lastPathComponent)")"#
+    let manifest = """
+        // swift-tools-version: 6.1
+        import PackageDescription
+
+        let package = Package(
+            name: "GeneratedPayPal",
+            dependencies: [.package(path: "\(repositoryRoot.path)")],
+            targets: [
+        \(targets.map { "        .target(name: \"\($0)\", dependencies: [\(product)])," }.joined(separator: "\n"))
+            ],
+            swiftLanguageModes: [.v6]
+        )
+        """
+    try Data(manifest.utf8).write(to: folder.appendingPathComponent("Package.swift"))
+    _ = try secondsToRun(["swift", "build", "--package-path", folder.path, "--target", "Warm"])
+    return try targets.dropFirst().map { try secondsToRun(["swift", "build", "--package-path", folder.path, "--target", $0]) }
+}
 
 /// The seconds `arguments` takes to run to its end, output discarded.
 func secondsToRun(_ arguments: [String]) throws -> Double {
@@ -50,6 +91,16 @@ func runWSDL(_ recorder: Recorder, quick: Bool) throws {
         let speed = pairedSpeedRatio(ours, zeep)
         recorder.target("wsdl.generate_vs_zeep", ratio: speed.ratio, atLeast: 10,
                         detail: "zeep.Client's command time over ours, PayPalSvc.wsdl (median of per-turn ratios; \(speed.spread))")
+
+        // Compiling: the generated code in a debug build, as an adopter's first build of it.
+        let output = WSDLGenerator().generate(try WSDLReader().read(contentsOf: paypalWSDL))
+        let builds = try debugBuildSeconds(of: output, rounds: quick ? 1 : 3)
+        let bytes = output.files.reduce(0) { $0 + $1.contents.utf8.count }
+        recorder.measurements.append(Measurement(
+            group: "wsdl", scenario: "debug build of the code generated from PayPalSvc.wsdl (\(bytes / 1000) KB of Swift)", contender: "swift build",
+            secondsPerIteration: median(builds)))
+        recorder.target("wsdl.compile_paypal_debug_seconds", ratio: median(builds), atMost: 90,
+                        detail: "seconds for a debug build of the code generated from PayPalSvc.wsdl, ResourceLoader already built (median of \(builds.count))")
     } else {
         log("wsdl: \(paypalWSDL.path) is absent; the generation rows are left out")
     }

@@ -2,10 +2,11 @@ import Foundation
 import ResourceLoaderWSDL
 import Testing
 
-/// Generates code for small WSDLs into a temporary SwiftPM package that depends on this one by
-/// path, builds it with warnings as errors in Swift 6 mode (one target through the build-tool
-/// plugin, one generated into its folder by the command plugin), and runs a program that sends and reads generated values: one package build, so the
-/// test is slow.
+/// Generates code for small WSDLs and for the real-world WSDLs of `../shared/wsdls/` into a
+/// temporary SwiftPM package that depends on this one by path, builds it with warnings as errors
+/// in Swift 6 mode (one target through the build-tool plugin, one generated into its folder by the
+/// command plugin), and runs a program that sends and reads generated values: one package build,
+/// so the test is slow.
 @Suite("Generated code compiles")
 struct GeneratedCodeCompileTests {
     /// The `swift` executable on `PATH`, if there is one.
@@ -129,9 +130,19 @@ struct GeneratedCodeCompileTests {
         ]
         for library in libraries where library.name != "Calc" {
             let output = try GeneratorSnippets.generate(library.wsdl, configuration: library.configuration)
-            let sources = folder.appendingPathComponent("Sources/\(library.name)")
-            try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
-            for file in output.files { try Data(file.contents.utf8).write(to: sources.appendingPathComponent(file.name)) }
+            try Self.write(output, to: folder.appendingPathComponent("Sources/\(library.name)"))
+        }
+        // AND a library for each real-world WSDL of the corpus, generated as the compatibility
+        // test generates it
+        var corpus: [String] = []
+        if WSDLCorpus.shouldRun {
+            try #require(WSDLCorpus.isPresent, "CI=true and \(WSDLCorpus.folder.path) is absent")
+            for item in WSDLGeneratorCompatibilityTests.cases {
+                let document = try WSDLReader().read(contentsOf: WSDLCorpus.folder.appendingPathComponent("\(item.entry)/\(item.main)"))
+                let name = "Corpus" + item.entry.split(separator: "-").map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
+                try Self.write(WSDLGenerator().generate(document), to: folder.appendingPathComponent("Sources/\(name)"))
+                corpus.append(name)
+            }
         }
         // AND a target whose code the command plugin generates into its folder
         let calc = folder.appendingPathComponent("Sources/Calc")
@@ -160,7 +171,7 @@ struct GeneratedCodeCompileTests {
                 platforms: [.macOS(.v13), .iOS(.v16)],
                 dependencies: [.package(path: \(SwiftLiteral.quoted(Self.packageRoot.path)))],
                 targets: [
-            \(libraries.map { "        .target(name: \"\($0.name)\", dependencies: [\(resourceLoader)], \(strict))," }.joined(separator: "\n"))
+            \((libraries.map(\.name) + corpus).map { "        .target(name: \"\($0)\", dependencies: [\(resourceLoader)], \(strict))," }.joined(separator: "\n"))
                     .target(
                         name: "Plugged", dependencies: [\(resourceLoader)], \(strict),
                         plugins: [.plugin(name: "ResourceLoaderWSDLPlugin", package: "\(Self.packageRoot.lastPathComponent)")]),
@@ -196,6 +207,12 @@ struct GeneratedCodeCompileTests {
         #expect(result.output.contains("car>van</"))
         // AND the plugin's diagnostics are in the build log
         #expect(build.output.contains("Generating SOAP resources from Shop.wsdl"))
+    }
+
+    /// Writes the generated files into `sources`.
+    static func write(_ output: WSDLGeneratorOutput, to sources: URL) throws {
+        try FileManager.default.createDirectory(at: sources, withIntermediateDirectories: true)
+        for file in output.files { try Data(file.contents.utf8).write(to: sources.appendingPathComponent(file.name)) }
     }
 
     /// Runs `executable`, waiting at most 20 minutes, and returns its exit status and output.

@@ -18,8 +18,7 @@ struct GenerationCase: Sendable, CustomStringConvertible {
 }
 
 /// Generates from each of the real-world WSDLs of `../shared/wsdls/` and checks the exact
-/// diagnostics. The generated code is not compiled here (GeneratedCodeCompileTests compiles
-/// small documents).
+/// diagnostics. GeneratedCodeCompileTests compiles the code generated from each of them.
 @Suite("WSDLGenerator compatibility corpus")
 struct WSDLGeneratorCompatibilityTests {
     static let cases: [GenerationCase] = [
