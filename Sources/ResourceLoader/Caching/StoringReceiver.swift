@@ -27,6 +27,8 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
         var stopError: ResourceError?
         /// Whether the receiver has been given a head.
         var headDelivered = false
+        /// The key the response is stored under: the request's, or the last redirect's URL's.
+        var storageKey: String?
     }
 
     private let receiver: any TransferReceiver
@@ -92,6 +94,23 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
 
     func transferDidReceive(head: ResponseHead) -> TransferDecision {
         let now = transport.now()
+        // A response the transport reached by following a redirect answers the last URL, not
+        // the request's: it is stored under that URL's key, and never freshens or stands in for
+        // what is stored under the request's. What is stored there is removed: the URL now
+        // answers with a redirect, which the transport does not hand on to be stored. A 304 says
+        // that the last URL's representation matches the validators the request carried: the
+        // stored body is then its body, stored under its key.
+        if let redirectedKey = redirectedKey(of: head) {
+            cache.store.removeResponse(forKey: key)
+            if validating, head.statusCode == 304, let stored, CachePolicy.notModified(head, validates: stored) {
+                var merged = CachePolicy.merging(stored, with: head, requestDate: requestDate, responseDate: now)
+                merged.url = head.url
+                if !merged.cacheControl.noStore, !directives.noStore { cache.store.store(merged, forKey: redirectedKey) }
+                report?(.conditionalHit)
+                return answerFromCache(merged, now: now)
+            }
+            return receiveHead(head, storageKey: redirectedKey, stored: nil, now: now)
+        }
         if validating, head.statusCode == 304, let stored {
             if CachePolicy.notModified(head, validates: stored) {
                 let merged = CachePolicy.merging(stored, with: head, requestDate: requestDate, responseDate: now)
@@ -107,6 +126,13 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
             cache.store.removeResponse(forKey: key)
         }
         if isHEAD, head.statusCode == 200 { freshenStoredGET(with: head, now: now) }
+        return receiveHead(head, storageKey: key, stored: stored, now: now)
+    }
+
+    /// The rest of ``transferDidReceive(head:)``: answers a server error with `stored` when
+    /// `stale-if-error` allows, else keeps the body to store under `storageKey` when the
+    /// response may be stored, and hands the head on.
+    private func receiveHead(_ head: ResponseHead, storageKey: String, stored: CachedResponse?, now: Date) -> TransferDecision {
         if let stored, Self.isServerError(head.statusCode), mayAnswerError(with: stored, now: now) {
             report?(.staleIfError)
             return answerFromCache(stored, now: now)
@@ -115,13 +141,14 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
         var keepsBody = false
         if let reason = reasonNotToStore(head) {
             report?(.notStored(reason))
-            cache.store.removeResponse(forKey: key)
+            cache.store.removeResponse(forKey: storageKey)
         } else {
             keepsBody = true
         }
         lock.withLock {
             state.head = head
             state.headDelivered = true
+            state.storageKey = storageKey
             guard keepsBody else { return }
             if isHEAD {
                 state.body = Data()
@@ -249,8 +276,17 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
             responseDate: transport.now(),
             varyingRequestFields: varying
         )
-        cache.store.store(response, forKey: key)
+        cache.store.store(response, forKey: lock.withLock { state.storageKey } ?? key)
         report?(.stored)
+    }
+
+    /// The key of the URL `head` answers, when the transport followed a redirect to it from
+    /// the request's URL; `nil` when it answers the request's URL.
+    private func redirectedKey(of head: ResponseHead) -> String? {
+        guard let responseURL = head.url, let requestURL = request.url else { return nil }
+        let method = isHEAD ? "HEAD" : "GET"
+        let responseKey = CachePolicy.key(method: method, url: responseURL)
+        return responseKey == CachePolicy.key(method: method, url: requestURL) ? nil : responseKey
     }
 
     /// Updates the stored `GET` response of the `HEAD` request's URL with the header fields of

@@ -124,6 +124,71 @@ struct CachingPipelineTests {
         #expect(recorder.recorded.contains(.notStored(.authorization)))
     }
 
+    @Test("§4: a response reached through a redirect is stored under the last URL, never under the request's")
+    func redirectedResponseIsStoredUnderItsOwnURL() async throws {
+        // GIVEN an origin whose /old redirects (302, no freshness) to a fresh /new
+        let server = try LoopbackHTTPServer { request in
+            if request.path.hasSuffix("/old") { return .status(302, headers: ["Location": "/new"]) }
+            return .status(200, headers: ["Cache-Control": "max-age=3600"], body: Data(Self.body.utf8))
+        }
+        defer { server.stop() }
+        let store = MemoryCacheStore(byteLimit: 1 << 20)
+        let recorder = CacheDecisionRecorder()
+        let pipeline = ResourcePipeline(session: URLSessionTransport(), monitors: [recorder], clock: ManualClock(), cache: HTTPCache(store: store))
+        let service = ResourceService<CachedCitiesResource>(pipeline: pipeline)
+        let old = server.baseURL.appendingPathComponent("old")
+        let new = server.baseURL.appendingPathComponent("new")
+        // WHEN /old is fetched twice
+        #expect(try await service.fetch(CachedCitiesResource(url: old)) == Self.cities)
+        #expect(try await service.fetch(CachedCitiesResource(url: old)) == Self.cities)
+        // THEN each fetch asks the origin (the redirect could not be stored), and the answer is
+        // kept under /new only
+        #expect(server.requestCount == 4)
+        #expect(store.cachedResponse(forKey: CachePolicy.key(method: "GET", url: old)) == nil)
+        #expect(store.cachedResponse(forKey: CachePolicy.key(method: "GET", url: new))?.url == new)
+        // AND a fetch of /new is answered from the cache
+        #expect(try await service.fetch(CachedCitiesResource(url: new)) == Self.cities)
+        #expect(server.requestCount == 4)
+        #expect(recorder.recorded == [.miss, .stored, .miss, .stored, .hit])
+    }
+
+    @Test("§4.3: a stale response whose URL now redirects is removed; a 304 from the new URL validates its body there")
+    func redirectMovesWhatIsStoredForTheRequest() async throws {
+        // GIVEN /page stored with an ETag, and an origin that then redirects it to /moved, which
+        // answers 304 to that ETag and 200 with another body to anything else
+        let redirects = LockedFlag()
+        let server = try LoopbackHTTPServer { request in
+            if request.path.hasSuffix("/page"), redirects.isSet { return .status(301, headers: ["Location": "/moved"]) }
+            if request.value(forHeaderField: "If-None-Match") == "\"v1\"" {
+                return .status(304, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=60"])
+            }
+            let name = request.path.hasSuffix("/moved") ? "Moved" : "Page"
+            return .status(200, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=60"], body: Data(#"{"cities": [{"name": "\#(name)"}]}"#.utf8))
+        }
+        defer { server.stop() }
+        let clock = ManualClock()
+        let store = MemoryCacheStore(byteLimit: 1 << 20)
+        let recorder = CacheDecisionRecorder()
+        let pipeline = ResourcePipeline(session: URLSessionTransport(), monitors: [recorder], clock: clock, cache: HTTPCache(store: store))
+        let service = ResourceService<CachedCitiesResource>(pipeline: pipeline)
+        let page = server.baseURL.appendingPathComponent("page")
+        let moved = server.baseURL.appendingPathComponent("moved")
+        #expect(try await service.fetch(CachedCitiesResource(url: page)) == [City(name: "Page")])
+        clock.advance(by: .seconds(61))
+        redirects.set()
+        // WHEN the stale /page is fetched: the conditional request is redirected, and /moved
+        // answers 304 to the validator it carried
+        #expect(try await service.fetch(CachedCitiesResource(url: page)) == [City(name: "Page")])
+        // THEN the body /moved validated is stored under /moved, and nothing under /page
+        #expect(store.cachedResponse(forKey: CachePolicy.key(method: "GET", url: page)) == nil)
+        #expect(store.cachedResponse(forKey: CachePolicy.key(method: "GET", url: moved))?.url == moved)
+        #expect(recorder.recorded == [.miss, .stored, .conditionalHit])
+        // AND the next fetch of /page asks the origin again, unconditionally: it gets /moved's
+        // own body
+        #expect(try await service.fetch(CachedCitiesResource(url: page)) == [City(name: "Moved")])
+        #expect(server.requestCount == 5)
+    }
+
     @Test("A private cache does store the authorised response")
     func privateModeAndAuthorization() async throws {
         let server = try LoopbackHTTPServer { _ in
@@ -267,4 +332,15 @@ struct CachedHeadResource: NetworkResourceType, DataResourceType {
     var url: URL
     var httpMethod: HTTPMethod { .head }
     func model(from data: Data) throws -> Int { data.count }
+}
+
+/// A flag that a test sets while a loopback server's handler reads it.
+final class LockedFlag: @unchecked Sendable {
+    // `lock` guards `value`.
+    private let lock = NSLock()
+    private var value = false
+
+    var isSet: Bool { lock.withLock { value } }
+
+    func set() { lock.withLock { value = true } }
 }
