@@ -340,7 +340,7 @@ final class FileDownloadReceiver: TransferReceiver {
             message: contentDigest != nil && offset > 0 ? SHA256() : nil,
             contentDigest: contentDigest,
             reprDigest: reprDigest,
-            validator: coded ? nil : (validator ?? .of(head)),
+            validator: coded ? nil : (validator ?? .forIfRange(head)),
             total: coded ? nil : total,
             coded: coded,
             counting: coded ? nil : .bodyBytes,

@@ -10,9 +10,10 @@ import Foundation
 /// to go on: the service asks for the rest with `Range: bytes=N-` and `If-Range: validator`
 /// (RFC 9110 §13.1.5 and §14.2). It is `Codable`, so it can outlive the process.
 ///
-/// A partial is kept only when the response had a validator that `If-Range` can use (a strong
-/// `ETag`, or else `Last-Modified`) and no content coding (a range counts the coded bytes, which
-/// were never written to the file).
+/// A partial is kept only when the response had a validator that `If-Range` may carry (§13.1.5:
+/// a strong `ETag`; with no `ETag` at all, a `Last-Modified` date that the response's `Date`,
+/// at least one second later, makes strong) and no content coding (a range counts the coded
+/// bytes, which were never written to the file).
 public struct ResumableDownload: Sendable, Hashable, Codable {
     /// What identifies the version of the resource the partial bytes belong to.
     public enum Validator: Sendable, Hashable, Codable {
@@ -49,8 +50,24 @@ public struct ResumableDownload: Sendable, Hashable, Codable {
 }
 
 extension ResumableDownload.Validator {
-    /// The validator of `head` that `If-Range` can use: its `ETag` when strong, else its
-    /// `Last-Modified`; `nil` when it has neither.
+    /// The validator of `head` that `If-Range` may carry (RFC 9110, section 13.1.5): its `ETag`
+    /// when strong; with no `ETag` at all, its `Last-Modified` when strong (section 8.8.2.2: a
+    /// `Date` at least one second later); else `nil`, and the download cannot be resumed. A weak
+    /// `ETag` rules the date out too: a client sends a date only when it has no entity tag.
+    static func forIfRange(_ head: ResponseHead) -> Self? {
+        if let tag = head.value(forHTTPHeaderField: "ETag")?.trimmingCharacters(in: .whitespaces), !tag.isEmpty {
+            return tag.hasPrefix("\"") ? .entityTag(tag) : nil
+        }
+        guard let text = head.value(forHTTPHeaderField: "Last-Modified")?.trimmingCharacters(in: .whitespaces),
+            let modified = HTTPDate.parse(text),
+            let date = head.value(forHTTPHeaderField: "Date").flatMap(HTTPDate.parse),
+            date.timeIntervalSince(modified) >= 1
+        else { return nil }
+        return .lastModified(text)
+    }
+
+    /// The validator of `head` to compare with a partial file's: its `ETag` when strong, else
+    /// its `Last-Modified`; `nil` when it has neither.
     static func of(_ head: ResponseHead) -> Self? {
         if let tag = head.value(forHTTPHeaderField: "ETag")?.trimmingCharacters(in: .whitespaces), tag.hasPrefix("\"") {
             return .entityTag(tag)

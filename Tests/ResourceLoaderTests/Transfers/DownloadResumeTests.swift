@@ -55,6 +55,49 @@ struct DownloadResumeTests {
         #expect(scratch.openDescriptors().isEmpty)
     }
 
+    /// Validators a cut response may carry, and what `If-Range` may then send (RFC 9110,
+    /// section 13.1.5): a strong entity tag; with no entity tag, a `Last-Modified` date that a
+    /// `Date` at least one second later makes strong (section 8.8.2.2); else nothing, and the
+    /// partial file is not kept.
+    static let validatorCases: [(fields: [(String, String)], kept: ResumableDownload.Validator?)] = [
+        ([("ETag", "\"v1\""), ("Last-Modified", "Tue, 24 Nov 2026 01:00:00 GMT")], .entityTag("\"v1\"")),
+        ([("ETag", "W/\"v1\"")], nil),
+        ([("ETag", "W/\"v1\""), ("Last-Modified", "Tue, 24 Nov 2026 01:00:00 GMT"), ("Date", "Wed, 25 Nov 2026 01:00:00 GMT")], nil),
+        ([("Last-Modified", "Tue, 24 Nov 2026 01:00:00 GMT"), ("Date", "Tue, 24 Nov 2026 01:00:01 GMT")], .lastModified("Tue, 24 Nov 2026 01:00:00 GMT")),
+        ([("Last-Modified", "Tue, 24 Nov 2026 01:00:00 GMT"), ("Date", "Tue, 24 Nov 2026 01:00:00 GMT")], nil),
+        ([("Last-Modified", "Tue, 24 Nov 2026 01:00:00 GMT")], nil),
+        ([("Last-Modified", "yesterday"), ("Date", "Tue, 24 Nov 2026 01:00:01 GMT")], nil),
+    ]
+
+    @Test(arguments: 0..<validatorCases.count)
+    func aCutDownloadIsKeptOnlyWithAValidatorIfRangeMaySend(_ index: Int) async throws {
+        let (fields, expected) = Self.validatorCases[index]
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(100_000)
+        let server = try LoopbackHTTPServer { _ in
+            .script([.write(DownloadFixtures.head(200, fields + [("Content-Length", "\(body.count)")]) + body.prefix(30_000)), .close])
+        }
+        defer { server.stop() }
+        var resource = TestDownload(url: server.baseURL.appendingPathComponent("data"), destination: scratch.file("data.bin"))
+        resource.keepsPartialFile = true
+
+        let error = await #expect(throws: ResourceError.self) { try await service.fetch(resource) }
+
+        if let expected {
+            guard case .downloadInterrupted(let partial, _) = error else {
+                Issue.record("expected downloadInterrupted, got \(String(describing: error))")
+                return
+            }
+            #expect(partial.validator == expected)
+            #expect(partial.byteCount == 30_000)
+        } else {
+            if case .downloadInterrupted = error { Issue.record("kept a partial file that If-Range could not protect: \(fields)") }
+            #expect(scratch.contents().isEmpty)
+        }
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
     @Test func aServerThatIgnoresTheRangeRestartsTheFileFromZero() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
