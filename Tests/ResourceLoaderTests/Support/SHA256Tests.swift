@@ -2,7 +2,7 @@ import Foundation
 @testable import ResourceLoader
 import Testing
 
-@Suite("SHA-256: the FIPS 180-4 examples, pieces of every size")
+@Suite("SHA-256: the FIPS 180-4 examples, pieces of every size, hashlib on every length and the Monte Carlo procedure")
 struct SHA256Tests {
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
 
@@ -99,5 +99,79 @@ struct SHA256Tests {
             let digest = String(decoding: printed, as: UTF8.self).prefix(64)
             #expect(Self.hex(SHA256.hash(bytes)) == String(digest), "\(count) bytes")
         }
+    }
+
+    /// Bytes from a fixed linear congruential sequence, the same on every run.
+    static func seededBytes(_ count: Int, seed: UInt64) -> [UInt8] {
+        var state = seed
+        return (0..<count).map { _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 56)
+        }
+    }
+
+    /// The 100 checkpoints of the CAVP Monte Carlo procedure for SHA-256 from `seed`: each is
+    /// the last of 1,000 digests, each of the three before it concatenated.
+    static func monteCarlo(seed: [UInt8]) -> [[UInt8]] {
+        var seed = seed
+        var checkpoints: [[UInt8]] = []
+        for _ in 0..<100 {
+            var window = [seed, seed, seed]
+            for _ in 0..<1000 {
+                let next = SHA256.hash(window[0] + window[1] + window[2])
+                window = [window[1], window[2], next]
+            }
+            seed = window[2]
+            checkpoints.append(seed)
+        }
+        return checkpoints
+    }
+
+    @Test func agreesWithPythonsHashlibOnEveryLengthAndTheMonteCarloProcedure() async throws {
+        // Python's hashlib (OpenSSL's SHA-256) as the reference: every message length from 0 to
+        // 600 bytes and around each block boundary to 8 KiB (the CAVP short and long message
+        // shapes), and the CAVP Monte Carlo procedure's checkpoints from a seed.
+        guard PythonFixtureServer.pythonRuns("import hashlib") else {
+            try #require(ProcessInfo.processInfo.environment["CI"] != "true", "python3 is needed under CI=true")
+            return
+        }
+        let lengths = Array(0...600) + stride(from: 640, through: 8192, by: 64).flatMap { [$0 - 1, $0, $0 + 1] }
+        let messages = lengths.map { Self.seededBytes($0, seed: UInt64($0) &+ 17) }
+        let seed = Self.seededBytes(32, seed: 2026)
+        let script = """
+            import hashlib, sys
+            lines = sys.stdin.read().split("\\n")
+            for line in lines[1:]:
+                print(hashlib.sha256(bytes.fromhex(line)).hexdigest())
+            md = bytes.fromhex(lines[0])
+            for _ in range(100):
+                a = b = c = md
+                for _ in range(1000):
+                    a, b, c = b, c, hashlib.sha256(a + b + c).digest()
+                md = c
+                print(md.hex())
+            """
+        let input = ([Self.hex(seed)] + messages.map(Self.hex)).joined(separator: "\n")
+        let printed = try await offTheCooperativePool {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", "-c", script]
+            let stdin = Pipe()
+            let stdout = Pipe()
+            process.standardInput = stdin
+            process.standardOutput = stdout
+            try process.run()
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try stdin.fileHandleForWriting.close()
+            let printed = stdout.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return printed
+        }
+        let expected = String(decoding: printed, as: UTF8.self).split(separator: "\n").map(String.init)
+        try #require(expected.count == messages.count + 100, "python printed \(expected.count) lines")
+        for (index, message) in messages.enumerated() where Self.hex(SHA256.hash(message)) != expected[index] {
+            Issue.record("\(message.count) bytes: ours \(Self.hex(SHA256.hash(message))), hashlib \(expected[index])")
+        }
+        #expect(Self.monteCarlo(seed: seed).map(Self.hex) == Array(expected.suffix(100)))
     }
 }
