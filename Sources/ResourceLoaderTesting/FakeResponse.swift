@@ -29,6 +29,9 @@ public struct FakeResponse: Sendable {
     /// How many reports of the request body going out come before the head (see
     /// ``reportingUpload(inSteps:)``). Default: 0.
     public private(set) var uploadSteps = 0
+    /// Where the connection drops, and with which error (see ``cut(afterBytes:with:)``).
+    /// Default: `nil`, the whole body arrives.
+    public private(set) var cutAfterBytes: (count: Int, error: any Error)?
 
     private init(kind: Kind, delay: Duration = .zero) {
         self.kind = kind
@@ -57,6 +60,27 @@ public struct FakeResponse: Sendable {
         return copy
     }
 
+    /// The same response, whose connection drops after `count` bytes of the body: the receiver
+    /// gets the head and those bytes (in ``inPieces(_:)`` pieces of the whole body's size), then
+    /// `error` instead of the end. What a test of an interrupted download needs: with a
+    /// download that keeps its partial file, the fetch fails with
+    /// ``ResourceLoader/ResourceError/downloadInterrupted(_:underlying:)``, and a `206` stubbed
+    /// next finishes it.
+    ///
+    /// ```swift
+    /// session.stub(.any, with: [
+    ///     .status(200, headers: ["ETag": "\"v1\"", "Content-Length": "\(export.count)"], body: export)
+    ///         .cut(afterBytes: 4096),
+    ///     .status(206, headers: ["ETag": "\"v1\"", "Content-Range": "bytes 4096-\(export.count - 1)/\(export.count)"],
+    ///             body: export.dropFirst(4096)),
+    /// ])
+    /// ```
+    public func cut(afterBytes count: Int, with error: any Error = URLError(.networkConnectionLost)) -> FakeResponse {
+        var copy = self
+        copy.cutAfterBytes = (max(0, count), error)
+        return copy
+    }
+
     /// An HTTP response with the given status, headers and body.
     public static func status(_ statusCode: Int, headers: [String: String] = [:], body: Data = Data()) -> FakeResponse {
         FakeResponse(kind: .http(statusCode: statusCode, headers: headers, body: body))
@@ -82,6 +106,7 @@ public struct FakeResponse: Sendable {
         var copy = FakeResponse(kind: kind, delay: delay)
         copy.bodyPieces = bodyPieces
         copy.uploadSteps = uploadSteps
+        copy.cutAfterBytes = cutAfterBytes
         return copy
     }
 

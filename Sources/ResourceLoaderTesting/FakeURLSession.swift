@@ -147,6 +147,7 @@ public final class FakeURLSession: URLSessionType, @unchecked Sendable {
         }
         if let response {
             task.bodyPieces = response.bodyPieces
+            task.cut = response.cutAfterBytes
             if response.uploadSteps > 0, let body = request.httpBody { task.upload = (response.uploadSteps, Int64(body.count)) }
         }
         guard let response else {
@@ -200,6 +201,9 @@ private final class FakeTask: Cancellable, @unchecked Sendable {
     private var timer: (any DispatchSourceTimer)?
     /// How many pieces the body is handed over in; set before the task is answered.
     var bodyPieces = 1
+    /// How many body bytes arrive before the connection drops, and the error it drops with;
+    /// set before the task is answered.
+    var cut: (count: Int, error: any Error)?
     /// The steps and length of the request body reported as sent before the head; set before
     /// the task is answered.
     var upload: (steps: Int, length: Int64)?
@@ -257,14 +261,17 @@ private final class FakeTask: Cancellable, @unchecked Sendable {
             }
             var decision = receiver.transferDidReceive(head: ResponseHead(response))
             let pieceSize = max(1, (body.count + bodyPieces - 1) / bodyPieces)
-            var start = body.startIndex
-            while case .proceed = decision, start < body.endIndex {
-                let end = min(start + pieceSize, body.endIndex)
-                decision = receiver.transferDidReceive(body.subdata(in: start..<end))
+            let arriving = cut.map { body.prefix($0.count) } ?? body
+            var start = arriving.startIndex
+            while case .proceed = decision, start < arriving.endIndex {
+                let end = min(start + pieceSize, arriving.endIndex)
+                decision = receiver.transferDidReceive(arriving.subdata(in: start..<end))
                 start = end
             }
             if case .stop(let error) = decision {
                 receiver.transferDidComplete(with: error)
+            } else if let cut, cut.count < body.count {
+                receiver.transferDidComplete(with: cut.error)
             } else {
                 receiver.transferDidComplete(with: nil)
             }

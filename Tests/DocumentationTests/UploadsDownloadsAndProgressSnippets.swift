@@ -102,6 +102,23 @@ struct UploadsDownloadsAndProgressSnippets {
         #expect(counts == [0, 1024, 2048, 3072, 4096])
     }
 
+    @Test func theArticlesCutConnectionIsResumed() async throws {
+        let directory = try Self.scratch()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let export = Export(url: URL(string: "https://example.com/export")!, destination: directory.appendingPathComponent("f.bin"))
+
+        let body = Data(count: 4096)
+        let session = FakeURLSession()
+        session.stub(.any, with: [
+            .status(200, headers: ["ETag": "\"v1\"", "Content-Length": "4096"], body: body).cut(afterBytes: 1024),
+            .status(206, headers: ["ETag": "\"v1\"", "Content-Range": "bytes 1024-4095/4096"], body: body.dropFirst(1024)),
+        ])
+        let file = try await downloadResuming(export, with: DownloadService<Export>(session: session))
+
+        #expect(try Data(contentsOf: file) == body)
+        #expect(session.receivedRequests.map { $0.value(forHTTPHeaderField: "Range") } == [nil, "bytes=1024-"])
+    }
+
     /// The hexadecimal SHA-256 of `data`, by the library's own digest.
     func sha256Hex(_ data: Data) -> String { SHA256Digest(of: data).hex }
 }

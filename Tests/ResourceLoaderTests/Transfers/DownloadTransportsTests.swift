@@ -108,6 +108,39 @@ struct DownloadTransportsTests {
         #expect(seen.withLock { $0 } == [0] + stride(from: 1_000, through: 10_000, by: 1_000).map { Int64($0) })
     }
 
+    @Test func fakeURLSessionScriptsACutConnectionAndTheResumeAfterIt() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(10_000)
+        let session = FakeURLSession()
+        // GIVEN a response whose connection drops after 4,000 bytes, then the 206 of the rest
+        session.stub(.any, with: [
+            .status(200, headers: ["ETag": "\"v1\"", "Content-Length": "10000"], body: body).inPieces(5).cut(afterBytes: 4_000),
+            .status(206, headers: ["ETag": "\"v1\"", "Content-Range": "bytes 4000-9999/10000", "Content-Length": "6000"], body: body.dropFirst(4_000)),
+        ])
+        let service = DownloadService<TestDownload>(session: session)
+        var resource = TestDownload(url: URL(string: "https://example.com/export")!, destination: scratch.file("export.bin"))
+        resource.keepsPartialFile = true
+        resource.expectedSHA256 = SHA256Digest(of: body)
+
+        // WHEN it is fetched, and fetched again from the partial file it leaves
+        let error = await #expect(throws: ResourceError.self) { try await service.fetch(resource) }
+        guard case .downloadInterrupted(let partial, let underlying) = error else {
+            Issue.record("expected downloadInterrupted, got \(String(describing: error))")
+            return
+        }
+        #expect(partial.byteCount == 4_000)
+        if case .transport(let code, _) = underlying { #expect(code == .networkConnectionLost) } else { Issue.record("underlying \(underlying)") }
+        resource.resumeFrom = partial
+        let placed = try await service.fetch(resource)
+
+        // THEN the second request asks for the rest, and the file is whole
+        #expect(try Data(contentsOf: placed) == body)
+        #expect(session.receivedRequests.last?.value(forHTTPHeaderField: "Range") == "bytes=4000-")
+        #expect(session.receivedRequests.last?.value(forHTTPHeaderField: "If-Range") == "\"v1\"")
+        #expect(scratch.contents() == ["export.bin"])
+    }
+
     @Test func fakeURLSessionScriptsAnUploadsProgress() async throws {
         let session = FakeURLSession()
         session.stub(.any, with: .status(200, body: Data("4000".utf8)).reportingUpload(inSteps: 4))
