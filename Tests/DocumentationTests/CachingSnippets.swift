@@ -53,6 +53,13 @@ enum CachingSnippets {
         return appCache
     }
 
+    static func tiered(in cachesDirectory: URL) throws -> TieredCacheStore {
+        let tiered = TieredCacheStore(
+            memory: MemoryCacheStore(byteLimit: 8 << 20),
+            disk: try DiskCacheStore(directory: cachesDirectory.appendingPathComponent("http"), byteLimit: 256 << 20))
+        return tiered
+    }
+
     static func offline(_ service: ResourceService<OfflineCities>, screen: OfflineScreen) async throws {
         func show(_ cities: [City]) { screen.set(cities.map(\.name).joined(separator: ", ")) }
         func showPlaceholder() { screen.set("placeholder") }
@@ -89,5 +96,9 @@ struct CachingArticleTests {
         #expect(CachingSnippets.pipeline().pipeline?.cache != nil)
         #expect(CachingSnippets.staleIfError().staleIfErrorLimit == .seconds(86_400))
         #expect(LatestCities().headerFields["Cache-Control"] == "max-age=30, max-stale=60")
+        let tieredDirectory = directory.appendingPathComponent("tiered")
+        let tiered = try CachingSnippets.tiered(in: tieredDirectory)
+        #expect(tiered.memory.byteLimit == 8 << 20)
+        #expect((tiered.disk as? DiskCacheStore)?.directory.lastPathComponent == "http")
     }
 }

@@ -101,8 +101,8 @@ public struct CachingTransport: HTTPTransport {
         }
         // A memory store's entry comes with the models kept with it (``ReusableModelResource``).
         let entry: (response: CachedResponse, models: KeptModels?)? =
-            if let memory = cache.store as? MemoryCacheStore {
-                memory.entry(forKey: key)
+            if let store = cache.modelKeepingStore {
+                store.entry(forKey: key)
             } else {
                 cache.store.cachedResponse(forKey: key).map { ($0, nil) }
             }

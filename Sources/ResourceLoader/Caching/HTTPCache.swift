@@ -15,6 +15,8 @@ import Foundation
 public final class HTTPCache: Sendable {
     /// Where the responses are kept.
     public let store: any HTTPCacheStore
+    /// ``store``, when its entries keep the models made of them (``ReusableModelResource``).
+    let modelKeepingStore: (any ModelKeepingCacheStore)?
     /// The rules: shared or private, and the heuristic.
     public let policy: CachePolicy
     /// How long past its freshness a stored response may answer in place of a network failure
@@ -40,6 +42,7 @@ public final class HTTPCache: Sendable {
         staleIfErrorLimit: Duration? = nil
     ) {
         self.store = store
+        self.modelKeepingStore = store as? any ModelKeepingCacheStore
         self.policy = policy
         self.staleIfErrorLimit = staleIfErrorLimit
     }

@@ -1,5 +1,6 @@
 import Foundation
 import ResourceLoader
+import ResourceLoaderTesting
 import Testing
 
 /// A directory of its own under the temporary directory, removed by `remove()`.
@@ -259,5 +260,132 @@ struct DiskCacheStoreTests {
         try FileManager.default.copyItem(at: directory.url.appendingPathComponent(second), to: directory.url.appendingPathComponent(files[0]))
         #expect(store.cachedResponse(forKey: "k1") == nil)
         #expect(store.cachedResponse(forKey: "k2")?.body == Data("b".utf8))
+    }
+}
+
+@Suite("Tiered cache store: memory in front of disk")
+struct TieredCacheStoreTests {
+    @Test("A response is stored in both tiers; once memory has lost it, disk answers and memory has it again")
+    func diskAnswersWhatMemoryLost() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let memory = MemoryCacheStore(byteLimit: 1 << 20)
+        let disk = try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20)
+        let store = TieredCacheStore(memory: memory, disk: disk)
+        store.store(response("hello"), forKey: "k")
+        #expect(memory.cachedResponse(forKey: "k")?.body == Data("hello".utf8))
+        #expect(disk.cachedResponse(forKey: "k")?.body == Data("hello".utf8))
+        // WHEN memory loses it
+        memory.removeAll()
+        // THEN disk answers, and memory holds it again
+        #expect(store.cachedResponse(forKey: "k")?.body == Data("hello".utf8))
+        #expect(memory.count == 1)
+    }
+
+    @Test("Responses memory evicts by its smaller limit are still answered from disk")
+    func memoryLimitSmallerThanDisk() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let memory = MemoryCacheStore(byteLimit: 2_000)
+        let store = TieredCacheStore(memory: memory, disk: try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20))
+        let body = String(repeating: "x", count: 800)
+        for index in 0..<10 { store.store(response(body + "\(index)"), forKey: "k\(index)") }
+        #expect(memory.count < 10)
+        for index in 0..<10 {
+            #expect(store.cachedResponse(forKey: "k\(index)")?.body == Data((body + "\(index)").utf8))
+        }
+    }
+
+    @Test("After a restart (a new store on the same directory), disk answers")
+    func survivesARestart() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        do {
+            let store = TieredCacheStore(memory: MemoryCacheStore(byteLimit: 1 << 20), disk: try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20))
+            store.store(response("kept"), forKey: "k")
+        }
+        let store = TieredCacheStore(memory: MemoryCacheStore(byteLimit: 1 << 20), disk: try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20))
+        #expect(store.cachedResponse(forKey: "k")?.body == Data("kept".utf8))
+    }
+
+    @Test("A removal clears both tiers, and a lookup racing with it never puts the response back")
+    func removalClearsBothTiers() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let memory = MemoryCacheStore(byteLimit: 1 << 20)
+        let disk = try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20)
+        let store = TieredCacheStore(memory: memory, disk: disk)
+        for round in 0..<200 {
+            let key = "k\(round)"
+            store.store(response("r\(round)"), forKey: key)
+            memory.removeResponse(forKey: key)  // so that lookups read disk and put it back
+            DispatchQueue.concurrentPerform(iterations: 4) { index in
+                if index == 0 { store.removeResponse(forKey: key) } else { _ = store.cachedResponse(forKey: key) }
+            }
+            #expect(store.cachedResponse(forKey: key) == nil, "round \(round)")
+            #expect(memory.cachedResponse(forKey: key) == nil && disk.cachedResponse(forKey: key) == nil)
+        }
+        store.store(response("a"), forKey: "a")
+        store.removeAll()
+        #expect(memory.count == 0 && disk.count == 0)
+    }
+
+    @Test("A resource adopting ReusableModelResource gets the model kept in the memory tier")
+    func modelsAreKeptInTheMemoryTier() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let counter = ParseCounter()
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(200, headers: ReusableModelTests.fresh, body: Data(ReusableModelTests.body.utf8)))
+        let store = TieredCacheStore(memory: MemoryCacheStore(byteLimit: 1 << 20), disk: try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20))
+        let service = ResourceService<CountedCities>(session: CachingTransport(wrapping: session, cache: HTTPCache(store: store)))
+        let resource = CountedCities(url: ReusableModelTests.url, counter: counter)
+        for _ in 0..<3 { #expect(try await service.fetch(resource) == ReusableModelTests.cities) }
+        // The miss parses, the first hit parses and keeps the model, the second hit reuses it.
+        #expect(counter.parses == 2)
+        #expect(session.receivedRequests.count == 1)
+    }
+}
+
+@Suite("Disk cache store: one process per directory")
+struct DiskCacheStoreProcessTests {
+    @Test("A directory whose lock another process holds is refused with directoryInUse")
+    func anotherProcessHoldingTheLockIsRefused() async throws {
+        guard PythonFixtureServer.pythonRuns("import fcntl") else {
+            try #require(ProcessInfo.processInfo.environment["CI"] != "true", "python3 is needed under CI=true")
+            return
+        }
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(at: directory.url, withIntermediateDirectories: true)
+        // GIVEN another process holding flock(2) on the directory's lock file until told to stop
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", "-c",
+            "import fcntl, sys; f = open(sys.argv[1], 'a'); fcntl.flock(f, fcntl.LOCK_EX); print('locked', flush=True); sys.stdin.read()",
+            directory.url.appendingPathComponent("lock").path,
+        ]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        defer {
+            try? input.fileHandleForWriting.close()
+            process.waitUntilExit()
+        }
+        let line = try await offTheCooperativePool { output.fileHandleForReading.availableData }
+        try #require(String(decoding: line, as: UTF8.self).hasPrefix("locked"))
+        // THEN a store on the directory is refused
+        #expect {
+            try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20)
+        } throws: { error in
+            if case .directoryInUse = error as? DiskCacheStore.OpenError { true } else { false }
+        }
+        // AND once that process has ended, it opens
+        try input.fileHandleForWriting.close()
+        try await offTheCooperativePool { process.waitUntilExit() }
+        _ = try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20)
     }
 }
