@@ -34,9 +34,8 @@ extension AsyncHTTPClientTransport.Transfer {
     /// name, so the fields `tracer` injects are dropped from the request first: the server receives
     /// one `traceparent`, naming the innermost span.
     ///
-    /// The body goes out as one buffer, which AsyncHTTPClient writes as soon as the head: a body
-    /// given as an `AsyncSequence` would be read by a task of AsyncHTTPClient's own, on the
-    /// cooperative pool, which synchronous work elsewhere in the process can hold.
+    /// A body held in memory goes out as one buffer, which AsyncHTTPClient writes as soon as the
+    /// head; the caller sets a large streamed one (``TracedRequestBody``).
     static func tracedRequest(from parts: RequestParts, tracer: any Tracer) -> (request: HTTPClientRequest, context: ServiceContext) {
         var context = ServiceContext.current ?? .topLevel
         tracer.extract(parts.headers, into: &context, using: HeaderFieldExtractor())
@@ -80,8 +79,9 @@ extension AsyncHTTPClientTransport.Transfer {
     /// `ServiceContext.current`, feeding the response to the same callbacks as the delegate API's
     /// hops.
     ///
-    /// The body, `bodyLength` bytes, is reported sent in one step when the response head arrives:
-    /// the async API tells nothing sooner of a body written in one buffer.
+    /// A body in memory, `bodyLength` bytes, is reported sent in one step when the response head
+    /// arrives: the async API tells nothing sooner of a body written in one buffer. A streamed
+    /// body (`bodyLength` 0) reports its pieces itself (``TracedRequestBody``).
     func run(_ request: HTTPClientRequest, bodyLength: Int, in context: ServiceContext, hop: Int) async {
         await ServiceContext.withValue(context) {
             do {
@@ -100,6 +100,52 @@ extension AsyncHTTPClientTransport.Transfer {
             } catch {
                 failed(error, hop: hop)
             }
+        }
+    }
+}
+
+/// A large streamed request body for AsyncHTTPClient's async API: each piece of up to 256 KiB
+/// read by the hop's ``RequestBodyReader`` when the client asks for the next, so that no more than
+/// a piece is held, and counted as sent as it is handed over. The client reads the sequence in a
+/// task of its own, on Swift's cooperative pool.
+///
+/// The reads happen on a queue of the body's own, never on a thread of Swift's cooperative pool:
+/// a file read blocks its thread, and a ``RequestBodyStream``'s reader waits for the stream's
+/// producer, which may itself need the pool.
+struct TracedRequestBody: AsyncSequence, Sendable {
+    typealias Element = ByteBuffer
+
+    let reader: RequestBodyReader
+    /// Called with each piece's size as it is handed to the client.
+    let sent: @Sendable (Int) -> Void
+
+    func makeAsyncIterator() -> Iterator {
+        Iterator(reader: reader, sent: sent)
+    }
+
+    /// Reads the pieces in order; the end of the body is `nil`, a failed read an error.
+    struct Iterator: AsyncIteratorProtocol {
+        let reader: RequestBodyReader
+        let sent: @Sendable (Int) -> Void
+        let queue = DispatchQueue(label: "ResourceLoader.AsyncHTTPClientTransport.tracedBody")
+
+        mutating func next() async throws -> ByteBuffer? {
+            let reader = reader
+            let piece: ByteBuffer? = try await withCheckedThrowingContinuation { continuation in
+                queue.async {
+                    var buffer = ByteBufferAllocator().buffer(capacity: BodyPump.pieceSize)
+                    do {
+                        let count = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: BodyPump.pieceSize) { bytes in
+                            try reader.read(into: UnsafeMutableRawBufferPointer(rebasing: bytes[..<BodyPump.pieceSize]))
+                        }
+                        continuation.resume(returning: count > 0 ? buffer : nil)
+                    } catch {
+                        continuation.resume(throwing: error)
+                    }
+                }
+            }
+            if let piece { sent(piece.readableBytes) }
+            return piece
         }
     }
 }

@@ -109,10 +109,13 @@ import FoundationNetworking
 /// Streamed request bodies (a file, a `RequestBodyStream`, a `MultipartFormData` form) are read a
 /// piece at a time as the client takes them, with backpressure, declaring `Content-Length` when
 /// the length is known and chunked otherwise; a repeatable one is sent again on a `307` or `308`.
-/// A client that traces (the async API) reads a streamed body whole before it sends it, writes
-/// every body in one buffer right after the head (a body given to the async API in pieces would be
-/// read by a task on the cooperative pool), and reports the body sent in one step, when the
-/// response head arrives.
+/// A client that traces (the async API) sends a streamed body of known length over 1 MiB as an
+/// `AsyncSequence` of pieces, each read on a queue of the body's own when the client asks for it
+/// and reported sent as it is handed over, so that memory stays bounded whatever the size; the
+/// client reads such a sequence in a task of its own, on Swift's cooperative pool. A smaller
+/// streamed body, or one of unknown length, is read whole before it is sent, and every body in
+/// memory goes out in one buffer right after the head, reported sent when the response head
+/// arrives: neither waits for a thread of the pool.
 public final class AsyncHTTPClientTransport: URLSessionType {
     /// A transport with its own client, made with ``defaultConfiguration`` on the shared event
     /// loop group. It lives as long as the process and is never shut down.
@@ -556,18 +559,25 @@ extension AsyncHTTPClientTransport {
             }
         }
 
+        /// The largest streamed body of known length a traced hop reads whole (see the type's
+        /// documentation): 1 MiB.
+        static let tracedWholeBodyLimit: Int64 = 1 << 20
+
         /// Sends `request` as the next hop.
         func send(_ request: URLRequest) {
             let parts: RequestParts
             let prepared: HTTPClient.Request
             // A streamed body is read a piece at a time as the client takes it, by a reader of
-            // this hop's own (the traced hops' async API reads it whole, in `requestParts`).
-            let reader = transport.tracer == nil ? request.streamedBody?.makeReader() : nil
+            // this hop's own: pumped into the delegate API's writer, or, when large and of known
+            // length, handed to the traced hops' async API as an `AsyncSequence`. The async API
+            // reads a smaller one whole, in `requestParts`.
+            let streamed = request.streamedBody
+            let reader = transport.tracer == nil || (streamed?.length ?? 0) > Self.tracedWholeBodyLimit ? streamed?.makeReader() : nil
             do {
                 parts = try Self.requestParts(
                     of: request, defaultAcceptEncoding: transport.defaultAcceptEncoding, readsStreamedBody: reader == nil)
-                let streamed = reader.map { Self.streamedBody($0, on: transport.client.eventLoopGroup.any()) }
-                prepared = try Self.clientRequest(from: parts, streamed: streamed)
+                let pumped = transport.tracer == nil ? reader.map { Self.streamedBody($0, on: transport.client.eventLoopGroup.any()) } : nil
+                prepared = try Self.clientRequest(from: parts, streamed: pumped)
             } catch {
                 reader?.close()
                 finish(error)
@@ -591,7 +601,12 @@ extension AsyncHTTPClientTransport {
             let task: HopTask
             if let tracer = transport.tracer {
                 // AsyncHTTPClient's async API, whose span nests under the fetch's (the +Tracing file).
-                let (traced, context) = Self.tracedRequest(from: parts, tracer: tracer)
+                var (traced, context) = Self.tracedRequest(from: parts, tracer: tracer)
+                if let reader {
+                    traced.body = .stream(
+                        TracedRequestBody(reader: reader) { [self] count in sentBodyPart(count, hop: hop) },
+                        length: reader.length.map { .known($0) } ?? .unknown)
+                }
                 task = .async(startTracedHop(
                     traced, bodyLength: parts.body?.count ?? 0, in: context, hop: hop, on: transport.client.eventLoopGroup.any()))
             } else {
@@ -798,8 +813,9 @@ extension AsyncHTTPClientTransport {
             if let data = request.httpBody {
                 body = data
             } else if let stream = request.httpBodyStream as? RequestBodyInputStream {
-                // Sent by a `streamedBody` reader, except on the async API, which reads it whole
-                // here, from its start on every hop.
+                // Sent by a `streamedBody` reader, except on the async API, which reads one of at
+                // most `tracedWholeBodyLimit` bytes, or of unknown length, whole here, from its
+                // start on every hop.
                 // A read that fails fails the request: never a shorter body.
                 if readsStreamedBody {
                     let copy = stream.makeCopy()

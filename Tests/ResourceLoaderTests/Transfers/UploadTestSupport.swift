@@ -27,11 +27,13 @@ struct Upload: NetworkResourceType, DataResourceType {
 }
 
 /// The transports that stream request bodies: ``URLSessionTransport`` and, with the
-/// `AsyncHTTPClient` trait, `AsyncHTTPClientTransport`.
+/// `AsyncHTTPClient` trait, `AsyncHTTPClientTransport`, with and without a tracer (a traced
+/// client's requests go through AsyncHTTPClient's async API).
 enum UploadTransport: String, CaseIterable, CustomTestStringConvertible, Sendable {
     case urlSessionTransport
     #if AsyncHTTPClient
     case asyncHTTPClientTransport
+    case tracedAsyncHTTPClientTransport
     #endif
 
     /// A new transport of this kind.
@@ -40,6 +42,7 @@ enum UploadTransport: String, CaseIterable, CustomTestStringConvertible, Sendabl
         case .urlSessionTransport: URLSessionTransport()
         #if AsyncHTTPClient
         case .asyncHTTPClientTransport: AsyncHTTPClientTransport()
+        case .tracedAsyncHTTPClientTransport: AsyncHTTPClientTransport(configuration: TransportUnderTest.tracingConfiguration)
         #endif
         }
     }
