@@ -57,7 +57,7 @@ struct CacheTestsChecklistTests {
         harness.date.advance(by: pause)
         let answer = try await harness.get(headers: request)
         guard harness.origin.requestCount > 1 else { return (.cached, answer) }
-        if let validator, harness.origin.receivedRequests[1].value(forHTTPHeaderField: validator.0) == validator.1 {
+        if let validator, harness.origin.receivedRequests.dropFirst().first?.value(forHTTPHeaderField: validator.0) == validator.1 {
             return (validator.0 == "If-None-Match" ? .etagValidated : .lastModifiedValidated, answer)
         }
         return (.notCached, answer)
@@ -200,7 +200,7 @@ struct CacheTestsChecklistTests {
         _ = try await harness.get()
         harness.date.advance(by: 3)
         let validated = try await harness.get()
-        #expect(harness.origin.receivedRequests[1].value(forHTTPHeaderField: validator == "ETag" ? "If-None-Match" : "If-Modified-Since") == value)
+        #expect(harness.origin.receivedRequests.dropFirst().first?.value(forHTTPHeaderField: validator == "ETag" ? "If-None-Match" : "If-Modified-Since") == value)
         #expect(validated.body == "A")
         #expect(validated.head.value(forHTTPHeaderField: header) == after)
         let cached = try await harness.get()
@@ -217,7 +217,7 @@ struct CacheTestsChecklistTests {
         _ = try await harness.get()
         harness.date.advance(by: 3)
         let validated = try await harness.get()
-        #expect(harness.origin.receivedRequests[1].value(forHTTPHeaderField: "If-Modified-Since") == lastModified)
+        #expect(harness.origin.receivedRequests.dropFirst().first?.value(forHTTPHeaderField: "If-Modified-Since") == lastModified)
         #expect(validated.head.value(forHTTPHeaderField: "Test-Header") == "A")
         #expect(validated.body == "A")
     }
@@ -937,7 +937,7 @@ struct CacheTestsChecklistTests {
         #expect(try await harness.get("http://origin.test/a?test=query-args-2").body == "B")
         #expect(harness.origin.requestCount == 2)
         // The other query's request was not a validation of the first query's response.
-        #expect(harness.origin.receivedRequests[1].value(forHTTPHeaderField: "If-Modified-Since") == nil)
+        #expect(harness.origin.receivedRequests.dropFirst().first?.value(forHTTPHeaderField: "If-Modified-Since") == nil)
     }
 
     @Test("cache-tests: other-heuristic-content-disposition-attachment, other-fresh-content-disposition-attachment, other-set-cookie (optimal), other-cookie (optimal): reused",
@@ -967,7 +967,7 @@ struct CacheTestsChecklistTests {
         let request = ["Foo": "1", "Baz": "789"]
         #expect(try await harness.get(headers: request).body == "A")
         #expect(try await harness.get(headers: request).body == "B")
-        #expect(harness.origin.receivedRequests[1].value(forHTTPHeaderField: "If-Modified-Since") == nil)
+        #expect(harness.origin.receivedRequests.dropFirst().first?.value(forHTTPHeaderField: "If-Modified-Since") == nil)
     }
 
     // MARK: - method
@@ -1048,7 +1048,7 @@ struct CacheTestsChecklistTests {
         _ = try await harness.get()
         harness.date.advance(by: 3)
         let validated = try await harness.get()
-        #expect(harness.origin.receivedRequests[1].value(forHTTPHeaderField: "If-None-Match") == "\"e1\"")
+        #expect(harness.origin.receivedRequests.dropFirst().first?.value(forHTTPHeaderField: "If-None-Match") == "\"e1\"")
         #expect(validated.body == "ABCDE")
         #expect(validated.head.value(forHTTPHeaderField: name) == expected)
         let cached = try await harness.get()
