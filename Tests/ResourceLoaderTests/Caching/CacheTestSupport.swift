@@ -344,9 +344,11 @@ struct LoopbackCacheHarness {
         CacheTesting.httpDate(pipeline.currentDate.addingTimeInterval(seconds))
     }
 
-    /// Fetches ``url`` with `headers` through the pipeline, and returns the body.
-    func fetch(headers: [String: String] = [:]) async throws -> String {
-        try await ResourceService<TextResource>(pipeline: pipeline).fetch(TextResource(url: url, headerFields: headers))
+    /// Fetches ``url`` (or `path` on the server) with `headers` through the pipeline, and
+    /// returns the body.
+    func fetch(_ path: String? = nil, headers: [String: String] = [:]) async throws -> String {
+        let target = path.map { server.baseURL.appendingPathComponent($0) } ?? url
+        return try await ResourceService<TextResource>(pipeline: pipeline).fetch(TextResource(url: target, headerFields: headers))
     }
 
     /// The value of the field `name` in each request the server got, in order.

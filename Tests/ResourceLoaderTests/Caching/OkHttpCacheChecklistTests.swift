@@ -12,19 +12,15 @@ import FoundationNetworking
 /// hand; cases about real transfers (chunks, closed connections, content codings, partial
 /// responses, interim responses) run over the loopback server with `URLSessionTransport` and a
 /// `ManualClock`. Where this cache differs from OkHttp by RFC 9111, the test asserts this cache's
-/// behaviour and says why.
+/// behaviour and says why. The redirect cases run here too, but OkHttp's cache sits above its
+/// redirect follow-up and stores each hop, while here the transport follows redirects below the
+/// cache, which sees one request and its final answer; the tests say where that shows.
 ///
 /// Not applicable, each with the reason (every other `CacheTest` case is ported below):
 /// - `secureResponseCaching`, `secureResponseCachingWithCorruption`,
 ///   `secureResponseCachingAndRedirects`, `secureResponseCachingAndProtocolRedirects`,
 ///   `varyAndHttps`: they check the TLS handshake kept with a stored response; a
 ///   ``CachedResponse`` keeps no handshake, and the loopback server speaks plain HTTP.
-/// - `responseCachingAndRedirects`, `redirectToCachedResult`, `foundCachedWithExpiresHeader`,
-///   `foundCachedWithCacheControlHeader`, `temporaryRedirectCachedWithExpiresHeader`,
-///   `temporaryRedirectCachedWithCacheControlHeader`, `foundNotCachedWithoutCacheHeader`,
-///   `temporaryRedirectNotCachedWithoutCacheHeader`, `cachedRedirect`: OkHttp's cache sits above
-///   its redirect follow-up and stores each hop; here redirects are followed below the cache
-///   (the transport's transfer rules), so the cache never sees a followed `3xx`.
 /// - `serverDisconnectsPrematurelyWithNoLengthHeaders`: empty in OkHttp (a close is the end of
 ///   such a body).
 /// - `requestMethodPostIsNotCachedUnlessOverridden`, `requestMethodPutIsNotCachedEvenWithOverride`,
@@ -1159,5 +1155,73 @@ struct OkHttpCacheChecklistTests {
         #expect(try await harness.fetch() == "ABCDE")
         #expect(try await harness.fetch() == "ABCDE")
         #expect(harness.server.requestCount == 1)
+    }
+
+    // MARK: - Redirects, followed below the cache
+
+    @Test("OkHttp: responseCachingAndRedirects (a fresh redirect and target: the second fetch is a hit)")
+    func responseCachingAndRedirects() async throws {
+        let harness = try LoopbackCacheHarness()
+        defer { harness.server.stop() }
+        let fresh = ["Last-Modified": harness.httpDate(-3600), "Expires": harness.httpDate(3600)]
+        harness.script.enqueue(.status(301, headers: fresh.merging(["Location": "/foo"]) { $1 }))
+        harness.script.enqueue(.status(200, headers: fresh, body: Data("ABC".utf8)))
+        harness.script.enqueue(.status(200, body: Data("DEF".utf8)))
+        #expect(try await harness.fetch() == "ABC")
+        #expect(try await harness.fetch() == "ABC")
+        #expect(harness.server.requestCount == 2)
+    }
+
+    /// OkHttp's cache sits above its redirect follow-up, so the redirect's target is looked up
+    /// in it. Here the transport follows redirects below the cache, which sees one request and
+    /// its final answer: the target is fetched again.
+    @Test("OkHttp: redirectToCachedResult (the redirect's target is not looked up in the cache, unlike OkHttp)")
+    func redirectToCachedResult() async throws {
+        let harness = try LoopbackCacheHarness()
+        defer { harness.server.stop() }
+        harness.script.enqueue(.status(200, headers: ["Cache-Control": "max-age=60"], body: Data("ABC".utf8)))
+        harness.script.enqueue(.status(301, headers: ["Location": "/foo"]))
+        harness.script.enqueue(.status(200, body: Data("DEF".utf8)))
+        #expect(try await harness.fetch("foo") == "ABC")
+        #expect(try await harness.fetch("bar") == "DEF")
+        #expect(harness.script.receivedRequests.map(\.path) == ["/foo", "/bar", "/foo"])
+    }
+
+    @Test("OkHttp: foundCachedWithExpiresHeader, foundCachedWithCacheControlHeader, temporaryRedirectCachedWithExpiresHeader, temporaryRedirectCachedWithCacheControlHeader",
+        arguments: [(302, "Expires"), (302, "Cache-Control"), (307, "Expires"), (307, "Cache-Control")])
+    func temporaryRedirectCachedWithCachingHeader(status: Int, field: String) async throws {
+        let harness = try LoopbackCacheHarness()
+        defer { harness.server.stop() }
+        let value = field == "Expires" ? harness.httpDate(3600) : "max-age=60"
+        harness.script.enqueue(.status(status, headers: [field: value, "Location": "/a"]))
+        harness.script.enqueue(.status(200, headers: [field: value], body: Data("a".utf8)))
+        harness.script.enqueue(.status(200, body: Data("b".utf8)))
+        harness.script.enqueue(.status(200, body: Data("c".utf8)))
+        #expect(try await harness.fetch("") == "a")
+        #expect(try await harness.fetch("") == "a")
+        #expect(harness.server.requestCount == 2)
+    }
+
+    @Test("OkHttp: foundNotCachedWithoutCacheHeader, temporaryRedirectNotCachedWithoutCacheHeader", arguments: [302, 307])
+    func temporaryRedirectNotCachedWithoutCachingHeader(status: Int) async throws {
+        let harness = try LoopbackCacheHarness()
+        defer { harness.server.stop() }
+        harness.script.enqueue(.status(status, headers: ["Location": "/a"]))
+        harness.script.enqueue(.status(200, body: Data("a".utf8)))
+        harness.script.enqueue(.status(200, body: Data("b".utf8)))
+        #expect(try await harness.fetch("") == "a")
+        #expect(try await harness.fetch("") == "b")
+    }
+
+    @Test("OkHttp: cachedRedirect (a fresh 301 to a target without freshness: the target is fetched again)")
+    func cachedRedirect() async throws {
+        let harness = try LoopbackCacheHarness()
+        defer { harness.server.stop() }
+        harness.script.enqueue(.status(301, headers: ["Cache-Control": "max-age=60", "Location": "/bar"]))
+        harness.script.enqueue(.status(200, body: Data("ABC".utf8)))
+        harness.script.enqueue(.status(200, body: Data("ABC".utf8)))
+        #expect(try await harness.fetch("") == "ABC")
+        #expect(try await harness.fetch("") == "ABC")
+        #expect(harness.server.requestCount == 3)
     }
 }
