@@ -219,7 +219,7 @@ struct OkHttpCacheChecklistTests {
 
     // MARK: - Methods and invalidation
 
-    @Test("OkHttp: requestMethodPostIsNotCached, PutIsNotCached, DeleteIsNotCached, PatchIsNotCached, OptionsIsNotCached, TraceIsNotCached",
+    @Test("OkHttp: requestMethodPostIsNotCached, requestMethodPutIsNotCached, requestMethodDeleteIsNotCached, requestMethodPatchIsNotCached, requestMethodOptionsIsNotCached, requestMethodTraceIsNotCached",
         arguments: ["POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE"])
     func unsafeMethodsAreNotCached(method: String) async throws {
         origin.enqueue(status: 200, headers: ["Expires": date.httpDate(3600)], body: "A")
@@ -227,6 +227,9 @@ struct OkHttpCacheChecklistTests {
         _ = try await harness.send(CacheTesting.request(method: method))
         #expect(try await harness.send(CacheTesting.request(method: method)).body == "B")
         #expect(origin.requestCount == 2)
+        // As in OkHttp's case, a GET is not answered with the other method's response either.
+        _ = try await harness.get()
+        #expect(origin.requestCount == 3)
     }
 
     @Test("OkHttp: requestMethodGetIsCached")
