@@ -152,7 +152,7 @@ struct CacheTestsChecklistTests {
 
     // MARK: - expires-parse
 
-    @Test("cache-tests: freshness-expires-wrong-case-*, -invalid-* (check: not an HTTP-date, so expired, §5.3)", arguments: [
+    @Test("cache-tests: freshness-expires-wrong-case-weekday, freshness-expires-wrong-case-month, freshness-expires-wrong-case-tz (optional, not done: HTTP-date is case-sensitive, RFC 9110 §5.6.7), freshness-expires-invalid-utc, freshness-expires-invalid-no-comma, freshness-expires-invalid-multiple-spaces, freshness-expires-invalid-date-dashes, freshness-expires-invalid-time-periods, freshness-expires-invalid-1-digit-hour (not an HTTP-date, so expired, §5.3)", arguments: [
         "THU, 18 Aug 2050 02:01:18 GMT", "Thu, 18 AUG 2050 02:01:18 GMT", "Thu, 18 Aug 2050 02:01:18 gMT",
         "Thu, 18 Aug 2050 02:01:18 UTC", "Thu 18 Aug 2050 02:01:18 GMT", "Thu, 18  Aug  2050 02:01:18 GMT",
         "Thu, 18-Aug-2050 02:01:18 GMT", "Thu, 18 Aug 2050 02.01.18 GMT", "Thu, 18 Aug 2050 2:01:18 GMT",
@@ -868,7 +868,7 @@ struct CacheTestsChecklistTests {
         return try await harness.get().body
     }
 
-    @Test("cache-tests: freshness-s-maxage-shared, freshness-max-age-s-maxage-shared-longer, -shared-longer-reversed, -shared-longer-multiple, -shared-shorter (a shared cache prefers s-maxage)",
+    @Test("cache-tests: freshness-s-maxage-shared, freshness-max-age-s-maxage-shared-longer, freshness-max-age-s-maxage-shared-longer-reversed, freshness-max-age-s-maxage-shared-longer-multiple, freshness-max-age-s-maxage-shared-shorter (a shared cache prefers s-maxage)",
         arguments: [
             (["s-maxage=3600"], "A"), (["max-age=3600, s-maxage=1"], "B"), (["s-maxage=1, max-age=3600"], "B"),
             (["max-age=3600", "s-maxage=1"], "B"), (["max-age=1, s-maxage=3600"], "A"),
@@ -885,7 +885,7 @@ struct CacheTestsChecklistTests {
 
     // MARK: - expires-freshness
 
-    @Test("cache-tests: freshness-expires-past, -expires-present, -expires-old-date, -expires-invalid, -expires-invalid-2-digit-year, -expires-age-slow-date, -expires-age-fast-date (not reused)",
+    @Test("cache-tests: freshness-expires-past, freshness-expires-present, freshness-expires-old-date, freshness-expires-invalid, freshness-expires-invalid-2-digit-year, freshness-expires-age-slow-date, freshness-expires-age-fast-date (not reused)",
         arguments: [
             (["Expires": TestDate().httpDate(-30 * 86_400), "Date": TestDate().httpDate()], 3.0),
             (["Expires": TestDate().httpDate(), "Date": TestDate().httpDate()], 0),
@@ -956,7 +956,7 @@ struct CacheTestsChecklistTests {
 
     // MARK: - vary-parse (§4.1)
 
-    @Test("cache-tests: vary-syntax-star, -star-star, -star-star-lines, -empty-star, -empty-star-lines, -star-foo, -foo-star (a Vary with * anywhere never matches)",
+    @Test("cache-tests: vary-syntax-star, vary-syntax-star-star, vary-syntax-star-star-lines, vary-syntax-empty-star, vary-syntax-empty-star-lines, vary-syntax-star-foo, vary-syntax-foo-star (a Vary with * anywhere never matches)",
         arguments: [["*"], ["*, *"], ["*", "*"], [", *"], ["", "*"], ["*, Foo"], ["Foo, *"]])
     func varySyntaxStar(varyFields: [String]) async throws {
         let harness = CacheHarness(mode: .shared)
