@@ -327,13 +327,14 @@ struct LoopbackCacheHarness {
     ///   - acceptEncoding: The `Accept-Encoding` the session sends (and the platform decodes),
     ///     below the cache; `nil` for the transport's default, `identity`.
     ///   - mode: Whose cache it is. Default: private, as OkHttp's.
-    init(acceptEncoding: String? = nil, mode: CachePolicy.Mode = .private) throws {
+    ///   - monitors: The pipeline's monitors.
+    init(acceptEncoding: String? = nil, mode: CachePolicy.Mode = .private, monitors: [any FetchMonitor] = []) throws {
         let script = script
         server = try LoopbackHTTPServer { script.answer($0) }
         cache = HTTPCache(store: MemoryCacheStore(byteLimit: 1 << 20), policy: CachePolicy(mode: mode))
         let configuration = URLSessionConfiguration.ephemeral
         if let acceptEncoding { configuration.httpAdditionalHeaders = ["Accept-Encoding": acceptEncoding] }
-        pipeline = ResourcePipeline(session: URLSessionTransport(configuration: configuration), clock: clock, cache: cache)
+        pipeline = ResourcePipeline(session: URLSessionTransport(configuration: configuration), monitors: monitors, clock: clock, cache: cache)
     }
 
     /// The URL the tests fetch.

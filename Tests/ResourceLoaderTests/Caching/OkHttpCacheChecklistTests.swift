@@ -14,7 +14,8 @@ import FoundationNetworking
 /// `ManualClock`. Where this cache differs from OkHttp by RFC 9111, the test asserts this cache's
 /// behaviour and says why. The redirect cases run here too, but OkHttp's cache sits above its
 /// redirect follow-up and stores each hop, while here the transport follows redirects below the
-/// cache, which sees one request and its final answer; the tests say where that shows.
+/// cache, which sees one request and its final answer; the tests say where that shows. OkHttp's
+/// statistics cases check the decisions a pipeline's monitors see.
 ///
 /// Not applicable, each with the reason (every other `CacheTest` case is ported below):
 /// - `secureResponseCaching`, `secureResponseCachingWithCorruption`,
@@ -28,9 +29,6 @@ import FoundationNetworking
 /// - `getHasCorrectResponse`: OkHttp's `Response.cacheResponse` has no counterpart.
 /// - `conditionalCacheHitIsNotDoublePooled`, `connectionIsReturnedToPoolAfterConditionalSuccess`:
 ///   OkHttp's connection pool; the transport owns its connections.
-/// - `statisticsConditionalCacheMiss`, `statisticsConditionalCacheHit`, `statisticsFullCacheHit`:
-///   OkHttp's counters; their counterpart, the decisions monitors see, is tested in
-///   `CachingPipelineTests`.
 /// - `networkInterceptorInvokedForConditionalGet`, `networkInterceptorNotInvokedForFullyCached`:
 ///   OkHttp's interceptors; what reaches the wrapped transport is asserted throughout (`etag`,
 ///   `requestMethodGetIsCached`…).
@@ -1226,5 +1224,53 @@ struct OkHttpCacheChecklistTests {
         #expect(try await harness.fetch("") == "ABC")
         #expect(try await harness.fetch("") == "ABC")
         #expect(harness.server.requestCount == 3)
+    }
+
+    // MARK: - Statistics: the decisions monitors see
+
+    /// Fetches three times over the loopback server, with the origin's `answers` in order, and
+    /// returns the bodies and the cache's decisions a pipeline monitor saw (OkHttp counts them).
+    private func decisions(_ answers: (LoopbackCacheHarness) -> [LoopbackHTTPServer.Response]) async throws
+        -> (bodies: [String], outcomes: [FetchEvent.CacheDecided.Outcome], requests: Int)
+    {
+        let recorder = CacheDecisionRecorder()
+        let harness = try LoopbackCacheHarness(monitors: [recorder])
+        defer { harness.server.stop() }
+        for answer in answers(harness) { harness.script.enqueue(answer) }
+        var bodies: [String] = []
+        for _ in 0..<3 { bodies.append(try await harness.fetch()) }
+        return (bodies, recorder.recorded, harness.server.requestCount)
+    }
+
+    @Test("OkHttp: statisticsConditionalCacheMiss (monitors see a miss, then a conditional miss, then a miss: no hit)")
+    func statisticsConditionalCacheMiss() async throws {
+        let (bodies, outcomes, requests) = try await decisions { harness in [
+            .status(200, headers: ["Last-Modified": harness.httpDate(-3600), "Cache-Control": "max-age=0"], body: Data("A".utf8)),
+            .status(200, body: Data("B".utf8)), .status(200, body: Data("C".utf8)),
+        ] }
+        #expect(bodies == ["A", "B", "C"])
+        #expect(requests == 3)
+        #expect(outcomes == [
+            .miss, .stored, .conditionalMiss, .notStored(.noFreshnessOrValidator), .miss, .notStored(.noFreshnessOrValidator),
+        ])
+    }
+
+    @Test("OkHttp: statisticsConditionalCacheHit (monitors see a miss, then two conditional hits)")
+    func statisticsConditionalCacheHit() async throws {
+        let (bodies, outcomes, requests) = try await decisions { harness in [
+            .status(200, headers: ["Last-Modified": harness.httpDate(-3600), "Cache-Control": "max-age=0"], body: Data("A".utf8)),
+            .status(304), .status(304),
+        ] }
+        #expect(bodies == ["A", "A", "A"])
+        #expect(requests == 3)
+        #expect(outcomes == [.miss, .stored, .conditionalHit, .conditionalHit])
+    }
+
+    @Test("OkHttp: statisticsFullCacheHit (monitors see a miss, then two hits, with one request)")
+    func statisticsFullCacheHit() async throws {
+        let (bodies, outcomes, requests) = try await decisions { _ in [.status(200, headers: ["Cache-Control": "max-age=60"], body: Data("A".utf8))] }
+        #expect(bodies == ["A", "A", "A"])
+        #expect(requests == 1)
+        #expect(outcomes == [.miss, .stored, .hit, .hit])
     }
 }
