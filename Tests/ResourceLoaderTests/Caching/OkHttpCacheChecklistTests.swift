@@ -29,12 +29,6 @@ import FoundationNetworking
 /// - `getHasCorrectResponse`: OkHttp's `Response.cacheResponse` has no counterpart.
 /// - `conditionalCacheHitIsNotDoublePooled`, `connectionIsReturnedToPoolAfterConditionalSuccess`:
 ///   OkHttp's connection pool; the transport owns its connections.
-/// - `networkInterceptorInvokedForConditionalGet`, `networkInterceptorNotInvokedForFullyCached`:
-///   OkHttp's interceptors; what reaches the wrapped transport is asserted throughout (`etag`,
-///   `requestMethodGetIsCached`…).
-/// - `cachePlusCookies`: OkHttp's cookie jar; this library keeps no cookies.
-/// - `getHeadersDeletesCached100LevelWarnings`, `getHeadersRetainsCached200LevelWarnings`: RFC
-///   9111 obsoletes `Warning` (§5.5); this cache neither generates nor removes it.
 /// - `testGoldenCacheResponse`, `testGoldenCacheHttpsResponseOkHttp27`,
 ///   `testGoldenCacheHttpsResponseOkHttp30`, `testGoldenCacheHttpResponseOkHttp30`,
 ///   `testPublicPathConstructor`: OkHttp's disk format and file system; ``DiskCacheStore`` has
@@ -1272,5 +1266,55 @@ struct OkHttpCacheChecklistTests {
         #expect(bodies == ["A", "A", "A"])
         #expect(requests == 1)
         #expect(outcomes == [.miss, .stored, .hit, .hit])
+    }
+
+    // MARK: - What the caller sees of the network
+
+    /// OkHttp's network interceptor sees what goes to the network; here that is the wrapped
+    /// transport, the scripted origin.
+    @Test("OkHttp: networkInterceptorInvokedForConditionalGet (the wrapped transport gets the validation)")
+    func networkInterceptorInvokedForConditionalGet() async throws {
+        origin.enqueue(status: 200, headers: ["ETag": "v1"], body: "A")
+        origin.enqueue(status: 304, headers: [:], body: "")
+        #expect(try await harness.get().body == "A")
+        #expect(try await harness.get().body == "A")
+        #expect(origin.receivedRequests.map { $0.value(forHTTPHeaderField: "If-None-Match") } == [nil, "v1"])
+    }
+
+    @Test("OkHttp: networkInterceptorNotInvokedForFullyCached (the wrapped transport gets nothing for a hit)")
+    func networkInterceptorNotInvokedForFullyCached() async throws {
+        origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=60"], body: "A")
+        #expect(try await harness.get().body == "A")
+        #expect(try await harness.get().body == "A")
+        #expect(origin.requestCount == 1)
+    }
+
+    /// This library keeps no cookies; what OkHttp's cookie jar is handed, the caller sees here:
+    /// the `304`'s `Set-Cookie`, which replaces the stored one (§4.3.4).
+    @Test("OkHttp: cachePlusCookies (the caller sees the 304's Set-Cookie)")
+    func cachePlusCookies() async throws {
+        origin.enqueue(status: 200, headers: ["Set-Cookie": "a=FIRST", "Last-Modified": date.httpDate(-3600), "Cache-Control": "max-age=0"], body: "A")
+        origin.enqueue(status: 304, headers: ["Set-Cookie": "a=SECOND"], body: "")
+        let first = try await harness.get()
+        #expect(first.body == "A")
+        #expect(first.head.value(forHTTPHeaderField: "Set-Cookie") == "a=FIRST")
+        let second = try await harness.get()
+        #expect(second.body == "A")
+        #expect(second.head.value(forHTTPHeaderField: "Set-Cookie") == "a=SECOND")
+    }
+
+    /// OkHttp follows RFC 7234 (§4.3.4), which had a cache delete the `1xx` warnings of a
+    /// response it validated. RFC 9111 obsoletes `Warning` (§5.5) and drops that rule: here it is
+    /// a field like any other, kept whatever its code.
+    @Test("OkHttp: getHeadersDeletesCached100LevelWarnings, getHeadersRetainsCached200LevelWarnings (§5.5: Warning is kept as stored, unlike OkHttp for 1xx)",
+        arguments: ["199 test danger", "299 test danger"])
+    func cachedWarnings(warning: String) async throws {
+        origin.enqueue(status: 200, headers: ["Warning": warning, "Last-Modified": date.httpDate(-3600), "Cache-Control": "max-age=0"], body: "A")
+        origin.enqueue(status: 304, headers: [:], body: "")
+        #expect(try await harness.get().head.value(forHTTPHeaderField: "Warning") == warning)
+        let validated = try await harness.get()
+        #expect(validated.body == "A")
+        #expect(origin.requestCount == 2)
+        #expect(validated.head.value(forHTTPHeaderField: "Warning") == warning)
     }
 }
