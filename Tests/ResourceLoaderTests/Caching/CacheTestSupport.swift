@@ -276,6 +276,7 @@ final class LoopbackScript: @unchecked Sendable {
         }
     }
 
+    /// The requests the server got, in order.
     var receivedRequests: [LoopbackHTTPServer.Request] { lock.withLock { requests } }
 
     /// A `200` whose body is sent in chunks of `chunkSize` bytes (`Transfer-Encoding: chunked`),
