@@ -69,6 +69,8 @@ enum CacheTesting {
 final class ScriptedOrigin: HTTPTransport, @unchecked Sendable {
     enum Answer {
         case response(status: Int, headers: [String: String], body: String)
+        /// A response whose header fields keep their order, and may repeat a name.
+        case fields(status: Int, fields: [(name: String, value: String)], body: String)
         case failure(URLError.Code)
     }
 
@@ -103,19 +105,26 @@ final class ScriptedOrigin: HTTPTransport, @unchecked Sendable {
             case .failure(let code):
                 receiver.transferDidComplete(with: URLError(code))
             case .response(let status, let headers, let body):
-                let head = ResponseHead(statusCode: status, url: request.url, headerFields: headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
-                if case .stop(let error) = receiver.transferDidReceive(head: head) {
-                    receiver.transferDidComplete(with: error)
-                    return
-                }
-                if !body.isEmpty, !request.isHEADRequest, case .stop(let error) = receiver.transferDidReceive(Data(body.utf8)) {
-                    receiver.transferDidComplete(with: error)
-                    return
-                }
-                receiver.transferDidComplete(with: nil)
+                let fields = headers.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+                Self.deliver(ResponseHead(statusCode: status, url: request.url, headerFields: fields), body: body, for: request, to: receiver)
+            case .fields(let status, let fields, let body):
+                Self.deliver(ResponseHead(statusCode: status, url: request.url, headerFields: fields), body: body, for: request, to: receiver)
             }
         }
         return Nothing()
+    }
+
+    /// Hands `head` and `body` (none for a `HEAD` request) to `receiver`, as a transport does.
+    private static func deliver(_ head: ResponseHead, body: String, for request: URLRequest, to receiver: any TransferReceiver) {
+        if case .stop(let error) = receiver.transferDidReceive(head: head) {
+            receiver.transferDidComplete(with: error)
+            return
+        }
+        if !body.isEmpty, !request.isHEADRequest, case .stop(let error) = receiver.transferDidReceive(Data(body.utf8)) {
+            receiver.transferDidComplete(with: error)
+            return
+        }
+        receiver.transferDidComplete(with: nil)
     }
 
     private final class Nothing: Cancellable {
@@ -242,5 +251,110 @@ struct CacheHarness {
 
     func get(_ url: String = "http://origin.test/a", headers: [String: String] = [:]) async throws -> Answer {
         try await send(CacheTesting.request(url, headers: headers))
+    }
+}
+
+// MARK: - Real transfers: the loopback server
+
+/// The answers of a loopback server, in order (the last repeats), and the requests it got.
+final class LoopbackScript: @unchecked Sendable {
+    // `lock` guards `answers` and `requests`.
+    private let lock = NSLock()
+    private var answers: [LoopbackHTTPServer.Response] = []
+    private var requests: [LoopbackHTTPServer.Request] = []
+
+    /// Adds an answer to the script.
+    func enqueue(_ answer: LoopbackHTTPServer.Response) {
+        lock.withLock { answers.append(answer) }
+    }
+
+    /// The next answer, with `request` recorded; a `500` once the script is empty.
+    func answer(_ request: LoopbackHTTPServer.Request) -> LoopbackHTTPServer.Response {
+        lock.withLock {
+            requests.append(request)
+            return answers.count > 1 ? answers.removeFirst() : answers.first ?? .status(500)
+        }
+    }
+
+    /// The requests the server got, in order.
+    var receivedRequests: [LoopbackHTTPServer.Request] { lock.withLock { requests } }
+
+    /// A `200` whose body is sent in chunks of `chunkSize` bytes (`Transfer-Encoding: chunked`),
+    /// after which the connection stays open.
+    static func chunked(headers: [String: String] = [:], body: Data, chunkSize: Int) -> LoopbackHTTPServer.Response {
+        var bytes = head(headers.merging(["Transfer-Encoding": "chunked"]) { $1 })
+        var offset = 0
+        while offset < body.count {
+            let chunk = body[offset..<min(offset + chunkSize, body.count)]
+            bytes += Data((String(chunk.count, radix: 16) + "\r\n").utf8) + chunk + Data("\r\n".utf8)
+            offset += chunkSize
+        }
+        bytes += Data("0\r\n\r\n".utf8)
+        return .script([.write(bytes)], keepingConnectionOpen: true)
+    }
+
+    /// A `200` without `Content-Length` or chunks: the body ends when the server closes the
+    /// connection.
+    static func endOfStream(headers: [String: String] = [:], body: Data) -> LoopbackHTTPServer.Response {
+        .script([.write(head(headers.merging(["Connection": "close"]) { $1 }) + body), .close])
+    }
+
+    /// The head of a `200` with `headers` and nothing else.
+    static func head(_ headers: [String: String], status: String = "200 OK") -> Data {
+        var text = "HTTP/1.1 \(status)\r\n"
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { text += "\(name): \(value)\r\n" }
+        return Data((text + "\r\n").utf8)
+    }
+}
+
+/// A `GET` whose model is its body as text, with header fields of the test's choosing.
+struct TextResource: NetworkResourceType, DataResourceType {
+    var url: URL
+    var headerFields: [String: String] = [:]
+    func model(from data: Data) throws -> String { String(decoding: data, as: UTF8.self) }
+}
+
+/// A private cache in a ``ResourcePipeline`` over ``URLSessionTransport`` and a loopback server
+/// that answers from a script, with a ``ManualClock``: real transfers (chunks, codings, closed
+/// connections) through the cache.
+struct LoopbackCacheHarness {
+    let script = LoopbackScript()
+    let server: LoopbackHTTPServer
+    let clock = ManualClock()
+    let cache: HTTPCache
+    let pipeline: ResourcePipeline
+
+    /// - Parameters:
+    ///   - acceptEncoding: The `Accept-Encoding` the session sends (and the platform decodes),
+    ///     below the cache; `nil` for the transport's default, `identity`.
+    ///   - mode: Whose cache it is. Default: private, as OkHttp's.
+    ///   - monitors: The pipeline's monitors.
+    init(acceptEncoding: String? = nil, mode: CachePolicy.Mode = .private, monitors: [any FetchMonitor] = []) throws {
+        let script = script
+        server = try LoopbackHTTPServer { script.answer($0) }
+        cache = HTTPCache(store: MemoryCacheStore(byteLimit: 1 << 20), policy: CachePolicy(mode: mode))
+        let configuration = URLSessionConfiguration.ephemeral
+        if let acceptEncoding { configuration.httpAdditionalHeaders = ["Accept-Encoding": acceptEncoding] }
+        pipeline = ResourcePipeline(session: URLSessionTransport(configuration: configuration), monitors: monitors, clock: clock, cache: cache)
+    }
+
+    /// The URL the tests fetch.
+    var url: URL { server.baseURL.appendingPathComponent("a") }
+
+    /// The pipeline's date moved by `seconds`, as an HTTP-date.
+    func httpDate(_ seconds: TimeInterval = 0) -> String {
+        CacheTesting.httpDate(pipeline.currentDate.addingTimeInterval(seconds))
+    }
+
+    /// Fetches ``url`` (or `path` on the server) with `headers` through the pipeline, and
+    /// returns the body.
+    func fetch(_ path: String? = nil, headers: [String: String] = [:]) async throws -> String {
+        let target = path.map { server.baseURL.appendingPathComponent($0) } ?? url
+        return try await ResourceService<TextResource>(pipeline: pipeline).fetch(TextResource(url: target, headerFields: headers))
+    }
+
+    /// The value of the field `name` in each request the server got, in order.
+    func requestValues(_ name: String) -> [String?] {
+        script.receivedRequests.map { $0.value(forHeaderField: name) }
     }
 }
