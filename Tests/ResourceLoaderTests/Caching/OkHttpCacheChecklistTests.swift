@@ -849,7 +849,8 @@ struct OkHttpCacheChecklistTests {
     // MARK: - Real transfers over the loopback server
 
     /// OkHttp's response for the `responseCachingAndInputStreamSkip…` cases: fresh by `Expires`.
-    private static let puppies = Data("I love puppies but hate spiders".utf8)
+    /// Made on each use: a static `Data` would outlive the tests, and the leak checker reports it.
+    private static var puppies: Data { Data("I love puppies but hate spiders".utf8) }
 
     @Test("OkHttp: responseCachingAndInputStreamSkipWithChunkedEncoding (a body sent in 1-byte chunks is stored whole)")
     func responseCachingAndInputStreamSkipWithChunkedEncoding() async throws {
@@ -952,7 +953,8 @@ struct OkHttpCacheChecklistTests {
     // MARK: - Content codings over real transfers
 
     /// "ABCABCABC", gzipped.
-    private static let gzippedABC = Data(Compressor.compress(Array("ABCABCABC".utf8), .gzip))
+    /// Made on each use: a static `Data` would outlive the tests, and the leak checker reports it.
+    private static var gzippedABC: Data { Data(Compressor.compress(Array("ABCABCABC".utf8), .gzip)) }
 
     /// Stores a gzipped response with `headers`, then has the origin answer `304`s: each of
     /// three fetches gets the decoded body. Returns the harness, for the requests it got. The
