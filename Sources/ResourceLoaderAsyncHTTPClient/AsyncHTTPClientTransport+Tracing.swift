@@ -106,11 +106,11 @@ extension AsyncHTTPClientTransport.Transfer {
 
 /// A large streamed request body for AsyncHTTPClient's async API: each piece of up to 256 KiB
 /// read by the hop's ``RequestBodyReader`` when the client asks for the next, so that no more than
-/// a piece is held, and counted as sent as it is handed over. The client reads the sequence in a
-/// task of its own, on Swift's cooperative pool.
+/// a piece is held, and counted as sent as it is handed over.
 ///
-/// The reads happen on a queue of the body's own, never on a thread of Swift's cooperative pool:
-/// a file read blocks its thread, and a ``RequestBodyStream``'s reader waits for the stream's
+/// The client asks from a task of its own, which runs on Swift's cooperative pool; each read
+/// happens on a queue of the body's own while that task waits, never on a thread of the pool: a
+/// file read blocks its thread, and a ``RequestBodyStream``'s reader waits for the stream's
 /// producer, which may itself need the pool.
 struct TracedRequestBody: AsyncSequence, Sendable {
     typealias Element = ByteBuffer

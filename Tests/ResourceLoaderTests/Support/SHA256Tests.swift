@@ -152,21 +152,8 @@ struct SHA256Tests {
                 print(md.hex())
             """
         let input = ([Self.hex(seed)] + messages.map(Self.hex)).joined(separator: "\n")
-        let printed = try await offTheCooperativePool {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-c", script]
-            let stdin = Pipe()
-            let stdout = Pipe()
-            process.standardInput = stdin
-            process.standardOutput = stdout
-            try process.run()
-            stdin.fileHandleForWriting.write(Data(input.utf8))
-            try stdin.fileHandleForWriting.close()
-            let printed = stdout.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return printed
-        }
+        let output = try await offTheCooperativePool { try ContentDecoderTests.python(script, input: Array(input.utf8)) }
+        let printed = try #require(output, "python3 could not run the script")
         let expected = String(decoding: printed, as: UTF8.self).split(separator: "\n").map(String.init)
         try #require(expected.count == messages.count + 100, "python printed \(expected.count) lines")
         for (index, message) in messages.enumerated() where Self.hex(SHA256.hash(message)) != expected[index] {
