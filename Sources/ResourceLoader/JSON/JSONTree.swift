@@ -97,8 +97,16 @@ final class JSONTree: @unchecked Sendable {
     /// The text of a string node, its escapes resolved.
     func string(_ node: Node) -> String {
         let buffer = buffer(of: node)
-        if node.isPlain { return String(decoding: buffer, as: UTF8.self) }
-        return JSONTree.unescaped(buffer)
+        guard node.isPlain else { return JSONTree.unescaped(buffer) }
+        if buffer.count <= 15 {
+            // A text that fits a small string is written into it: the standard library checks
+            // only that it is ASCII, where `String(decoding:as:)` validates the UTF-8 first.
+            return String(unsafeUninitializedCapacity: buffer.count) { output in
+                _ = output.initialize(from: buffer)
+                return buffer.count
+            }
+        }
+        return String(decoding: buffer, as: UTF8.self)
     }
 
     /// Whether the string node's text equals the UTF-8 `key`, as Swift strings compare.

@@ -35,20 +35,14 @@ protocol JSONDecodableArray {
 extension Array: JSONDecodableArray where Element: Decodable {
     static func decodeElements(_ decoder: JSONValueDecoder) throws -> Self {
         let array = decoder.node
-        let tree = decoder.tree
-        guard tree[array].kind == .array else {
+        guard decoder.tree[array].kind == .array else {
             throw decoder.mismatch([Any].self, at: array, path: decoder.path, container: "unkeyed decoding container")
         }
-        let count = Int(tree[array].length)
-        var result: [Element] = []
-        result.reserveCapacity(count)
-        var index = array + 1
-        // Whether the elements are of a type `unbox` treats apart is asked once, not for each.
-        let plain = !JSONValueDecoder.isSpecial(Element.self)
-        for position in 0..<count {
-            result.append(try decoder.unbox(Element.self, at: index, extra: 0, element: position, plain: plain))
-            index = Int(tree[index].end)
+        let count = Int(decoder.tree[array].length)
+        // Each element is decoded into its place; should one throw, the array destroys the
+        // `initialized` ones before it.
+        return try Array(unsafeUninitializedCapacity: count) { elements, initialized in
+            try decoder.decodeElements(Element.self, into: elements, initialized: &initialized)
         }
-        return result
     }
 }

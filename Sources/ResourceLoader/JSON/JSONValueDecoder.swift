@@ -134,9 +134,10 @@ final class JSONValueDecoder: Decoder {
     /// from the decoder's path by the keys ``extraKeys(_:)`` of `extra`. With `plain`, as above.
     @inline(__always)
     func unbox<T: Decodable>(_ type: T.Type, at index: Int, extra: Int, element: Int, plain: Bool = false) throws -> T {
-        if tree[index].kind == .null, Self.isPrimitive(T.self) {
+        if T.self == Bool.self, tree[index].kind == .null {
             // Through an unkeyed container's generic `decode`, `JSONDecoder` reports a `null`
-            // where a `Bool`, number or string should be as a type mismatch.
+            // where a `Bool` should be as a type mismatch (and one where a string or a number
+            // should be as a value not found, as the single-value container does).
             throw DecodingError.typeMismatch(T.self, .init(
                 codingPath: path + extraKeys(extra) + [JSONKey(index: element)],
                 debugDescription: "Expected to decode \(T.self) but found null instead."))
@@ -153,12 +154,34 @@ final class JSONValueDecoder: Decoder {
         return try plain ? T(from: self) : unbox(type)
     }
 
-    /// Whether `T` is `Bool`, a string or a number type.
-    static func isPrimitive<T>(_ type: T.Type) -> Bool {
-        T.self == Bool.self || T.self == String.self || T.self == Double.self || T.self == Float.self
-            || T.self == Int.self || T.self == Int8.self || T.self == Int16.self || T.self == Int32.self
-            || T.self == Int64.self || T.self == UInt.self || T.self == UInt8.self || T.self == UInt16.self
-            || T.self == UInt32.self || T.self == UInt64.self
+    /// Decodes the elements of the array at ``node`` as `T`s, each into its place in `elements`
+    /// (which holds at least as many), and counts in `initialized` those it has decoded. The
+    /// coding path holds one step for the elements, rewritten for each.
+    func decodeElements<T: Decodable>(_ type: T.Type, into elements: UnsafeMutableBufferPointer<T>, initialized: inout Int) throws {
+        let array = node
+        let count = Int(tree[array].length)
+        let step = pathSteps.count
+        // Whether the elements are of a type `unbox` treats apart is asked once, not for each.
+        let plain = !Self.isSpecial(T.self)
+        let isBool = T.self == Bool.self
+        pathSteps.append(0)
+        defer {
+            node = array
+            pop(to: step)
+        }
+        var index = array + 1
+        for position in 0..<count {
+            pathSteps[step] = position
+            if isBool, tree[index].kind == .null {
+                // As through an unkeyed container's generic `decode` (above).
+                throw DecodingError.typeMismatch(T.self, .init(
+                    codingPath: path, debugDescription: "Expected to decode \(T.self) but found null instead."))
+            }
+            node = index
+            (elements.baseAddress! + position).initialize(to: try plain ? T(from: self) : unbox(type))
+            initialized = position + 1
+            index = Int(tree[index].end)
+        }
     }
 
     /// Whether ``unbox(_:)`` decodes `T` other than by its `init(from:)`.

@@ -418,4 +418,95 @@ struct JSONValueDecoderTests {
         let container = try Keeping.keeper.decoder?.container(keyedBy: JSONKey.self)
         #expect(try container?.decode(String.self, forKey: JSONKey("a")) == "b")
     }
+
+    /// An element that counts the instances alive, so that a test can see each destroyed once.
+    final class Tracked: Decodable {
+        let counter: LiveCounter
+        let n: Int
+
+        enum CodingKeys: String, CodingKey { case n }
+
+        init(from decoder: any Decoder) throws {
+            counter = decoder.userInfo[LiveCounter.key] as! LiveCounter
+            n = try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .n)
+            counter.change(by: 1)
+        }
+
+        deinit { counter.change(by: -1) }
+    }
+
+    final class LiveCounter: @unchecked Sendable {
+        static let key = CodingUserInfoKey(rawValue: "live")!
+        private let lock = NSLock()
+        private var value = 0
+        var live: Int { lock.withLock { value } }
+        func change(by delta: Int) { lock.withLock { value += delta } }
+    }
+
+    /// Catches a failing array and goes on decoding the members after it.
+    struct Recovering: Decodable, Equatable {
+        let first: [Int]?
+        let failurePath: String
+        let second: [String]
+
+        enum CodingKeys: String, CodingKey { case first, second }
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            do {
+                first = try container.decode([Tracked].self, forKey: .first).map(\.n)
+                failurePath = ""
+            } catch let error as DecodingError {
+                first = nil
+                failurePath = ErrorShape(error).description
+            }
+            second = try container.decode([String].self, forKey: .second)
+        }
+    }
+
+    @Test(arguments: [
+        #"{"first":[{"n":1},{"n":2},{"n":"x"}],"second":["a","b"]}"#,
+        #"{"first":[{"n":1},{"m":2}],"second":["a"]}"#,
+        #"{"first":[{"n":1},null],"second":[]}"#,
+        #"{"first":[{"n":1},{"n":2}],"second":["a",null]}"#,
+        #"{"first":[{"n":1},{"n":2}],"second":["a","b"]}"#,
+    ])
+    func anArrayThatFailsPartWayDestroysItsElementsAndTheDecodeGoesOn(text: String) {
+        let counter = LiveCounter()
+        let ours = JSONDecoder()
+        ours.userInfo[LiveCounter.key] = counter
+        let foundation = JSONDecoder()
+        foundation.userInfo[LiveCounter.key] = counter
+        Self.expectSame(Recovering.self, text, decoder: ours)
+        // Every element decoded before the failure, by either decoder, is gone.
+        #expect(counter.live == 0)
+    }
+
+    /// A `null` element in an array of each scalar type, at the top level and under a key.
+    @Test(arguments: ["true", "1", "-1", "1.5", #""a""#])
+    func aNullElementIsTheErrorFoundationReports(element: String) {
+        struct Wrapped<Element: Decodable & Equatable>: Decodable, Equatable { let a: [Element] }
+        func expectBoth<Element: Decodable & Equatable>(_ type: Element.Type) {
+            Self.expectSame([Element].self, "[\(element),null]")
+            Self.expectSame(Wrapped<Element>.self, #"{"a":[\#(element),null]}"#)
+        }
+        switch element {
+        case "true": expectBoth(Bool.self)
+        case "1": expectBoth(Int.self); expectBoth(UInt64.self); expectBoth(Int8.self)
+        case "-1": expectBoth(Int32.self)
+        case "1.5": expectBoth(Double.self); expectBoth(Float.self)
+        default: expectBoth(String.self)
+        }
+    }
+
+    /// Texts short enough for a small string are made differently from longer ones: each length
+    /// either side of the bound, ASCII and not, escaped and not.
+    @Test func stringsOfEveryLengthAroundTheSmallStringBound() {
+        for length in 0...18 {
+            for text in [String(repeating: "a", count: length), String(repeating: "é", count: length / 2),
+                         String(repeating: "a", count: max(0, length - 2)) + "\\n"] {
+                Self.expectSame([String].self, #"["\#(text)"]"#)
+            }
+        }
+    }
 }
