@@ -327,11 +327,32 @@ public struct CachePolicy: Sendable {
         return true
     }
 
-    /// Whether a `304` can update `stored` (section 4.3.4): its `ETag`, when it has one, is the
-    /// stored response's.
+    /// Whether a `304` can update `stored` (section 4.3.4), the one response stored under its
+    /// key, whose validators the conditional request carried:
+    /// - a `304` with an `ETag` selects the stored response with that entity tag: `stored` has
+    ///   it;
+    /// - else a `304` with a `Last-Modified` selects the stored response last modified then:
+    ///   `stored` has the same `Last-Modified` date;
+    /// - a `304` with neither validator selects `stored`, the only response the request named
+    ///   (the RFC asks, more strictly, that `stored` have no validator either).
+    ///
+    /// A `304` that selects nothing must not update `stored`, and says nothing of the body it
+    /// stands for: ``CachingTransport`` then sends the request again without its validators.
     public static func notModified(_ head: ResponseHead, validates stored: CachedResponse) -> Bool {
-        guard let tag = head.value(forHTTPHeaderField: "ETag") else { return true }
-        return stored.value(forHTTPHeaderField: "ETag").map { weakComparison($0, tag) } ?? false
+        if let tag = head.value(forHTTPHeaderField: "ETag") {
+            return stored.value(forHTTPHeaderField: "ETag").map { weakComparison($0, tag) } ?? false
+        }
+        if let lastModified = head.value(forHTTPHeaderField: "Last-Modified") {
+            return stored.value(forHTTPHeaderField: "Last-Modified").map { sameDate($0, lastModified) } ?? false
+        }
+        return true
+    }
+
+    /// Whether two HTTP-dates name the same second; two values that are not dates are compared
+    /// as text.
+    private static func sameDate(_ lhs: String, _ rhs: String) -> Bool {
+        if let left = HTTPDate.parse(lhs.trimmingOWS), let right = HTTPDate.parse(rhs.trimmingOWS) { return left == right }
+        return lhs.trimmingOWS == rhs.trimmingOWS
     }
 
     private static func weakComparison(_ lhs: String, _ rhs: String) -> Bool {

@@ -18,7 +18,11 @@ import FoundationNetworking
 /// - a stale one is validated: the request goes out with `If-None-Match` or
 ///   `If-Modified-Since`, and a `304` becomes the stored response updated with the `304`'s
 ///   fields (``CachePolicy/merging(_:with:requestDate:responseDate:)``), body included, so the
-///   receiver sees a whole `200` and the resource parses the stored body;
+///   receiver sees a whole `200` and the resource parses the stored body. A `304` whose
+///   validators are not the stored response's (``CachePolicy/notModified(_:validates:)``)
+///   cannot update it (RFC 9111, section 4.3.4): the stored response is removed, and the
+///   request is sent once more, as the receiver made it, without the validators; the receiver
+///   sees only that second answer, through the same handle;
 /// - otherwise the response streams through to the receiver as it arrives, and a copy of the
 ///   body is kept: it is stored once the whole body has arrived, never when the transfer ends
 ///   with an error or the receiver stops it;
@@ -138,13 +142,7 @@ public struct CachingTransport: HTTPTransport {
             return NoTransfer()
         }
         if !validating { report?(.miss) }
-        #if !canImport(FoundationNetworking)
-        // On Apple platforms, a `URLSession` under this cache neither answers from its own
-        // `URLCache` nor stores in it (``URLSessionTransport`` refuses to store such a request's
-        // response): the two caches never stack. FoundationNetworking keeps no `URLCache` under
-        // ``URLSessionTransport``.
-        outgoing.cachePolicy = .reloadIgnoringLocalCacheData
-        #endif
+        let validation = validating ? ValidationTransfer() : nil
         let storing = StoringReceiver(
             receiver: receiver,
             transport: self,
@@ -152,12 +150,28 @@ public struct CachingTransport: HTTPTransport {
             key: key,
             directives: directives,
             stored: stored,
-            validating: validating,
+            validation: validation,
             requestDate: requestDate,
-            maximumBodyBytes: options.maximumResponseBytes,
+            options: options,
             report: report
         )
-        return base.startTransfer(outgoing, options: options, receiver: storing)
+        let transfer = send(outgoing, options: options, receiver: storing)
+        guard let validation else { return transfer }
+        validation.attachFirstTransfer(transfer)
+        return validation
+    }
+
+    /// Sends `request` through ``base``.
+    func send(_ request: URLRequest, options: TransferOptions, receiver: any TransferReceiver) -> any Cancellable {
+        var request = request
+        #if !canImport(FoundationNetworking)
+        // On Apple platforms, a `URLSession` under this cache neither answers from its own
+        // `URLCache` nor stores in it (``URLSessionTransport`` refuses to store such a request's
+        // response): the two caches never stack. FoundationNetworking keeps no `URLCache` under
+        // ``URLSessionTransport``.
+        request.cachePolicy = .reloadIgnoringLocalCacheData
+        #endif
+        return base.startTransfer(request, options: options, receiver: receiver)
     }
 
     /// The request's `Cache-Control` directives; `Pragma: no-cache` without `Cache-Control` is
@@ -201,9 +215,7 @@ public struct CachingTransport: HTTPTransport {
         guard let token = cache.beginRevalidation(ofKey: key) else { return }
         var outgoing = request
         for (name, value) in conditions { outgoing.setValue(value, forHTTPHeaderField: name) }
-        #if !canImport(FoundationNetworking)
-        outgoing.cachePolicy = .reloadIgnoringLocalCacheData
-        #endif
+        let validation = conditions.isEmpty ? nil : ValidationTransfer()
         let storing = StoringReceiver(
             receiver: BackgroundValidationReceiver(cache: cache, key: key, token: token),
             transport: self,
@@ -211,12 +223,14 @@ public struct CachingTransport: HTTPTransport {
             key: key,
             directives: directives,
             stored: stored,
-            validating: !conditions.isEmpty,
+            validation: validation,
             requestDate: now(),
-            maximumBodyBytes: options.maximumResponseBytes,
+            options: options,
             report: report
         )
-        let transfer = base.startTransfer(outgoing, options: options, receiver: storing)
+        let started = send(outgoing, options: options, receiver: storing)
+        validation?.attachFirstTransfer(started)
+        let transfer: any Cancellable = validation ?? started
         let (seconds, attoseconds) = (options.deadline ?? TransferOptions.defaultDeadline).components
         let cache = cache
         DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) {
@@ -285,4 +299,65 @@ private final class BackgroundValidationReceiver: TransferReceiver {
 /// The handle of a transfer the cache answered itself: nothing to cancel.
 private final class NoTransfer: Cancellable {
     func cancel() {}
+}
+
+/// The handle of a validation, whose request the cache may send once more without its
+/// validators (``StoringReceiver`` does, when a `304` cannot update the stored response): it
+/// cancels whichever of the two transfers is under way, and keeps the second from starting once
+/// cancelled.
+final class ValidationTransfer: Cancellable {
+    private struct State {
+        /// The transfer ``cancel()`` cancels.
+        var transfer: (any Cancellable)?
+        /// Whether the request was sent again: the first transfer is over, and never replaces
+        /// the second's handle.
+        var isResent = false
+        var isCancelled = false
+    }
+
+    // `state` is a `Locked`: its lock guards every field of `State`.
+    private let state = Locked(State())
+
+    /// Makes `transfer`, the validation's, the one ``cancel()`` cancels, unless the request has
+    /// already been sent again (a transport may answer before `startTransfer` returns);
+    /// cancels it at once when the handle was cancelled first.
+    func attachFirstTransfer(_ transfer: any Cancellable) {
+        let cancels = state.withLock { state -> Bool in
+            if state.isCancelled { return true }
+            if !state.isResent { state.transfer = transfer }
+            return false
+        }
+        if cancels { transfer.cancel() }
+    }
+
+    /// Starts the second transfer with `start`, unless the handle was cancelled: then returns
+    /// `false` and starts nothing. Called once, after the first transfer completed.
+    func resend(_ start: () -> any Cancellable) -> Bool {
+        let proceeds = state.withLock { state -> Bool in
+            guard !state.isCancelled else { return false }
+            state.isResent = true
+            state.transfer = nil
+            return true
+        }
+        guard proceeds else { return false }
+        let transfer = start()
+        let cancels = state.withLock { state -> Bool in
+            if state.isCancelled { return true }
+            state.transfer = transfer
+            return false
+        }
+        // Cancelled while it was being started: it completes with the cancellation.
+        if cancels { transfer.cancel() }
+        return true
+    }
+
+    /// Cancels the transfer under way, and keeps the request from being sent again.
+    func cancel() {
+        let transfer = state.withLock { state -> (any Cancellable)? in
+            state.isCancelled = true
+            defer { state.transfer = nil }
+            return state.transfer
+        }
+        transfer?.cancel()
+    }
 }

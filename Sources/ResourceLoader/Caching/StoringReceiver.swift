@@ -10,6 +10,13 @@ import FoundationNetworking
 /// `stale-if-error` allows. A `HEAD` answer freshens (or makes stale) the stored `GET` response
 /// of its URL.
 ///
+/// A `304` to the cache's own validators that cannot update the stored response (RFC 9111,
+/// section 4.3.4) is not the fetch's: it removes the stored response, goes no further, and once
+/// its transfer completes the request is sent again without the validators, through
+/// ``ValidationTransfer/resend(_:)``, to a receiver like this one with nothing stored to
+/// validate. That second answer is the fetch's, whatever it is: the request is never sent a
+/// third time.
+///
 /// When the fetch's receiver is a ``ResponseCollector``, the body is not copied: the stored
 /// response shares the collector's buffer, read once the transfer completes. Any other receiver
 /// gets a copy made as the chunks pass.
@@ -23,6 +30,9 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
         var head: ResponseHead?
         /// Whether the receiver was handed a stored response in place of what arrives.
         var answeredFromCache = false
+        /// Whether what arrives is a `304` that validates nothing, and the request is to be sent
+        /// again once its transfer completes.
+        var resends = false
         /// The error the receiver stopped the stored response with.
         var stopError: ResourceError?
         /// Whether the receiver has been given a head.
@@ -39,11 +49,17 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
     private let key: String
     private let directives: CacheControl
     private let stored: CachedResponse?
-    private let validating: Bool
+    /// The handle of the validation, when the request carries the cache's validators of
+    /// `stored`: the request may be sent again through it.
+    private let validation: ValidationTransfer?
     private let requestDate: Date
     private let report: (@Sendable (FetchEvent.CacheDecided.Outcome) -> Void)?
-    /// The transfer's size limit: the most room reserved for the copy of a body.
-    private let maximumBodyBytes: Int
+    /// The transfer's options; their size limit is the most room reserved for the copy of a
+    /// body.
+    private let options: TransferOptions
+    /// Whether this receives the answer to a request sent again: the bytes sent were reported
+    /// for the first request already.
+    private let isResend: Bool
     // The transport never calls a receiver twice at once, but its calls may come from different
     // threads: `lock` guards `state` all the same.
     private let lock = NSLock()
@@ -56,12 +72,14 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
         key: String,
         directives: CacheControl,
         stored: CachedResponse?,
-        validating: Bool,
+        validation: ValidationTransfer?,
         requestDate: Date,
-        maximumBodyBytes: Int,
-        report: (@Sendable (FetchEvent.CacheDecided.Outcome) -> Void)?
+        options: TransferOptions,
+        report: (@Sendable (FetchEvent.CacheDecided.Outcome) -> Void)?,
+        isResend: Bool = false
     ) {
-        self.maximumBodyBytes = maximumBodyBytes
+        self.options = options
+        self.isResend = isResend
         self.receiver = receiver
         self.collector = receiver as? ResponseCollector
         self.transport = transport
@@ -69,7 +87,7 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
         self.key = key
         self.directives = directives
         self.stored = stored
-        self.validating = validating
+        self.validation = validation
         self.requestDate = requestDate
         self.report = report
     }
@@ -87,8 +105,12 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
         return body
     }
     private var isHEAD: Bool { request.isHEAD }
+    /// Whether the request carries the cache's validators.
+    private var validating: Bool { validation != nil }
 
     func transferDidSend(_ sent: Int64, of expected: Int64?) {
+        // `GET` and `HEAD` send no body: a request sent again reports nothing new.
+        if isResend { return }
         receiver.transferDidSend(sent, of: expected)
     }
 
@@ -102,7 +124,8 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
         // stored body is then its body, stored under its key.
         if let redirectedKey = redirectedKey(of: head) {
             cache.store.removeResponse(forKey: key)
-            if validating, head.statusCode == 304, let stored, CachePolicy.notModified(head, validates: stored) {
+            if validating, head.statusCode == 304, let stored {
+                guard CachePolicy.notModified(head, validates: stored) else { return resendWithoutValidators() }
                 var merged = CachePolicy.merging(stored, with: head, requestDate: requestDate, responseDate: now)
                 merged.url = head.url
                 if !merged.cacheControl.noStore, !directives.noStore { cache.store.store(merged, forKey: redirectedKey) }
@@ -112,18 +135,19 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
             return receiveHead(head, storageKey: redirectedKey, stored: nil, now: now)
         }
         if validating, head.statusCode == 304, let stored {
-            if CachePolicy.notModified(head, validates: stored) {
-                let merged = CachePolicy.merging(stored, with: head, requestDate: requestDate, responseDate: now)
-                if merged.cacheControl.noStore || directives.noStore {
-                    cache.store.removeResponse(forKey: key)
-                } else {
-                    cache.store.store(merged, forKey: key)
-                }
-                report?(.conditionalHit)
-                return answerFromCache(merged, now: now)
-            }
             // A 304 for another representation: what is stored can no longer be trusted.
-            cache.store.removeResponse(forKey: key)
+            guard CachePolicy.notModified(head, validates: stored) else {
+                cache.store.removeResponse(forKey: key)
+                return resendWithoutValidators()
+            }
+            let merged = CachePolicy.merging(stored, with: head, requestDate: requestDate, responseDate: now)
+            if merged.cacheControl.noStore || directives.noStore {
+                cache.store.removeResponse(forKey: key)
+            } else {
+                cache.store.store(merged, forKey: key)
+            }
+            report?(.conditionalHit)
+            return answerFromCache(merged, now: now)
         }
         if isHEAD, head.statusCode == 200 { freshenStoredGET(with: head, now: now) }
         return receiveHead(head, storageKey: key, stored: stored, now: now)
@@ -156,7 +180,7 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
                 state.body = Data()
                 state.sharesCollectorBody = true
             } else {
-                state.body = Self.emptyBody(for: head, limit: maximumBodyBytes)
+                state.body = Self.emptyBody(for: head, limit: options.maximumResponseBytes)
             }
         }
         let decision = receiver.transferDidReceive(head: head)
@@ -165,12 +189,12 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
     }
 
     func transferDidReceive(codedByteCount: Int) {
-        if lock.withLock({ state.answeredFromCache }) { return }
+        if lock.withLock({ state.answeredFromCache || state.resends }) { return }
         receiver.transferDidReceive(codedByteCount: codedByteCount)
     }
 
     func transferDidReceive(_ chunk: Data) -> TransferDecision {
-        if lock.withLock({ state.answeredFromCache }) { return .proceed }
+        if lock.withLock({ state.answeredFromCache || state.resends }) { return .proceed }
         let decision = receiver.transferDidReceive(chunk)
         switch decision {
         case .proceed:
@@ -184,8 +208,12 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
     }
 
     func transferDidComplete(with error: (any Error)?) {
-        let (answeredFromCache, stopError, headDelivered, copiedBody, sharesCollectorBody, head) = lock.withLock {
-            (state.answeredFromCache, state.stopError, state.headDelivered, state.body, state.sharesCollectorBody, state.head)
+        let (answeredFromCache, stopError, headDelivered, copiedBody, sharesCollectorBody, head, resends) = lock.withLock {
+            (state.answeredFromCache, state.stopError, state.headDelivered, state.body, state.sharesCollectorBody, state.head, state.resends)
+        }
+        if resends {
+            resend(after: error)
+            return
         }
         // The collector's body is read before it is handed on (and let go of): the stored
         // response shares its buffer.
@@ -212,6 +240,53 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
     }
 
     // MARK: - Steps
+
+    /// Sets aside the `304` arriving, which cannot update `stored` (RFC 9111, section 4.3.4): it
+    /// answered validators the fetch never sent, so it is not the fetch's to see. The request
+    /// goes out again once this transfer completes.
+    private func resendWithoutValidators() -> TransferDecision {
+        // The stored response did not answer: the fetch gets a new response.
+        report?(.conditionalMiss)
+        lock.withLock { state.resends = true }
+        return .proceed
+    }
+
+    /// Sends the request again, as the fetch made it (without the validators the cache added),
+    /// to a receiver that hands its answer to the fetch's and stores it as a miss's would be;
+    /// when the fetch was cancelled first, completes with `error`, or with the cancellation.
+    ///
+    /// The request goes out from another thread than the transport's: this runs in the first
+    /// transfer's completion, on the transport's thread, and a transport need not let a transfer
+    /// start there (FoundationNetworking, which calls ``URLSessionTransport``'s delegate on its
+    /// own work queue, traps when a task starts on that queue).
+    private func resend(after error: (any Error)?) {
+        guard let validation else {
+            receiver.transferDidComplete(with: error ?? URLError(.cancelled))
+            return
+        }
+        DispatchQueue.global().async {
+            self.send(through: validation, after: error)
+        }
+    }
+
+    /// The rest of ``resend(after:)``, away from the transport's thread.
+    private func send(through validation: ValidationTransfer, after error: (any Error)?) {
+        let storing = StoringReceiver(
+            receiver: receiver,
+            transport: transport,
+            request: request,
+            key: key,
+            directives: directives,
+            stored: nil,
+            validation: nil,
+            requestDate: transport.now(),
+            options: options,
+            report: report,
+            isResend: true
+        )
+        let sent = validation.resend { transport.send(request, options: options, receiver: storing) }
+        if !sent { receiver.transferDidComplete(with: error ?? URLError(.cancelled)) }
+    }
 
     /// Hands `response` to the receiver in place of what the transport delivers: its head and
     /// body now, its completion when the transfer completes.

@@ -14,7 +14,10 @@ extension FetchEvent {
             /// `304` confirmed it: the stored body answered (the response was revalidated).
             case conditionalHit
             /// A stored response was validated with a conditional request, and the origin
-            /// answered with a new response instead.
+            /// answered with a new response instead, or with a `304` for another
+            /// representation, which cannot update it (RFC 9111, section 4.3.4): the request
+            /// was then sent again without validators, and ``stored`` or ``notStored(_:)``
+            /// follows for its answer.
             case conditionalMiss
             /// The network failed (or answered `500`, `502`, `503` or `504`) and a stale stored
             /// response answered in its place, within the cache's `stale-if-error` bound.

@@ -253,6 +253,25 @@ struct CachePolicyTests {
         #expect(CachePolicy.notModified(CacheTesting.head(status: 304, headers: ["ETag": "W/\"x\""]), validates: stored))
     }
 
+    @Test("§4.3.4: without an ETag, a 304's Last-Modified must be the stored response's date to select it; with neither, it selects it")
+    func notModifiedByLastModified() {
+        let t0 = Date(timeIntervalSince1970: 1_700_000_000)
+        let stored = CacheTesting.response(headers: ["Last-Modified": "Sun, 06 Nov 1994 08:49:37 GMT"], body: "A", requestDate: t0)
+        func notModified(_ headers: [String: String], validates stored: CachedResponse = stored) -> Bool {
+            CachePolicy.notModified(CacheTesting.head(status: 304, headers: headers), validates: stored)
+        }
+        #expect(notModified(["Last-Modified": "Sun, 06 Nov 1994 08:49:37 GMT"]))
+        // The same date in the obsolete RFC 850 form.
+        #expect(notModified(["Last-Modified": "Sunday, 06-Nov-94 08:49:37 GMT"]))
+        #expect(!notModified(["Last-Modified": "Sun, 06 Nov 1994 08:49:38 GMT"]))
+        #expect(!notModified(["Last-Modified": "Sun, 06 Nov 1994 08:49:37 GMT"], validates: CacheTesting.response(headers: ["ETag": "\"x\""], requestDate: t0)))
+        #expect(notModified([:]))
+        // The ETag decides when there is one.
+        let tagged = CacheTesting.response(headers: ["ETag": "\"x\"", "Last-Modified": "Sun, 06 Nov 1994 08:49:37 GMT"], requestDate: t0)
+        #expect(notModified(["ETag": "\"x\"", "Last-Modified": "Mon, 07 Nov 1994 08:49:37 GMT"], validates: tagged))
+        #expect(!notModified(["ETag": "\"y\"", "Last-Modified": "Sun, 06 Nov 1994 08:49:37 GMT"], validates: tagged))
+    }
+
     @Test("§3.1: Connection, the fields it names, hop-by-hop and proxy fields are never stored")
     func fieldsNeverStored() {
         let head = CacheTesting.head(headers: ["Connection": "close, X-Hop", "X-Hop": "1", "X-End": "2"])
