@@ -101,10 +101,12 @@ public final class FakeURLSession: URLSessionType, @unchecked Sendable {
     /// checked, and bounded by `options`' size limit.
     ///
     /// A streamed body (a file, a stream, a multipart form: see `RequestBody`) is read whole
-    /// first, on a background queue, with its progress reported to the receiver; the request is
-    /// then matched and recorded in ``receivedRequests`` with those bytes as its `httpBody`, so a
-    /// test can check what was sent. A body that cannot be read (a stream sent before, a file
-    /// that shrank) fails the transfer with the reader's `ResourceError`.
+    /// first, on a background queue; the request is then matched and recorded in
+    /// ``receivedRequests`` with those bytes as its `httpBody`, so a test can check what was
+    /// sent. Its progress goes to the receiver before the head: the steps the stub scripts
+    /// (``FakeResponse/reportingUpload(inSteps:)``), or else one report for each piece read (of
+    /// up to 256 KiB). A body that cannot be read (a stream sent before, a file that shrank) fails
+    /// the transfer with the reader's `ResourceError`.
     public func startTransfer(
         _ request: URLRequest,
         options: TransferOptions,
@@ -120,10 +122,11 @@ public final class FakeURLSession: URLSessionType, @unchecked Sendable {
         let task = FakeTask(receiver: receiver, onCancel: reader.close)
         queue.async { [self] in
             var sent = Data()
+            var pieces: [Int64] = []
             do {
                 while let chunk = try reader.read(upTo: 256 * 1024) {
                     sent.append(chunk)
-                    task.reportSent(Int64(sent.count), of: reader.length)
+                    pieces.append(Int64(sent.count))
                 }
             } catch {
                 reader.close()
@@ -133,13 +136,15 @@ public final class FakeURLSession: URLSessionType, @unchecked Sendable {
             reader.close()
             var consumed = request
             consumed.httpBody = sent
-            answer(consumed, task: task)
+            answer(consumed, task: task, readProgress: (pieces, reader.length))
         }
         return task
     }
 
     /// Records `request` and answers it through `task` from the newest matching stub.
-    private func answer(_ request: URLRequest, task: FakeTask) {
+    /// `readProgress` is a streamed body's progress as it was read: reported before the head
+    /// unless the stub scripts steps of its own.
+    private func answer(_ request: URLRequest, task: FakeTask, readProgress: (sent: [Int64], expected: Int64?)? = nil) {
         let response = withState { state -> FakeResponse? in
             state.requests.append(request)
             guard let index = state.stubs.lastIndex(where: { $0.matcher.matches(request) }) else { return nil }
@@ -148,7 +153,13 @@ public final class FakeURLSession: URLSessionType, @unchecked Sendable {
         if let response {
             task.bodyPieces = response.bodyPieces
             task.cut = response.cutAfterBytes
-            if response.uploadSteps > 0, let body = request.httpBody { task.upload = (response.uploadSteps, Int64(body.count)) }
+            if response.uploadSteps > 0, let body = request.httpBody {
+                let length = Int64(body.count)
+                task.uploadReports = (1...response.uploadSteps).map { length * Int64($0) / Int64(response.uploadSteps) }
+                task.uploadExpected = readProgress == nil ? length : readProgress?.expected
+            } else if let readProgress {
+                (task.uploadReports, task.uploadExpected) = readProgress
+            }
         }
         guard let response else {
             queue.async { task.complete(.failure(UnmatchedRequestError(request: request))) }
@@ -204,23 +215,16 @@ private final class FakeTask: Cancellable, @unchecked Sendable {
     /// How many body bytes arrive before the connection drops, and the error it drops with;
     /// set before the task is answered.
     var cut: (count: Int, error: any Error)?
-    /// The steps and length of the request body reported as sent before the head; set before
-    /// the task is answered.
-    var upload: (steps: Int, length: Int64)?
+    /// The request body's progress, reported before the head, and the length it is reported
+    /// against; set before the task is answered.
+    var uploadReports: [Int64] = []
+    var uploadExpected: Int64?
     /// Stops reading a streamed request body.
     private let onCancel: (@Sendable () -> Void)?
 
     init(receiver: any TransferReceiver, onCancel: (@Sendable () -> Void)? = nil) {
         self.receiver = receiver
         self.onCancel = onCancel
-    }
-
-    /// Reports the request body's progress, unless the task has completed.
-    func reportSent(_ sent: Int64, of expected: Int64?) {
-        lock.lock()
-        let receiver = self.receiver
-        lock.unlock()
-        receiver?.transferDidSend(sent, of: expected)
     }
 
     /// Answers after `delay`, unless the task completes first. A timer rather than `asyncAfter`,
@@ -256,9 +260,7 @@ private final class FakeTask: Cancellable, @unchecked Sendable {
                 receiver.transferDidComplete(with: URLError(.badServerResponse))
                 return
             }
-            if let (steps, length) = upload {
-                for step in 1...steps { receiver.transferDidSend(length * Int64(step) / Int64(steps), of: length) }
-            }
+            for sent in uploadReports { receiver.transferDidSend(sent, of: uploadExpected) }
             var decision = receiver.transferDidReceive(head: ResponseHead(response))
             let pieceSize = max(1, (body.count + bodyPieces - 1) / bodyPieces)
             let arriving = cut.map { body.prefix($0.count) } ?? body

@@ -156,4 +156,48 @@ struct DownloadTransportsTests {
         #expect(uploads == [1_000, 2_000, 3_000, 4_000])
         #expect(seen.withLock { $0 }.last?.direction == .download)
     }
+
+    /// A streamed body's progress: the stub's steps when it scripts them (reported once, not as
+    /// well as the pieces read), else one report for each piece read; each ends at the whole
+    /// body, against its length when it has one.
+    @Test(arguments: [true, false], [4, 0])
+    func fakeURLSessionReportsAStreamedBodysProgressOnce(fromFile: Bool, steps: Int) async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let payload = DownloadFixtures.body(600 * 1024)
+        let upload: RequestBody
+        if fromFile {
+            try payload.write(to: scratch.file("upload.bin"))
+            upload = try .file(scratch.file("upload.bin"))
+        } else {
+            upload = .stream(RequestBodyStream(chunkStream([payload.prefix(300 * 1024), payload.suffix(300 * 1024)])))
+        }
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(200, body: Data("done".utf8)).reportingUpload(inSteps: steps))
+        let seen = Locked<[TransferProgress]>([])
+
+        _ = try await ResourceService<Upload>(session: session).fetch(
+            Upload(url: URL(string: "https://example.com/upload")!, upload: upload), progressQueue: DispatchQueue(label: "progress")
+        ) { progress in
+            seen.withLock { $0.append(progress) }
+        }
+
+        let uploads = seen.withLock { $0 }.filter { $0.direction == .upload }
+        let length = Int64(payload.count)
+        let reported: [Int64] = steps > 0
+            ? (1...Int64(steps)).map { length * $0 / Int64(steps) }
+            : [262_144, 524_288, length]
+        let values = uploads.map(\.completedBytes)
+        if fromFile {
+            #expect(values == reported)
+        } else {
+            // Of unknown length, the values are throttled by time: some may be held back, and
+            // the last never is.
+            #expect(Set(values).isSubset(of: reported) && values == values.sorted() && Set(values).count == values.count)
+            #expect(values.last == length)
+        }
+        #expect(uploads.allSatisfy { $0.totalBytes == (fromFile ? length : nil) })
+        #expect(session.receivedRequests.first?.httpBody == payload)
+    }
 }
+
