@@ -159,7 +159,7 @@ enum JSONParser {
                 let byte = bytes[position]
                 switch byte {
                 case UInt8(ascii: "\""):
-                    let (end, plain) = try string(openingQuoteAt: position)
+                    let (end, plain) = try strings.string(openingQuoteAt: position)
                     append(JSONTree.Node(
                         kind: .string, flags: plain ? JSONTree.Node.Flags.plain : 0,
                         length: UInt32(truncatingIfNeeded: end - position - 1),
@@ -330,118 +330,130 @@ enum JSONParser {
             byte &- UInt8(ascii: "0") < 10
         }
 
-        /// Reads the string whose opening quote is at `start`; returns the position of its
-        /// closing quote and whether it is plain ASCII without escapes.
-        @inline(__always)
-        private func string(openingQuoteAt start: Int) throws(JSONParsingError) -> (end: Int, plain: Bool) {
-            var position = start + 1
-            var plain = true
-            while true {
-                // Eight plain bytes at a time while there are eight left.
-                while position + 8 <= count {
-                    let word = UnsafeRawPointer(bytes + position).loadUnaligned(as: UInt64.self)
-                    let ones: UInt64 = 0x0101_0101_0101_0101
-                    let highs: UInt64 = 0x8080_8080_8080_8080
-                    // Whether any byte is below 0x20, a quote, a backslash or non-ASCII: a zero
-                    // byte `z` of `y` shows in `(y - ones) & ~y & highs`, a byte below 0x20 in
-                    // `(x - 0x20…) & ~x & highs`. Neither misses one; a false alarm only sends the
-                    // bytes to the loop below.
-                    let quotes = word ^ (ones &* 0x22)
-                    let backslashes = word ^ (ones &* 0x5C)
-                    let controls = (word &- ones &* 0x20) & ~word
-                    let stops = controls | ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes) | word
-                    if stops & highs != 0 { break }
-                    position &+= 8
-                }
-                // Past the end, the zero bytes stop the loop.
-                while !stopsString[Int(bytes[position])] { position &+= 1 }
-                let byte = bytes[position]
-                if byte == UInt8(ascii: "\"") { return (position, plain) }
-                guard position < count else { throw .unexpectedEnd(offset: count) }
-                if byte == UInt8(ascii: "\\") {
-                    plain = false
-                    position = try escape(at: position)
-                } else if byte < 0x20 {
-                    throw .unescapedControlCharacter(offset: position)
-                } else {
-                    plain = false
-                    position = try utf8Sequence(at: position)
-                }
-            }
-        }
+        /// Reads a string's bytes: a value of three words, so that the scan is handed them in
+        /// registers rather than a copy of the parser.
+        private struct StringScanner {
+            let bytes: UnsafeMutablePointer<UInt8>
+            let count: Int
+            let stopsString: UnsafePointer<Bool>
 
-        /// Checks the escape whose backslash is at `start`; returns the position after it.
-        private func escape(at start: Int) throws(JSONParsingError) -> Int {
-            guard start + 1 < count else { throw .unexpectedEnd(offset: count) }
-            switch bytes[start + 1] {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-                UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
-                return start + 2
-            case UInt8(ascii: "u"):
-                let unit = try hexQuad(at: start + 2, escapeAt: start)
-                switch unit {
-                case 0xD800..<0xDC00:
-                    // A high surrogate: a low one's escape must follow.
-                    let next = start + 6
-                    guard next + 1 < count, bytes[next] == UInt8(ascii: "\\"), bytes[next + 1] == UInt8(ascii: "u") else {
-                        throw .loneSurrogate(offset: start)
+            /// Reads the string whose opening quote is at `start`; returns the position of its
+            /// closing quote and whether it is plain ASCII without escapes.
+            @inline(__always)
+            func string(openingQuoteAt start: Int) throws(JSONParsingError) -> (end: Int, plain: Bool) {
+                var position = start + 1
+                var plain = true
+                while true {
+                    // Eight plain bytes at a time while there are eight left.
+                    while position + 8 <= count {
+                        let word = UnsafeRawPointer(bytes + position).loadUnaligned(as: UInt64.self)
+                        let ones: UInt64 = 0x0101_0101_0101_0101
+                        let highs: UInt64 = 0x8080_8080_8080_8080
+                        // Whether any byte is below 0x20, a quote, a backslash or non-ASCII: a zero
+                        // byte `z` of `y` shows in `(y - ones) & ~y & highs`, a byte below 0x20 in
+                        // `(x - 0x20…) & ~x & highs`. Neither misses one; a false alarm only sends the
+                        // bytes to the loop below.
+                        let quotes = word ^ (ones &* 0x22)
+                        let backslashes = word ^ (ones &* 0x5C)
+                        let controls = (word &- ones &* 0x20) & ~word
+                        let stops = controls | ((quotes &- ones) & ~quotes) | ((backslashes &- ones) & ~backslashes) | word
+                        if stops & highs != 0 { break }
+                        position &+= 8
                     }
-                    let low = try hexQuad(at: next + 2, escapeAt: next)
-                    guard low >= 0xDC00, low < 0xE000 else { throw .loneSurrogate(offset: start) }
-                    return next + 6
-                case 0xDC00..<0xE000:
-                    throw .loneSurrogate(offset: start)
+                    // Past the end, the zero bytes stop the loop.
+                    while !stopsString[Int(bytes[position])] { position &+= 1 }
+                    let byte = bytes[position]
+                    if byte == UInt8(ascii: "\"") { return (position, plain) }
+                    guard position < count else { throw .unexpectedEnd(offset: count) }
+                    if byte == UInt8(ascii: "\\") {
+                        plain = false
+                        position = try escape(at: position)
+                    } else if byte < 0x20 {
+                        throw .unescapedControlCharacter(offset: position)
+                    } else {
+                        plain = false
+                        position = try utf8Sequence(at: position)
+                    }
+                }
+            }
+
+            /// Checks the escape whose backslash is at `start`; returns the position after it.
+            private func escape(at start: Int) throws(JSONParsingError) -> Int {
+                guard start + 1 < count else { throw .unexpectedEnd(offset: count) }
+                switch bytes[start + 1] {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
+                    UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    return start + 2
+                case UInt8(ascii: "u"):
+                    let unit = try hexQuad(at: start + 2, escapeAt: start)
+                    switch unit {
+                    case 0xD800..<0xDC00:
+                        // A high surrogate: a low one's escape must follow.
+                        let next = start + 6
+                        guard next + 1 < count, bytes[next] == UInt8(ascii: "\\"), bytes[next + 1] == UInt8(ascii: "u") else {
+                            throw .loneSurrogate(offset: start)
+                        }
+                        let low = try hexQuad(at: next + 2, escapeAt: next)
+                        guard low >= 0xDC00, low < 0xE000 else { throw .loneSurrogate(offset: start) }
+                        return next + 6
+                    case 0xDC00..<0xE000:
+                        throw .loneSurrogate(offset: start)
+                    default:
+                        return start + 6
+                    }
                 default:
-                    return start + 6
+                    throw .invalidEscape(offset: start)
                 }
-            default:
-                throw .invalidEscape(offset: start)
+            }
+
+            /// The four hexadecimal digits at `start`, of the escape at `escape`.
+            @inline(__always)
+            private func hexQuad(at start: Int, escapeAt escape: Int) throws(JSONParsingError) -> UInt16 {
+                guard start + 4 <= count else { throw .unexpectedEnd(offset: count) }
+                var value: UInt16 = 0
+                for offset in 0..<4 {
+                    let digit = JSONParser.hexDigit(bytes[start + offset])
+                    guard digit != 0xFF else { throw .invalidEscape(offset: escape) }
+                    value = value << 4 | UInt16(digit)
+                }
+                return value
+            }
+
+            /// Checks the UTF-8 sequence that starts with the non-ASCII byte at `start` (Unicode's
+            /// table 3-7 of well-formed sequences); returns the position after it. Past the end, the
+            /// zero bytes are not continuation bytes.
+            @inline(__always)
+            private func utf8Sequence(at start: Int) throws(JSONParsingError) -> Int {
+                let lead = bytes[start]
+                let second = bytes[start + 1]
+                @inline(__always) func isContinuation(_ byte: UInt8) -> Bool { byte & 0xC0 == 0x80 }
+                switch lead {
+                case 0xC2...0xDF:
+                    if isContinuation(second) { return start + 2 }
+                case 0xE0...0xEF:
+                    let secondOK = switch lead {
+                    case 0xE0: second >= 0xA0 && second <= 0xBF
+                    case 0xED: second >= 0x80 && second <= 0x9F
+                    default: isContinuation(second)
+                    }
+                    if secondOK, isContinuation(bytes[start + 2]) { return start + 3 }
+                case 0xF0...0xF4:
+                    let secondOK = switch lead {
+                    case 0xF0: second >= 0x90 && second <= 0xBF
+                    case 0xF4: second >= 0x80 && second <= 0x8F
+                    default: isContinuation(second)
+                    }
+                    if secondOK, isContinuation(bytes[start + 2]), isContinuation(bytes[start + 3]) { return start + 4 }
+                default:
+                    break
+                }
+                throw .invalidUTF8(offset: start)
             }
         }
 
-        /// The four hexadecimal digits at `start`, of the escape at `escape`.
+        /// The scanner of this text's strings.
         @inline(__always)
-        private func hexQuad(at start: Int, escapeAt escape: Int) throws(JSONParsingError) -> UInt16 {
-            guard start + 4 <= count else { throw .unexpectedEnd(offset: count) }
-            var value: UInt16 = 0
-            for offset in 0..<4 {
-                let digit = JSONParser.hexDigit(bytes[start + offset])
-                guard digit != 0xFF else { throw .invalidEscape(offset: escape) }
-                value = value << 4 | UInt16(digit)
-            }
-            return value
-        }
-
-        /// Checks the UTF-8 sequence that starts with the non-ASCII byte at `start` (Unicode's
-        /// table 3-7 of well-formed sequences); returns the position after it. Past the end, the
-        /// zero bytes are not continuation bytes.
-        @inline(__always)
-        private func utf8Sequence(at start: Int) throws(JSONParsingError) -> Int {
-            let lead = bytes[start]
-            let second = bytes[start + 1]
-            @inline(__always) func isContinuation(_ byte: UInt8) -> Bool { byte & 0xC0 == 0x80 }
-            switch lead {
-            case 0xC2...0xDF:
-                if isContinuation(second) { return start + 2 }
-            case 0xE0...0xEF:
-                let secondOK = switch lead {
-                case 0xE0: second >= 0xA0 && second <= 0xBF
-                case 0xED: second >= 0x80 && second <= 0x9F
-                default: isContinuation(second)
-                }
-                if secondOK, isContinuation(bytes[start + 2]) { return start + 3 }
-            case 0xF0...0xF4:
-                let secondOK = switch lead {
-                case 0xF0: second >= 0x90 && second <= 0xBF
-                case 0xF4: second >= 0x80 && second <= 0x8F
-                default: isContinuation(second)
-                }
-                if secondOK, isContinuation(bytes[start + 2]), isContinuation(bytes[start + 3]) { return start + 4 }
-            default:
-                break
-            }
-            throw .invalidUTF8(offset: start)
-        }
+        private var strings: StringScanner { StringScanner(bytes: bytes, count: count, stopsString: stopsString) }
 
         // MARK: Keys
 
@@ -451,7 +463,7 @@ enum JSONParser {
             let position = skippingWhitespace(from: start)
             guard position < count else { throw .unexpectedEnd(offset: count) }
             guard bytes[position] == UInt8(ascii: "\"") else { throw .unexpectedCharacter(offset: position) }
-            let (end, plain) = try string(openingQuoteAt: position)
+            let (end, plain) = try strings.string(openingQuoteAt: position)
             let node = nodeCount
             append(JSONTree.Node(
                 kind: .string, flags: plain ? JSONTree.Node.Flags.plain : 0,
