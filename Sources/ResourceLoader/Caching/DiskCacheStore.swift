@@ -68,6 +68,15 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
     private var journal: Int32 = -1
     private var journalLines = 0
     private let lockDescriptor: Int32
+    private var willRenameHook: (@Sendable (String) -> Void)?
+
+    /// A test seam, `nil` outside the crash tests: called with an entry's temporary file's path
+    /// once the entry is written there whole, just before the file is renamed into place (with
+    /// the store's lock held). The crash tests block a child process here and kill it.
+    var willRenameTemporaryFile: (@Sendable (_ temporaryPath: String) -> Void)? {
+        get { lock.withLock { willRenameHook } }
+        set { lock.withLock { willRenameHook = newValue } }
+    }
 
     /// Opens the store in `directory`, creating it if needed, and rebuilds the index from the
     /// files there.
@@ -144,6 +153,7 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
                 unlink(temporary)
                 return
             }
+            willRenameHook?(temporary)
             guard rename(temporary, path(of: name)) == 0 else {
                 unlink(temporary)
                 return
