@@ -31,7 +31,9 @@ import Darwin
 /// - **One process per directory.** The store holds an exclusive `flock(2)` on a `lock` file in
 ///   the directory for as long as it lives; opening a second store on the same directory, from
 ///   this process or another, throws ``OpenError/directoryInUse(_:)``. Share one store (its
-///   methods are safe from any thread), or give each process a directory of its own.
+///   methods are safe from any thread), or give each process a directory of its own. The
+///   store's files are opened close-on-exec: a process this one starts holds none of them, nor
+///   the lock.
 public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
     /// Why a store could not be opened.
     public enum OpenError: Error, Sendable, CustomStringConvertible {
@@ -95,7 +97,7 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
         } catch {
             throw .unusableDirectory(path)
         }
-        let descriptor = open(self.directory.appendingPathComponent("lock").path, O_CREAT | O_RDWR, 0o644)
+        let descriptor = open(self.directory.appendingPathComponent("lock").path, O_CREAT | O_RDWR | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw .unusableDirectory(path) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)
@@ -197,7 +199,7 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
 
     /// Writes `data` to a new file at `path`; `false` when it could not be written whole.
     private static func write(_ data: Data, toPath path: String) -> Bool {
-        let descriptor = open(path, O_CREAT | O_WRONLY | O_TRUNC, 0o644)
+        let descriptor = open(path, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { return false }
         defer { close(descriptor) }
         return data.withUnsafeBytes { buffer -> Bool in
@@ -260,7 +262,7 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
             compactJournal()
             return
         }
-        if journal < 0 { journal = open(path(of: "journal"), O_CREAT | O_WRONLY | O_APPEND, 0o644) }
+        if journal < 0 { journal = open(path(of: "journal"), O_CREAT | O_WRONLY | O_APPEND | O_CLOEXEC, 0o644) }
         guard journal >= 0 else { return }
         let bytes = Array((line + "\n").utf8)
         _ = bytes.withUnsafeBytes { systemWrite(journal, $0.baseAddress!, $0.count) }

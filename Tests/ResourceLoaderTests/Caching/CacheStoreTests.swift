@@ -388,4 +388,36 @@ struct DiskCacheStoreProcessTests {
         try await offTheCooperativePool { process.waitUntilExit() }
         _ = try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20)
     }
+
+    #if os(Linux)
+    @Test("A process started while a store is open inherits none of its descriptors (a crash of this one would leave it the lock)")
+    func aSpawnedProcessInheritsNoDescriptor() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var store: DiskCacheStore? = try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20)
+        store?.store(response("kept"), forKey: "a")
+        _ = store?.cachedResponse(forKey: "a")
+        // GIVEN a child spawned the plain way (posix_spawn keeps every descriptor without
+        // close-on-exec), while the store has its lock and journal open
+        var pid: pid_t = 0
+        let arguments: [String] = ["/bin/sleep", "60"]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        try #require(posix_spawn(&pid, "/bin/sleep", nil, nil, &argv, environ) == 0)
+        defer {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+        // THEN the child holds nothing in the store's directory
+        let inherited = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).compactMap {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\($0)")
+        }.filter { $0.hasPrefix(directory.url.path) }
+        #expect(inherited == [])
+        // AND once the store is gone, the directory opens again while the child still runs
+        store = nil
+        let reopened = try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20)
+        #expect(reopened.cachedResponse(forKey: "a")?.body == Data("kept".utf8))
+    }
+    #endif
 }
