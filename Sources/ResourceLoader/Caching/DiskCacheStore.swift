@@ -127,7 +127,7 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
         let name = Self.fileName(forKey: key)
         return lock.withLock {
             guard entries[name] != nil else { return nil }
-            guard let data = try? Data(contentsOf: url(of: name)),
+            guard let data = Self.read(path: path(of: name), limit: byteLimit),
                 let response = DiskCacheStore.decode(data, key: key)
             else {
                 remove(name)
@@ -213,6 +213,28 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
         }
     }
 
+    /// The whole file at `path`, or `nil` when it cannot be read or is larger than `limit`.
+    private static func read(path: String, limit: Int) -> Data? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_size >= 0, status.st_size <= limit else { return nil }
+        let size = Int(status.st_size)
+        var data = Data(count: size)
+        let isWhole = data.withUnsafeMutableBytes { buffer -> Bool in
+            var offset = 0
+            while offset < size {
+                let count = systemRead(descriptor, buffer.baseAddress! + offset, size - offset)
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { return false }
+                offset += count
+            }
+            return true
+        }
+        return isWhole ? data : nil
+    }
+
     /// Lists the directory: removes temporary files, sizes the entries, orders them by the
     /// journal, evicts to the limit and writes a compact journal.
     private func rebuildIndex() {
@@ -287,14 +309,22 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
 
     /// The file an entry of `key` lives in: the SHA-256 of the key, in hexadecimal.
     static func fileName(forKey key: String) -> String {
-        SHA256.hash(Array(key.utf8)).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined() + ".entry"
+        let digest = SHA256.hash(key.utf8)
+        let digits = Array("0123456789abcdef".utf8)
+        let suffix = ".entry".utf8
+        return String(unsafeUninitializedCapacity: digest.count * 2 + suffix.count) { name in
+            for (index, byte) in digest.enumerated() {
+                name[2 * index] = digits[Int(byte >> 4)]
+                name[2 * index + 1] = digits[Int(byte & 0x0F)]
+            }
+            for (index, byte) in suffix.enumerated() { name[2 * digest.count + index] = byte }
+            return digest.count * 2 + suffix.count
+        }
     }
 
     /// `RLC1`, then the metadata's length (4 bytes), the body's (8 bytes) and the CRC-32 of both
-    /// (4 bytes), little-endian; then the metadata (JSON) and the body.
+    /// (4 bytes), little-endian; then the metadata (JSON, read back by ``JSONParser``) and the
+    /// body.
     private static let magic = Array("RLC1".utf8)
     private static let headerLength = 20
 
@@ -345,7 +375,8 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
         let metadataBytes = data[(data.startIndex + headerLength)..<(data.startIndex + headerLength + metadataLength)]
         let body = data[(data.startIndex + headerLength + metadataLength)...]
         guard checksum(of: body, seed: checksum(of: metadataBytes, seed: 0)) == expectedChecksum,
-            let metadata = try? JSONDecoder().decode(Metadata.self, from: Data(metadataBytes)),
+            let metadata = try? JSONValueDecoder.decode(
+                Metadata.self, from: JSONParser.parse(Data(metadataBytes), options: .decoding), options: JSONDecodingOptions()),
             metadata.key == key, metadata.fields.allSatisfy({ $0.count == 2 })
         else { return nil }
         return CachedResponse(
@@ -370,6 +401,11 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
         }
         return UInt32(truncatingIfNeeded: crc)
     }
+}
+
+/// `read(2)`, named apart from the store's own methods.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
 }
 
 /// `write(2)`, named apart from the store's own methods.

@@ -1,5 +1,5 @@
 import Foundation
-import ResourceLoader
+@testable import ResourceLoader
 import ResourceLoaderTesting
 import Testing
 
@@ -93,6 +93,13 @@ struct MemoryCacheStoreTests {
 
 @Suite("Disk cache store: whole entries, checked, LRU by journal, one process per directory")
 struct DiskCacheStoreTests {
+    @Test("An entry's file is named by the SHA-256 of its key, in lowercase hexadecimal")
+    func fileNames() {
+        // FIPS 180-2's "abc", and the empty key.
+        #expect(DiskCacheStore.fileName(forKey: "abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad.entry")
+        #expect(DiskCacheStore.fileName(forKey: "") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855.entry")
+    }
+
     @Test("An entry survives reopening, with every field")
     func roundTrip() throws {
         let directory = TemporaryDirectory()
