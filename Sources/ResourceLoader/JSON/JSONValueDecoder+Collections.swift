@@ -39,6 +39,9 @@ extension Array: JSONDecodableArray where Element: Decodable {
             throw decoder.mismatch([Any].self, at: array, path: decoder.path, container: "unkeyed decoding container")
         }
         let count = Int(decoder.tree[array].length)
+        // With no capacity, `Array(unsafeUninitializedCapacity:)` writes the count into the
+        // standard library's shared empty-array storage, a race between threads.
+        guard count > 0 else { return [] }
         // Each element is decoded into its place; should one throw, the array destroys the
         // `initialized` ones before it.
         return try Array(unsafeUninitializedCapacity: count) { elements, initialized in
