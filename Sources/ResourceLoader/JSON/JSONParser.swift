@@ -349,10 +349,10 @@ enum JSONParser {
                         let word = UnsafeRawPointer(bytes + position).loadUnaligned(as: UInt64.self)
                         let ones: UInt64 = 0x0101_0101_0101_0101
                         let highs: UInt64 = 0x8080_8080_8080_8080
-                        // Whether any byte is below 0x20, a quote, a backslash or non-ASCII: a zero
-                        // byte `z` of `y` shows in `(y - ones) & ~y & highs`, a byte below 0x20 in
-                        // `(x - 0x20…) & ~x & highs`. Neither misses one; a false alarm only sends the
-                        // bytes to the loop below.
+                        // Whether any byte is below 0x20, a quote, a backslash or non-ASCII: a
+                        // zero byte `z` of `y` shows in `(y - ones) & ~y & highs`, a byte below
+                        // 0x20 in `(x - 0x20…) & ~x & highs`. Neither misses one; a false alarm
+                        // only sends the bytes to the loop below.
                         let quotes = word ^ (ones &* 0x22)
                         let backslashes = word ^ (ones &* 0x5C)
                         let controls = (word &- ones &* 0x20) & ~word
@@ -419,9 +419,9 @@ enum JSONParser {
                 return value
             }
 
-            /// Checks the UTF-8 sequence that starts with the non-ASCII byte at `start` (Unicode's
-            /// table 3-7 of well-formed sequences); returns the position after it. Past the end, the
-            /// zero bytes are not continuation bytes.
+            /// Checks the UTF-8 sequence that starts with the non-ASCII byte at `start`
+            /// (Unicode's table 3-7 of well-formed sequences); returns the position after it.
+            /// Past the end, the zero bytes are not continuation bytes.
             @inline(__always)
             private func utf8Sequence(at start: Int) throws(JSONParsingError) -> Int {
                 let lead = bytes[start]

@@ -41,13 +41,7 @@ struct DiskCacheStoreCrashTests {
         #expect(ending.wasKilled, "the child ended otherwise: \(ending)\(child.diagnostics)")
         #expect(directory.files.keys.contains { $0.hasPrefix("tmp-") }, "the killed child left its temporary file")
         // THEN a store opens on the directory, without the temporary file, with a1 and b1 whole
-        let store = try DiskCacheStore(directory: directory.url, byteLimit: CrashChild.deterministicByteLimit)
-        #expect(!directory.files.keys.contains { $0.hasPrefix("tmp-") })
-        #expect(CrashTestBody.generation(in: store.cachedResponse(forKey: "a"), key: "a") == 1)
-        #expect(CrashTestBody.generation(in: store.cachedResponse(forKey: "b"), key: "b") == 1)
-        #expect(store.count == 2)
-        expectWithinLimit(store, directory: directory)
-        expectStillWorks(store)
+        try expectReopensWithFirstVersions(directory)
     }
 
     @Test(
@@ -72,13 +66,7 @@ struct DiskCacheStoreCrashTests {
         let ending = try await offTheCooperativePool { child.killAndReap() }
         #expect(ending.wasKilled, "the child ended otherwise: \(ending)\(child.diagnostics)")
         // THEN a store opens on the directory, without the truncated file, with a1 and b1 whole
-        let store = try DiskCacheStore(directory: directory.url, byteLimit: CrashChild.deterministicByteLimit)
-        #expect(!directory.files.keys.contains { $0.hasPrefix("tmp-") })
-        #expect(CrashTestBody.generation(in: store.cachedResponse(forKey: "a"), key: "a") == 1)
-        #expect(CrashTestBody.generation(in: store.cachedResponse(forKey: "b"), key: "b") == 1)
-        #expect(store.count == 2)
-        expectWithinLimit(store, directory: directory)
-        expectStillWorks(store)
+        try expectReopensWithFirstVersions(directory)
     }
 
     @Test(
@@ -130,6 +118,18 @@ struct DiskCacheStoreCrashTests {
             // AND it keeps working
             expectStillWorks(store)
         }
+    }
+
+    /// Expects a store to open on `directory` without a temporary file, holding a1 and b1 whole
+    /// (what a deterministic child stored before it was stopped), within its limit and working.
+    private func expectReopensWithFirstVersions(_ directory: TemporaryDirectory, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let store = try DiskCacheStore(directory: directory.url, byteLimit: CrashChild.deterministicByteLimit)
+        #expect(!directory.files.keys.contains { $0.hasPrefix("tmp-") }, sourceLocation: sourceLocation)
+        #expect(CrashTestBody.generation(in: store.cachedResponse(forKey: "a"), key: "a") == 1, sourceLocation: sourceLocation)
+        #expect(CrashTestBody.generation(in: store.cachedResponse(forKey: "b"), key: "b") == 1, sourceLocation: sourceLocation)
+        #expect(store.count == 2, sourceLocation: sourceLocation)
+        expectWithinLimit(store, directory: directory, sourceLocation: sourceLocation)
+        expectStillWorks(store, sourceLocation: sourceLocation)
     }
 
     /// Expects the store's entries, as it counts them and as their files on disk take, within
