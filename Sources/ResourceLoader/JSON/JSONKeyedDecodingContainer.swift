@@ -7,10 +7,14 @@ import Foundation
 /// does not hold); see ``JSONValueDecoder``.
 struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: JSONValueDecoder
+    /// Where the container points; the decoder repoints it when it hands the container out again
+    /// (``JSONValueDecoder/keyedContainer(_:object:base:extra:)``).
+    let position: JSONContainerPosition
+
     /// The object's node.
-    let object: Int
-    let base: Int
-    let extra: Int
+    @inline(__always) var object: Int { position.object }
+    @inline(__always) var base: Int { position.base }
+    @inline(__always) var extra: Int { position.extra }
 
     var codingPath: [any CodingKey] { decoder.path(prefix: base) + decoder.extraKeys(extra) }
 
@@ -147,8 +151,8 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
         guard decoder.tree[index].kind == .object else {
             throw decoder.mismatch([String: Any].self, at: index, path: path(key), container: "keyed decoding container")
         }
-        return KeyedDecodingContainer(
-            JSONKeyedDecodingContainer<NestedKey>(decoder: decoder, object: index, base: base, extra: decoder.extraNumber(decoder.extraKeys(extra) + [key])))
+        return decoder.keyedContainer(
+            NestedKey.self, object: index, base: base, extra: decoder.extraNumber(decoder.extraKeys(extra) + [key]))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
@@ -173,5 +177,23 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
         return JSONValueDecoder(
             tree: index == nil ? JSONTree.null : decoder.tree, options: decoder.options, node: index ?? 0,
             path: codingPath + [key])
+    }
+}
+
+/// The object a ``JSONKeyedDecodingContainer`` reads and where its coding path starts.
+final class JSONContainerPosition {
+    // `@exclusivity(unchecked)`: a position belongs to one decoder, used by one decode on one
+    // thread, and is changed only while no container points through it.
+    /// The object's node.
+    @exclusivity(unchecked) var object: Int
+    /// The number of the decoder's path steps the container's coding path starts with.
+    @exclusivity(unchecked) var base: Int
+    /// The nested containers' keys that follow (``JSONValueDecoder/extraKeys(_:)``).
+    @exclusivity(unchecked) var extra: Int
+
+    init(object: Int, base: Int, extra: Int) {
+        self.object = object
+        self.base = base
+        self.extra = extra
     }
 }

@@ -133,10 +133,10 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         guard decoder.tree[index].kind == .object else {
             throw decoder.mismatch([String: Any].self, at: index, path: elementPath, container: "keyed decoding container")
         }
-        let container = JSONKeyedDecodingContainer<NestedKey>(
-            decoder: decoder, object: index, base: base, extra: decoder.extraNumber(decoder.extraKeys(extra) + [JSONKey(index: currentIndex)]))
+        let container = decoder.keyedContainer(
+            NestedKey.self, object: index, base: base, extra: decoder.extraNumber(decoder.extraKeys(extra) + [JSONKey(index: currentIndex)]))
         advance(past: index)
-        return KeyedDecodingContainer(container)
+        return container
     }
 
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {

@@ -36,6 +36,15 @@ final class JSONValueDecoder: Decoder {
     /// Member tables of objects, by node index: key (converted by the key strategy) to the index
     /// of its value.
     @exclusivity(unchecked) private var memberTables: [Int: [String: Int]] = [:]
+    /// Keyed containers handed out before, to be handed out again once nothing else holds them
+    /// (``keyedContainer(_:object:base:extra:)``).
+    @exclusivity(unchecked) private var reusableContainers: [ReusableContainer] = []
+    /// Whether ``keyedContainer(_:object:base:extra:)`` keeps containers for reuse: only while
+    /// ``decode(_:from:options:)`` runs, which lets them go at its end (each holds the decoder).
+    @exclusivity(unchecked) private var keepsContainers = false
+
+    /// The most keyed containers kept for reuse: one for each `CodingKey` type in use at once.
+    private static let reusableContainerLimit = 16
 
     init(tree: JSONTree, options: JSONDecodingOptions, node: Int, path: [any CodingKey]) {
         self.tree = tree
@@ -48,7 +57,13 @@ final class JSONValueDecoder: Decoder {
 
     /// Decodes a `T` from the top-level value of `tree`.
     static func decode<T: Decodable>(_ type: T.Type, from tree: JSONTree, options: JSONDecodingOptions) throws -> T {
-        try JSONValueDecoder(tree: tree, options: options, node: 0, path: []).unbox(type)
+        let decoder = JSONValueDecoder(tree: tree, options: options, node: 0, path: [])
+        decoder.keepsContainers = true
+        defer {
+            decoder.keepsContainers = false
+            decoder.reusableContainers = []
+        }
+        return try decoder.unbox(type)
     }
 
     var codingPath: [any CodingKey] { path }
@@ -85,8 +100,51 @@ final class JSONValueDecoder: Decoder {
         guard tree[node].kind == .object else {
             throw mismatch([String: Any].self, at: node, path: path, container: "keyed decoding container")
         }
-        return KeyedDecodingContainer(
-            JSONKeyedDecodingContainer<Key>(decoder: self, object: node, base: depth, extra: 0))
+        return keyedContainer(Key.self, object: node, base: depth, extra: 0)
+    }
+
+    /// A keyed container kept for reuse: the `KeyedDecodingContainer`'s box, as an object (the
+    /// standard library's `KeyedDecodingContainer` holds its box and nothing else), and the
+    /// position its ``JSONKeyedDecodingContainer`` reads.
+    private final class ReusableContainer {
+        let keyType: ObjectIdentifier
+        @exclusivity(unchecked) var box: AnyObject
+        let position: JSONContainerPosition
+
+        init(keyType: ObjectIdentifier, box: AnyObject, position: JSONContainerPosition) {
+            self.keyType = keyType
+            self.box = box
+            self.position = position
+        }
+    }
+
+    /// A keyed container of `object`, whose coding path is the decoder's first `base` steps and
+    /// then the keys of `extra`.
+    ///
+    /// Making a `KeyedDecodingContainer` costs two generic type instantiations, a box allocated
+    /// and freed, and a conformance looked up, all several times what decoding a small object
+    /// does with it. A container that `init(from:)` has let go of (its box held by nothing but
+    /// this decoder) is repointed and handed out again instead: the decode of an array of
+    /// objects then makes one container in all. A container still held anywhere (an outer
+    /// object's, or one an `init(from:)` kept) is never changed.
+    func keyedContainer<Key: CodingKey>(_ keyType: Key.Type, object: Int, base: Int, extra: Int) -> KeyedDecodingContainer<Key> {
+        let type = ObjectIdentifier(Key.self)
+        for kept in reusableContainers where kept.keyType == type && isKnownUniquelyReferenced(&kept.box) {
+            let position = kept.position
+            position.object = object
+            position.base = base
+            position.extra = extra
+            return unsafeBitCast(kept.box, to: KeyedDecodingContainer<Key>.self)
+        }
+        let position = JSONContainerPosition(object: object, base: base, extra: extra)
+        let container = KeyedDecodingContainer(JSONKeyedDecodingContainer<Key>(decoder: self, position: position))
+        if keepsContainers, reusableContainers.count < Self.reusableContainerLimit,
+            MemoryLayout<KeyedDecodingContainer<Key>>.size == MemoryLayout<AnyObject>.size
+        {
+            reusableContainers.append(
+                ReusableContainer(keyType: type, box: unsafeBitCast(container, to: AnyObject.self), position: position))
+        }
+        return container
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
