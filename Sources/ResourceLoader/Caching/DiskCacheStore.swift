@@ -1,4 +1,3 @@
-import CResourceLoaderZlib
 import Foundation
 
 #if canImport(Glibc)
@@ -17,10 +16,11 @@ import Darwin
 ///   place, so a reader (or a process that crashed in between) sees the old entry or the new,
 ///   never half of one. Temporary files left by a crash are removed when the store opens.
 /// - **Checked entries.** Each file starts with a header holding the lengths of its metadata and
-///   body and a CRC-32 of both; a file that is short, long or does not match its checksum is a
-///   miss, and is removed. So is one whose stored key is not the one asked for.
+///   body and a checksum (XXH64) of both; a file that is short, long or does not match its
+///   checksum is a miss, and is removed. So is one whose stored key is not the one asked for.
 /// - **Its own recency order.** The order of use is kept in a `journal` file (one line per
-///   write, read or removal, compacted when it grows past twice the entries), never in file
+///   write, read or removal, reads written in batches of a few kilobytes with the next write or
+///   removal; compacted when it grows past twice the entries), never in file
 ///   access times, which many file systems do not keep. On opening, the store lists the
 ///   directory and orders the entries it finds by the journal; entries the journal does not
 ///   name come first in line for eviction.
@@ -69,6 +69,10 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
     /// The journal's file descriptor, open for appending; `-1` when closed.
     private var journal: Int32 = -1
     private var journalLines = 0
+    /// Journal lines of reads not yet written (``noteRead(_:)``).
+    private var pendingReads: [UInt8] = []
+    /// The most bytes of reads kept before they are written to the journal.
+    private static let pendingReadLimit = 4096
     private let lockDescriptor: Int32
     private var willRenameHook: (@Sendable (String) -> Void)?
 
@@ -108,6 +112,7 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
     }
 
     deinit {
+        appendToJournal(nil)
         if journal >= 0 { close(journal) }
         flock(lockDescriptor, LOCK_UN)
         close(lockDescriptor)
@@ -135,7 +140,7 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
             }
             useCounter += 1
             entries[name]?.lastUse = useCounter
-            appendToJournal("R \(name)")
+            noteRead(name)
             return response
         }
     }
@@ -279,16 +284,32 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
         appendToJournal("D \(name)")
     }
 
-    private func appendToJournal(_ line: String) {
+    /// Records a read in the journal: kept with other reads, and written with the next write or
+    /// removal, or once ``pendingReadLimit`` bytes of them wait (a read lost to a crash only makes
+    /// its entry look older).
+    private func noteRead(_ name: String) {
+        pendingReads.append(contentsOf: "R \(name)\n".utf8)
+        journalLines += 1
+        if pendingReads.count >= Self.pendingReadLimit { appendToJournal(nil) }
+    }
+
+    /// Writes the reads waiting and then `line` (if any) to the journal, or compacts it instead
+    /// once it holds more than twice the entries' lines.
+    private func appendToJournal(_ line: String?) {
         if journalLines > 2 * entries.count + 256 {
             compactJournal()
             return
         }
         if journal < 0 { journal = open(path(of: "journal"), O_CREAT | O_WRONLY | O_APPEND | O_CLOEXEC, 0o644) }
         guard journal >= 0 else { return }
-        let bytes = Array((line + "\n").utf8)
+        var bytes = pendingReads
+        pendingReads.removeAll(keepingCapacity: true)
+        if let line {
+            bytes.append(contentsOf: (line + "\n").utf8)
+            journalLines += 1
+        }
+        guard !bytes.isEmpty else { return }
         _ = bytes.withUnsafeBytes { systemWrite(journal, $0.baseAddress!, $0.count) }
-        journalLines += 1
     }
 
     /// Rewrites the journal as one line per entry, least recently used first (to a temporary
@@ -296,6 +317,7 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
     private func compactJournal() {
         if journal >= 0 { close(journal) }
         journal = -1
+        pendingReads.removeAll(keepingCapacity: true)
         let lines = entries.sorted { $0.value.lastUse < $1.value.lastUse }.map { "W \($0.key) \($0.value.size)\n" }
         let temporary = path(of: "tmp-journal-\(UUID().uuidString)")
         guard Self.write(Data(lines.joined().utf8), toPath: temporary), rename(temporary, path(of: "journal")) == 0 else {
@@ -322,84 +344,142 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
         }
     }
 
-    /// `RLC1`, then the metadata's length (4 bytes), the body's (8 bytes) and the CRC-32 of both
-    /// (4 bytes), little-endian; then the metadata (JSON, read back by ``JSONParser``) and the
-    /// body.
-    private static let magic = Array("RLC1".utf8)
-    private static let headerLength = 20
-
-    private struct Metadata: Codable {
-        var key: String
-        var status: Int
-        var url: String?
-        var fields: [[String]]
-        var requestDate: Double
-        var responseDate: Double
-        var vary: [String: String]
-    }
+    /// `RLC2`, then the metadata's length (4 bytes), the body's (8 bytes) and the XXH64 of the
+    /// metadata and body together (8 bytes), little-endian; then the metadata and the body.
+    ///
+    /// The metadata is binary, each integer little-endian and each string its UTF-8 length
+    /// (4 bytes) then its bytes: the key; the status (8 bytes); 1 and the URL, or 0; the request
+    /// and response dates (seconds since 1970 as the bits of a `Double`, 8 bytes each); the
+    /// number of header fields (4 bytes), then each field's name and value; the number of
+    /// varying request fields (4 bytes), then each one's name and value, by name.
+    private static let magic = Array("RLC2".utf8)
+    private static let headerLength = 24
 
     static func encode(_ response: CachedResponse, key: String) -> Data {
-        let metadata = Metadata(
-            key: key, status: response.statusCode, url: response.url?.absoluteString,
-            fields: response.headerFields.map { [$0.name, $0.value] },
-            requestDate: response.requestDate.timeIntervalSince1970,
-            responseDate: response.responseDate.timeIntervalSince1970,
-            vary: response.varyingRequestFields
-        )
-        let encoded = (try? JSONEncoder().encode(metadata)) ?? Data()
-        var checksum = checksum(of: encoded, seed: 0)
-        checksum = Self.checksum(of: response.body, seed: checksum)
-        var data = Data(capacity: headerLength + encoded.count + response.body.count)
-        data.append(contentsOf: magic)
-        withUnsafeBytes(of: UInt32(encoded.count).littleEndian) { data.append(contentsOf: $0) }
-        withUnsafeBytes(of: UInt64(response.body.count).littleEndian) { data.append(contentsOf: $0) }
-        withUnsafeBytes(of: checksum.littleEndian) { data.append(contentsOf: $0) }
-        data.append(encoded)
-        data.append(response.body)
+        var metadata = [UInt8]()
+        metadata.reserveCapacity(128 + key.utf8.count + response.headerFields.count * 48)
+        func append<T: FixedWidthInteger>(_ value: T) {
+            withUnsafeBytes(of: value.littleEndian) { metadata.append(contentsOf: $0) }
+        }
+        func append(_ string: String) {
+            append(UInt32(string.utf8.count))
+            metadata.append(contentsOf: string.utf8)
+        }
+        append(key)
+        append(Int64(response.statusCode))
+        if let url = response.url {
+            metadata.append(1)
+            append(url.absoluteString)
+        } else {
+            metadata.append(0)
+        }
+        append(response.requestDate.timeIntervalSince1970.bitPattern)
+        append(response.responseDate.timeIntervalSince1970.bitPattern)
+        append(UInt32(response.headerFields.count))
+        for field in response.headerFields {
+            append(field.name)
+            append(field.value)
+        }
+        append(UInt32(response.varyingRequestFields.count))
+        for (name, value) in response.varyingRequestFields.sorted(by: { $0.key < $1.key }) {
+            append(name)
+            append(value)
+        }
+        var data = Data(count: headerLength + metadata.count + response.body.count)
+        data.withUnsafeMutableBytes { buffer in
+            let contents = UnsafeMutableRawBufferPointer(rebasing: buffer[headerLength...])
+            metadata.withUnsafeBytes { contents.copyMemory(from: $0) }
+            response.body.withUnsafeBytes {
+                UnsafeMutableRawBufferPointer(rebasing: contents[metadata.count...]).copyMemory(from: $0)
+            }
+            magic.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: buffer[..<4]).copyMemory(from: $0) }
+            buffer.storeBytes(of: UInt32(metadata.count).littleEndian, toByteOffset: 4, as: UInt32.self)
+            buffer.storeBytes(of: UInt64(response.body.count).littleEndian, toByteOffset: 8, as: UInt64.self)
+            buffer.storeBytes(of: XXH64.hash(UnsafeRawBufferPointer(contents)).littleEndian, toByteOffset: 16, as: UInt64.self)
+        }
         return data
     }
 
+    /// The response in `data`, an entry's whole file; `nil` unless it is whole, matches its
+    /// checksum and was stored under `key`.
     static func decode(_ data: Data, key: String) -> CachedResponse? {
-        guard data.count >= headerLength, Array(data.prefix(4)) == magic else { return nil }
-        func integer<T: FixedWidthInteger>(at offset: Int, as: T.Type) -> T {
-            var value = T.zero
-            withUnsafeMutableBytes(of: &value) { $0.copyBytes(from: data[data.startIndex + offset..<data.startIndex + offset + MemoryLayout<T>.size]) }
-            return T(littleEndian: value)
+        data.withUnsafeBytes { buffer -> CachedResponse? in
+            guard buffer.count >= headerLength, magic.elementsEqual(buffer.prefix(4)) else { return nil }
+            let metadataLength = Int(UInt32(littleEndian: buffer.loadUnaligned(fromByteOffset: 4, as: UInt32.self)))
+            let bodyLength = UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            let checksum = UInt64(littleEndian: buffer.loadUnaligned(fromByteOffset: 16, as: UInt64.self))
+            guard bodyLength <= UInt64(Int.max - headerLength - metadataLength),
+                buffer.count == headerLength + metadataLength + Int(bodyLength)
+            else { return nil }
+            let contents = UnsafeRawBufferPointer(rebasing: buffer[headerLength...])
+            guard XXH64.hash(contents) == checksum else { return nil }
+            var reader = EntryReader(bytes: UnsafeRawBufferPointer(rebasing: contents[..<metadataLength]))
+            guard reader.matches(key),
+                let status = reader.integer(Int64.self), let hasURL = reader.integer(UInt8.self), hasURL <= 1
+            else { return nil }
+            var url: URL?
+            if hasURL == 1 {
+                guard let string = reader.string() else { return nil }
+                url = URL(string: string)
+            }
+            guard let requestDate = reader.integer(UInt64.self), let responseDate = reader.integer(UInt64.self),
+                let fieldCount = reader.integer(UInt32.self)
+            else { return nil }
+            var fields: [(name: String, value: String)] = []
+            fields.reserveCapacity(min(Int(fieldCount), metadataLength / 8))
+            for _ in 0..<fieldCount {
+                guard let name = reader.string(), let value = reader.string() else { return nil }
+                fields.append((name, value))
+            }
+            guard let varyCount = reader.integer(UInt32.self) else { return nil }
+            var vary: [String: String] = [:]
+            for _ in 0..<varyCount {
+                guard let name = reader.string(), let value = reader.string() else { return nil }
+                vary[name] = value
+            }
+            guard reader.isAtEnd, let statusCode = Int(exactly: status) else { return nil }
+            return CachedResponse(
+                statusCode: statusCode,
+                url: url,
+                headerFields: fields,
+                body: Data(UnsafeRawBufferPointer(rebasing: contents[metadataLength...])),
+                requestDate: Date(timeIntervalSince1970: Double(bitPattern: requestDate)),
+                responseDate: Date(timeIntervalSince1970: Double(bitPattern: responseDate)),
+                varyingRequestFields: vary
+            )
         }
-        let metadataLength = Int(integer(at: 4, as: UInt32.self))
-        let bodyLength = integer(at: 8, as: UInt64.self)
-        let expectedChecksum = integer(at: 16, as: UInt32.self)
-        guard bodyLength <= UInt64(Int.max - headerLength - metadataLength),
-            data.count == headerLength + metadataLength + Int(bodyLength)
-        else { return nil }
-        let metadataBytes = data[(data.startIndex + headerLength)..<(data.startIndex + headerLength + metadataLength)]
-        let body = data[(data.startIndex + headerLength + metadataLength)...]
-        guard checksum(of: body, seed: checksum(of: metadataBytes, seed: 0)) == expectedChecksum,
-            let metadata = try? JSONValueDecoder.decode(
-                Metadata.self, from: JSONParser.parse(Data(metadataBytes), options: .decoding), options: JSONDecodingOptions()),
-            metadata.key == key, metadata.fields.allSatisfy({ $0.count == 2 })
-        else { return nil }
-        return CachedResponse(
-            statusCode: metadata.status,
-            url: metadata.url.flatMap(URL.init(string:)),
-            headerFields: metadata.fields.map { ($0[0], $0[1]) },
-            body: Data(body),
-            requestDate: Date(timeIntervalSince1970: metadata.requestDate),
-            responseDate: Date(timeIntervalSince1970: metadata.responseDate),
-            varyingRequestFields: metadata.vary
-        )
     }
 
-    /// zlib's CRC-32 of `bytes`, continuing from `seed`.
-    private static func checksum(of bytes: some DataProtocol, seed: UInt32) -> UInt32 {
-        var crc = UInt(seed)
-        for region in bytes.regions {
-            region.withUnsafeBytes { buffer in
-                guard let base = buffer.bindMemory(to: UInt8.self).baseAddress else { return }
-                crc = UInt(crc32(uLong(crc), base, uInt(buffer.count)))
-            }
+    /// Reads an entry's metadata, each read `nil` past its end.
+    private struct EntryReader {
+        let bytes: UnsafeRawBufferPointer
+        var offset = 0
+
+        var isAtEnd: Bool { offset == bytes.count }
+
+        mutating func integer<T: FixedWidthInteger>(_ type: T.Type) -> T? {
+            guard bytes.count - offset >= MemoryLayout<T>.size else { return nil }
+            defer { offset += MemoryLayout<T>.size }
+            return T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
         }
-        return UInt32(truncatingIfNeeded: crc)
+
+        /// The next string's bytes, if they are all there.
+        private mutating func stringBytes() -> UnsafeRawBufferPointer? {
+            guard let length = integer(UInt32.self).map(Int.init), bytes.count - offset >= length else { return nil }
+            defer { offset += length }
+            return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + length])
+        }
+
+        mutating func string() -> String? {
+            stringBytes().map { String(decoding: $0, as: UTF8.self) }
+        }
+
+        /// Whether the next string is `expected`.
+        mutating func matches(_ expected: String) -> Bool {
+            guard let bytes = stringBytes() else { return false }
+            var expected = expected
+            return expected.withUTF8 { $0.elementsEqual(bytes) }
+        }
     }
 }
 

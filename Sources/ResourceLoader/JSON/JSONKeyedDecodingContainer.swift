@@ -6,11 +6,13 @@ import Foundation
 /// ``JSONValueDecoder/extraKeys(_:)`` (the keys of nested containers, which the decoder's stack
 /// does not hold); see ``JSONValueDecoder``.
 struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
-    let decoder: JSONValueDecoder
-    /// Where the container points; the decoder repoints it when it hands the container out again
-    /// (``JSONValueDecoder/keyedContainer(_:object:base:extra:)``).
+    /// The decoder and where the container points; the decoder repoints it when it hands the
+    /// container out again (``JSONValueDecoder/keyedContainer(_:object:base:extra:)``). One
+    /// reference and nothing else, so that the copy `KeyedDecodingContainer` makes of the
+    /// container for each call is one retain.
     let position: JSONContainerPosition
 
+    @inline(__always) var decoder: JSONValueDecoder { position.decoder }
     /// The object's node.
     @inline(__always) var object: Int { position.object }
     @inline(__always) var base: Int { position.base }
@@ -182,6 +184,7 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
 
 /// The object a ``JSONKeyedDecodingContainer`` reads and where its coding path starts.
 final class JSONContainerPosition {
+    let decoder: JSONValueDecoder
     // `@exclusivity(unchecked)`: a position belongs to one decoder, used by one decode on one
     // thread, and is changed only while no container points through it.
     /// The object's node.
@@ -191,7 +194,8 @@ final class JSONContainerPosition {
     /// The nested containers' keys that follow (``JSONValueDecoder/extraKeys(_:)``).
     @exclusivity(unchecked) var extra: Int
 
-    init(object: Int, base: Int, extra: Int) {
+    init(decoder: JSONValueDecoder, object: Int, base: Int, extra: Int) {
+        self.decoder = decoder
         self.object = object
         self.base = base
         self.extra = extra

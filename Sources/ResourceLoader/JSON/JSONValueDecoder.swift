@@ -39,6 +39,8 @@ final class JSONValueDecoder: Decoder {
     /// Keyed containers handed out before, to be handed out again once nothing else holds them
     /// (``keyedContainer(_:object:base:extra:)``).
     @exclusivity(unchecked) private var reusableContainers: [ReusableContainer] = []
+    /// The one of ``reusableContainers`` handed out last, looked at first.
+    @exclusivity(unchecked) private var lastReused: ReusableContainer?
     /// Whether ``keyedContainer(_:object:base:extra:)`` keeps containers for reuse: only while
     /// ``decode(_:from:options:)`` runs, which lets them go at its end (each holds the decoder).
     @exclusivity(unchecked) private var keepsContainers = false
@@ -62,6 +64,7 @@ final class JSONValueDecoder: Decoder {
         defer {
             decoder.keepsContainers = false
             decoder.reusableContainers = []
+            decoder.lastReused = nil
         }
         return try decoder.unbox(type)
     }
@@ -129,22 +132,35 @@ final class JSONValueDecoder: Decoder {
     /// object's, or one an `init(from:)` kept) is never changed.
     func keyedContainer<Key: CodingKey>(_ keyType: Key.Type, object: Int, base: Int, extra: Int) -> KeyedDecodingContainer<Key> {
         let type = ObjectIdentifier(Key.self)
-        for kept in reusableContainers where kept.keyType == type && isKnownUniquelyReferenced(&kept.box) {
-            let position = kept.position
-            position.object = object
-            position.base = base
-            position.extra = extra
-            return unsafeBitCast(kept.box, to: KeyedDecodingContainer<Key>.self)
+        if let kept = lastReused, kept.keyType == type, isKnownUniquelyReferenced(&kept.box) {
+            return reuse(kept, as: Key.self, object: object, base: base, extra: extra)
         }
-        let position = JSONContainerPosition(object: object, base: base, extra: extra)
-        let container = KeyedDecodingContainer(JSONKeyedDecodingContainer<Key>(decoder: self, position: position))
+        for kept in reusableContainers where kept.keyType == type && isKnownUniquelyReferenced(&kept.box) {
+            lastReused = kept
+            return reuse(kept, as: Key.self, object: object, base: base, extra: extra)
+        }
+        let position = JSONContainerPosition(decoder: self, object: object, base: base, extra: extra)
+        let container = KeyedDecodingContainer(JSONKeyedDecodingContainer<Key>(position: position))
         if keepsContainers, reusableContainers.count < Self.reusableContainerLimit,
             MemoryLayout<KeyedDecodingContainer<Key>>.size == MemoryLayout<AnyObject>.size
         {
-            reusableContainers.append(
-                ReusableContainer(keyType: type, box: unsafeBitCast(container, to: AnyObject.self), position: position))
+            let kept = ReusableContainer(keyType: type, box: unsafeBitCast(container, to: AnyObject.self), position: position)
+            reusableContainers.append(kept)
+            lastReused = kept
         }
         return container
+    }
+
+    /// `kept`'s container, repointed.
+    @inline(__always)
+    private func reuse<Key: CodingKey>(
+        _ kept: ReusableContainer, as keyType: Key.Type, object: Int, base: Int, extra: Int
+    ) -> KeyedDecodingContainer<Key> {
+        let position = kept.position
+        position.object = object
+        position.base = base
+        position.extra = extra
+        return unsafeBitCast(kept.box, to: KeyedDecodingContainer<Key>.self)
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {

@@ -186,6 +186,32 @@ struct DiskCacheStoreTests {
         #expect(directory.entryFiles.isEmpty)
     }
 
+    @Test("An entry in another format (another magic, or metadata that does not parse) is a miss, and is removed")
+    func otherFormat() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20)
+        store.store(response("kept"), forKey: "k")
+        let name = try #require(directory.entryFiles.keys.first)
+        let file = directory.url.appendingPathComponent(name)
+        let whole = try Data(contentsOf: file)
+        var otherMagic = whole
+        otherMagic[3] = UInt8(ascii: "1")
+        #expect(DiskCacheStore.decode(otherMagic, key: "k") == nil)
+        // The metadata's first string (the key) claims more bytes than the metadata holds; the
+        // checksum is recomputed, so only the metadata's own checks can refuse it.
+        var overlong = whole
+        overlong.replaceSubrange(24..<28, with: [0xFF, 0xFF, 0, 0])
+        let checksum = overlong.withUnsafeBytes { XXH64.hash(UnsafeRawBufferPointer(rebasing: $0[24...])) }
+        withUnsafeBytes(of: checksum.littleEndian) { overlong.replaceSubrange(16..<24, with: $0) }
+        #expect(DiskCacheStore.decode(overlong, key: "k") == nil)
+        #expect(DiskCacheStore.decode(whole, key: "k")?.body == Data("kept".utf8))
+        #expect(DiskCacheStore.decode(whole, key: "other") == nil)
+        try otherMagic.write(to: file)
+        #expect(store.cachedResponse(forKey: "k") == nil)
+        #expect(directory.entryFiles.isEmpty)
+    }
+
     @Test("Evicts the least recently used, in the order the journal kept across reopening (not access times)")
     func lruAcrossReopening() throws {
         let directory = TemporaryDirectory()
