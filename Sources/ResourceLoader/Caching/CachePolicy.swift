@@ -329,8 +329,10 @@ public struct CachePolicy: Sendable {
 
     /// Whether a `304` can update `stored` (section 4.3.4), the one response stored under its
     /// key, whose validators the conditional request carried:
-    /// - a `304` with an `ETag` selects the stored response with that entity tag: `stored` has
-    ///   it;
+    /// - a `304` with a strong `ETag` selects the stored response with that strong entity tag:
+    ///   `stored` has it, strong as well (a weak tag with the same opaque value is another
+    ///   validator); a `304` with a weak `ETag` selects the stored response whose tag matches it
+    ///   by the weak comparison;
     /// - else a `304` with a `Last-Modified` selects the stored response last modified then:
     ///   `stored` has the same `Last-Modified` date;
     /// - a `304` with neither validator selects `stored`, the only response the request named
@@ -340,7 +342,8 @@ public struct CachePolicy: Sendable {
     /// stands for: ``CachingTransport`` then sends the request again without its validators.
     public static func notModified(_ head: ResponseHead, validates stored: CachedResponse) -> Bool {
         if let tag = head.value(forHTTPHeaderField: "ETag") {
-            return stored.value(forHTTPHeaderField: "ETag").map { weakComparison($0, tag) } ?? false
+            guard let storedTag = stored.value(forHTTPHeaderField: "ETag") else { return false }
+            return isWeak(tag) ? weakComparison(storedTag, tag) : !isWeak(storedTag) && weakComparison(storedTag, tag)
         }
         if let lastModified = head.value(forHTTPHeaderField: "Last-Modified") {
             return stored.value(forHTTPHeaderField: "Last-Modified").map { sameDate($0, lastModified) } ?? false
@@ -353,6 +356,11 @@ public struct CachePolicy: Sendable {
     private static func sameDate(_ lhs: String, _ rhs: String) -> Bool {
         if let left = HTTPDate.parse(lhs.trimmingOWS), let right = HTTPDate.parse(rhs.trimmingOWS) { return left == right }
         return lhs.trimmingOWS == rhs.trimmingOWS
+    }
+
+    /// Whether an entity tag is weak (`W/` before its opaque value).
+    private static func isWeak(_ tag: String) -> Bool {
+        tag.trimmingOWS.hasPrefix("W/")
     }
 
     private static func weakComparison(_ lhs: String, _ rhs: String) -> Bool {

@@ -228,7 +228,7 @@ struct CachePolicyTests {
         #expect(CachePolicy.conditions(toValidate: CacheTesting.response(requestDate: t0)) == [:])
     }
 
-    @Test("§4.3.4, §3.2: a 304 updates the stored fields (Content-Type too), keeps the body and Content-Length, and moves the dates")
+    @Test("§4.3.4, §3.2: a 304 updates the stored fields (Content-Type too), keeps the body and Content-Length, and moves the dates; a strong ETag selects only the same strong ETag")
     func merging() {
         let stored = CacheTesting.response(
             headers: ["Cache-Control": "max-age=60", "ETag": "\"x\"", "Content-Length": "4", "X-Old": "1", "Content-Type": "text/plain"],
@@ -251,6 +251,12 @@ struct CachePolicyTests {
         #expect(CachePolicy.notModified(notModified, validates: stored))
         #expect(!CachePolicy.notModified(CacheTesting.head(status: 304, headers: ["ETag": "\"y\""]), validates: stored))
         #expect(CachePolicy.notModified(CacheTesting.head(status: 304, headers: ["ETag": "W/\"x\""]), validates: stored))
+        // A strong tag selects only a response stored with that strong tag: a weak one with the
+        // same opaque value is another validator. A weak tag selects by the weak comparison.
+        let weaklyTagged = CacheTesting.response(headers: ["ETag": "W/\"x\""], body: "body", requestDate: t0)
+        #expect(!CachePolicy.notModified(CacheTesting.head(status: 304, headers: ["ETag": "\"x\""]), validates: weaklyTagged))
+        #expect(CachePolicy.notModified(CacheTesting.head(status: 304, headers: ["ETag": "W/\"x\""]), validates: weaklyTagged))
+        #expect(!CachePolicy.notModified(CacheTesting.head(status: 304, headers: ["ETag": "W/\"y\""]), validates: weaklyTagged))
     }
 
     @Test("§4.3.4: without an ETag, a 304's Last-Modified must be the stored response's date to select it; with neither, it selects it")
