@@ -452,6 +452,13 @@ public struct CachePolicy: Sendable {
     /// the entry and compared on lookup (``request(_:matchesVaryOf:)``), so one variant per URL is
     /// stored, the latest, as OkHttp does.
     public static func key(method: String, url: URL) -> String {
+        let absolute = url.absoluteString
+        if isNormalizedHTTPURL(absolute) { return method.uppercased() + " " + absolute }
+        return normalizedKey(method: method, url: url)
+    }
+
+    /// ``key(method:url:)`` through `URLComponents`, for a URL that may need normalizing.
+    static func normalizedKey(method: String, url: URL) -> String {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else {
             return method.uppercased() + " " + url.absoluteString
         }
@@ -463,6 +470,51 @@ public struct CachePolicy: Sendable {
         }
         if components.path.isEmpty { components.path = "/" }
         return method.uppercased() + " " + (components.string ?? url.absoluteString)
+    }
+
+    /// Whether `url` is an `http` or `https` URL that normalizing leaves as it is: a lowercase
+    /// scheme and host, no user, no IPv6 literal, no percent sign or non-ASCII byte in the host,
+    /// no default, empty or zero-led port, a path that starts with `/`, and no fragment. Most URLs are, and their key
+    /// is then made without `URLComponents`.
+    static func isNormalizedHTTPURL(_ url: String) -> Bool {
+        var url = url
+        return url.withUTF8 { bytes -> Bool in
+            let schemeEnd: Int
+            if bytes.starts(with: "http://".utf8) {
+                schemeEnd = 4
+            } else if bytes.starts(with: "https://".utf8) {
+                schemeEnd = 5
+            } else {
+                return false
+            }
+            var index = schemeEnd + 3
+            var portStart: Int?
+            while index < bytes.count {
+                let byte = bytes[index]
+                if byte == UInt8(ascii: "/") { break }
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "@"), UInt8(ascii: "["), UInt8(ascii: "%"),
+                    UInt8(ascii: "?"), UInt8(ascii: "#"), 0x80...:
+                    return false
+                case UInt8(ascii: ":"):
+                    guard portStart == nil else { return false }
+                    portStart = index + 1
+                default:
+                    break
+                }
+                index += 1
+            }
+            // A path that starts with `/`, after a host that is not empty.
+            guard index < bytes.count, index > schemeEnd + 3, portStart != schemeEnd + 4 else { return false }
+            if let portStart {
+                let port = bytes[portStart..<index]
+                guard !port.isEmpty, port.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
+                    port.first != UInt8(ascii: "0"),
+                    !port.elementsEqual((schemeEnd == 4 ? "80" : "443").utf8)
+                else { return false }
+            }
+            return !bytes[index...].contains(UInt8(ascii: "#"))
+        }
     }
 }
 

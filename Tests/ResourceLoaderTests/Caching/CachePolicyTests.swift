@@ -1,5 +1,5 @@
 import Foundation
-import ResourceLoader
+@testable import ResourceLoader
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -342,5 +342,30 @@ struct CachePolicyTests {
             != CachePolicy.key(method: "GET", url: URL(string: "https://example.com/a?b=2")!))
         #expect(CachePolicy.key(method: "GET", url: URL(string: "https://example.com/a")!)
             != CachePolicy.key(method: "GET", url: URL(string: "http://example.com/a")!))
+    }
+
+    @Test("Keys: a URL that needs no normalizing is keyed as it is, the same key as through URLComponents")
+    func keysWithoutNormalizing() throws {
+        let needNothing = [
+            "http://example.com/", "https://example.com/a/b?c=d&e=%20f", "http://127.0.0.1:8080/cities.json",
+            "https://api.example.com:8443/v1/users?id=7", "http://a.b-c_d.example/%7Euser/x;y?z", "https://example.com/?",
+            "http://example.com:1/", "https://x.test/a?q=http://Other.test/",
+        ]
+        let needWork = [
+            "HTTP://example.com/", "http://Example.com/", "http://example.com:80/", "https://example.com:443/a",
+            "http://example.com", "http://example.com?x=1", "http://example.com/#frag", "http://user:pw@example.com/",
+            "http://[::1]:8080/", "http://example.com:/", "http://example.com:080/", "ftp://example.com/",
+            "http://ex%41mple.com/", "http://:80/", "https://example.com/a#b", "https://x.test/a?q=1#",
+        ]
+        for text in needNothing + needWork {
+            let url = try #require(URL(string: text), "\(text)")
+            #expect(CachePolicy.key(method: "GET", url: url) == CachePolicy.normalizedKey(method: "GET", url: url), "\(text)")
+        }
+        for text in needNothing {
+            #expect(CachePolicy.isNormalizedHTTPURL(text), "\(text)")
+        }
+        for text in needWork {
+            #expect(!CachePolicy.isNormalizedHTTPURL(text), "\(text)")
+        }
     }
 }
