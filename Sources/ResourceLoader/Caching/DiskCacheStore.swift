@@ -60,6 +60,8 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
     public let directory: URL
     /// The most bytes the entries' files take.
     public let byteLimit: Int
+    /// ``directory``'s path, made once.
+    private let directoryPath: String
 
     // `lock` guards every field below, and every file operation on the directory.
     private let lock = NSLock()
@@ -96,6 +98,7 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
         self.directory = directory.standardizedFileURL
         self.byteLimit = byteLimit
         let path = self.directory.path
+        directoryPath = path
         do {
             try FileManager.default.createDirectory(at: self.directory, withIntermediateDirectories: true)
         } catch {
@@ -155,7 +158,7 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
                 remove(name)
                 return
             }
-            let temporary = directory.path + "/tmp-\(UUID().uuidString)"
+            let temporary = directoryPath + "/tmp-\(UUID().uuidString)"
             guard Self.write(data, toPath: temporary) else {
                 unlink(temporary)
                 return
@@ -199,7 +202,7 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
     }
 
     private func path(of name: String) -> String {
-        directory.path + "/" + name
+        directoryPath + "/" + name
     }
 
     /// Writes `data` to a new file at `path`; `false` when it could not be written whole.
@@ -243,7 +246,7 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
     /// Lists the directory: removes temporary files, sizes the entries, orders them by the
     /// journal, evicts to the limit and writes a compact journal.
     private func rebuildIndex() {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directoryPath)) ?? []
         var lastUse: [String: UInt64] = [:]
         if let text = try? String(contentsOf: url(of: "journal"), encoding: .utf8) {
             for line in text.split(separator: "\n") {
