@@ -56,15 +56,21 @@ public final class ResponseCollector: TransferReceiver {
     /// Ignored: the collector counts the decoded bytes it keeps.
     public func transferDidReceive(codedByteCount: Int) {}
 
-    /// Keeps the head; stops the transfer if it declares a body over the limit.
+    /// Keeps the head; stops the transfer if it declares a body over the limit. An identity body's
+    /// declared `Content-Length` within the limit is reserved, so that the body is collected
+    /// without growing (and copying) its buffer.
     public func transferDidReceive(head: ResponseHead) -> TransferDecision {
+        var reserved = 0
         if !ignoresDeclaredLength, Self.mayHaveBody(head.statusCode),
-            let declared = head.value(forHTTPHeaderField: "Content-Length"), let length = Int64(declared),
-            length > Int64(maximumBytes)
+            let declared = head.value(forHTTPHeaderField: "Content-Length"), let length = Int64(declared)
         {
-            return .stop(.responseTooLarge(limit: maximumBytes))
+            guard length <= Int64(maximumBytes) else { return .stop(.responseTooLarge(limit: maximumBytes)) }
+            if head.value(forHTTPHeaderField: "Content-Encoding") == nil { reserved = Int(max(length, 0)) }
         }
-        state.withLock { $0.head = head }
+        state.withLock { state in
+            state.head = head
+            if reserved > 0, state.body.isEmpty { state.body.reserveCapacity(reserved) }
+        }
         return .proceed
     }
 
@@ -127,6 +133,6 @@ extension ResponseCollector {
 extension URLRequest {
     /// `true` for a `HEAD` request, whose answer's `Content-Length` describes a body not sent.
     package var isHEAD: Bool {
-        httpMethod?.caseInsensitiveCompare("HEAD") == .orderedSame
+        httpMethod.map { ResponseHead.sameFieldName($0, "HEAD") } ?? false
     }
 }

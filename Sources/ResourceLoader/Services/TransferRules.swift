@@ -213,6 +213,6 @@ public enum TransferRules {
     /// `true` for an empty content coding or `identity`, in any case, with surrounding spaces.
     public static func isIdentity(_ coding: String) -> Bool {
         let coding = coding.trimmingCharacters(in: .whitespaces)
-        return coding.isEmpty || coding.caseInsensitiveCompare("identity") == .orderedSame
+        return coding.isEmpty || ResponseHead.sameFieldName(coding, "identity")
     }
 }
