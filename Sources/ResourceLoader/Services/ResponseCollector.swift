@@ -56,16 +56,22 @@ public final class ResponseCollector: TransferReceiver {
     /// Ignored: the collector counts the decoded bytes it keeps.
     public func transferDidReceive(codedByteCount: Int) {}
 
+    /// The most bytes reserved ahead of a body from its declared length: a larger body grows
+    /// from there as it arrives, so that a declaration alone never asks for more memory.
+    static let largestReservation = 32 << 20
+
     /// Keeps the head; stops the transfer if it declares a body over the limit. An identity body's
-    /// declared `Content-Length` within the limit is reserved, so that the body is collected
-    /// without growing (and copying) its buffer.
+    /// declared `Content-Length` within the limit (up to ``largestReservation``) is reserved, so
+    /// that the body is collected without growing (and copying) its buffer.
     public func transferDidReceive(head: ResponseHead) -> TransferDecision {
         var reserved = 0
         if !ignoresDeclaredLength, Self.mayHaveBody(head.statusCode),
             let declared = head.value(forHTTPHeaderField: "Content-Length"), let length = Int64(declared)
         {
             guard length <= Int64(maximumBytes) else { return .stop(.responseTooLarge(limit: maximumBytes)) }
-            if head.value(forHTTPHeaderField: "Content-Encoding") == nil { reserved = Int(max(length, 0)) }
+            if head.value(forHTTPHeaderField: "Content-Encoding") == nil {
+                reserved = Int(min(max(length, 0), Int64(Self.largestReservation)))
+            }
         }
         state.withLock { state in
             state.head = head
