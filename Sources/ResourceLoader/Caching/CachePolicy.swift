@@ -474,8 +474,8 @@ public struct CachePolicy: Sendable {
 
     /// Whether `url` is an `http` or `https` URL that normalizing leaves as it is: a lowercase
     /// scheme and host, no user, no IPv6 literal, no percent sign or non-ASCII byte in the host,
-    /// no default, empty or zero-led port, a path that starts with `/`, and no fragment. Most URLs are, and their key
-    /// is then made without `URLComponents`.
+    /// no default, empty or zero-led port, a path that starts with `/`, and no fragment. Most
+    /// URLs are, and their key is then made without `URLComponents`.
     static func isNormalizedHTTPURL(_ url: String) -> Bool {
         var url = url
         return url.withUTF8 { bytes -> Bool in
