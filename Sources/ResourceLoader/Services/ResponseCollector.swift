@@ -61,7 +61,7 @@ public final class ResponseCollector: TransferReceiver {
     static let largestReservation = 32 << 20
 
     /// Keeps the head; stops the transfer if it declares a body over the limit. An identity body's
-    /// declared `Content-Length` within the limit (up to ``largestReservation``) is reserved, so
+    /// declared `Content-Length` within the limit (up to 32 MiB) is reserved, so
     /// that the body is collected without growing (and copying) its buffer.
     public func transferDidReceive(head: ResponseHead) -> TransferDecision {
         var reserved = 0
