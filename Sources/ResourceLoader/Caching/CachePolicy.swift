@@ -305,10 +305,20 @@ public struct CachePolicy: Sendable {
     /// Whether the field `name` of `head` may be kept in a stored response (section 3.1): it is
     /// neither one of ``fieldsNeverStored`` nor named by the response's `Connection` field.
     public static func mayStoreField(_ name: String, of head: ResponseHead) -> Bool {
-        let lowercased = name.lowercased()
-        if fieldsNeverStored.contains(lowercased) { return false }
-        guard let connection = head.value(forHTTPHeaderField: "Connection") else { return true }
-        return !connection.split(separator: ",").contains { $0.trimmingOWS.lowercased() == lowercased }
+        mayStoreField(name, connectionOptions: connectionOptions(of: head))
+    }
+
+    /// The field names the `Connection` field of `head` lists, which are never stored.
+    static func connectionOptions(of head: ResponseHead) -> [String] {
+        guard let connection = head.value(forHTTPHeaderField: "Connection") else { return [] }
+        return connection.split(separator: ",").map { String($0).trimmingOWS }
+    }
+
+    /// ``mayStoreField(_:of:)`` for a head whose ``connectionOptions(of:)`` are
+    /// `connectionOptions`, read once for all its fields.
+    static func mayStoreField(_ name: String, connectionOptions: [String]) -> Bool {
+        !fieldsNeverStored.contains { ResponseHead.sameFieldName(name, $0) }
+            && !connectionOptions.contains { ResponseHead.sameFieldName(name, $0) }
     }
 
     /// Whether the `200` answer to a `HEAD` request can freshen `stored`, the stored answer to a

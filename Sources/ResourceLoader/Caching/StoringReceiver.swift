@@ -331,14 +331,14 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
             report?(.notStored(.varyAll))
             return
         }
+        // The transport decoded a coding it asked for itself: the body kept is the decoded one.
+        let keepsContentEncoding = request.value(forHTTPHeaderField: "Accept-Encoding") != nil
+        let connectionOptions = CachePolicy.connectionOptions(of: head)
         var fields: [(name: String, value: String)] = []
         for (name, value) in head.headerFields.sorted(by: { $0.key < $1.key }) {
-            // The transport decoded a coding it asked for itself: the body kept is the decoded one.
-            if request.value(forHTTPHeaderField: "Accept-Encoding") == nil, ResponseHead.sameFieldName(name, "Content-Encoding") {
-                continue
-            }
+            if !keepsContentEncoding, ResponseHead.sameFieldName(name, "Content-Encoding") { continue }
             if !isHEAD, ResponseHead.sameFieldName(name, "Content-Length") { continue }
-            if !CachePolicy.mayStoreField(name, of: head) { continue }
+            if !CachePolicy.mayStoreField(name, connectionOptions: connectionOptions) { continue }
             fields.append((name, value))
         }
         if !isHEAD { fields.append(("Content-Length", String(body.count))) }
