@@ -311,7 +311,7 @@ public struct CachePolicy: Sendable {
     /// The field names the `Connection` field of `head` lists, which are never stored.
     static func connectionOptions(of head: ResponseHead) -> [String] {
         guard let connection = head.value(forHTTPHeaderField: "Connection") else { return [] }
-        return connection.split(separator: ",").map { String($0).trimmingOWS }
+        return connection.split(separator: ",").map(\.trimmingOWS)
     }
 
     /// ``mayStoreField(_:of:)`` for a head whose ``connectionOptions(of:)`` are

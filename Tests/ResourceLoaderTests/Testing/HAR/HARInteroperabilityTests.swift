@@ -170,6 +170,10 @@ struct MitmdumpPeer {
     let process: Process
     let url: URL
 
+    /// How long mitmdump may take to start listening, or to write its HAR and exit: far more than
+    /// it needs (a few seconds; tens beside a busy test run), a bound against hangs only.
+    static let limit = Duration.seconds(120)
+
     struct StartFailure: Error, CustomStringConvertible {
         let description: String
     }
@@ -197,7 +201,7 @@ struct MitmdumpPeer {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         // It prints "… listening at 127.0.0.1:<port>." once it accepts connections.
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + Self.limit
         while ContinuousClock.now < deadline, process.isRunning {
             let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
             if let range = text.range(of: "listening at 127.0.0.1:") {
@@ -214,17 +218,17 @@ struct MitmdumpPeer {
         throw StartFailure(description: "mitmdump did not start: \(text.suffix(500))")
     }
 
-    /// Interrupts mitmdump, which writes the HAR as it exits, and waits (up to 30 s) for it.
+    /// Interrupts mitmdump, which writes the HAR as it exits, and waits (up to ``limit``) for it.
     func stop() throws {
         kill(process.processIdentifier, SIGINT)
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + Self.limit
         while process.isRunning, ContinuousClock.now < deadline {
             Thread.sleep(forTimeInterval: 0.05)
         }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
-            throw StartFailure(description: "mitmdump did not exit within 30 s of an interrupt")
+            throw StartFailure(description: "mitmdump did not exit within \(Self.limit) of an interrupt")
         }
     }
 }
