@@ -231,8 +231,8 @@ struct GeneratedCodeCompileTests {
     }
 
     /// ``run(_:_:in:)``'s work, blocking the calling thread. The command runs under `nice` at the
-    /// lowest priority where `/usr/bin/nice` exists: a build of minutes then takes the cores only
-    /// when the tests running alongside leave them, and never starves their deadlines.
+    /// lowest priority where `/usr/bin/nice` exists, so that a build of minutes yields the cores
+    /// to the tests running alongside whenever they want them.
     private static func runWaiting(_ executable: URL, _ arguments: [String], in folder: URL) throws -> (status: Int32, output: String) {
         let process = Process()
         let nice = URL(fileURLWithPath: "/usr/bin/nice")
