@@ -81,13 +81,61 @@ private final class AnswerSink: TransferReceiver, @unchecked Sendable {
     }
 }
 
+/// Answers a raw `URLSession` data task's delegate calls.
+private final class RawUploadDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // The session calls it on its delegate queue, one call at a time; the child reads it after
+    // the end.
+    var body = Data()
+    var error: (any Error)?
+    let done = DispatchSemaphore(value: 0)
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        body.append(data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
+        self.error = error
+        done.signal()
+    }
+}
+
+/// The raw contender: FILE as the `httpBodyStream` (an `InputStream(fileAtPath:)`) of a data task
+/// on an `.ephemeral` session, the way an app streams a file with `URLSession` alone.
+private func rawURLSessionUpload(_ target: URL, file: String) throws -> (seconds: Double, bytes: Int64, answer: Data) {
+    guard let stream = InputStream(fileAtPath: file) else { throw HarnessError("upload: cannot open \(file)") }
+    let bytes = (try FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.int64Value ?? -1
+    let delegate = RawUploadDelegate()
+    let session = URLSession(configuration: .ephemeral, delegate: delegate, delegateQueue: nil)
+    defer { session.finishTasksAndInvalidate() }
+    var request = URLRequest(url: target)
+    request.httpMethod = "POST"
+    request.timeoutInterval = 600
+    request.setValue("application/octet-stream", forHTTPHeaderField: "Content-Type")
+    request.httpBodyStream = stream
+    let start = now()
+    session.dataTask(with: request).resume()
+    delegate.done.wait()
+    let seconds = Double(now() - start) / 1e9
+    if let error = delegate.error { throw HarnessError("upload: \(error)") }
+    return (seconds, bytes, delegate.body)
+}
+
 /// `--child upload URL FILE [TRANSPORT]`: one multipart upload of FILE through
 /// `URLSessionTransport` (or `AsyncHTTPClientTransport` when TRANSPORT is `asynchttpclient`), in
-/// a process of its own so that its peak resident memory is its own.
+/// a process of its own so that its peak resident memory is its own. With TRANSPORT
+/// `raw-urlsession`, FILE itself is streamed by a raw `URLSession` data task.
 func runUploadChild(url: String, file: String, transport name: String = "urlsession") throws {
     guard let target = URL(string: url) else { throw HarnessError("usage: --child upload URL FILE [TRANSPORT]") }
     resetPeakResident()
     let baseline = peakResidentBytes() ?? 0
+    if name == "raw-urlsession" {
+        let (seconds, bytes, answer) = try rawURLSessionUpload(target, file: file)
+        let report = UploadReport(
+            seconds: seconds, bytes: bytes, received: Int64(String(decoding: answer, as: UTF8.self)) ?? -1,
+            peakGrowthBytes: (peakResidentBytes() ?? 0) - baseline)
+        print(String(decoding: try JSONEncoder().encode(report), as: UTF8.self))
+        return
+    }
     var form = MultipartFormData()
     try form.appendFile(at: URL(fileURLWithPath: file), named: "file", contentType: "application/octet-stream")
     let body = try RequestBody.multipart(form)
@@ -136,6 +184,9 @@ private func curlUpload(_ url: String, file: String) throws -> Double {
 /// `upload.TRANSPORT_growth_100mib_to_large_mib` (peak growth at the large size minus at 100 MiB,
 /// ≤ 4 MiB). On Linux URLSessionTransport sends the form chunked (FoundationNetworking sends body
 /// streams chunked); AsyncHTTPClientTransport and curl send its `Content-Length`.
+/// `upload.urlsessiontransport_vs_raw-urlsession` (≥ 0.9) compares URLSessionTransport with a raw
+/// `URLSession` data task streaming the same file from an `InputStream`, interleaved with the rest:
+/// what FoundationNetworking itself reaches.
 func runUploads(_ recorder: Recorder, quick: Bool) throws {
     let size = quick ? 128 << 20 : 1 << 30
     let small = 100 << 20
@@ -192,9 +243,11 @@ func runUploads(_ recorder: Recorder, quick: Bool) throws {
     var smallRuns: [UploadReport] = []
     var client: [UploadReport] = []
     var clientSmall: [UploadReport] = []
+    var raw: [UploadReport] = []
     for round in 1...3 {
-        log("upload: round \(round), \(size >> 20) MiB, URLSessionTransport, AsyncHTTPClientTransport and curl -F")
+        log("upload: round \(round), \(size >> 20) MiB, URLSessionTransport, raw URLSession, AsyncHTTPClientTransport and curl -F")
         ours.append(try child(largeFile))
+        raw.append(try child(largeFile, transport: "raw-urlsession"))
         curl.append(try curlUpload(url, file: largeFile))
         client.append(try child(largeFile, transport: "asynchttpclient"))
         smallRuns.append(try child(smallFile))
@@ -205,6 +258,20 @@ func runUploads(_ recorder: Recorder, quick: Bool) throws {
     var curlMeasurement = Measurement(group: "upload", scenario: "\(size >> 20) MiB multipart file part", contender: "curl -F")
     curlMeasurement.megabytesPerSecond = curlSpeed
     recorder.measurements.append(curlMeasurement)
+    // What FoundationNetworking itself sends a body stream at, for URLSessionTransport's row.
+    let rawSpeed = median(raw.map { Double($0.bytes) / megabyte / $0.seconds })
+    var rawMeasurement = Measurement(
+        group: "upload", scenario: "\(size >> 20) MiB multipart file part",
+        contender: "raw URLSession data task streaming the file")
+    rawMeasurement.megabytesPerSecond = rawSpeed
+    rawMeasurement.peakAboveInputMegabytes = median(raw.map { Double($0.peakGrowthBytes) }) / megabyte
+    recorder.measurements.append(rawMeasurement)
+    let oursSpeed = median(ours.map { Double($0.bytes) / megabyte / $0.seconds })
+    recorder.target(
+        "upload.urlsessiontransport_vs_raw-urlsession", ratio: oursSpeed / rawSpeed, atLeast: 0.9,
+        detail: String(
+            format: "%.0f vs %.0f MB/s (raw URLSession %.2fx curl -F), median of 3 interleaved runs, %d MiB", oursSpeed, rawSpeed,
+            rawSpeed / curlSpeed, size >> 20))
     // URLSessionTransport sends the form chunked on Linux; AsyncHTTPClientTransport with its
     // Content-Length.
     for (contender, key, large, small) in [
