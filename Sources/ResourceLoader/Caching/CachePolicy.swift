@@ -39,8 +39,9 @@ public struct CachePolicy: Sendable {
     public enum NotStoredReason: String, Sendable, Hashable {
         /// The request's method is neither `GET` nor `HEAD`.
         case method
-        /// The status is not cacheable by default and the response gave no explicit freshness
-        /// (or it is a `206` or a `304`, which are never stored as such).
+        /// The status is not cacheable by default and the response gave no explicit freshness,
+        /// nor `public` with a validator (or it is a `206` or a `304`, which are never stored as
+        /// such).
         case status
         /// The request said `no-store`.
         case requestNoStore
@@ -208,7 +209,7 @@ public struct CachePolicy: Sendable {
 
     /// Whether `response` may answer in place of an error at `now` (RFC 5861's
     /// `stale-if-error`), at most `limit` seconds past its freshness: when the response or the
-    /// request gives `stale-if-error`, within the smaller of that and `limit`. Never for a
+    /// request gives `stale-if-error`, within the smallest of theirs and `limit`. Never for a
     /// response that must be revalidated once stale.
     public func mayAnswerError(
         with response: CachedResponse,
@@ -219,7 +220,9 @@ public struct CachePolicy: Sendable {
         let directives = response.cacheControl
         if requestDirectives.noCache || directives.noCache || mustRevalidate(directives) { return false }
         var window = limit
-        if let stated = directives.staleIfError ?? requestDirectives.staleIfError { window = min(window, TimeInterval(stated)) }
+        for stated in [directives.staleIfError, requestDirectives.staleIfError].compactMap({ $0 }) {
+            window = min(window, TimeInterval(stated))
+        }
         let staleness = currentAge(of: response, now: now) - freshnessLifetime(of: response)
         return staleness <= window
     }

@@ -27,13 +27,14 @@ import FoundationNetworking
 ///   body is kept: it is stored once the whole body has arrived, never when the transfer ends
 ///   with an error or the receiver stops it;
 /// - a request with `Cache-Control: only-if-cached` that nothing stored can answer ends with
-///   ``ResourceError/notCached`` and sends nothing.
+///   ``ResourceError/notCached`` and sends nothing: so does one with a method other than `GET`
+///   or `HEAD`, or with its own preconditions or `Range`, which the cache never answers.
 ///
 /// The answer to a `HEAD` request updates the stored `GET` response of its URL when their
 /// validators match, and removes it when they do not (section 4.3.5).
 ///
 /// A request that carries its own preconditions (`If-None-Match`, `Range`…) goes through
-/// untouched. An unsafe request (`POST`, `PUT`, `DELETE`…) answered with a `2xx` or `3xx`
+/// untouched (unless it says `only-if-cached`). An unsafe request (`POST`, `PUT`, `DELETE`…) answered with a `2xx` or `3xx`
 /// removes what is stored for its URL and for its `Location` and `Content-Location` on the same
 /// origin (RFC 9111, section 4.4). The wrapped transport's transfer rules (redirects, limits,
 /// content codings) all still apply: the cache only sees what the transport delivers.
@@ -84,6 +85,15 @@ public struct CachingTransport: HTTPTransport {
         let report = reporter(for: request)
         guard let url = request.url else { return base.startTransfer(request, options: options, receiver: receiver) }
         let method = (request.httpMethod ?? "GET").uppercased()
+        let directives = Self.directives(of: request)
+        let hasPreconditions = CachePolicy.preconditionFields.contains { request.value(forHTTPHeaderField: $0) != nil }
+        if directives.onlyIfCached, (method != "GET" && method != "HEAD") || hasPreconditions {
+            // Nothing stored answers it: the cache neither answers other methods nor evaluates
+            // a request's own preconditions or ranges.
+            report?(.onlyIfCachedUnsatisfied)
+            receiver.transferDidComplete(with: ResourceError.notCached)
+            return NoTransfer()
+        }
         guard method == "GET" || method == "HEAD" else {
             if CachePolicy.safeMethods.contains(method) {
                 return base.startTransfer(request, options: options, receiver: receiver)
@@ -91,8 +101,7 @@ public struct CachingTransport: HTTPTransport {
             let invalidating = InvalidatingReceiver(receiver: receiver, method: method, url: url, store: cache.store, report: report)
             return base.startTransfer(request, options: options, receiver: invalidating)
         }
-        let directives = Self.directives(of: request)
-        if CachePolicy.preconditionFields.contains(where: { request.value(forHTTPHeaderField: $0) != nil }) {
+        if hasPreconditions {
             report?(.notStored(.conditionalRequest))
             return base.startTransfer(request, options: options, receiver: receiver)
         }

@@ -128,8 +128,8 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
                 guard CachePolicy.notModified(head, validates: stored) else { return resendWithoutValidators() }
                 var merged = CachePolicy.merging(stored, with: head, requestDate: requestDate, responseDate: now)
                 merged.url = head.url
-                if !merged.cacheControl.noStore, !directives.noStore { cache.store.store(merged, forKey: redirectedKey) }
                 report?(.conditionalHit)
+                storeUpdated(merged, forKey: redirectedKey)
                 return answerFromCache(merged, now: now)
             }
             return receiveHead(head, storageKey: redirectedKey, stored: nil, now: now)
@@ -141,16 +141,26 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
                 return resendWithoutValidators()
             }
             let merged = CachePolicy.merging(stored, with: head, requestDate: requestDate, responseDate: now)
-            if merged.cacheControl.noStore || directives.noStore {
-                cache.store.removeResponse(forKey: key)
-            } else {
-                cache.store.store(merged, forKey: key)
-            }
             report?(.conditionalHit)
+            storeUpdated(merged, forKey: key)
             return answerFromCache(merged, now: now)
         }
         if isHEAD, head.statusCode == 200 { freshenStoredGET(with: head, now: now) }
         return receiveHead(head, storageKey: key, stored: stored, now: now)
+    }
+
+    /// Stores `merged`, the stored response updated with a `304`, under `storageKey` when it may
+    /// be stored as the answer to this request (RFC 9111, sections 3 and 3.5); otherwise removes
+    /// what is stored there. A `304` that makes the response `no-store`, or in a shared cache
+    /// `private`, or that answers an authorised request without saying it may be shared, thus
+    /// never leaves its fields for another request.
+    private func storeUpdated(_ merged: CachedResponse, forKey storageKey: String) {
+        if let reason = reasonNotToStore(merged.head) {
+            report?(.notStored(reason))
+            cache.store.removeResponse(forKey: storageKey)
+        } else {
+            cache.store.store(merged, forKey: storageKey)
+        }
     }
 
     /// The rest of ``transferDidReceive(head:)``: answers a server error with `stored` when

@@ -392,6 +392,15 @@ struct CacheTestsChecklistTests {
         #expect(try await staleAnswer(cacheControl: "max-age=0", failure: serverError, request: ["Cache-Control": "stale-if-error=1"]) == nil)
     }
 
+    @Test("RFC 5861 §4: with stale-if-error on both the response and the request, the smaller bound applies")
+    func staleIfErrorTheSmallerBoundApplies() async throws {
+        let serverError = ScriptedOrigin.Answer.response(status: 500, headers: [:], body: "error")
+        // Three seconds stale: within the response's hour and the cache's limit, past the request's second.
+        #expect(try await staleAnswer(cacheControl: "max-age=0, stale-if-error=3600", failure: serverError, request: ["Cache-Control": "stale-if-error=1"]) == nil)
+        #expect(try await staleAnswer(cacheControl: "max-age=0, stale-if-error=1", failure: serverError, request: ["Cache-Control": "stale-if-error=3600"]) == nil)
+        #expect(try await staleAnswer(cacheControl: "max-age=0, stale-if-error=3600", failure: serverError, request: ["Cache-Control": "stale-if-error=60"]) == "A")
+    }
+
     // Not applicable: stale-warning-stored and stale-warning-become (RFC 9111 obsoletes `Warning`,
     // section 5.5; this cache never generates it).
 

@@ -1,0 +1,94 @@
+import Foundation
+import ResourceLoader
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A `304` updates a stored response only as far as the updated response may be stored for the
+/// request that was validated (RFC 9111, sections 3, 3.5 and 4.3.4); and `only-if-cached` never
+/// sends a request the cache cannot answer (section 5.2.1.7).
+@Suite("Cache: what a 304 may store, and only-if-cached")
+struct CacheUpdatePermissionTests {
+    @Test("§3.5, §4.3.4: a shared cache never keeps a 304's private fields for another user")
+    func aPrivate304ToAnAuthorisedRequestIsNotStored() async throws {
+        let harness = CacheHarness(mode: .shared)
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "public, max-age=0", "ETag": "\"v1\""], body: "A")
+        harness.origin.enqueue(
+            status: 304, headers: ["Cache-Control": "private, max-age=600", "ETag": "\"v1\"", "Set-Cookie": "sid=alice"])
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "public, max-age=0", "ETag": "\"v1\""], body: "A")
+        _ = try await harness.get()
+        let alice = try await harness.get(headers: ["Authorization": "Bearer alice"])
+        #expect(alice.body == "A")
+        #expect(alice.head.value(forHTTPHeaderField: "Set-Cookie") == "sid=alice")
+        #expect(harness.cache.store.cachedResponse(forKey: "GET http://origin.test/a") == nil)
+        let anonymous = try await harness.get()
+        #expect(anonymous.head.value(forHTTPHeaderField: "Set-Cookie") == nil)
+        #expect(harness.origin.requestCount == 3)
+        #expect(harness.origin.receivedRequests.last?.value(forHTTPHeaderField: "Authorization") == nil)
+    }
+
+    @Test("§3.5: a 304 to an authorised request that does not say it may be shared is not stored by a shared cache")
+    func a304ToAnAuthorisedRequestWithoutPublicIsNotStored() async throws {
+        let harness = CacheHarness(mode: .shared)
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=0", "ETag": "\"v1\""], body: "A")
+        harness.origin.enqueue(status: 304, headers: ["Cache-Control": "max-age=600", "ETag": "\"v1\"", "X-User": "alice"])
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=0", "ETag": "\"v1\""], body: "A")
+        _ = try await harness.get()
+        #expect(try await harness.get(headers: ["Authorization": "Bearer alice"]).head.value(forHTTPHeaderField: "X-User") == "alice")
+        let anonymous = try await harness.get()
+        #expect(anonymous.head.value(forHTTPHeaderField: "X-User") == nil)
+        #expect(harness.origin.requestCount == 3)
+    }
+
+    @Test("§4.3.4: a shared cache stores a 304 that says it may be shared, and a 304 without Authorization")
+    func a304ThatMayBeSharedIsStored() async throws {
+        for (request, fields) in [
+            (["Authorization": "Bearer alice"], ["Cache-Control": "public, max-age=600", "ETag": "\"v1\""]),
+            ([:], ["Cache-Control": "max-age=600", "ETag": "\"v1\""]),
+        ] {
+            let harness = CacheHarness(mode: .shared)
+            harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=0", "ETag": "\"v1\""], body: "A")
+            harness.origin.enqueue(status: 304, headers: fields)
+            _ = try await harness.get()
+            _ = try await harness.get(headers: request)
+            #expect(try await harness.get().body == "A")
+            #expect(harness.origin.requestCount == 2)
+        }
+    }
+
+    @Test("A private cache keeps a 304 that says private")
+    func aPrivateCacheStoresAPrivate304() async throws {
+        let harness = CacheHarness(mode: .private)
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=0", "ETag": "\"v1\""], body: "A")
+        harness.origin.enqueue(status: 304, headers: ["Cache-Control": "private, max-age=600", "ETag": "\"v1\""])
+        _ = try await harness.get()
+        _ = try await harness.get(headers: ["Authorization": "Bearer alice"])
+        #expect(try await harness.get().body == "A")
+        #expect(harness.origin.requestCount == 2)
+    }
+
+    @Test("§5.2.1.7: only-if-cached with a method the cache never answers, or with the request's own preconditions or range, sends nothing",
+        arguments: [
+            ("GET", ["If-None-Match": "\"x\""]),
+            ("GET", ["Range": "bytes=0-1"]),
+            ("GET", ["If-Modified-Since": "Sun, 06 Nov 1994 08:49:37 GMT"]),
+            ("POST", [:]),
+            ("DELETE", [:]),
+            ("OPTIONS", [:]),
+        ])
+    func onlyIfCachedNeverSendsWhatTheCacheCannotAnswer(method: String, fields: [String: String]) async throws {
+        let harness = CacheHarness(mode: .shared)
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=600", "ETag": "\"x\""], body: "A")
+        _ = try await harness.get()
+        var headers = fields
+        headers["Cache-Control"] = "only-if-cached"
+        await #expect {
+            _ = try await harness.send(CacheTesting.request(method: method, headers: headers))
+        } throws: { error in
+            if case .notCached = error as? ResourceError { true } else { false }
+        }
+        #expect(harness.origin.requestCount == 1)
+    }
+}
