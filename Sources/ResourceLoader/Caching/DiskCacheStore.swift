@@ -149,7 +149,8 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
     }
 
     /// Writes `response` under `key` (to a temporary file, renamed into place), then removes the
-    /// least recently used entries until the store is within ``byteLimit``.
+    /// least recently used entries until the store is within ``byteLimit``. When the entry cannot
+    /// be written (a full disk, say), the old one under `key` is removed.
     public func store(_ response: CachedResponse, forKey key: String) {
         let name = Self.fileName(forKey: key)
         let data = Self.encode(response, key: key)
@@ -158,14 +159,18 @@ public final class DiskCacheStore: HTTPCacheStore, @unchecked Sendable {
                 remove(name)
                 return
             }
+            // An entry that cannot be written leaves nothing under the key: the old response is
+            // what the caller replaces.
             let temporary = directoryPath + "/tmp-\(UUID().uuidString)"
             guard Self.write(data, toPath: temporary) else {
                 unlink(temporary)
+                if entries[name] != nil { remove(name) }
                 return
             }
             willRenameHook?(temporary)
             guard rename(temporary, path(of: name)) == 0 else {
                 unlink(temporary)
+                if entries[name] != nil { remove(name) }
                 return
             }
             totalSize -= entries[name]?.size ?? 0

@@ -237,6 +237,65 @@ struct DiskCacheStoreTests {
         #expect(store.cachedResponse(forKey: "d") != nil)
     }
 
+    @Test("An entry larger than the limit is not written, and removes the old one under its key")
+    func tooLargeForTheDisk() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try DiskCacheStore(directory: directory.url, byteLimit: 2_000)
+        store.store(response("small"), forKey: "k")
+        #expect(store.cachedResponse(forKey: "k") != nil)
+        store.store(response(String(repeating: "x", count: 5_000)), forKey: "k")
+        #expect(store.cachedResponse(forKey: "k") == nil)
+        #expect(directory.entryFiles.isEmpty)
+        #expect(store.count == 0 && store.totalBytes == 0)
+        #expect(!directory.files.keys.contains { $0.hasPrefix("tmp-") })
+    }
+
+    @Test("An entry that cannot be put in place leaves nothing under its key, not the old response")
+    func aFailedWriteRemovesTheOldEntry() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let store = try DiskCacheStore(directory: directory.url, byteLimit: 1 << 20)
+        store.store(response("old"), forKey: "k")
+        // The temporary file disappears before its rename, as on a file system that fails it.
+        store.willRenameTemporaryFile = { path in _ = unlink(path) }
+        store.store(response("new"), forKey: "k")
+        store.willRenameTemporaryFile = nil
+        #expect(store.cachedResponse(forKey: "k") == nil)
+        #expect(directory.entryFiles.isEmpty)
+        #expect(store.count == 0 && store.totalBytes == 0)
+    }
+
+    @Test("On opening, an entry file the journal does not name is the first evicted")
+    func entriesTheJournalDoesNotNameGoFirst() throws {
+        let directory = TemporaryDirectory()
+        let elsewhere = TemporaryDirectory()
+        defer {
+            directory.remove()
+            elsewhere.remove()
+        }
+        let body = String(repeating: "x", count: 300)
+        let size: Int
+        do {
+            // An entry written by a store whose journal is elsewhere.
+            let other = try DiskCacheStore(directory: elsewhere.url, byteLimit: 1 << 20)
+            other.store(response(body), forKey: "stray")
+            size = other.totalBytes
+        }
+        do {
+            let store = try DiskCacheStore(directory: directory.url, byteLimit: size * 3)
+            for key in ["a", "b", "c"] { store.store(response(body), forKey: key) }
+        }
+        let stray = DiskCacheStore.fileName(forKey: "stray")
+        try FileManager.default.copyItem(
+            at: elsewhere.url.appendingPathComponent(stray), to: directory.url.appendingPathComponent(stray))
+        let store = try DiskCacheStore(directory: directory.url, byteLimit: size * 3)
+        #expect(store.count == 3)
+        #expect(store.cachedResponse(forKey: "stray") == nil)
+        for key in ["a", "b", "c"] { #expect(store.cachedResponse(forKey: key) != nil) }
+        #expect(directory.entryFiles[stray] == nil)
+    }
+
     @Test("A store opened with a smaller limit evicts down to it at once")
     func smallerLimitOnOpening() throws {
         let directory = TemporaryDirectory()

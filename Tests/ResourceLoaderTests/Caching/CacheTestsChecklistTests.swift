@@ -392,6 +392,13 @@ struct CacheTestsChecklistTests {
         #expect(try await staleAnswer(cacheControl: "max-age=0", failure: serverError, request: ["Cache-Control": "stale-if-error=1"]) == nil)
     }
 
+    @Test("RFC 5861 §4: stale-if-error answers a 500, 502, 503 or 504 and no other status",
+        arguments: [(500, true), (502, true), (503, true), (504, true), (501, false), (505, false), (429, false), (404, false)])
+    func staleIfErrorStatuses(status: Int, served: Bool) async throws {
+        let failure = ScriptedOrigin.Answer.response(status: status, headers: [:], body: "error")
+        #expect(try await staleAnswer(cacheControl: "max-age=2, stale-if-error=60", failure: failure) == (served ? "A" : nil))
+    }
+
     @Test("RFC 5861 §4: with stale-if-error on both the response and the request, the smaller bound applies")
     func staleIfErrorTheSmallerBoundApplies() async throws {
         let serverError = ScriptedOrigin.Answer.response(status: 500, headers: [:], body: "error")

@@ -196,6 +196,48 @@ struct ReusableModelTests {
         #expect(counter.parses == 4)
     }
 
+    @Test("a response revalidated by a 304 is parsed again; the hits after it reuse that parse")
+    func aRevalidatedResponseIsParsedAgain() async throws {
+        let validated = ["Cache-Control": "max-age=60", "Content-Type": "application/json", "ETag": "\"v1\""]
+        let origin = ScriptedOrigin([
+            .response(status: 200, headers: validated, body: Self.body),
+            .response(status: 304, headers: ["Cache-Control": "max-age=60", "ETag": "\"v1\""], body: ""),
+        ])
+        let date = TestDate()
+        let counter = ParseCounter()
+        let service = Self.service(CountedCities.self, origin: origin, date: date)
+        let resource = CountedCities(url: Self.url, counter: counter)
+        _ = try await service.fetch(resource)  // the miss
+        _ = try await service.fetch(resource)  // the first hit parses and keeps the model
+        #expect(counter.parses == 2)
+        date.advance(by: 61)
+        #expect(try await service.fetch(resource) == Self.cities)  // validated: the 304's answer is parsed
+        #expect(origin.requestCount == 2)
+        #expect(counter.parses == 3)
+        #expect(try await service.fetch(resource) == Self.cities)
+        #expect(try await service.fetch(resource) == Self.cities)
+        #expect(counter.parses == 4)
+    }
+
+    @Test("a stale response served while it is revalidated hands out the model kept with it")
+    func staleWhileRevalidateReusesTheModel() async throws {
+        let lenient = ["Cache-Control": "max-age=60, stale-while-revalidate=600", "Content-Type": "application/json", "ETag": "\"v1\""]
+        let origin = ScriptedOrigin([
+            .response(status: 200, headers: lenient, body: Self.body),
+            .response(status: 304, headers: ["Cache-Control": "max-age=60, stale-while-revalidate=600", "ETag": "\"v1\""], body: ""),
+        ])
+        let date = TestDate()
+        let counter = ParseCounter()
+        let service = Self.service(CountedCities.self, origin: origin, date: date)
+        let resource = CountedCities(url: Self.url, counter: counter)
+        _ = try await service.fetch(resource)
+        _ = try await service.fetch(resource)
+        #expect(counter.parses == 2)
+        date.advance(by: 61)
+        #expect(try await service.fetch(resource) == Self.cities)
+        #expect(counter.parses == 2)
+    }
+
     @Test("a failed parse is not kept: the next hit parses again")
     func aFailureIsNotKept() async throws {
         let origin = Self.freshOrigin()

@@ -6,11 +6,12 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// A `304` updates a stored response only as far as the updated response may be stored for the
-/// request that was validated (RFC 9111, sections 3, 3.5 and 4.3.4); and `only-if-cached` never
-/// sends a request the cache cannot answer (section 5.2.1.7).
-@Suite("Cache: what a 304 may store, and only-if-cached")
-struct CacheUpdatePermissionTests {
+/// What the cache stores at the edges its documentation names: a `304` updates a stored response
+/// only as far as the updated response may be stored for the request that was validated (RFC
+/// 9111, sections 3, 3.5 and 4.3.4); a body the size limit cut is never stored; `only-if-cached`
+/// never sends a request the cache cannot answer (section 5.2.1.7).
+@Suite("Cache: storing rules at the edges")
+struct CacheStoringRulesTests {
     @Test("§3.5, §4.3.4: a shared cache never keeps a 304's private fields for another user")
     func aPrivate304ToAnAuthorisedRequestIsNotStored() async throws {
         let harness = CacheHarness(mode: .shared)
@@ -66,6 +67,22 @@ struct CacheUpdatePermissionTests {
         _ = try await harness.get()
         _ = try await harness.get(headers: ["Authorization": "Bearer alice"])
         #expect(try await harness.get().body == "A")
+        #expect(harness.origin.requestCount == 2)
+    }
+
+    @Test("A body the size limit cut is not stored, and the next request goes to the origin")
+    func aBodyCutByTheSizeLimitIsNotStored() async throws {
+        let harness = CacheHarness(mode: .shared)
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=600"], body: "0123456789")
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=600"], body: "0123456789")
+        let transport = harness.transport
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<(Data, ResponseHead), any Error>, Never>) in
+            let collector = ResponseCollector(maximumBytes: 4, ignoresDeclaredLength: false) { continuation.resume(returning: $0) }
+            _ = transport.startTransfer(CacheTesting.request(), options: TransferOptions(), receiver: collector)
+        }
+        #expect(throws: ResourceError.self) { try result.get() }
+        #expect(harness.cache.store.cachedResponse(forKey: "GET http://origin.test/a") == nil)
+        #expect(try await harness.get().body == "0123456789")
         #expect(harness.origin.requestCount == 2)
     }
 
