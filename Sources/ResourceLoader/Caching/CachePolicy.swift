@@ -178,6 +178,14 @@ public struct CachePolicy: Sendable {
         return correctedInitialAge + residentTime
     }
 
+    /// An `Age` field's value for `age` seconds: whole seconds, at most
+    /// ``CacheControl/largestDeltaSeconds`` (RFC 9111, section 1.2.2, which no sender exceeds).
+    static func ageFieldValue(_ age: TimeInterval) -> String {
+        let largest = CacheControl.largestDeltaSeconds
+        guard age < Double(largest) else { return String(largest) }
+        return age >= 0 ? String(Int(age.rounded(.down))) : "0"
+    }
+
     /// The response's `Date`, or when it was received when it has no valid one.
     static func dateValue(of response: CachedResponse) -> Date {
         response.value(forHTTPHeaderField: "Date").flatMap(HTTPDate.parse) ?? response.responseDate

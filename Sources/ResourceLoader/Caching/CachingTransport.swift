@@ -252,7 +252,7 @@ public struct CachingTransport: HTTPTransport {
     /// kept with it, if any.
     func deliver(_ stored: CachedResponse, to receiver: any TransferReceiver, isHEAD: Bool, now: Date, models: KeptModels? = nil) {
         var fields = stored.headerFields.filter { !ResponseHead.sameFieldName($0.name, "Age") }
-        fields.append(("Age", String(Int(cache.policy.currentAge(of: stored, now: now).rounded(.down)))))
+        fields.append(("Age", CachePolicy.ageFieldValue(cache.policy.currentAge(of: stored, now: now))))
         var head = ResponseHead(statusCode: stored.statusCode, url: stored.url, headerFields: fields)
         head.keptModels = models
         if case .stop(let error) = receiver.transferDidReceive(head: head) {

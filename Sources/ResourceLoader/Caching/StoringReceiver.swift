@@ -306,7 +306,7 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
             state.headDelivered = true
         }
         var fields = response.headerFields.filter { !ResponseHead.sameFieldName($0.name, "Age") }
-        fields.append(("Age", String(Int(cache.policy.currentAge(of: response, now: now).rounded(.down)))))
+        fields.append(("Age", CachePolicy.ageFieldValue(cache.policy.currentAge(of: response, now: now))))
         let head = ResponseHead(statusCode: response.statusCode, url: response.url, headerFields: fields)
         var decision = receiver.transferDidReceive(head: head)
         if case .proceed = decision, !isHEAD, !response.body.isEmpty {

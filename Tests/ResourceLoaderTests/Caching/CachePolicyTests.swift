@@ -23,6 +23,17 @@ struct CachePolicyTests {
 
     // MARK: - Storing (section 3)
 
+    @Test("§1.2.2: an Age value is whole seconds within 0...2^31, whatever the age computed")
+    func ageFieldValues() {
+        #expect(CachePolicy.ageFieldValue(0) == "0")
+        #expect(CachePolicy.ageFieldValue(59.9) == "59")
+        #expect(CachePolicy.ageFieldValue(-3) == "0")
+        #expect(CachePolicy.ageFieldValue(2_147_483_647.5) == "2147483647")
+        #expect(CachePolicy.ageFieldValue(1e12) == "2147483648")
+        #expect(CachePolicy.ageFieldValue(.infinity) == "2147483648")
+        #expect(CachePolicy.ageFieldValue(.nan) == "2147483648")
+    }
+
     @Test("§3: only GET and HEAD responses are stored")
     func methods() {
         #expect(reason(shared, method: "POST", headers: ["Cache-Control": "max-age=60"]) == .method)

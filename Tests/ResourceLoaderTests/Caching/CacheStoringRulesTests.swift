@@ -86,6 +86,17 @@ struct CacheStoringRulesTests {
         #expect(harness.origin.requestCount == 2)
     }
 
+    @Test("§1.2.2, §5.1: the Age a stored response is served with never exceeds 2^31 seconds")
+    func theAgeFieldIsBounded() async throws {
+        let harness = CacheHarness(mode: .private)
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=60", "Date": "Mon, 01 Jan 1900 00:00:00 GMT"], body: "A")
+        _ = try await harness.get()
+        let answer = try await harness.get(headers: ["Cache-Control": "max-stale"])
+        #expect(answer.body == "A")
+        #expect(answer.head.value(forHTTPHeaderField: "Age") == "2147483648")
+        #expect(harness.origin.requestCount == 1)
+    }
+
     @Test("§5.2.1.7: only-if-cached with a method the cache never answers, or with the request's own preconditions or range, sends nothing",
         arguments: [
             ("GET", ["If-None-Match": "\"x\""]),
