@@ -13,9 +13,10 @@ import FoundationNetworking
 /// memory, within ``TransferOptions/maximumResponseBytes``, for the resource to validate and
 /// report as it would any error. For a resumed download it follows RFC 9110: a `200` (the range
 /// ignored, or `If-Range` failed) starts the file over, a `206` is appended only when its
-/// `Content-Range` starts where the partial file ends and its validator is the partial file's,
-/// and a `416` completes a partial file that already holds the whole representation or refuses
-/// the resume. Bytes of an answer that does not fit are never written.
+/// `Content-Range` runs from where the partial file ends to the representation's last byte and
+/// its validator is the partial file's, and a `416` completes a partial file that already holds
+/// the whole representation or refuses the resume. Bytes of an answer that does not fit are
+/// never written, and a `206` whose body runs past its range or ends short of it is not placed.
 ///
 /// When the body has all arrived the file is flushed, closed and checked against the expected
 /// SHA-256 and the server's `Content-Digest`/`Repr-Digest`, then left in ``DownloadStaging``
@@ -61,6 +62,9 @@ final class FileDownloadReceiver: TransferReceiver {
         var wire: Int64 = 0
         /// The head's `Content-Length`: the coded body's length, for a body counted on the wire.
         let declared: Int64?
+        /// The size the file must reach, no more and no less: for a `206`, the end of its
+        /// `Content-Range`. `nil` when the transport's framing alone says where the body ends.
+        var expectedSize: Int64?
 
         /// The progress after the bytes so far, unless it is counted on the wire (or not known
         /// yet).
@@ -125,6 +129,10 @@ final class FileDownloadReceiver: TransferReceiver {
             case .writing(var writing):
                 guard Int64(chunk.count) <= limit - writing.file.size else {
                     return .failure(.responseTooLarge(limit: Int(clamping: limit)))
+                }
+                if let expected = writing.expectedSize, Int64(chunk.count) > expected - writing.file.size {
+                    // A body that runs past its Content-Range: its bytes do not fit.
+                    return .failure(.transport(.badServerResponse, underlying: URLError(.badServerResponse)))
                 }
                 mode = .waiting
                 let failure = chunk.withUnsafeBytes { bytes -> ResourceError? in
@@ -213,6 +221,11 @@ final class FileDownloadReceiver: TransferReceiver {
                 writing.file.close()
                 resumable = keepOrRemove(writing)
                 answer = .failure(error)
+            } else if let expected = writing.expectedSize, writing.file.size != expected {
+                // A body that ended short of its Content-Range: as if the connection were cut.
+                writing.file.close()
+                resumable = keepOrRemove(writing)
+                answer = .failure(URLError(.networkConnectionLost))
             } else {
                 do {
                     try writing.file.synchronizeAndClose()
@@ -273,12 +286,21 @@ final class FileDownloadReceiver: TransferReceiver {
     }
 
     /// The `206` answer to a resumed download: appended if it continues the partial file.
+    ///
+    /// `Range: bytes=N-` asks for everything from N to the end (RFC 9110 §14.1.1), so the
+    /// `Content-Range` must run from N to the last byte of a representation whose length is
+    /// known, from that field or from the partial file, and is the partial file's when both say
+    /// it; a `Content-Length` must be the range's. Anything else is refused before a byte is
+    /// written.
     private func continuing(_ partial: ResumableDownload, with head: ResponseHead) throws(ResourceError) -> Mode {
         let received = head.value(forHTTPHeaderField: "Content-Range")
+        let declared = head.value(forHTTPHeaderField: "Content-Length").map { Int64($0.trimmingCharacters(in: .whitespaces)) }
         guard let range = received.flatMap(ContentRange.init), let first = range.first, let last = range.last,
-            first == partial.byteCount, last >= first,
-            range.completeLength.map({ $0 > last }) ?? true,
-            partial.expectedLength.map({ known in range.completeLength.map { $0 == known } ?? true }) ?? true
+            first == partial.byteCount,
+            let total = range.completeLength ?? partial.expectedLength,
+            last + 1 == total,
+            partial.expectedLength.map({ $0 == total }) ?? true,
+            declared.map({ $0 == last - first + 1 }) ?? true
         else {
             throw .resumeRefused(.unexpectedContentRange(expectedStart: partial.byteCount, received: received))
         }
@@ -286,12 +308,12 @@ final class FileDownloadReceiver: TransferReceiver {
             DownloadFile.remove(partial.partialFile)
             throw .resumeRefused(.validatorChanged)
         }
-        let total = range.completeLength ?? (last + 1)
         if total > configuration.maximumBytes {
             throw .responseTooLarge(limit: Int(clamping: configuration.maximumBytes))
         }
         let file = try DownloadFile.resuming(partial.partialFile, at: partial.byteCount)
         var writing = writing(into: file, head: head, offset: partial.byteCount, total: total, validator: partial.validator)
+        writing.expectedSize = total
         if writing.whole != nil {
             var whole = SHA256()
             do {

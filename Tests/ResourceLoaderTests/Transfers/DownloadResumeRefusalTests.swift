@@ -1,0 +1,129 @@
+import Foundation
+@testable import ResourceLoader
+import ResourceLoaderTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a resumed download refuses to splice or place (RFC 9110 §14.4, §13.1.5, §15.3.7.3), and
+/// what happens to its partial file and its destination when it cannot be placed.
+@Suite("Resumed downloads: answers refused, destinations kept, partial files reported")
+struct DownloadResumeRefusalTests {
+    let service = DownloadService<TestDownload>(session: URLSessionTransport.shared)
+
+    /// The whole representation the partial files are cut from: 100,000 bytes.
+    static let length = 100_000
+
+    /// A resource resuming the first 40,000 of ``length`` bytes, kept with the strong entity tag
+    /// `"v1"`, from the server at `base`.
+    static func resuming(
+        from base: URL,
+        in scratch: ScratchDirectory,
+        validator: ResumableDownload.Validator = .entityTag("\"v1\""),
+        count: Int = 40_000
+    ) throws -> (TestDownload, Data) {
+        let body = DownloadFixtures.body(length)
+        let url = scratch.file(".data.bin.partial")
+        try body.prefix(count).write(to: url)
+        var resource = TestDownload(url: base.appendingPathComponent("data"), destination: scratch.file("data.bin"))
+        resource.resumeFrom = ResumableDownload(partialFile: url, byteCount: Int64(count), validator: validator, expectedLength: Int64(length))
+        return (resource, body)
+    }
+
+    /// A `206` with `fields` and `body`, then the connection closes (the body's end, when no
+    /// `Content-Length` says it).
+    static func partialContent(_ fields: [(String, String)], _ body: Data) -> LoopbackHTTPServer.Response {
+        .script([.write(DownloadFixtures.head(206, fields) + body), .close])
+    }
+
+    /// `206` answers to `Range: bytes=40000-` that do not carry the rest of the 100,000 bytes:
+    /// the fields, and how many body bytes follow the head.
+    static let unfittingAnswers: [(fields: [(String, String)], bodyBytes: Int)] = [
+        // Stops short of the end.
+        ([("ETag", "\"v1\""), ("Content-Range", "bytes 40000-59999/100000"), ("Content-Length", "20000")], 20_000),
+        // The range's end is not known to be the representation's.
+        ([("ETag", "\"v1\""), ("Content-Range", "bytes 40000-59999/*"), ("Content-Length", "20000")], 20_000),
+        // A body past the range, delimited by the connection's close.
+        ([("ETag", "\"v1\""), ("Content-Range", "bytes 40000-99999/100000")], 70_000),
+        // A body past the range, and a Content-Length that says so.
+        ([("ETag", "\"v1\""), ("Content-Range", "bytes 40000-99999/100000"), ("Content-Length", "70000")], 70_000),
+        // A body short of the range, delimited by the connection's close.
+        ([("ETag", "\"v1\""), ("Content-Range", "bytes 40000-99999/100000")], 30_000),
+        // Another complete length than the partial file's.
+        ([("ETag", "\"v1\""), ("Content-Range", "bytes 40000-99999/120000"), ("Content-Length", "60000")], 60_000),
+        // The unsatisfied-range form, on a 206.
+        ([("ETag", "\"v1\""), ("Content-Range", "bytes */100000"), ("Content-Length", "60000")], 60_000),
+        // No Content-Range at all.
+        ([("ETag", "\"v1\""), ("Content-Length", "60000")], 60_000),
+    ]
+
+    @Test(arguments: 0..<unfittingAnswers.count)
+    func a206ThatDoesNotCarryTheRestIsNeverPlaced(_ index: Int) async throws {
+        let (fields, bodyBytes) = Self.unfittingAnswers[index]
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let whole = DownloadFixtures.body(Self.length + 20_000)
+        let server = try LoopbackHTTPServer { _ in Self.partialContent(fields, whole.subdata(in: 40_000..<(40_000 + bodyBytes))) }
+        defer { server.stop() }
+        let (resource, _) = try Self.resuming(from: server.baseURL, in: scratch)
+
+        let error = await #expect(throws: ResourceError.self) { try await service.fetch(resource) }
+
+        if case .downloadInterrupted = error { Issue.record("a partial file was kept unasked: \(String(describing: error))") }
+        if index != 2, index != 4 {
+            // Refused at the head.
+            guard case .resumeRefused(.unexpectedContentRange(let start, _)) = error else {
+                Issue.record("expected unexpectedContentRange, got \(String(describing: error))")
+                return
+            }
+            #expect(start == 40_000)
+        }
+        #expect(!FileManager.default.fileExists(atPath: resource.destination.path))
+        #expect(scratch.contents().isEmpty)
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
+    @Test func a206ThatIsNotTheRestKeepsThePartialFileAsItWasWhenAsked() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(Self.length)
+        let server = try LoopbackHTTPServer { _ in
+            Self.partialContent([("ETag", "\"v1\""), ("Content-Range", "bytes 40000-59999/100000"), ("Content-Length", "20000")], body.subdata(in: 40_000..<60_000))
+        }
+        defer { server.stop() }
+        var (resource, _) = try Self.resuming(from: server.baseURL, in: scratch)
+        resource.keepsPartialFile = true
+        let partial = try #require(resource.resumeFrom)
+
+        let error = await #expect(throws: ResourceError.self) { try await service.fetch(resource) }
+
+        guard case .downloadInterrupted(let kept, .resumeRefused(.unexpectedContentRange)) = error else {
+            Issue.record("expected the partial file kept after unexpectedContentRange, got \(String(describing: error))")
+            return
+        }
+        #expect(kept == partial)
+        #expect(try Data(contentsOf: partial.partialFile) == body.prefix(40_000))
+        #expect(scratch.contents() == [".data.bin.partial"])
+    }
+
+    @Test func a206WithoutResumeFromIsRefused() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(Self.length)
+        let server = try LoopbackHTTPServer { _ in
+            Self.partialContent([("ETag", "\"v1\""), ("Content-Range", "bytes 0-99999/100000"), ("Content-Length", "100000")], body)
+        }
+        defer { server.stop() }
+        let resource = TestDownload(url: server.baseURL.appendingPathComponent("data"), destination: scratch.file("data.bin"))
+
+        let error = await #expect(throws: ResourceError.self) { try await service.fetch(resource) }
+
+        guard case .resumeRefused(.unexpectedContentRange(0, "bytes 0-99999/100000")) = error else {
+            Issue.record("expected unexpectedContentRange, got \(String(describing: error))")
+            return
+        }
+        #expect(scratch.contents().isEmpty)
+    }
+}
