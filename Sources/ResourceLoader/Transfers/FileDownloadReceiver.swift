@@ -304,9 +304,15 @@ final class FileDownloadReceiver: TransferReceiver {
         else {
             throw .resumeRefused(.unexpectedContentRange(expectedStart: partial.byteCount, received: received))
         }
-        if let validator = ResumableDownload.Validator.of(head), Self.differs(validator, from: partial.validator) {
+        // Parts are combined only under the same strong validator (RFC 9110 §15.3.7.3): one
+        // that is missing, weak or another is of a version the partial file may not be.
+        guard partial.validator.isCarried(by: head) else {
             DownloadFile.remove(partial.partialFile)
             throw .resumeRefused(.validatorChanged)
+        }
+        // A coded 206's range counts coded bytes, which are decoded before they are written.
+        if Self.isCoded(head) {
+            throw .resumeRefused(.unexpectedContentRange(expectedStart: partial.byteCount, received: received))
         }
         if total > configuration.maximumBytes {
             throw .responseTooLarge(limit: Int(clamping: configuration.maximumBytes))
@@ -351,7 +357,7 @@ final class FileDownloadReceiver: TransferReceiver {
     ) -> Writing {
         // A coded body is decoded before it reaches the receiver: the digests and a range
         // describe the coded bytes, so neither can be used.
-        let coded = head.value(forHTTPHeaderField: "Content-Encoding").map { !$0.trimmingCharacters(in: .whitespaces).lowercased().elementsEqual("identity") } ?? false
+        let coded = Self.isCoded(head)
         let contentDigest = coded ? nil : head.value(forHTTPHeaderField: "Content-Digest").flatMap(DigestFields.sha256(in:))
         let reprDigest = coded ? nil : head.value(forHTTPHeaderField: "Repr-Digest").flatMap(DigestFields.sha256(in:))
         let checksWhole = configuration.expectedSHA256 != nil || reprDigest != nil || (contentDigest != nil && offset == 0)
@@ -430,14 +436,9 @@ final class FileDownloadReceiver: TransferReceiver {
         return partial
     }
 
-    /// `true` when two validators name different versions; an entity tag and a date cannot be
-    /// compared, and are taken to agree (the server checked `If-Range`).
-    private static func differs(_ received: ResumableDownload.Validator, from kept: ResumableDownload.Validator) -> Bool {
-        switch (received, kept) {
-        case (.entityTag(let new), .entityTag(let old)): new != old
-        case (.lastModified(let new), .lastModified(let old)): new != old
-        default: false
-        }
+    /// Whether `head` names a content coding other than `identity`.
+    private static func isCoded(_ head: ResponseHead) -> Bool {
+        head.value(forHTTPHeaderField: "Content-Encoding").map { !$0.trimmingCharacters(in: .whitespaces).lowercased().elementsEqual("identity") } ?? false
     }
 }
 

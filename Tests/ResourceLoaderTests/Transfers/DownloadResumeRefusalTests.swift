@@ -126,4 +126,76 @@ struct DownloadResumeRefusalTests {
         }
         #expect(scratch.contents().isEmpty)
     }
+
+    /// `206` answers that carry the right range but not the partial file's strong validator, or
+    /// that are content-coded.
+    static let unvalidatedAnswers: [(fields: [(String, String)], coded: Bool)] = [
+        ([("ETag", "W/\"v1\"")], false),
+        ([("ETag", "W/\"v2\"")], false),
+        ([], false),
+        ([("Last-Modified", "Tue, 24 Nov 2026 01:00:00 GMT"), ("Date", "Wed, 25 Nov 2026 01:00:00 GMT")], false),
+        ([("ETag", "\"v1\""), ("Content-Encoding", "gzip")], true),
+    ]
+
+    @Test(arguments: 0..<unvalidatedAnswers.count)
+    func a206WithoutThePartialFilesStrongValidatorOrWithACodingIsNeverSpliced(_ index: Int) async throws {
+        let (fields, coded) = Self.unvalidatedAnswers[index]
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(Self.length)
+        let rest = body.suffix(from: 40_000)
+        let sent = coded ? Data(Compressor.compress(Array(rest), .gzip)) : Data(rest)
+        let server = try LoopbackHTTPServer { _ in
+            // A coded body without a Content-Length, whose decoded bytes fill the range exactly:
+            // only its coding is wrong.
+            Self.partialContent(fields + [("Content-Range", "bytes 40000-99999/100000")] + (coded ? [] : [("Content-Length", "\(sent.count)")]), sent)
+        }
+        defer { server.stop() }
+        var (resource, _) = try Self.resuming(from: server.baseURL, in: scratch)
+        resource.keepsPartialFile = true
+
+        // A coded body reaches the file only when the request asked for the coding.
+        let askingForGzip = ClosureRequestAdapter { request in
+            var request = request
+            request.setValue("gzip", forHTTPHeaderField: "Accept-Encoding")
+            return request
+        }
+        let service = coded ? DownloadService<TestDownload>(pipeline: ResourcePipeline(adapters: [askingForGzip])) : service
+
+        let error = await #expect(throws: ResourceError.self) { try await service.fetch(resource) }
+
+        if coded {
+            guard case .downloadInterrupted(_, .resumeRefused(.unexpectedContentRange)) = error else {
+                Issue.record("expected unexpectedContentRange, got \(String(describing: error))")
+                return
+            }
+            #expect(try Data(contentsOf: try #require(resource.resumeFrom).partialFile) == body.prefix(40_000))
+        } else {
+            guard case .resumeRefused(.validatorChanged) = error else {
+                Issue.record("expected validatorChanged, got \(String(describing: error))")
+                return
+            }
+            #expect(scratch.contents().isEmpty)
+        }
+        #expect(!FileManager.default.fileExists(atPath: resource.destination.path))
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
+    @Test func a206WithTheKeptLastModifiedIsSpliced() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let modified = "Tue, 24 Nov 2026 01:00:00 GMT"
+        let body = DownloadFixtures.body(Self.length)
+        let server = try LoopbackHTTPServer { _ in
+            Self.partialContent(
+                [("Last-Modified", modified), ("Content-Range", "bytes 40000-99999/100000"), ("Content-Length", "60000")], body.suffix(from: 40_000))
+        }
+        defer { server.stop() }
+        let (resource, _) = try Self.resuming(from: server.baseURL, in: scratch, validator: .lastModified(modified))
+
+        let placed = try await service.fetch(resource)
+
+        #expect(try Data(contentsOf: placed) == body)
+        #expect(scratch.contents() == ["data.bin"])
+    }
 }
