@@ -86,6 +86,15 @@ struct DownloadFile {
         return file
     }
 
+    /// Opens the partial file of a download that starts over, emptied; creates it (and its
+    /// missing directories) when it is gone.
+    static func restarting(_ url: URL) throws(ResourceError) -> DownloadFile {
+        try createDirectories(url.deletingLastPathComponent())
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure(.open, url) }
+        return DownloadFile(url: url, descriptor: descriptor, size: 0)
+    }
+
     /// Appends `bytes`, going on after a short write and after `EINTR`.
     mutating func append(_ bytes: UnsafeRawBufferPointer, with writer: DownloadWriter) throws(ResourceError) {
         guard var next = bytes.baseAddress else { return }
@@ -100,12 +109,6 @@ struct DownloadFile {
             remaining -= written
             size += Int64(written)
         }
-    }
-
-    /// Empties the file, for a download that starts over.
-    mutating func truncate() throws(ResourceError) {
-        guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else { throw Self.failure(.write, url) }
-        size = 0
     }
 
     /// Flushes the file to disk and closes it; closes it even when the flush fails.

@@ -271,14 +271,9 @@ final class FileDownloadReceiver: TransferReceiver {
         }
         var file: DownloadFile
         if let partial = configuration.resumeFrom {
-            // A full answer to a resumed download: it starts over, in the partial file.
-            file = try DownloadFile.resuming(partial.partialFile, at: 0)
-            do {
-                try file.truncate()
-            } catch {
-                file.close()
-                throw error
-            }
+            // A full answer to a resumed download: it starts over, in the partial file, made
+            // anew when it is gone.
+            file = try DownloadFile.restarting(partial.partialFile)
         } else {
             file = try DownloadFile.temporary(beside: configuration.destination)
         }

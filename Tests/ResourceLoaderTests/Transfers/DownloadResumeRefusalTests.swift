@@ -198,4 +198,21 @@ struct DownloadResumeRefusalTests {
         #expect(try Data(contentsOf: placed) == body)
         #expect(scratch.contents() == ["data.bin"])
     }
+
+    @Test func a200ToAResumeWhosePartialFileIsGoneStartsAFreshFile() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(Self.length)
+        let server = try LoopbackHTTPServer { _ in
+            .script([.write(DownloadFixtures.head(200, [("ETag", "\"v1\""), ("Content-Length", "\(body.count)")]) + body), .close])
+        }
+        defer { server.stop() }
+        let (resource, _) = try Self.resuming(from: server.baseURL, in: scratch)
+        try FileManager.default.removeItem(at: try #require(resource.resumeFrom).partialFile)
+
+        let placed = try await service.fetch(resource)
+
+        #expect(try Data(contentsOf: placed) == body)
+        #expect(scratch.contents() == ["data.bin"])
+    }
 }
