@@ -188,6 +188,7 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
                 return Self.failure(for: last, resource: resource)
             }
             if Task.isCancelled {
+                if let resumable = staged.resumable { return .failure(.downloadInterrupted(resumable, underlying: .cancelled)) }
                 DownloadFile.remove(staged.url)
                 return .failure(.cancelled)
             }
@@ -214,11 +215,15 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
         { completed, total, counting in reporter.received(completed, of: total, counting: counting) }
     }
 
-    /// Moves the staged file to the resource's destination and makes the model from it.
+    /// Moves the staged file to the resource's destination and makes the model from it. A file
+    /// that cannot be placed (a file appeared at the destination under
+    /// ``DownloadOverwritePolicy/failIfExists``) is removed, or kept to resume when the resource
+    /// keeps partial files.
     private static func place(_ staged: DownloadStaging.Staged, for resource: Resource) -> Result<Resource.Model, ResourceError> {
         do {
             try DownloadFile.place(staged.url, at: resource.destination, policy: resource.overwritePolicy)
         } catch {
+            if let resumable = staged.resumable { return .failure(.downloadInterrupted(resumable, underlying: error)) }
             DownloadFile.remove(staged.url)
             return .failure(error)
         }

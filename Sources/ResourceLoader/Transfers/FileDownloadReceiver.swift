@@ -207,7 +207,7 @@ final class FileDownloadReceiver: TransferReceiver {
             } else {
                 do {
                     try verifyWholeFile(file.url)
-                    staged = .init(url: file.url, head: head)
+                    staged = .init(url: file.url, head: head, resumable: configuration.keepsPartialFile ? configuration.resumeFrom : nil)
                     answer = .success((Data(), head))
                 } catch {
                     DownloadFile.remove(file.url)
@@ -230,7 +230,7 @@ final class FileDownloadReceiver: TransferReceiver {
                 do {
                     try writing.file.synchronizeAndClose()
                     try verify(writing)
-                    staged = .init(url: writing.file.url, head: writing.head)
+                    staged = .init(url: writing.file.url, head: writing.head, resumable: configuration.keepsPartialFile ? resumableFile(of: writing) : nil)
                     answer = .success((Data(), writing.head))
                 } catch {
                     writing.file.close()
@@ -266,9 +266,7 @@ final class FileDownloadReceiver: TransferReceiver {
         if let declared, declared > configuration.maximumBytes {
             throw .responseTooLarge(limit: Int(clamping: configuration.maximumBytes))
         }
-        if configuration.overwritePolicy == .failIfExists, FileManager.default.fileExists(atPath: configuration.destination.path) {
-            throw .fileSystem(.init(operation: .place, url: configuration.destination, code: EEXIST))
-        }
+        try checkDestination()
         var file: DownloadFile
         if let partial = configuration.resumeFrom {
             // A full answer to a resumed download: it starts over, in the partial file, made
@@ -312,6 +310,7 @@ final class FileDownloadReceiver: TransferReceiver {
         if total > configuration.maximumBytes {
             throw .responseTooLarge(limit: Int(clamping: configuration.maximumBytes))
         }
+        try checkDestination()
         let file = try DownloadFile.resuming(partial.partialFile, at: partial.byteCount)
         var writing = writing(into: file, head: head, offset: partial.byteCount, total: total, validator: partial.validator)
         writing.expectedSize = total
@@ -338,9 +337,18 @@ final class FileDownloadReceiver: TransferReceiver {
             DownloadFile.remove(partial.partialFile)
             throw .resumeRefused(.rangeNotSatisfiable(completeLength: range?.completeLength))
         }
+        try checkDestination()
         var file = try DownloadFile.resuming(partial.partialFile, at: partial.byteCount)
         file.close()
         return .alreadyComplete(head, file)
+    }
+
+    /// Refuses, before a byte of the body is fetched, an answer whose file could not be placed: a
+    /// file is already at the destination under ``DownloadOverwritePolicy/failIfExists``.
+    private func checkDestination() throws(ResourceError) {
+        if configuration.overwritePolicy == .failIfExists, FileManager.default.fileExists(atPath: configuration.destination.path) {
+            throw .fileSystem(.init(operation: .place, url: configuration.destination, code: EEXIST))
+        }
     }
 
     private func writing(
@@ -405,10 +413,17 @@ final class FileDownloadReceiver: TransferReceiver {
     /// Keeps the file of an interrupted download to resume, when the resource asks and it can
     /// be resumed; removes it otherwise.
     private func keepOrRemove(_ writing: Writing) -> ResumableDownload? {
-        guard configuration.keepsPartialFile, let validator = writing.validator, writing.file.size > 0 else {
+        guard configuration.keepsPartialFile, let resumable = resumableFile(of: writing) else {
             DownloadFile.remove(writing.file.url)
             return nil
         }
+        return resumable
+    }
+
+    /// The file of `writing` as a partial download to resume; `nil` when it has no validator or
+    /// no bytes.
+    private func resumableFile(of writing: Writing) -> ResumableDownload? {
+        guard let validator = writing.validator, writing.file.size > 0 else { return nil }
         return ResumableDownload(
             partialFile: writing.file.url, byteCount: writing.file.size, validator: validator, expectedLength: writing.total
         )

@@ -215,4 +215,105 @@ struct DownloadResumeRefusalTests {
         #expect(try Data(contentsOf: placed) == body)
         #expect(scratch.contents() == ["data.bin"])
     }
+
+    @Test(arguments: [206, 416])
+    func aResumeToAnExistingDestinationUnderFailIfExistsStopsAtTheHeadAndKeepsThePartialFile(status: Int) async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(Self.length)
+        let server = try LoopbackHTTPServer { request in DownloadFixtures.rangeResponse(for: request, body: body, etag: "\"v1\"") }
+        defer { server.stop() }
+        var (resource, _) = try Self.resuming(from: server.baseURL, in: scratch, count: status == 416 ? Self.length : 40_000)
+        resource.keepsPartialFile = true
+        let partial = try #require(resource.resumeFrom)
+        let intruder = Data("already here".utf8)
+        try intruder.write(to: resource.destination)
+
+        let error = await #expect(throws: ResourceError.self) { try await service.fetch(resource) }
+
+        guard case .downloadInterrupted(let kept, .fileSystem(let failure)) = error else {
+            Issue.record("expected the partial file kept after EEXIST, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.code == EEXIST)
+        #expect(failure.operation == .place)
+        #expect(kept == partial)
+        #expect(try Data(contentsOf: partial.partialFile) == body.prefix(Int(partial.byteCount)))
+        #expect(try Data(contentsOf: resource.destination) == intruder)
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
+    @Test(arguments: [false, true])
+    func aFileThatAppearsAtTheDestinationMidBodyIsKept(keepsPartialFile: Bool) async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(Self.length)
+        let server = try LoopbackHTTPServer { _ in
+            .script([
+                .write(DownloadFixtures.head(206, [("ETag", "\"v1\""), ("Content-Range", "bytes 40000-99999/100000"), ("Content-Length", "60000")]) + body.subdata(in: 40_000..<50_000)),
+                .pause(.seconds(3)),
+                .write(body.suffix(from: 50_000)),
+                .close,
+            ])
+        }
+        defer { server.stop() }
+        var (resource, _) = try Self.resuming(from: server.baseURL, in: scratch)
+        resource.keepsPartialFile = keepsPartialFile
+        let partial = try #require(resource.resumeFrom)
+        let fetching = Task { try await service.fetch(resource) }
+        // The body has begun once the partial file grows.
+        let started = ContinuousClock.now
+        while ((try? FileManager.default.attributesOfItem(atPath: partial.partialFile.path)[.size] as? Int) ?? 0) <= 40_000,
+            ContinuousClock.now - started < .seconds(10)
+        {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let intruder = Data("written meanwhile".utf8)
+        try intruder.write(to: resource.destination)
+
+        let error = await #expect(throws: ResourceError.self) { try await fetching.value }
+
+        #expect(try Data(contentsOf: resource.destination) == intruder)
+        if keepsPartialFile {
+            guard case .downloadInterrupted(let kept, .fileSystem(let failure)) = error else {
+                Issue.record("expected the whole file kept after EEXIST, got \(String(describing: error))")
+                return
+            }
+            #expect(failure.code == EEXIST)
+            #expect(kept.byteCount == Int64(Self.length))
+            #expect(kept.validator == .entityTag("\"v1\""))
+            #expect(try Data(contentsOf: kept.partialFile) == body)
+            #expect(scratch.contents() == [".data.bin.partial", "data.bin"])
+        } else {
+            guard case .fileSystem(let failure) = error else {
+                Issue.record("expected fileSystem(EEXIST), got \(String(describing: error))")
+                return
+            }
+            #expect(failure.code == EEXIST)
+            #expect(scratch.contents() == ["data.bin"])
+        }
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
+    @Test func renamingWithoutReplacingNeverReplacesAFile() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let source = scratch.file("source")
+        let destination = scratch.file("destination")
+        try Data("new".utf8).write(to: source)
+        try Data("old".utf8).write(to: destination)
+
+        let error = #expect(throws: ResourceError.self) { try DownloadFile.renameExclusively(source, to: destination) }
+
+        guard case .fileSystem(let failure) = error else {
+            Issue.record("expected fileSystem(EEXIST), got \(String(describing: error))")
+            return
+        }
+        #expect(failure.code == EEXIST)
+        #expect(try Data(contentsOf: destination) == Data("old".utf8))
+        try FileManager.default.removeItem(at: destination)
+        try DownloadFile.renameExclusively(source, to: destination)
+        #expect(try Data(contentsOf: destination) == Data("new".utf8))
+        #expect(scratch.contents() == ["destination"])
+    }
 }
