@@ -184,8 +184,14 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
             return .failure(error)
         case .success(let last):
             guard let staged = staging.takeStaged() else {
-                // An answer kept in memory: the resource's validation says what is wrong.
-                return Self.failure(for: last, resource: resource)
+                // An answer kept in memory: the resource's validation says what is wrong. A
+                // partial file kept to resume (by an earlier attempt, or the one being resumed)
+                // goes with the error.
+                let failure = Self.failure(for: last, resource: resource)
+                if let partial = staging.resumable, case .failure(let error) = failure {
+                    return .failure(.downloadInterrupted(partial, underlying: error))
+                }
+                return failure
             }
             if Task.isCancelled {
                 if let resumable = staged.resumable { return .failure(.downloadInterrupted(resumable, underlying: .cancelled)) }

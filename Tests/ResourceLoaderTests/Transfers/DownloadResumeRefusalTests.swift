@@ -295,6 +295,45 @@ struct DownloadResumeRefusalTests {
         #expect(scratch.openDescriptors().isEmpty)
     }
 
+    @Test(arguments: [503, 404])
+    func aPartialFileKeptByAnEarlierAttemptIsReportedWhenTheRetryFails(status: Int) async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(Self.length)
+        let attempts = Locked(0)
+        let server = try LoopbackHTTPServer { _ in
+            let attempt = attempts.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            guard attempt > 1 else {
+                return .script([.write(DownloadFixtures.head(200, [("ETag", "\"v1\""), ("Content-Length", "\(body.count)")]) + body.prefix(30_000)), .close])
+            }
+            return .status(status, body: Data("no".utf8))
+        }
+        defer { server.stop() }
+        // FoundationNetworking reports a body cut short of its Content-Length as URLError.unknown.
+        let retryPolicy = RetryPolicy(
+            maximumAttempts: 2, baseDelay: .milliseconds(10), retryableTransportErrors: RetryPolicy.transientTransportErrors.union([.unknown]))
+        let pipeline = ResourcePipeline(retryPolicy: retryPolicy)
+        let service = DownloadService<TestDownload>(pipeline: pipeline)
+        var resource = TestDownload(url: server.baseURL.appendingPathComponent("data"), destination: scratch.file("data.bin"))
+        resource.keepsPartialFile = true
+
+        let error = await #expect(throws: ResourceError.self) { try await service.fetch(resource) }
+
+        #expect(attempts.withLock { $0 } == 2)
+        guard case .downloadInterrupted(let kept, let underlying) = error else {
+            Issue.record("expected the kept partial file reported, got \(String(describing: error))")
+            return
+        }
+        #expect(underlying.statusCode == status)
+        #expect(error?.statusCode == status)
+        #expect(kept.byteCount == 30_000)
+        #expect(try Data(contentsOf: kept.partialFile) == body.prefix(30_000))
+        #expect(scratch.contents() == [kept.partialFile.lastPathComponent])
+        #expect(scratch.openDescriptors().isEmpty)
+    }
     @Test func renamingWithoutReplacingNeverReplacesAFile() throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
