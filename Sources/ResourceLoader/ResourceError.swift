@@ -78,9 +78,12 @@ public enum ResourceError: Error, Sendable {
     /// A resumed download's answer does not continue its partial file (RFC 9110 §14.4, §15.5.17):
     /// the value says how. No byte of that answer was written.
     case resumeRefused(ResumeRefusal)
-    /// A download stopped before its end, and its partial file was kept (see
+    /// A download failed, and its partial file was kept (see
     /// ``DownloadResourceType/keepsPartialFile``): resume it with the value. `underlying` is
-    /// why it stopped (``cancelled``, ``timedOut``, ``transport(_:underlying:)``…).
+    /// why it failed: it stopped early (``cancelled``, ``timedOut``,
+    /// ``transport(_:underlying:)``…), a resumed answer was refused (``resumeRefused(_:)``), the
+    /// last attempt answered an error status (``httpStatus(_:)``) after an earlier one kept the
+    /// file, or the finished file could not be placed (``fileSystem(_:)``).
     indirect case downloadInterrupted(ResumableDownload, underlying: ResourceError)
 }
 
@@ -264,11 +267,13 @@ extension ResourceError {
         }
     }
 
-    /// The HTTP status code this error carries, if any.
+    /// The HTTP status code this error carries, if any; for a
+    /// ``downloadInterrupted(_:underlying:)``, its underlying error's.
     public var statusCode: Int? {
         switch self {
         case .httpStatus(let failure): failure.statusCode
         case .emptyResponse(let statusCode): statusCode
+        case .downloadInterrupted(_, let underlying): underlying.statusCode
         default: nil
         }
     }

@@ -86,6 +86,15 @@ struct DownloadFile {
         return file
     }
 
+    /// Opens the partial file of a download that starts over, emptied; creates it (and its
+    /// missing directories) when it is gone.
+    static func restarting(_ url: URL) throws(ResourceError) -> DownloadFile {
+        try createDirectories(url.deletingLastPathComponent())
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw failure(.open, url) }
+        return DownloadFile(url: url, descriptor: descriptor, size: 0)
+    }
+
     /// Appends `bytes`, going on after a short write and after `EINTR`.
     mutating func append(_ bytes: UnsafeRawBufferPointer, with writer: DownloadWriter) throws(ResourceError) {
         guard var next = bytes.baseAddress else { return }
@@ -100,12 +109,6 @@ struct DownloadFile {
             remaining -= written
             size += Int64(written)
         }
-    }
-
-    /// Empties the file, for a download that starts over.
-    mutating func truncate() throws(ResourceError) {
-        guard ftruncate(descriptor, 0) == 0, lseek(descriptor, 0, SEEK_SET) == 0 else { throw Self.failure(.write, url) }
-        size = 0
     }
 
     /// Flushes the file to disk and closes it; closes it even when the flush fails.
@@ -139,7 +142,8 @@ struct DownloadFile {
     ///
     /// ``DownloadOverwritePolicy/failIfExists`` links the file to its new name, which fails with
     /// `EEXIST` if a file is there, then removes the old name; where the file system has no hard
-    /// links it checks and renames. ``DownloadOverwritePolicy/replace`` renames.
+    /// links it renames without replacing (``renameExclusively(_:to:)``).
+    /// ``DownloadOverwritePolicy/replace`` renames.
     static func place(_ source: URL, at destination: URL, policy: DownloadOverwritePolicy) throws(ResourceError) {
         try createDirectories(destination.deletingLastPathComponent())
         switch policy {
@@ -151,8 +155,7 @@ struct DownloadFile {
             } else {
                 let code = errno
                 guard code != EEXIST else { throw .fileSystem(.init(operation: .place, url: destination, code: EEXIST)) }
-                guard access(destination.path, F_OK) != 0 else { throw .fileSystem(.init(operation: .place, url: destination, code: EEXIST)) }
-                guard rename(source.path, destination.path) == 0 else { throw failure(.place, destination) }
+                try renameExclusively(source, to: destination)
             }
         }
         let directory = open(destination.deletingLastPathComponent().path, O_RDONLY | O_CLOEXEC)
@@ -161,6 +164,33 @@ struct DownloadFile {
             var handle = DownloadFile(url: destination, descriptor: directory, size: 0)
             handle.close()
         }
+    }
+
+    /// Renames `source` to `destination` unless a file is there (`EEXIST`), in one step:
+    /// `renameat2` with `RENAME_NOREPLACE` on Linux with glibc (looked up at run time: Swift's
+    /// `Glibc` module does not import it), `renamex_np` with `RENAME_EXCL` on Apple platforms.
+    /// Only where that call is missing or the file system refuses it (`EINVAL`, `ENOSYS`,
+    /// `ENOTSUP`) does it check that the destination is free, then rename: a file created
+    /// between the two would be replaced.
+    static func renameExclusively(_ source: URL, to destination: URL) throws(ResourceError) {
+        #if canImport(Darwin)
+        let result: Int32? = renamex_np(source.path, destination.path, UInt32(RENAME_EXCL))
+        #elseif canImport(Glibc)
+        typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>?, Int32, UnsafePointer<CChar>?, UInt32) -> Int32
+        let renameNoReplace: UInt32 = 1  // RENAME_NOREPLACE, from <linux/fs.h>
+        let result: Int32? = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "renameat2").map { symbol in
+            unsafeBitCast(symbol, to: RenameAt2.self)(AT_FDCWD, source.path, AT_FDCWD, destination.path, renameNoReplace)
+        }
+        #else
+        let result: Int32? = nil
+        #endif
+        if let result {
+            if result == 0 { return }
+            let code = errno
+            guard code == EINVAL || code == ENOSYS || code == ENOTSUP else { throw .fileSystem(.init(operation: .place, url: destination, code: code)) }
+        }
+        guard access(destination.path, F_OK) != 0 else { throw .fileSystem(.init(operation: .place, url: destination, code: EEXIST)) }
+        guard rename(source.path, destination.path) == 0 else { throw failure(.place, destination) }
     }
 
     /// Hashes the first `byteCount` bytes of the file at `url` (all of it when `nil`) into `sha`,

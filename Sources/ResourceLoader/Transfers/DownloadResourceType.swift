@@ -37,8 +37,10 @@ public protocol DownloadResourceType: NetworkResourceType {
     var resumeFrom: ResumableDownload? { get }
 
     /// Whether a download that stops early keeps its partial file to resume, and fails with
-    /// ``ResourceError/downloadInterrupted(_:underlying:)`` carrying it. Default: `false`: the
-    /// partial file is removed.
+    /// ``ResourceError/downloadInterrupted(_:underlying:)`` carrying it. A finished file that
+    /// cannot be placed (a file appeared at the destination under
+    /// ``DownloadOverwritePolicy/failIfExists``) or is cancelled before it is placed is kept the
+    /// same way, with every byte. Default: `false`: the partial file is removed.
     var keepsPartialFile: Bool { get }
 
     /// Makes the model from the placed file at `url` (the ``destination``), with the response

@@ -184,10 +184,17 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
             return .failure(error)
         case .success(let last):
             guard let staged = staging.takeStaged() else {
-                // An answer kept in memory: the resource's validation says what is wrong.
-                return Self.failure(for: last, resource: resource)
+                // An answer kept in memory: the resource's validation says what is wrong. A
+                // partial file kept to resume (by an earlier attempt, or the one being resumed)
+                // goes with the error.
+                let failure = Self.failure(for: last, resource: resource)
+                if let partial = staging.resumable, case .failure(let error) = failure {
+                    return .failure(.downloadInterrupted(partial, underlying: error))
+                }
+                return failure
             }
             if Task.isCancelled {
+                if let resumable = staged.resumable { return .failure(.downloadInterrupted(resumable, underlying: .cancelled)) }
                 DownloadFile.remove(staged.url)
                 return .failure(.cancelled)
             }
@@ -214,11 +221,15 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
         { completed, total, counting in reporter.received(completed, of: total, counting: counting) }
     }
 
-    /// Moves the staged file to the resource's destination and makes the model from it.
+    /// Moves the staged file to the resource's destination and makes the model from it. A file
+    /// that cannot be placed (a file appeared at the destination under
+    /// ``DownloadOverwritePolicy/failIfExists``) is removed, or kept to resume when the resource
+    /// keeps partial files.
     private static func place(_ staged: DownloadStaging.Staged, for resource: Resource) -> Result<Resource.Model, ResourceError> {
         do {
             try DownloadFile.place(staged.url, at: resource.destination, policy: resource.overwritePolicy)
         } catch {
+            if let resumable = staged.resumable { return .failure(.downloadInterrupted(resumable, underlying: error)) }
             DownloadFile.remove(staged.url)
             return .failure(error)
         }

@@ -11,6 +11,9 @@ final class DownloadStaging: Sendable {
     struct Staged: Sendable {
         let url: URL
         let head: ResponseHead
+        /// The file as a partial download to resume, when the resource keeps partial files and
+        /// it has a validator: what is kept if it cannot be placed.
+        let resumable: ResumableDownload?
     }
 
     private struct State {

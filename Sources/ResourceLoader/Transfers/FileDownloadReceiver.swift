@@ -13,9 +13,10 @@ import FoundationNetworking
 /// memory, within ``TransferOptions/maximumResponseBytes``, for the resource to validate and
 /// report as it would any error. For a resumed download it follows RFC 9110: a `200` (the range
 /// ignored, or `If-Range` failed) starts the file over, a `206` is appended only when its
-/// `Content-Range` starts where the partial file ends and its validator is the partial file's,
-/// and a `416` completes a partial file that already holds the whole representation or refuses
-/// the resume. Bytes of an answer that does not fit are never written.
+/// `Content-Range` runs from where the partial file ends to the representation's last byte and
+/// its validator is the partial file's, and a `416` completes a partial file that already holds
+/// the whole representation or refuses the resume. Bytes of an answer that does not fit are
+/// never written, and a `206` whose body runs past its range or ends short of it is not placed.
 ///
 /// When the body has all arrived the file is flushed, closed and checked against the expected
 /// SHA-256 and the server's `Content-Digest`/`Repr-Digest`, then left in ``DownloadStaging``
@@ -61,6 +62,9 @@ final class FileDownloadReceiver: TransferReceiver {
         var wire: Int64 = 0
         /// The head's `Content-Length`: the coded body's length, for a body counted on the wire.
         let declared: Int64?
+        /// The size the file must reach, no more and no less: for a `206`, the end of its
+        /// `Content-Range`. `nil` when the transport's framing alone says where the body ends.
+        var expectedSize: Int64?
 
         /// The progress after the bytes so far, unless it is counted on the wire (or not known
         /// yet).
@@ -125,6 +129,10 @@ final class FileDownloadReceiver: TransferReceiver {
             case .writing(var writing):
                 guard Int64(chunk.count) <= limit - writing.file.size else {
                     return .failure(.responseTooLarge(limit: Int(clamping: limit)))
+                }
+                if let expected = writing.expectedSize, Int64(chunk.count) > expected - writing.file.size {
+                    // A body that runs past its Content-Range: its bytes do not fit.
+                    return .failure(.transport(.badServerResponse, underlying: URLError(.badServerResponse)))
                 }
                 mode = .waiting
                 let failure = chunk.withUnsafeBytes { bytes -> ResourceError? in
@@ -199,7 +207,7 @@ final class FileDownloadReceiver: TransferReceiver {
             } else {
                 do {
                     try verifyWholeFile(file.url)
-                    staged = .init(url: file.url, head: head)
+                    staged = .init(url: file.url, head: head, resumable: configuration.keepsPartialFile ? configuration.resumeFrom : nil)
                     answer = .success((Data(), head))
                 } catch {
                     DownloadFile.remove(file.url)
@@ -213,11 +221,16 @@ final class FileDownloadReceiver: TransferReceiver {
                 writing.file.close()
                 resumable = keepOrRemove(writing)
                 answer = .failure(error)
+            } else if let expected = writing.expectedSize, writing.file.size != expected {
+                // A body that ended short of its Content-Range: as if the connection were cut.
+                writing.file.close()
+                resumable = keepOrRemove(writing)
+                answer = .failure(URLError(.networkConnectionLost))
             } else {
                 do {
                     try writing.file.synchronizeAndClose()
                     try verify(writing)
-                    staged = .init(url: writing.file.url, head: writing.head)
+                    staged = .init(url: writing.file.url, head: writing.head, resumable: configuration.keepsPartialFile ? resumableFile(of: writing) : nil)
                     answer = .success((Data(), writing.head))
                 } catch {
                     writing.file.close()
@@ -253,19 +266,12 @@ final class FileDownloadReceiver: TransferReceiver {
         if let declared, declared > configuration.maximumBytes {
             throw .responseTooLarge(limit: Int(clamping: configuration.maximumBytes))
         }
-        if configuration.overwritePolicy == .failIfExists, FileManager.default.fileExists(atPath: configuration.destination.path) {
-            throw .fileSystem(.init(operation: .place, url: configuration.destination, code: EEXIST))
-        }
+        try checkDestination()
         var file: DownloadFile
         if let partial = configuration.resumeFrom {
-            // A full answer to a resumed download: it starts over, in the partial file.
-            file = try DownloadFile.resuming(partial.partialFile, at: 0)
-            do {
-                try file.truncate()
-            } catch {
-                file.close()
-                throw error
-            }
+            // A full answer to a resumed download: it starts over, in the partial file, made
+            // anew when it is gone.
+            file = try DownloadFile.restarting(partial.partialFile)
         } else {
             file = try DownloadFile.temporary(beside: configuration.destination)
         }
@@ -273,25 +279,41 @@ final class FileDownloadReceiver: TransferReceiver {
     }
 
     /// The `206` answer to a resumed download: appended if it continues the partial file.
+    ///
+    /// `Range: bytes=N-` asks for everything from N to the end (RFC 9110 §14.1.1), so the
+    /// `Content-Range` must run from N to the last byte of a representation whose length is
+    /// known, from that field or from the partial file, and is the partial file's when both say
+    /// it; a `Content-Length` must be the range's. Anything else is refused before a byte is
+    /// written.
     private func continuing(_ partial: ResumableDownload, with head: ResponseHead) throws(ResourceError) -> Mode {
         let received = head.value(forHTTPHeaderField: "Content-Range")
+        let declared = head.value(forHTTPHeaderField: "Content-Length").map { Int64($0.trimmingCharacters(in: .whitespaces)) }
         guard let range = received.flatMap(ContentRange.init), let first = range.first, let last = range.last,
-            first == partial.byteCount, last >= first,
-            range.completeLength.map({ $0 > last }) ?? true,
-            partial.expectedLength.map({ known in range.completeLength.map { $0 == known } ?? true }) ?? true
+            first == partial.byteCount,
+            let total = range.completeLength ?? partial.expectedLength,
+            last + 1 == total,
+            partial.expectedLength.map({ $0 == total }) ?? true,
+            declared.map({ $0 == last - first + 1 }) ?? true
         else {
             throw .resumeRefused(.unexpectedContentRange(expectedStart: partial.byteCount, received: received))
         }
-        if let validator = ResumableDownload.Validator.of(head), Self.differs(validator, from: partial.validator) {
+        // Parts are combined only under the same strong validator (RFC 9110 §15.3.7.3): one
+        // that is missing, weak or another is of a version the partial file may not be.
+        guard partial.validator.isCarried(by: head) else {
             DownloadFile.remove(partial.partialFile)
             throw .resumeRefused(.validatorChanged)
         }
-        let total = range.completeLength ?? (last + 1)
+        // A coded 206's range counts coded bytes, which are decoded before they are written.
+        if Self.isCoded(head) {
+            throw .resumeRefused(.unexpectedContentRange(expectedStart: partial.byteCount, received: received))
+        }
         if total > configuration.maximumBytes {
             throw .responseTooLarge(limit: Int(clamping: configuration.maximumBytes))
         }
+        try checkDestination()
         let file = try DownloadFile.resuming(partial.partialFile, at: partial.byteCount)
         var writing = writing(into: file, head: head, offset: partial.byteCount, total: total, validator: partial.validator)
+        writing.expectedSize = total
         if writing.whole != nil {
             var whole = SHA256()
             do {
@@ -315,9 +337,18 @@ final class FileDownloadReceiver: TransferReceiver {
             DownloadFile.remove(partial.partialFile)
             throw .resumeRefused(.rangeNotSatisfiable(completeLength: range?.completeLength))
         }
+        try checkDestination()
         var file = try DownloadFile.resuming(partial.partialFile, at: partial.byteCount)
         file.close()
         return .alreadyComplete(head, file)
+    }
+
+    /// Refuses, before a byte of the body is fetched, an answer whose file could not be placed: a
+    /// file is already at the destination under ``DownloadOverwritePolicy/failIfExists``.
+    private func checkDestination() throws(ResourceError) {
+        if configuration.overwritePolicy == .failIfExists, FileManager.default.fileExists(atPath: configuration.destination.path) {
+            throw .fileSystem(.init(operation: .place, url: configuration.destination, code: EEXIST))
+        }
     }
 
     private func writing(
@@ -329,7 +360,7 @@ final class FileDownloadReceiver: TransferReceiver {
     ) -> Writing {
         // A coded body is decoded before it reaches the receiver: the digests and a range
         // describe the coded bytes, so neither can be used.
-        let coded = head.value(forHTTPHeaderField: "Content-Encoding").map { !$0.trimmingCharacters(in: .whitespaces).lowercased().elementsEqual("identity") } ?? false
+        let coded = Self.isCoded(head)
         let contentDigest = coded ? nil : head.value(forHTTPHeaderField: "Content-Digest").flatMap(DigestFields.sha256(in:))
         let reprDigest = coded ? nil : head.value(forHTTPHeaderField: "Repr-Digest").flatMap(DigestFields.sha256(in:))
         let checksWhole = configuration.expectedSHA256 != nil || reprDigest != nil || (contentDigest != nil && offset == 0)
@@ -382,10 +413,17 @@ final class FileDownloadReceiver: TransferReceiver {
     /// Keeps the file of an interrupted download to resume, when the resource asks and it can
     /// be resumed; removes it otherwise.
     private func keepOrRemove(_ writing: Writing) -> ResumableDownload? {
-        guard configuration.keepsPartialFile, let validator = writing.validator, writing.file.size > 0 else {
+        guard configuration.keepsPartialFile, let resumable = resumableFile(of: writing) else {
             DownloadFile.remove(writing.file.url)
             return nil
         }
+        return resumable
+    }
+
+    /// The file of `writing` as a partial download to resume; `nil` when it has no validator or
+    /// no bytes.
+    private func resumableFile(of writing: Writing) -> ResumableDownload? {
+        guard let validator = writing.validator, writing.file.size > 0 else { return nil }
         return ResumableDownload(
             partialFile: writing.file.url, byteCount: writing.file.size, validator: validator, expectedLength: writing.total
         )
@@ -408,14 +446,9 @@ final class FileDownloadReceiver: TransferReceiver {
         return partial
     }
 
-    /// `true` when two validators name different versions; an entity tag and a date cannot be
-    /// compared, and are taken to agree (the server checked `If-Range`).
-    private static func differs(_ received: ResumableDownload.Validator, from kept: ResumableDownload.Validator) -> Bool {
-        switch (received, kept) {
-        case (.entityTag(let new), .entityTag(let old)): new != old
-        case (.lastModified(let new), .lastModified(let old)): new != old
-        default: false
-        }
+    /// Whether `head` names a content coding other than `identity`.
+    private static func isCoded(_ head: ResponseHead) -> Bool {
+        head.value(forHTTPHeaderField: "Content-Encoding").map { !$0.trimmingCharacters(in: .whitespaces).lowercased().elementsEqual("identity") } ?? false
     }
 }
 

@@ -23,7 +23,8 @@ import Foundation
 ///   CR `%0D` and LF `%0A`, so no name can end its quoted string or add a header line; any
 ///   other character, non-ASCII included, is sent as UTF-8 inside the quotes.
 /// - **Boundary**: random, 47 characters of RFC 2046's `bchars`, and checked not to occur in any
-///   part held in memory (a new one is drawn if it does). A file or a stream cannot be checked
+///   part held in memory or in a part's header lines (a new one is drawn if it does; a given one,
+///   see ``init(boundary:)``, is refused). A file or a stream cannot be checked
 ///   before it is sent; a random boundary of that length occurs in one by chance with a
 ///   vanishing probability.
 public struct MultipartFormData: Sendable, Hashable {
@@ -71,6 +72,15 @@ public struct MultipartFormData: Sendable, Hashable {
     }
 
     /// Creates an empty form with the given boundary.
+    ///
+    /// When the form is made a body (``RequestBody/multipart(_:)``), a given boundary is refused
+    /// with ``ResourceError/invalidRequest(reason:)`` if it occurs anywhere, as plain text, in a
+    /// part held in memory or in the header lines the form writes for a part:
+    /// `Content-Disposition: form-data; name="…"`, `; filename="…"` and `Content-Type: …`, with
+    /// the part's escaped name, file name and content type. The check is by substring, not by
+    /// delimiter line, so a short boundary is refused even where it could not end a part: `data`
+    /// (in `form-data`), `name`, `e`, or a field's own name. A random boundary is drawn again
+    /// instead. File and stream parts are not read to check them.
     ///
     /// - Throws: ``ResourceError/invalidRequest(reason:)`` unless `boundary` has 1 to 70
     ///   characters of RFC 2046's `bchars` (letters, digits and `'()+_,-./:=?` and space) and does

@@ -77,12 +77,18 @@ extension ResourceError {
 
     /// How the answer to a resumed download failed to continue its partial file.
     public enum ResumeRefusal: Sendable, Hashable, CustomStringConvertible {
-        /// A `206` whose `Content-Range` does not start where the partial file ends (or that
-        /// cannot be read, or names another length than the one known). The partial file is
-        /// left as it was.
+        /// A `206` whose `Content-Range` is not the rest of the representation: it does not
+        /// start where the partial file ends, stops short of the last byte (or the last byte is
+        /// not known), names another length than the partial file's, is missing or cannot be
+        /// read, or disagrees with the `Content-Length`; or a `206` with a content coding, whose
+        /// range counts coded bytes. Nothing of the answer is written; the
+        /// partial file is kept as it was when the resource keeps partial files (and the error
+        /// is then ``ResourceError/downloadInterrupted(_:underlying:)`` carrying it), removed
+        /// otherwise.
         case unexpectedContentRange(expectedStart: Int64, received: String?)
-        /// A `206` whose validator is not the partial file's: the resource changed, and the
-        /// server ignored `If-Range`. The partial file is removed.
+        /// A `206` that does not carry the partial file's strong validator (RFC 9110 §15.3.7.3):
+        /// another entity tag or `Last-Modified`, a weak entity tag, or none. The resource may
+        /// have changed, and the server ignored `If-Range`. The partial file is removed.
         case validatorChanged
         /// A `416`: the range starts past the end of the representation, which is not the one
         /// the partial file came from. The partial file is removed.

@@ -66,15 +66,16 @@ extension ResumableDownload.Validator {
         return .lastModified(text)
     }
 
-    /// The validator of `head` to compare with a partial file's: its `ETag` when strong, else
-    /// its `Last-Modified`; `nil` when it has neither.
-    static func of(_ head: ResponseHead) -> Self? {
-        if let tag = head.value(forHTTPHeaderField: "ETag")?.trimmingCharacters(in: .whitespaces), tag.hasPrefix("\"") {
-            return .entityTag(tag)
+    /// Whether `head`, a `206` continuing a partial file kept with this validator, carries it
+    /// (RFC 9110 §15.3.7.3: parts are combined only under the same strong validator): an entity
+    /// tag by strong comparison (§8.8.3.2: a weak `W/` tag never matches), a date as the same
+    /// `Last-Modified`. A `206` without it, with a weak tag or with another validator does not.
+    func isCarried(by head: ResponseHead) -> Bool {
+        switch self {
+        case .entityTag(let tag):
+            head.value(forHTTPHeaderField: "ETag")?.trimmingCharacters(in: .whitespaces) == tag
+        case .lastModified(let date):
+            head.value(forHTTPHeaderField: "Last-Modified")?.trimmingCharacters(in: .whitespaces) == date
         }
-        if let date = head.value(forHTTPHeaderField: "Last-Modified")?.trimmingCharacters(in: .whitespaces), !date.isEmpty {
-            return .lastModified(date)
-        }
-        return nil
     }
 }

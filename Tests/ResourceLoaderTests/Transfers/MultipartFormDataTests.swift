@@ -122,6 +122,24 @@ struct MultipartFormDataTests {
         #expect(throws: ResourceError.self) { try RequestBody.multipart(form) }
     }
 
+    /// A given boundary is refused wherever it occurs in the header lines the form writes, as
+    /// text: in a field's name, in `form-data`, in `filename`, in a content type.
+    static let boundariesInHeaderText: [(boundary: String, field: String, fileName: String?, contentType: String?)] = [
+        ("fixed", "fixed", nil, nil),
+        ("data", "field", nil, nil),
+        ("name", "field", nil, nil),
+        ("filename", "field", "f.txt", nil),
+        ("plain", "field", "f.txt", "text/plain"),
+    ]
+
+    @Test(arguments: 0..<boundariesInHeaderText.count)
+    func refusesAGivenBoundaryThatOccursInAPartsHeaderText(_ index: Int) throws {
+        let (boundary, field, fileName, contentType) = Self.boundariesInHeaderText[index]
+        var form = try MultipartFormData(boundary: boundary)
+        form.append(Data("x".utf8), named: field, fileName: fileName, contentType: contentType)
+        #expect(throws: ResourceError.self) { try RequestBody.multipart(form) }
+    }
+
     @Test func refusesAContentTypeWithALineBreak() throws {
         var form = MultipartFormData()
         form.append(Data(), named: "f", fileName: "f", contentType: "text/plain\r\nX-Injected: 1")

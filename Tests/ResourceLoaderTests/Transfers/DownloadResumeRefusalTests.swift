@@ -1,0 +1,358 @@
+import Foundation
+@testable import ResourceLoader
+import ResourceLoaderTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a resumed download refuses to splice or place (RFC 9110 §14.4, §13.1.5, §15.3.7.3), and
+/// what happens to its partial file and its destination when it cannot be placed.
+@Suite("Resumed downloads: answers refused, destinations kept, partial files reported")
+struct DownloadResumeRefusalTests {
+    let service = DownloadService<TestDownload>(session: URLSessionTransport.shared)
+
+    /// The whole representation the partial files are cut from: 100,000 bytes.
+    static let length = 100_000
+
+    /// A resource resuming the first 40,000 of ``length`` bytes, kept with the strong entity tag
+    /// `"v1"`, from the server at `base`.
+    static func resuming(
+        from base: URL,
+        in scratch: ScratchDirectory,
+        validator: ResumableDownload.Validator = .entityTag("\"v1\""),
+        count: Int = 40_000
+    ) throws -> (TestDownload, Data) {
+        let body = DownloadFixtures.body(length)
+        let url = scratch.file(".data.bin.partial")
+        try body.prefix(count).write(to: url)
+        var resource = TestDownload(url: base.appendingPathComponent("data"), destination: scratch.file("data.bin"))
+        resource.resumeFrom = ResumableDownload(partialFile: url, byteCount: Int64(count), validator: validator, expectedLength: Int64(length))
+        return (resource, body)
+    }
+
+    /// A `206` with `fields` and `body`, then the connection closes (the body's end, when no
+    /// `Content-Length` says it).
+    static func partialContent(_ fields: [(String, String)], _ body: Data) -> LoopbackHTTPServer.Response {
+        .script([.write(DownloadFixtures.head(206, fields) + body), .close])
+    }
+
+    /// `206` answers to `Range: bytes=40000-` that do not carry the rest of the 100,000 bytes:
+    /// the fields, and how many body bytes follow the head.
+    static let unfittingAnswers: [(fields: [(String, String)], bodyBytes: Int)] = [
+        // Stops short of the end.
+        ([("ETag", "\"v1\""), ("Content-Range", "bytes 40000-59999/100000"), ("Content-Length", "20000")], 20_000),
+        // The range's end is not known to be the representation's.
+        ([("ETag", "\"v1\""), ("Content-Range", "bytes 40000-59999/*"), ("Content-Length", "20000")], 20_000),
+        // A body past the range, delimited by the connection's close.
+        ([("ETag", "\"v1\""), ("Content-Range", "bytes 40000-99999/100000")], 70_000),
+        // A body past the range, and a Content-Length that says so.
+        ([("ETag", "\"v1\""), ("Content-Range", "bytes 40000-99999/100000"), ("Content-Length", "70000")], 70_000),
+        // A body short of the range, delimited by the connection's close.
+        ([("ETag", "\"v1\""), ("Content-Range", "bytes 40000-99999/100000")], 30_000),
+        // Another complete length than the partial file's.
+        ([("ETag", "\"v1\""), ("Content-Range", "bytes 40000-99999/120000"), ("Content-Length", "60000")], 60_000),
+        // The unsatisfied-range form, on a 206.
+        ([("ETag", "\"v1\""), ("Content-Range", "bytes */100000"), ("Content-Length", "60000")], 60_000),
+        // No Content-Range at all.
+        ([("ETag", "\"v1\""), ("Content-Length", "60000")], 60_000),
+    ]
+
+    @Test(arguments: 0..<unfittingAnswers.count)
+    func a206ThatDoesNotCarryTheRestIsNeverPlaced(_ index: Int) async throws {
+        let (fields, bodyBytes) = Self.unfittingAnswers[index]
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let whole = DownloadFixtures.body(Self.length + 20_000)
+        let server = try LoopbackHTTPServer { _ in Self.partialContent(fields, whole.subdata(in: 40_000..<(40_000 + bodyBytes))) }
+        defer { server.stop() }
+        let (resource, _) = try Self.resuming(from: server.baseURL, in: scratch)
+
+        let error = await #expect(throws: ResourceError.self) { try await service.fetch(resource) }
+
+        if case .downloadInterrupted = error { Issue.record("a partial file was kept unasked: \(String(describing: error))") }
+        if index != 2, index != 4 {
+            // Refused at the head.
+            guard case .resumeRefused(.unexpectedContentRange(let start, _)) = error else {
+                Issue.record("expected unexpectedContentRange, got \(String(describing: error))")
+                return
+            }
+            #expect(start == 40_000)
+        }
+        #expect(!FileManager.default.fileExists(atPath: resource.destination.path))
+        #expect(scratch.contents().isEmpty)
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
+    @Test func a206ThatIsNotTheRestKeepsThePartialFileAsItWasWhenAsked() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(Self.length)
+        let server = try LoopbackHTTPServer { _ in
+            Self.partialContent([("ETag", "\"v1\""), ("Content-Range", "bytes 40000-59999/100000"), ("Content-Length", "20000")], body.subdata(in: 40_000..<60_000))
+        }
+        defer { server.stop() }
+        var (resource, _) = try Self.resuming(from: server.baseURL, in: scratch)
+        resource.keepsPartialFile = true
+        let partial = try #require(resource.resumeFrom)
+
+        let error = await #expect(throws: ResourceError.self) { try await service.fetch(resource) }
+
+        guard case .downloadInterrupted(let kept, .resumeRefused(.unexpectedContentRange)) = error else {
+            Issue.record("expected the partial file kept after unexpectedContentRange, got \(String(describing: error))")
+            return
+        }
+        #expect(kept == partial)
+        #expect(try Data(contentsOf: partial.partialFile) == body.prefix(40_000))
+        #expect(scratch.contents() == [".data.bin.partial"])
+    }
+
+    @Test func a206WithoutResumeFromIsRefused() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(Self.length)
+        let server = try LoopbackHTTPServer { _ in
+            Self.partialContent([("ETag", "\"v1\""), ("Content-Range", "bytes 0-99999/100000"), ("Content-Length", "100000")], body)
+        }
+        defer { server.stop() }
+        let resource = TestDownload(url: server.baseURL.appendingPathComponent("data"), destination: scratch.file("data.bin"))
+
+        let error = await #expect(throws: ResourceError.self) { try await service.fetch(resource) }
+
+        guard case .resumeRefused(.unexpectedContentRange(0, "bytes 0-99999/100000")) = error else {
+            Issue.record("expected unexpectedContentRange, got \(String(describing: error))")
+            return
+        }
+        #expect(scratch.contents().isEmpty)
+    }
+
+    /// `206` answers that carry the right range but not the partial file's strong validator, or
+    /// that are content-coded.
+    static let unvalidatedAnswers: [(fields: [(String, String)], coded: Bool)] = [
+        ([("ETag", "W/\"v1\"")], false),
+        ([("ETag", "W/\"v2\"")], false),
+        ([], false),
+        ([("Last-Modified", "Tue, 24 Nov 2026 01:00:00 GMT"), ("Date", "Wed, 25 Nov 2026 01:00:00 GMT")], false),
+        ([("ETag", "\"v1\""), ("Content-Encoding", "gzip")], true),
+    ]
+
+    @Test(arguments: 0..<unvalidatedAnswers.count)
+    func a206WithoutThePartialFilesStrongValidatorOrWithACodingIsNeverSpliced(_ index: Int) async throws {
+        let (fields, coded) = Self.unvalidatedAnswers[index]
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(Self.length)
+        let rest = body.suffix(from: 40_000)
+        let sent = coded ? Data(Compressor.compress(Array(rest), .gzip)) : Data(rest)
+        let server = try LoopbackHTTPServer { _ in
+            // A coded body without a Content-Length, whose decoded bytes fill the range exactly:
+            // only its coding is wrong.
+            Self.partialContent(fields + [("Content-Range", "bytes 40000-99999/100000")] + (coded ? [] : [("Content-Length", "\(sent.count)")]), sent)
+        }
+        defer { server.stop() }
+        var (resource, _) = try Self.resuming(from: server.baseURL, in: scratch)
+        resource.keepsPartialFile = true
+
+        // A coded body reaches the file only when the request asked for the coding.
+        let askingForGzip = ClosureRequestAdapter { request in
+            var request = request
+            request.setValue("gzip", forHTTPHeaderField: "Accept-Encoding")
+            return request
+        }
+        let service = coded ? DownloadService<TestDownload>(pipeline: ResourcePipeline(adapters: [askingForGzip])) : service
+
+        let error = await #expect(throws: ResourceError.self) { try await service.fetch(resource) }
+
+        if coded {
+            guard case .downloadInterrupted(_, .resumeRefused(.unexpectedContentRange)) = error else {
+                Issue.record("expected unexpectedContentRange, got \(String(describing: error))")
+                return
+            }
+            #expect(try Data(contentsOf: try #require(resource.resumeFrom).partialFile) == body.prefix(40_000))
+        } else {
+            guard case .resumeRefused(.validatorChanged) = error else {
+                Issue.record("expected validatorChanged, got \(String(describing: error))")
+                return
+            }
+            #expect(scratch.contents().isEmpty)
+        }
+        #expect(!FileManager.default.fileExists(atPath: resource.destination.path))
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
+    @Test func a206WithTheKeptLastModifiedIsSpliced() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let modified = "Tue, 24 Nov 2026 01:00:00 GMT"
+        let body = DownloadFixtures.body(Self.length)
+        let server = try LoopbackHTTPServer { _ in
+            Self.partialContent(
+                [("Last-Modified", modified), ("Content-Range", "bytes 40000-99999/100000"), ("Content-Length", "60000")], body.suffix(from: 40_000))
+        }
+        defer { server.stop() }
+        let (resource, _) = try Self.resuming(from: server.baseURL, in: scratch, validator: .lastModified(modified))
+
+        let placed = try await service.fetch(resource)
+
+        #expect(try Data(contentsOf: placed) == body)
+        #expect(scratch.contents() == ["data.bin"])
+    }
+
+    @Test func a200ToAResumeWhosePartialFileIsGoneStartsAFreshFile() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(Self.length)
+        let server = try LoopbackHTTPServer { _ in
+            .script([.write(DownloadFixtures.head(200, [("ETag", "\"v1\""), ("Content-Length", "\(body.count)")]) + body), .close])
+        }
+        defer { server.stop() }
+        let (resource, _) = try Self.resuming(from: server.baseURL, in: scratch)
+        try FileManager.default.removeItem(at: try #require(resource.resumeFrom).partialFile)
+
+        let placed = try await service.fetch(resource)
+
+        #expect(try Data(contentsOf: placed) == body)
+        #expect(scratch.contents() == ["data.bin"])
+    }
+
+    @Test(arguments: [206, 416])
+    func aResumeToAnExistingDestinationUnderFailIfExistsStopsAtTheHeadAndKeepsThePartialFile(status: Int) async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(Self.length)
+        let server = try LoopbackHTTPServer { request in DownloadFixtures.rangeResponse(for: request, body: body, etag: "\"v1\"") }
+        defer { server.stop() }
+        var (resource, _) = try Self.resuming(from: server.baseURL, in: scratch, count: status == 416 ? Self.length : 40_000)
+        resource.keepsPartialFile = true
+        let partial = try #require(resource.resumeFrom)
+        let intruder = Data("already here".utf8)
+        try intruder.write(to: resource.destination)
+
+        let error = await #expect(throws: ResourceError.self) { try await service.fetch(resource) }
+
+        guard case .downloadInterrupted(let kept, .fileSystem(let failure)) = error else {
+            Issue.record("expected the partial file kept after EEXIST, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.code == EEXIST)
+        #expect(failure.operation == .place)
+        #expect(kept == partial)
+        #expect(try Data(contentsOf: partial.partialFile) == body.prefix(Int(partial.byteCount)))
+        #expect(try Data(contentsOf: resource.destination) == intruder)
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
+    @Test(arguments: [false, true])
+    func aFileThatAppearsAtTheDestinationMidBodyIsKept(keepsPartialFile: Bool) async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(Self.length)
+        let server = try LoopbackHTTPServer { _ in
+            .script([
+                .write(DownloadFixtures.head(206, [("ETag", "\"v1\""), ("Content-Range", "bytes 40000-99999/100000"), ("Content-Length", "60000")]) + body.subdata(in: 40_000..<50_000)),
+                .pause(.seconds(3)),
+                .write(body.suffix(from: 50_000)),
+                .close,
+            ])
+        }
+        defer { server.stop() }
+        var (resource, _) = try Self.resuming(from: server.baseURL, in: scratch)
+        resource.keepsPartialFile = keepsPartialFile
+        let partial = try #require(resource.resumeFrom)
+        let fetching = Task { try await service.fetch(resource) }
+        // The body has begun once the partial file grows.
+        let started = ContinuousClock.now
+        while ((try? FileManager.default.attributesOfItem(atPath: partial.partialFile.path)[.size] as? Int) ?? 0) <= 40_000,
+            ContinuousClock.now - started < .seconds(10)
+        {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let intruder = Data("written meanwhile".utf8)
+        try intruder.write(to: resource.destination)
+
+        let error = await #expect(throws: ResourceError.self) { try await fetching.value }
+
+        #expect(try Data(contentsOf: resource.destination) == intruder)
+        if keepsPartialFile {
+            guard case .downloadInterrupted(let kept, .fileSystem(let failure)) = error else {
+                Issue.record("expected the whole file kept after EEXIST, got \(String(describing: error))")
+                return
+            }
+            #expect(failure.code == EEXIST)
+            #expect(kept.byteCount == Int64(Self.length))
+            #expect(kept.validator == .entityTag("\"v1\""))
+            #expect(try Data(contentsOf: kept.partialFile) == body)
+            #expect(scratch.contents() == [".data.bin.partial", "data.bin"])
+        } else {
+            guard case .fileSystem(let failure) = error else {
+                Issue.record("expected fileSystem(EEXIST), got \(String(describing: error))")
+                return
+            }
+            #expect(failure.code == EEXIST)
+            #expect(scratch.contents() == ["data.bin"])
+        }
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
+    @Test(arguments: [503, 404])
+    func aPartialFileKeptByAnEarlierAttemptIsReportedWhenTheRetryFails(status: Int) async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(Self.length)
+        let attempts = Locked(0)
+        let server = try LoopbackHTTPServer { _ in
+            let attempt = attempts.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            guard attempt > 1 else {
+                return .script([.write(DownloadFixtures.head(200, [("ETag", "\"v1\""), ("Content-Length", "\(body.count)")]) + body.prefix(30_000)), .close])
+            }
+            return .status(status, body: Data("no".utf8))
+        }
+        defer { server.stop() }
+        // FoundationNetworking reports a body cut short of its Content-Length as URLError.unknown.
+        let retryPolicy = RetryPolicy(
+            maximumAttempts: 2, baseDelay: .milliseconds(10), retryableTransportErrors: RetryPolicy.transientTransportErrors.union([.unknown]))
+        let pipeline = ResourcePipeline(retryPolicy: retryPolicy)
+        let service = DownloadService<TestDownload>(pipeline: pipeline)
+        var resource = TestDownload(url: server.baseURL.appendingPathComponent("data"), destination: scratch.file("data.bin"))
+        resource.keepsPartialFile = true
+
+        let error = await #expect(throws: ResourceError.self) { try await service.fetch(resource) }
+
+        #expect(attempts.withLock { $0 } == 2)
+        guard case .downloadInterrupted(let kept, let underlying) = error else {
+            Issue.record("expected the kept partial file reported, got \(String(describing: error))")
+            return
+        }
+        #expect(underlying.statusCode == status)
+        #expect(error?.statusCode == status)
+        #expect(kept.byteCount == 30_000)
+        #expect(try Data(contentsOf: kept.partialFile) == body.prefix(30_000))
+        #expect(scratch.contents() == [kept.partialFile.lastPathComponent])
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+    @Test func renamingWithoutReplacingNeverReplacesAFile() throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let source = scratch.file("source")
+        let destination = scratch.file("destination")
+        try Data("new".utf8).write(to: source)
+        try Data("old".utf8).write(to: destination)
+
+        let error = #expect(throws: ResourceError.self) { try DownloadFile.renameExclusively(source, to: destination) }
+
+        guard case .fileSystem(let failure) = error else {
+            Issue.record("expected fileSystem(EEXIST), got \(String(describing: error))")
+            return
+        }
+        #expect(failure.code == EEXIST)
+        #expect(try Data(contentsOf: destination) == Data("old".utf8))
+        try FileManager.default.removeItem(at: destination)
+        try DownloadFile.renameExclusively(source, to: destination)
+        #expect(try Data(contentsOf: destination) == Data("new".utf8))
+        #expect(scratch.contents() == ["destination"])
+    }
+}
