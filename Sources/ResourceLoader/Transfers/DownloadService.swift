@@ -151,6 +151,11 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
         if let partial = resource.resumeFrom {
             request.setValue("bytes=\(partial.byteCount)-", forHTTPHeaderField: "Range")
             request.setValue(partial.validator.ifRangeValue, forHTTPHeaderField: "If-Range")
+            // The range counts the bytes of the representation as stored: a coded 206 could not
+            // be appended, so the resume asks for none unless the resource names a coding.
+            if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+                request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+            }
         }
         fetch?.built(request)
         let options = resource.transferOptions(self.options)

@@ -291,7 +291,7 @@ final class FileDownloadReceiver: TransferReceiver {
         guard let range = received.flatMap(ContentRange.init), let first = range.first, let last = range.last,
             first == partial.byteCount,
             let total = range.completeLength ?? partial.expectedLength,
-            last + 1 == total,
+            total > 0, last == total - 1,
             partial.expectedLength.map({ $0 == total }) ?? true,
             declared.map({ $0 == last - first + 1 }) ?? true
         else {

@@ -57,7 +57,30 @@ struct DownloadResumeRefusalTests {
         ([("ETag", "\"v1\""), ("Content-Range", "bytes */100000"), ("Content-Length", "60000")], 60_000),
         // No Content-Range at all.
         ([("ETag", "\"v1\""), ("Content-Length", "60000")], 60_000),
+        // A last byte at the largest 64-bit number, with the length unknown.
+        ([("ETag", "\"v1\""), ("Content-Range", "bytes 40000-9223372036854775807/*"), ("Content-Length", "60000")], 60_000),
+        // A complete length at the largest 64-bit number.
+        ([("ETag", "\"v1\""), ("Content-Range", "bytes 40000-9223372036854775806/9223372036854775807"), ("Content-Length", "60000")], 60_000),
     ]
+
+    @Test func aResumeAsksForTheRepresentationUncoded() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let partialFile = scratch.file(".data.bin.partial")
+        try Data("abcd".utf8).write(to: partialFile)
+        // A transport that adds no Accept-Encoding of its own: what is asked for is the service's.
+        let origin = ScriptedOrigin()
+        origin.enqueue(status: 206, headers: ["ETag": "\"v1\"", "Content-Range": "bytes 4-7/8", "Content-Length": "4"], body: "efgh")
+        var resource = TestDownload(url: URL(string: "http://origin.test/data")!, destination: scratch.file("data.bin"))
+        resource.resumeFrom = ResumableDownload(partialFile: partialFile, byteCount: 4, validator: .entityTag("\"v1\""), expectedLength: 8)
+
+        let placed = try await DownloadService<TestDownload>(session: origin).fetch(resource)
+
+        #expect(try Data(contentsOf: placed) == Data("abcdefgh".utf8))
+        let request = try #require(origin.receivedRequests.first)
+        #expect(request.value(forHTTPHeaderField: "Range") == "bytes=4-")
+        #expect(request.value(forHTTPHeaderField: "Accept-Encoding") == "identity")
+    }
 
     @Test(arguments: 0..<unfittingAnswers.count)
     func a206ThatDoesNotCarryTheRestIsNeverPlaced(_ index: Int) async throws {
