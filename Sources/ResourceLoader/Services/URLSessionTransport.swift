@@ -47,7 +47,8 @@ import FoundationNetworking
 ///   `urlCache`, since FoundationNetworking cannot cancel a task while it looks it up in one.
 /// - **One outcome**: the receiver is completed exactly once per request; a transfer that was
 ///   cancelled, or whose identity body ended before its declared `Content-Length`, completes with
-///   an error (`URLError.Code.cancelled`, `.networkConnectionLost`), whatever the session reports.
+///   an error (`URLError.Code.cancelled`, `.networkConnectionLost`), whether the session reports
+///   a success or (as FoundationNetworking does for a short body) `URLError.Code.unknown`.
 /// - **Progress**: the request body's bytes are reported to the receiver as they go out.
 /// - **Streamed bodies** (a file, a ``RequestBodyStream``, a ``MultipartFormData``: see
 ///   ``RequestBody/Content``) are read as they are sent, by a ``RequestBodyInputStream`` of each
@@ -674,7 +675,14 @@ extension URLSessionTransport {
         func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
             guard let transfer = transfers.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) }) else { return }
             if let error {
-                transfer.receiver.transferDidComplete(with: error)
+                let cutShort = transfer.hasDeliveredHead && transfer.receivedBodyBytes < transfer.expectedBodyBytes
+                if cutShort, (error as? URLError)?.code == .unknown {
+                    // FoundationNetworking reports a connection that ended before the declared
+                    // length as an unknown error.
+                    transfer.receiver.transferDidComplete(with: URLError(.networkConnectionLost, userInfo: [NSUnderlyingErrorKey: error]))
+                } else {
+                    transfer.receiver.transferDidComplete(with: error)
+                }
             } else if transfer.isCancelled {
                 // FoundationNetworking was seen to report a task cancelled in the middle of its
                 // body as finished without an error: the body is not whole.

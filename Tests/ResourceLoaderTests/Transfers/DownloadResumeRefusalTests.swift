@@ -335,9 +335,8 @@ struct DownloadResumeRefusalTests {
             return .status(status, body: Data("no".utf8))
         }
         defer { server.stop() }
-        // FoundationNetworking reports a body cut short of its Content-Length as URLError.unknown.
-        let retryPolicy = RetryPolicy(
-            maximumAttempts: 2, baseDelay: .milliseconds(10), retryableTransportErrors: RetryPolicy.transientTransportErrors.union([.unknown]))
+        // The cut is networkConnectionLost, which the default policy retries.
+        let retryPolicy = RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(10))
         let pipeline = ResourcePipeline(retryPolicy: retryPolicy)
         let service = DownloadService<TestDownload>(pipeline: pipeline)
         var resource = TestDownload(url: server.baseURL.appendingPathComponent("data"), destination: scratch.file("data.bin"))
