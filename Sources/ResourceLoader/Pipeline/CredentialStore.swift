@@ -389,12 +389,16 @@ public final class CredentialStore<Authenticator: ResourceLoader.Authenticator>:
 /// type.
 protocol RequestAuthenticating: Sendable {
     /// Puts the current credential on `request`, first waiting for a refresh in progress and
-    /// refreshing (through `pipeline`) a credential expired by `pipeline`'s date; returns the
-    /// request and the credential's generation, or no generation for a request sent without a
-    /// credential, which is never replayed.
-    func authenticate(_ request: URLRequest, pipeline: ResourcePipeline) async -> Result<(URLRequest, UInt64?), ResourceError>
+    /// refreshing (through `pipeline`) a credential expired by `pipeline`'s date, unless
+    /// `afterReplacement` (the fetch has just had its rejected credential replaced: the new one
+    /// is sent even if it claims to be expired); returns the request and the credential's
+    /// generation, or no generation for a request sent without a credential, which is never
+    /// replayed.
+    func authenticate(
+        _ request: URLRequest, pipeline: ResourcePipeline, afterReplacement: Bool
+    ) async -> Result<(URLRequest, UInt64?), ResourceError>
 
-    /// What ``authenticate(_:pipeline:)`` returns, when it can be had without waiting: `nil`
+    /// What ``authenticate(_:pipeline:afterReplacement:)`` returns, when it can be had without waiting: `nil`
     /// while a refresh runs or when the credential has expired.
     func authenticateImmediately(_ request: URLRequest, pipeline: ResourcePipeline) -> Result<(URLRequest, UInt64?), ResourceError>?
 
@@ -412,8 +416,10 @@ protocol RequestAuthenticating: Sendable {
 }
 
 extension CredentialStore: RequestAuthenticating {
-    func authenticate(_ request: URLRequest, pipeline: ResourcePipeline) async -> Result<(URLRequest, UInt64?), ResourceError> {
-        await authenticate(request, pipeline: pipeline, requiresCredential: true)
+    func authenticate(
+        _ request: URLRequest, pipeline: ResourcePipeline, afterReplacement: Bool
+    ) async -> Result<(URLRequest, UInt64?), ResourceError> {
+        await authenticate(request, pipeline: pipeline, requiresCredential: true, afterReplacement: afterReplacement)
     }
 
     func authenticateImmediately(_ request: URLRequest, pipeline: ResourcePipeline) -> Result<(URLRequest, UInt64?), ResourceError>? {
@@ -458,11 +464,12 @@ extension CredentialStore: RequestAuthenticating {
     fileprivate func authenticate(
         _ request: URLRequest,
         pipeline: ResourcePipeline,
-        requiresCredential: Bool
+        requiresCredential: Bool,
+        afterReplacement: Bool
     ) async -> Result<(URLRequest, UInt64?), ResourceError> {
         // An expired credential is refreshed once; if the new one claims to be expired too, it
-        // is sent anyway and the server decides.
-        var hasRefreshed = false
+        // is sent anyway and the server decides. So is the one that replaced a rejected one.
+        var hasRefreshed = afterReplacement
         while true {
             switch step(requiresCredential: requiresCredential) {
             case .use(let credential, let generation):
@@ -512,8 +519,10 @@ extension CredentialStore: RequestAuthenticating {
 private struct OptionalCredential<Authenticator: ResourceLoader.Authenticator>: RequestAuthenticating {
     let store: CredentialStore<Authenticator>
 
-    func authenticate(_ request: URLRequest, pipeline: ResourcePipeline) async -> Result<(URLRequest, UInt64?), ResourceError> {
-        await store.authenticate(request, pipeline: pipeline, requiresCredential: false)
+    func authenticate(
+        _ request: URLRequest, pipeline: ResourcePipeline, afterReplacement: Bool
+    ) async -> Result<(URLRequest, UInt64?), ResourceError> {
+        await store.authenticate(request, pipeline: pipeline, requiresCredential: false, afterReplacement: afterReplacement)
     }
 
     func authenticateImmediately(_ request: URLRequest, pipeline: ResourcePipeline) -> Result<(URLRequest, UInt64?), ResourceError>? {

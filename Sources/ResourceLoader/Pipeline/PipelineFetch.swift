@@ -134,6 +134,10 @@ final class PipelineFetch: Sendable {
         case replay(rejected: UInt64, any RequestAuthenticating)
         /// Try again once the stopwatch reads `wakeUp` (`delay` after the attempt).
         case retry(wakeUp: Duration, delay: Duration)
+
+        var isReplay: Bool {
+            if case .replay = self { true } else { false }
+        }
     }
 
     /// The retries and replays a fetch has made.
@@ -163,6 +167,8 @@ final class PipelineFetch: Sendable {
     private func attempts(from built: URLRequest, plan: FetchPlan, resuming: Resumption) async -> Result<FetchAnswer, ResourceError> {
         var tries = Tries()
         var adapted: URLRequest?
+        // Whether the attempt about to be made replays a request whose credential was replaced.
+        var replaying = false
         switch resuming {
         case .beginning:
             break
@@ -171,6 +177,7 @@ final class PipelineFetch: Sendable {
         case .after(let next, let triesSoFar):
             tries = triesSoFar
             if let outcome = await carryOut(next) { return outcome }
+            replaying = next.isReplay
         }
         while true {
             var request = built
@@ -188,7 +195,7 @@ final class PipelineFetch: Sendable {
             }
             var generation: UInt64?
             if let authentication = plan.authentication {
-                switch await authentication.authenticate(request, pipeline: pipeline) {
+                switch await authentication.authenticate(request, pipeline: pipeline, afterReplacement: replaying) {
                 case .success(let (authenticated, credentialGeneration)):
                     request = authenticated
                     generation = credentialGeneration
@@ -201,6 +208,7 @@ final class PipelineFetch: Sendable {
             let outcome = await send(request, attempt: attempt, options: plan.options, makeReceiver: plan.makeReceiver)
             let next = next(after: outcome, of: request, attempt: attempt, generation: generation, plan: plan, tries: &tries)
             if let outcome = await carryOut(next) { return outcome }
+            replaying = next.isReplay
         }
     }
 
@@ -228,6 +236,7 @@ final class PipelineFetch: Sendable {
             received(answer)
             let response = answer.response
             if let authentication = plan.authentication, let generation,
+               Self.isFromCredentialOrigin(response, of: request),
                authentication.isCredentialRejected(by: response, data: answer.data) {
                 // One replay per fetch: a replay that is rejected again is the outcome. A
                 // one-shot body stream that has been read cannot be replayed either.
@@ -257,6 +266,14 @@ final class PipelineFetch: Sendable {
         tries.retries += 1
         scheduled(after: attempt, delay: delay, reason: reason)
         return .retry(wakeUp: wakeUp, delay: delay)
+    }
+
+    /// Whether `response` came from the origin `request` was sent to, which its credential
+    /// reached: a response that a redirect to another origin led to answered a request that
+    /// carried no credential (``TransferRules/credentialHeaderFields``), and cannot reject it.
+    private static func isFromCredentialOrigin(_ response: ResponseHead, of request: URLRequest) -> Bool {
+        guard let answering = TransferRules.Origin(response.url) else { return true }
+        return answering == TransferRules.Origin(request.url)
     }
 
     /// Waits for what `next` needs before another attempt; returns the fetch's outcome instead

@@ -472,6 +472,38 @@ struct CredentialStoreTests {
         #expect(server.received.map(\.token) == ["t1"])
     }
 
+    @Test func aReplacedCredentialThatClaimsToBeExpiredIsReplayedRatherThanRefreshedAgain() async throws {
+        // GIVEN t0, which never expires and which the server rejects, and a refresher whose
+        // tokens claim to be expired already
+        refresher.issueExpiredTokens()
+        let service = ResourceService<CitiesResource>(pipeline: pipeline(store()))
+        let result = await fetchCities(service)
+        #expect(result.failure == nil)
+        #expect(refresher.count == 1)
+        #expect(server.received.map(\.token) == ["t0", "t1"])
+    }
+
+    @Test func aRejectionFromAnotherOriginAfterARedirectNeverRefreshes() async throws {
+        // GIVEN a transport that followed a redirect to another origin, which the credential
+        // never reached, and was answered 401 there
+        server.accept("t0")
+        server.answerFrom(URL(string: "https://cdn.example.net/europe.json")!)
+        let service = ResourceService<CitiesResource>(pipeline: pipeline(store()))
+        let result = await fetchCities(service)
+        #expect(result.failure?.statusCode == 401)
+        #expect(refresher.count == 0)
+        #expect(server.received.count == 1)
+    }
+
+    @Test func aRejectionFromTheSameOriginAfterARedirectRefreshesAndReplays() async throws {
+        server.answerFrom(URL(string: "https://API.example.com:443/moved/europe.json")!)
+        let service = ResourceService<CitiesResource>(pipeline: pipeline(store()))
+        let result = await fetchCities(service)
+        #expect(result.failure == nil)
+        #expect(refresher.count == 1)
+        #expect(server.received.map(\.token) == ["t0", "t1"])
+    }
+
     // MARK: - With retries
 
     @Test func aReplayAndARetryInOneFetch() async throws {
@@ -617,6 +649,7 @@ final class TokenCheckingServer: URLSessionType, @unchecked Sendable {
     private var heldAnswers: [String: [@Sendable () -> Void]] = [:]
     private var nextAcceptedStatus: Int?
     private var publicPaths: Set<String> = []
+    private var answeringURL: URL?
 
     var received: [Received] { lock.withLock { log } }
     var rejections: Int { lock.withLock { rejected } }
@@ -627,6 +660,11 @@ final class TokenCheckingServer: URLSessionType, @unchecked Sendable {
     func failNextAcceptedRequest(with status: Int) { lock.withLock { nextAcceptedStatus = status } }
     /// Answers requests for `path` that carry no token with `200`.
     func serveAnonymously(_ path: String) { lock.withLock { _ = publicPaths.insert(path) } }
+
+    /// Answers every request as if a redirect had led it to `url`: the response says `url`, and
+    /// a credential is read (and accepted) only when `url` has the request's origin, as a
+    /// transport keeps it only there.
+    func answerFrom(_ url: URL) { lock.withLock { answeringURL = url } }
 
     /// Holds the answers to requests for `path` until ``release(_:)``.
     func hold(_ path: String) { lock.withLock { _ = heldPaths.insert(path) } }
@@ -645,7 +683,9 @@ final class TokenCheckingServer: URLSessionType, @unchecked Sendable {
         completionHandler: @escaping @Sendable (Result<(Data, URLResponse), any Error>) -> Void
     ) -> any Cancellable {
         let path = request.url?.path ?? ""
-        let authorization = request.value(forHTTPHeaderField: "Authorization")
+        let answeringURL = lock.withLock { self.answeringURL } ?? request.url!
+        let sameOrigin = answeringURL.host?.lowercased() == request.url?.host?.lowercased()
+        let authorization = sameOrigin ? request.value(forHTTPHeaderField: "Authorization") : nil
         let token = authorization.map { String($0.dropFirst("Bearer ".count)) }
         // The status is decided when the request arrives, as a server would.
         let (status, isHeld) = lock.withLock { () -> (Int, Bool) in
@@ -660,7 +700,7 @@ final class TokenCheckingServer: URLSessionType, @unchecked Sendable {
             return (status, heldPaths.contains(path))
         }
         let body = status == 200 ? Data((path == "/cities" ? "[]" : #"{"cities": []}"#).utf8) : Data()
-        let response = HTTPURLResponse(url: request.url!, statusCode: status, httpVersion: "HTTP/1.1", headerFields: [:])!
+        let response = HTTPURLResponse(url: answeringURL, statusCode: status, httpVersion: "HTTP/1.1", headerFields: [:])!
         let answer: @Sendable () -> Void = { completionHandler(.success((body, response))) }
         if isHeld {
             lock.withLock { heldAnswers[path, default: []].append(answer) }
