@@ -506,6 +506,21 @@ struct CredentialStoreTests {
 
     // MARK: - With retries
 
+    @Test func theReplayDoesNotCountAgainstMaximumAttempts() async throws {
+        // GIVEN two attempts at most: t0 rejected (the replay), t1 answered 503 (the one retry),
+        // then success
+        server.failNextAcceptedRequest(with: 503)
+        let service = ResourceService<CitiesResource>(
+            pipeline: pipeline(store(), retryPolicy: RetryPolicy(maximumAttempts: 2, jitter: .none))
+        )
+        let task = Task { await fetchCities(service) }
+        _ = await clock.advanceToNextSleeper()
+        let result = await task.value
+        #expect(result.failure == nil)
+        #expect(server.received.map(\.token) == ["t0", "t1", "t1"])
+        #expect(recorder.finishedEvents.first?.attempts == 3)
+    }
+
     @Test func aReplayAndARetryInOneFetch() async throws {
         // GIVEN t0 rejected, then t1 answered with 503 once, then success
         server.failNextAcceptedRequest(with: 503)
