@@ -19,10 +19,12 @@ extension SOAPEnvelope {
         else {
             throw .invalidRequest(reason: "the SOAP request's body is not a SOAP Envelope with a Body")
         }
-        var bytes = [UInt8](data)
-        guard !(bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE])) else {
+        // The block is inserted as UTF-8: a document in another encoding (UTF-16, or one its
+        // declaration names, such as ISO-8859-1) would be read as other characters.
+        guard let utf8 = try? XMLTranscoder.utf8Document(data, options: XMLParsingOptions()).data, utf8 == data else {
             throw .invalidRequest(reason: "the SOAP request's body is not UTF-8")
         }
+        var bytes = [UInt8](data)
         guard let rootTag = XMLTagScanner.firstTag(in: bytes, from: 0) else {
             throw .invalidRequest(reason: "the SOAP request's Envelope could not be found")
         }

@@ -251,8 +251,12 @@ extension SOAPEnvelope {
 
     /// The Fault a response body carries, or `nil` when it is not a SOAP envelope with a Fault.
     static func fault(in data: Data, options: XMLParsingOptions) -> SOAPFault? {
-        // Most error pages are not SOAP: skip parsing unless the bytes could hold a Fault.
-        guard data.range(of: Data("Fault".utf8)) != nil,
+        // Most error pages are not SOAP: skip parsing unless the bytes could hold a Fault. In an
+        // encoding that does not keep ASCII as it is (UTF-16, after its byte order mark), "Fault"
+        // is other bytes: such a body is parsed.
+        let keepsASCII = data.count >= 2 && data[data.startIndex] != 0 && data[data.startIndex + 1] != 0
+            && data[data.startIndex] < 0xFE
+        guard !keepsASCII || data.range(of: Data("Fault".utf8)) != nil,
             let document = try? XMLTree(data: data, options: options)
         else { return nil }
         do {

@@ -33,6 +33,28 @@ struct SOAPFaultTests {
         throw CancellationError()
     }
 
+    @Test("A Fault in UTF-16 (which begins with a byte order mark), with an error status, is a soapFault",
+        arguments: [String.Encoding.utf16LittleEndian, .utf16BigEndian])
+    func aFaultInUTF16WithAnErrorStatus(encoding: String.Encoding) async throws {
+        let envelope = """
+            <soap:Envelope xmlns:soap="\(Self.soap11)"><soap:Body><soap:Fault>\
+            <faultcode>soap:Server</faultcode><faultstring>No such user</faultstring>\
+            </soap:Fault></soap:Body></soap:Envelope>
+            """
+        var body = Data(encoding == .utf16LittleEndian ? [0xFF, 0xFE] : [0xFE, 0xFF])
+        body.append(try #require(envelope.data(using: encoding)))
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(500, headers: ["Content-Type": "text/xml"], body: body))
+        do {
+            _ = try await ResourceService<UserDetailsCall>(session: session).fetch(UserDetailsCall())
+            Issue.record("a Fault was not reported")
+        } catch .soapFault(let fault) {
+            #expect(fault.reason == "No such user")
+        } catch {
+            Issue.record("expected soapFault, got \(error)")
+        }
+    }
+
     // MARK: SOAP 1.1
 
     @Test(arguments: ["soap", "SOAP-ENV", "soap11env", "S", "env"])

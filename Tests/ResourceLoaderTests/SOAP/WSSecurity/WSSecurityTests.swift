@@ -113,6 +113,14 @@ struct WSSecurityTests {
         var request = Self.request(body: "")
         request.httpBody = Data([0xFF, 0xFE]) + #"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body/></s:Envelope>"#.data(using: .utf16LittleEndian)!
         await #expect(throws: ResourceError.self) { try await Self.adapter(.text).adapt(request) }
+        // So is a document whose declaration names another encoding, whose bytes UTF-8 would corrupt.
+        for (declared, encoding) in [("ISO-8859-1", String.Encoding.isoLatin1), ("UTF-16LE", .utf16LittleEndian), ("UTF-16BE", .utf16BigEndian)] {
+            let text = #"<?xml version="1.0" encoding="\#(declared)"?><s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><n>José</n></s:Body></s:Envelope>"#
+            var request = Self.request(body: "")
+            request.httpBody = try #require(text.data(using: encoding))
+            guard (try? XMLTree(data: try #require(request.httpBody))) != nil else { continue }
+            await #expect(throws: ResourceError.self, "\(declared)") { try await Self.adapter(.text).adapt(request) }
+        }
     }
 
     @Test func requestsThatAreNotSOAPPassAndABrokenSOAPBodyFails() async throws {
