@@ -19,10 +19,12 @@ public struct SOAPHeaderBlock: Sendable, Hashable {
     /// The block's element, with its content.
     public var element: XMLTree.Element
     /// Whether the service must process the block or fail with a `MustUnderstand` Fault
-    /// (`mustUnderstand="1"` in SOAP 1.1, `"true"` in 1.2). Default: `false`, not written.
+    /// (`mustUnderstand="1"` in SOAP 1.1, `"true"` in 1.2). Default: `false`, not written. When
+    /// `true`, it replaces a `mustUnderstand` attribute the element carries.
     public var mustUnderstand: Bool
     /// The node the block is meant for: the `role` attribute in SOAP 1.2, `actor` in SOAP 1.1.
-    /// Default: `nil`, not written (the ultimate receiver).
+    /// Default: `nil`, not written (the ultimate receiver). When set, it replaces the attribute of
+    /// that name the element carries.
     public var role: String?
 
     /// Creates a block from an element.
@@ -103,8 +105,15 @@ public struct SOAPHeaderBlock: Sendable, Hashable {
         if let role {
             attributes.append((prefix + (version == .v1_1 ? ":actor" : ":role"), role))
         }
+        // The block's own attributes of the names written here give way, so that none appears twice.
+        let roleName = version == .v1_1 ? "actor" : "role"
+        let replaced = { (attribute: XMLTree.Attribute) -> Bool in
+            attribute.namespaceURI == version.envelopeNamespace
+                && ((mustUnderstand && attribute.name == "mustUnderstand") || (role != nil && attribute.name == roleName))
+        }
         do {
-            return try XMLEncodingNode.rawMarkup(element, extraDeclarations: declarations, extraAttributes: attributes)
+            return try XMLEncodingNode.rawMarkup(
+                element, extraDeclarations: declarations, extraAttributes: attributes, omittingRootAttributes: replaced)
         } catch {
             throw .invalidRequest(reason: "a SOAP header block's role holds a character XML 1.0 does not allow")
         }

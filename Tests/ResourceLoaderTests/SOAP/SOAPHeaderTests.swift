@@ -65,6 +65,29 @@ struct SOAPHeaderTests {
         #expect(block.attribute(named: "mustUnderstand", namespaceURI: SOAPVersion.v1_1.envelopeNamespace) == "1")
     }
 
+    @Test func aBlockThatCarriesMustUnderstandAndActorGetsThemOnceEach() throws {
+        // A block echoed from a response, with its own mustUnderstand and actor, under another prefix.
+        let element = try XMLTree(string: """
+            <s:Session xmlns:s="urn:session" xmlns:e="\(SOAPVersion.v1_1.envelopeNamespace)" \
+            e:mustUnderstand="0" e:actor="urn:old">abc</s:Session>
+            """).root
+        let block = SOAPHeaderBlock(element: element, mustUnderstand: true, role: "urn:new")
+        let data = try SOAPEnvelope(operation: "get", headers: [block]).data()
+        // Well-formed: no attribute twice.
+        let written = try #require(try XMLTree(data: data).root.child(named: "Header")?.children.first)
+        let namespace = SOAPVersion.v1_1.envelopeNamespace
+        #expect(written.attribute(named: "mustUnderstand", namespaceURI: namespace) == "1")
+        #expect(written.attribute(named: "actor", namespaceURI: namespace) == "urn:new")
+        #expect(written.attributes.filter { $0.namespaceURI == namespace }.count == 2)
+        #expect(written.text == "abc")
+        // Without mustUnderstand or a role, the block's own attributes stay.
+        let kept = try #require(
+            try XMLTree(data: try SOAPEnvelope(operation: "get", headers: [SOAPHeaderBlock(element: element)]).data())
+                .root.child(named: "Header")?.children.first)
+        #expect(kept.attribute(named: "mustUnderstand", namespaceURI: namespace) == "0")
+        #expect(kept.attribute(named: "actor", namespaceURI: namespace) == "urn:old")
+    }
+
     @Test func theModelReadsResponseHeaderBlocks() async throws {
         let session = FakeURLSession()
         var response = try Fixtures.string("getUserDetails-response")

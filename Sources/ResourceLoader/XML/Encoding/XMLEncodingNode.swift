@@ -313,22 +313,25 @@ final class XMLEncodingNode {
     static func rawMarkup(
         _ element: XMLTree.Element,
         extraDeclarations: [(prefix: String, uri: String)] = [],
-        extraAttributes: [(name: String, value: String)] = []
+        extraAttributes: [(name: String, value: String)] = [],
+        omittingRootAttributes omitted: (XMLTree.Attribute) -> Bool = { _ in false }
     ) throws -> String {
         var output = ""
-        try writeRaw(element, to: &output, extraDeclarations: extraDeclarations, extraAttributes: extraAttributes)
+        try writeRaw(
+            element, to: &output, extraDeclarations: extraDeclarations, extraAttributes: extraAttributes, omittingRootAttributes: omitted)
         return output
     }
 
     /// Writes an element of a parsed document as it is: its names with their own prefixes, the
     /// namespace declarations in scope where it was, its attributes, text and children; and on
     /// the root element, `extraDeclarations` and `extraAttributes` (qualified names, values
-    /// unescaped).
+    /// unescaped), without its attributes that `omitted` names (those `extraAttributes` replace).
     static func writeRaw(
         _ root: XMLTree.Element,
         to output: inout String,
         extraDeclarations: [(prefix: String, uri: String)] = [],
-        extraAttributes: [(name: String, value: String)] = []
+        extraAttributes: [(name: String, value: String)] = [],
+        omittingRootAttributes omitted: (XMLTree.Attribute) -> Bool = { _ in false }
     ) throws {
         let storage = root.storage
         // The declarations in scope at the root, innermost last, so that prefixes used in
@@ -380,7 +383,7 @@ final class XMLEncodingNode {
                     output += " xmlns:" + prefix + "=\"" + (try escapeAttribute(uri)) + "\""
                 }
             }
-            for attribute in element.attributes {
+            for attribute in element.attributes where index != root.index || !omitted(attribute) {
                 let name = attribute.prefix.map { $0 + ":" + attribute.name } ?? attribute.name
                 output += " " + name + "=\"" + (try escapeAttribute(attribute.value)) + "\""
             }
