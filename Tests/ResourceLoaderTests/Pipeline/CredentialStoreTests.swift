@@ -506,6 +506,20 @@ struct CredentialStoreTests {
 
     // MARK: - With retries
 
+    @Test func aRejectedOneShotStreamBodyIsNotReplayed() async throws {
+        // GIVEN a server that rejects every credential, and a body that can be read only once
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(401))
+        let pipeline = ResourcePipeline(session: session, credentials: store(), monitors: [recorder], clock: clock)
+        let upload = Upload(
+            url: URL(string: "https://api.example.com/upload")!, upload: .stream(RequestBodyStream(chunkStream([Data("abc".utf8)]))))
+        let result = await Result { () async throws(ResourceError) in try await ResourceService<Upload>(pipeline: pipeline).fetch(upload) }
+        // THEN the rejection is the outcome: no replay with an empty body, and no refresh for it
+        #expect(result.failure?.statusCode == 401)
+        #expect(session.receivedRequests.count == 1)
+        #expect(refresher.count == 0)
+    }
+
     @Test func theReplayDoesNotCountAgainstMaximumAttempts() async throws {
         // GIVEN two attempts at most: t0 rejected (the replay), t1 answered 503 (the one retry),
         // then success
