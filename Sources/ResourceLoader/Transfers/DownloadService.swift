@@ -71,8 +71,9 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
     /// Downloads `resource` and returns its model.
     ///
     /// Cancelling the calling task cancels the download, which then throws
-    /// ``ResourceError/cancelled`` (or ``ResourceError/downloadInterrupted(_:underlying:)`` when
-    /// the resource keeps partial files).
+    /// ``ResourceError/cancelled``, or, when the resource keeps partial files and one was kept,
+    /// ``ResourceError/downloadInterrupted(_:underlying:)`` carrying it with
+    /// ``ResourceError/cancelled`` as `underlying`.
     public func fetch(_ resource: Resource) async throws(ResourceError) -> Resource.Model {
         try await run(resource).get()
     }
@@ -80,7 +81,9 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
     /// Downloads `resource` and delivers the outcome exactly once on `callbackQueue`.
     ///
     /// - Returns: A handle that cancels the download; `completion` then receives
-    ///   ``ResourceError/cancelled`` (unless an outcome was already delivered).
+    ///   ``ResourceError/cancelled``, or, when the resource keeps partial files and one was
+    ///   kept, ``ResourceError/downloadInterrupted(_:underlying:)`` carrying it with
+    ///   ``ResourceError/cancelled`` as `underlying` (unless an outcome was already delivered).
     @discardableResult
     public func fetch(
         _ resource: Resource,
