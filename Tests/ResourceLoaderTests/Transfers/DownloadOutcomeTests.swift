@@ -19,8 +19,8 @@ struct UnparsableDownload: DownloadResourceType {
 
 /// Documented outcomes of downloads: content-coded bodies and digests, a model that cannot be
 /// made, cancellation of a download that keeps its partial file, and a resumed download's
-/// digests.
-@Suite("Downloads: coded bodies, models, cancellation, resumed digests")
+/// progress and digests.
+@Suite("Downloads: coded bodies, models, cancellation, resumed progress and digests")
 struct DownloadOutcomeTests {
     /// `count` bytes that gzip barely shrinks, so a cut coded body has decoded bytes written.
     static func incompressible(_ count: Int) -> Data {
@@ -173,6 +173,48 @@ struct DownloadOutcomeTests {
         #expect(try Data(contentsOf: partial.partialFile) == body.prefix(30_000))
         #expect(!FileManager.default.fileExists(atPath: resource.destination.path))
         #expect(scratch.openDescriptors().isEmpty)
+    }
+
+    // MARK: - A resumed download's progress
+
+    @Test func aResumedDownloadsProgressCountsThePartialFileAgainstTheWholeLength() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(10_000)
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(206, headers: [
+            "ETag": "\"v1\"", "Content-Range": "bytes 4000-9999/10000", "Content-Length": "6000",
+        ], body: body.dropFirst(4_000)).inPieces(6))
+        var resource = TestDownload(url: URL(string: "https://example.com/data")!, destination: scratch.file("data.bin"))
+        resource.resumeFrom = try Self.partial(of: body, count: 4_000, in: scratch)
+        let seen = Locked<[TransferProgress]>([])
+
+        let placed = try await DownloadService<TestDownload>(session: session).fetch(resource, progressQueue: DispatchQueue(label: "progress")) { progress in
+            seen.withLock { $0.append(progress) }
+        }
+
+        #expect(try Data(contentsOf: placed) == body)
+        let values = seen.withLock { $0 }
+        #expect(values.map(\.completedBytes) == stride(from: 4_000, through: 10_000, by: 1_000).map { Int64($0) })
+        #expect(values.allSatisfy { $0.totalBytes == 10_000 && $0.direction == .download && $0.counting == .bodyBytes })
+    }
+
+    @Test func aResumedDownloadCompletedByA416ReportsTheWholeLengthAsItsFinalValue() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(10_000)
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(416, headers: ["Content-Range": "bytes */10000", "Content-Length": "0"], body: Data()))
+        var resource = TestDownload(url: URL(string: "https://example.com/data")!, destination: scratch.file("data.bin"))
+        resource.resumeFrom = try Self.partial(of: body, count: 10_000, in: scratch)
+
+        let task = DownloadService<TestDownload>(session: session).fetchTask(resource)
+        var values: [TransferProgress] = []
+        for await progress in task.progress { values.append(progress) }
+        let placed = try await task.value
+
+        #expect(try Data(contentsOf: placed) == body)
+        #expect(values == [TransferProgress(direction: .download, completedBytes: 10_000, totalBytes: 10_000)])
     }
 
     // MARK: - A resumed download's digests
