@@ -17,10 +17,46 @@ struct UnparsableDownload: DownloadResourceType {
     func model(fromFileAt url: URL, response: ResponseHead) throws -> Int { throw Unreadable() }
 }
 
+/// A transport that hands over a whole `200` body at once, but ends the transfer only `delay`
+/// after it started, whatever happens meanwhile: a transport that completes late.
+final class LateCompletingTransport: HTTPTransport {
+    final class Handle: Cancellable { func cancel() {} }
+
+    let body: Data
+    let delay: Duration
+    let failure: (any Error)?
+    /// Signalled once the receiver has been told the transfer ended.
+    let completed = DispatchSemaphore(value: 0)
+
+    init(body: Data, delay: Duration, failure: (any Error)?) {
+        self.body = body
+        self.delay = delay
+        self.failure = failure
+    }
+
+    func startTransfer(_ request: URLRequest, options: TransferOptions, receiver: any TransferReceiver) -> any Cancellable {
+        let head = ResponseHead(
+            statusCode: 200, url: request.url, headerFields: [("ETag", "\"v1\""), ("Content-Length", "\(body.count)")]
+        )
+        let (seconds, attoseconds) = delay.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        DispatchQueue.global().async { [body, failure, completed] in
+            if case .proceed = receiver.transferDidReceive(head: head) {
+                _ = receiver.transferDidReceive(failure == nil ? body : body.prefix(body.count / 2))
+            }
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+                receiver.transferDidComplete(with: failure)
+                completed.signal()
+            }
+        }
+        return Handle()
+    }
+}
+
 /// Documented outcomes of downloads: content-coded bodies and digests, a model that cannot be
-/// made, cancellation of a download that keeps its partial file, and a resumed download's
-/// progress and digests.
-@Suite("Downloads: coded bodies, models, cancellation, resumed progress and digests")
+/// made, cancellation of a download that keeps its partial file, a resumed download's progress
+/// and digests, and a transport that completes after the outcome.
+@Suite("Downloads: coded bodies, models, cancellation, resumed progress and digests, late transports")
 struct DownloadOutcomeTests {
     /// `count` bytes that gzip barely shrinks, so a cut coded body has decoded bytes written.
     static func incompressible(_ count: Int) -> Data {
@@ -263,6 +299,44 @@ struct DownloadOutcomeTests {
         }
         #expect(failure.source == .reprDigest)
         #expect(failure.actual == SHA256Digest(of: body))
+        #expect(scratch.contents().isEmpty)
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
+    // MARK: - A transport that completes late
+
+    @Test(arguments: [false, true])
+    func whatATransportLeavesAfterTheOutcomeWentWithoutItIsRemoved(cut: Bool) async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        // GIVEN a transport that ends the transfer 400 ms after it started (a whole body, or a
+        // cut one with a strong ETag for a resource that keeps partial files), a deadline of
+        // 100 ms, and an outcome that waits 50 ms for the transport
+        let transport = LateCompletingTransport(
+            body: DownloadFixtures.body(20_000), delay: .milliseconds(400), failure: cut ? URLError(.networkConnectionLost) : nil
+        )
+        let service = DownloadService<TestDownload>(
+            session: transport, options: TransferOptions(deadline: .milliseconds(100)), pipeline: nil, writer: .system,
+            settleBound: .milliseconds(50)
+        )
+        var resource = TestDownload(url: URL(string: "https://example.com/data")!, destination: scratch.file("data.bin"))
+        resource.keepsPartialFile = cut
+
+        // WHEN the download times out before the transport completes
+        let error = await #expect(throws: ResourceError.self) { try await service.fetch(resource) }
+
+        // THEN the outcome carries no partial file, and once the transport completes, what it
+        // left is removed
+        guard case .timedOut = error else {
+            Issue.record("expected timedOut, got \(String(describing: error))")
+            return
+        }
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                transport.completed.wait()
+                continuation.resume()
+            }
+        }
         #expect(scratch.contents().isEmpty)
         #expect(scratch.openDescriptors().isEmpty)
     }
