@@ -18,7 +18,8 @@ import Foundation
 /// any `Content-Digest` or `Repr-Digest` the server sent, is it moved to ``destination`` as
 /// ``overwritePolicy`` says, and ``model(fromFileAt:response:)`` called. On any failure,
 /// cancellation or the deadline, nothing is at the destination and the temporary file is gone,
-/// unless ``keepsPartialFile`` asks to keep it to resume.
+/// unless ``keepsPartialFile`` asks to keep it to resume; a file that does not match a digest is
+/// never kept.
 public protocol DownloadResourceType: NetworkResourceType {
     /// Where the finished file goes.
     var destination: URL { get }
@@ -36,8 +37,10 @@ public protocol DownloadResourceType: NetworkResourceType {
     /// Default: `nil`.
     var resumeFrom: ResumableDownload? { get }
 
-    /// Whether a download that stops early keeps its partial file to resume, and fails with
-    /// ``ResourceError/downloadInterrupted(_:underlying:)`` carrying it. A finished file that
+    /// Whether a download that stops early (a cut connection, the deadline, a cancellation)
+    /// keeps its partial file to resume, and fails with
+    /// ``ResourceError/downloadInterrupted(_:underlying:)`` carrying it, with what stopped it as
+    /// `underlying` (``ResourceError/cancelled`` for a cancellation). A finished file that
     /// cannot be placed (a file appeared at the destination under
     /// ``DownloadOverwritePolicy/failIfExists``) or is cancelled before it is placed is kept the
     /// same way, with every byte. Default: `false`: the partial file is removed.

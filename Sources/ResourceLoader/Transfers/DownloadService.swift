@@ -30,7 +30,11 @@ import FoundationNetworking
 /// 5. ``DownloadResourceType/model(fromFileAt:response:)`` makes the model.
 ///
 /// The outcome is delivered only once the temporary file has been removed, or kept to resume:
-/// whoever receives ``ResourceError/cancelled`` finds nothing left behind.
+/// whoever receives ``ResourceError/cancelled`` finds nothing left behind. A cancelled or timed
+/// out transfer is waited for at most 10 seconds: when the transport has still not finished with
+/// the body by then, the outcome is delivered without it (and carries no partial file of it), and
+/// whatever that transfer leaves when it does finish, a whole file or a partial one, is removed
+/// then; until it finishes, its temporary file may still be beside the destination.
 public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceType {
     /// The transport requests are sent through.
     public let session: any HTTPTransport
@@ -44,6 +48,9 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
     let writer: DownloadWriter
     /// The clock progress is throttled by: the pipeline's, or the continuous clock.
     let stopwatch: Stopwatch
+    /// How long the outcome waits for a transport to finish with the body: 10 seconds, or a
+    /// shorter time a test injects.
+    let settleBound: Duration
 
     /// Creates a service.
     ///
@@ -60,19 +67,27 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
         self.init(session: pipeline.session, options: pipeline.options, pipeline: pipeline, writer: .system)
     }
 
-    init(session: any HTTPTransport, options: TransferOptions, pipeline: ResourcePipeline?, writer: DownloadWriter) {
+    init(
+        session: any HTTPTransport,
+        options: TransferOptions,
+        pipeline: ResourcePipeline?,
+        writer: DownloadWriter,
+        settleBound: Duration = .seconds(10)
+    ) {
         self.session = session
         self.options = options
         self.pipeline = pipeline
         self.writer = writer
         self.stopwatch = pipeline?.stopwatch ?? Stopwatch(ContinuousClock())
+        self.settleBound = settleBound
     }
 
     /// Downloads `resource` and returns its model.
     ///
     /// Cancelling the calling task cancels the download, which then throws
-    /// ``ResourceError/cancelled`` (or ``ResourceError/downloadInterrupted(_:underlying:)`` when
-    /// the resource keeps partial files).
+    /// ``ResourceError/cancelled``, or, when the resource keeps partial files and one was kept,
+    /// ``ResourceError/downloadInterrupted(_:underlying:)`` carrying it with
+    /// ``ResourceError/cancelled`` as `underlying`.
     public func fetch(_ resource: Resource) async throws(ResourceError) -> Resource.Model {
         try await run(resource).get()
     }
@@ -80,7 +95,9 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
     /// Downloads `resource` and delivers the outcome exactly once on `callbackQueue`.
     ///
     /// - Returns: A handle that cancels the download; `completion` then receives
-    ///   ``ResourceError/cancelled`` (unless an outcome was already delivered).
+    ///   ``ResourceError/cancelled``, or, when the resource keeps partial files and one was
+    ///   kept, ``ResourceError/downloadInterrupted(_:underlying:)`` carrying it with
+    ///   ``ResourceError/cancelled`` as `underlying` (unless an outcome was already delivered).
     @discardableResult
     public func fetch(
         _ resource: Resource,
@@ -159,7 +176,7 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
         }
         fetch?.built(request)
         let options = resource.transferOptions(self.options)
-        let staging = DownloadStaging()
+        let staging = DownloadStaging(bound: settleBound)
         let configuration = FileDownloadReceiver.Configuration(
             destination: resource.destination,
             overwritePolicy: resource.overwritePolicy,

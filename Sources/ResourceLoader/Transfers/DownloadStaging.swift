@@ -5,7 +5,10 @@ import Foundation
 ///
 /// A download's outcome is delivered only once its receivers have finished (a cancelled
 /// transfer completes a little after the cancellation), so that whoever receives the outcome
-/// finds the temporary file already removed or kept.
+/// finds the temporary file already removed or kept. The wait is bounded (``bound``): once it
+/// has run out with a receiver still live, the staging is abandoned, and a receiver that
+/// finishes afterwards has what it leaves (a finished file, a partial file kept to resume)
+/// removed, since nobody will place or resume it.
 final class DownloadStaging: Sendable {
     /// A finished, verified file, not yet at its destination.
     struct Staged: Sendable {
@@ -21,10 +24,19 @@ final class DownloadStaging: Sendable {
         var resumable: ResumableDownload?
         var live = 0
         var waiters: [@Sendable () -> Void] = []
+        /// Whether the wait ran out with a receiver still live: the outcome went without it.
+        var abandoned = false
     }
 
     // `state` is a `Locked`: its lock guards every field of `State`.
     private let state = Locked(State())
+    /// How long ``settled()`` waits for a receiver to finish: 10 seconds unless a test injects
+    /// a shorter one.
+    let bound: Duration
+
+    init(bound: Duration = .seconds(10)) {
+        self.bound = bound
+    }
 
     /// A receiver was made and will finish once.
     func receiverStarted() {
@@ -32,29 +44,35 @@ final class DownloadStaging: Sendable {
     }
 
     /// A receiver has finished, leaving a staged file, a partial file kept to resume, or
-    /// neither. A partial kept by an earlier attempt and not reused is removed.
+    /// neither. A partial kept by an earlier attempt and not reused is removed. What a receiver
+    /// leaves after the staging was abandoned is removed, unless it is the partial file already
+    /// handed over.
     func receiverFinished(staged: Staged?, resumable: ResumableDownload?) {
-        let (waiters, stray) = state.withLock { state -> ([@Sendable () -> Void], URL?) in
-            var stray: URL?
+        let (waiters, strays) = state.withLock { state -> ([@Sendable () -> Void], [URL]) in
+            state.live -= 1
+            if state.abandoned {
+                let handedOver = state.resumable?.partialFile
+                return ([], [staged?.url, resumable?.partialFile].compactMap { $0 }.filter { $0 != handedOver })
+            }
+            var strays: [URL] = []
             if let previous = state.resumable?.partialFile,
                 previous != resumable?.partialFile, previous != staged?.url, staged != nil || resumable != nil
             {
-                stray = previous
+                strays.append(previous)
             }
             if staged != nil || resumable != nil { state.resumable = resumable }
             if let staged { state.staged = staged }
-            state.live -= 1
-            guard state.live <= 0 else { return ([], stray) }
+            guard state.live <= 0 else { return ([], strays) }
             defer { state.waiters = [] }
-            return (state.waiters, stray)
+            return (state.waiters, strays)
         }
-        if let stray { DownloadFile.remove(stray) }
+        for url in Set(strays) { DownloadFile.remove(url) }
         for waiter in waiters { waiter() }
     }
 
-    /// Runs `body` once every receiver has finished, or after `bound` if one has not (a
-    /// transport that completes late); at once if none is running.
-    func whenSettled(within bound: Duration = .seconds(10), _ body: @escaping @Sendable () -> Void) {
+    /// Runs `body` once every receiver has finished, or after ``bound`` if one has not (a
+    /// transport that completes late), abandoning the staging; at once if none is running.
+    func whenSettled(_ body: @escaping @Sendable () -> Void) {
         let once = Locked(false)
         let run: @Sendable () -> Void = {
             let first = once.withLock { ran -> Bool in
@@ -74,10 +92,15 @@ final class DownloadStaging: Sendable {
         }
         let (seconds, attoseconds) = bound.components
         let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: run)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [state] in
+            state.withLock { state in
+                if state.live > 0 { state.abandoned = true }
+            }
+            run()
+        }
     }
 
-    /// Waits until every receiver has finished (within ``whenSettled(within:_:)``'s bound).
+    /// Waits until every receiver has finished (within ``bound``).
     func settled() async {
         await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
             whenSettled { continuation.resume() }

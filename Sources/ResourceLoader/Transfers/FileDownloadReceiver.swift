@@ -111,8 +111,14 @@ final class FileDownloadReceiver: TransferReceiver {
         do {
             let next = try mode(for: head)
             mode.withLock { $0 = next }
-            if case .writing(let writing) = next, let (completed, total, counting) = writing.writtenProgress {
-                configuration.progress?(completed, total, counting)
+            switch next {
+            case .writing(let writing):
+                if let (completed, total, counting) = writing.writtenProgress { configuration.progress?(completed, total, counting) }
+            case .alreadyComplete(_, let file):
+                // The partial file holds every byte: its one value is the final one.
+                configuration.progress?(file.size, file.size, .bodyBytes)
+            case .waiting, .collecting, .finished:
+                break
             }
             return .proceed
         } catch {

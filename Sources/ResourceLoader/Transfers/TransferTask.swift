@@ -57,7 +57,11 @@ public struct TransferTask<Value: Sendable>: Sendable {
     }
 
     /// Cancels the transfer; ``value`` then throws ``ResourceError/cancelled`` (unless the
-    /// outcome was already known).
+    /// outcome was already known). A download whose resource keeps partial files
+    /// (``DownloadResourceType/keepsPartialFile``) and that kept one throws
+    /// ``ResourceError/downloadInterrupted(_:underlying:)`` instead, carrying the partial file,
+    /// with ``ResourceError/cancelled`` as `underlying`: ``ResourceError/isCancelled`` is `true`
+    /// for both.
     public func cancel() {
         task.cancel()
     }
