@@ -411,7 +411,7 @@ extension FuzzEntryPoints {
             upper.percentEncodedHost = host.uppercased()
             variants.append(("the host in upper case", upper))
         }
-        if components.port == nil, let host = components.host, !host.isEmpty,
+        if components.port == nil, !writesPort(url), let host = components.host, !host.isEmpty,
             let port = ["http": 80, "https": 443][components.scheme?.lowercased() ?? ""]
         {
             var explicit = components
@@ -426,6 +426,19 @@ extension FuzzEntryPoints {
             }
         }
         return problems
+    }
+
+    /// Whether `url`'s authority has a port that is not empty: `URLComponents.port` is `nil`
+    /// for one it cannot read as a number (`https://host:99999999999999999999/`), which is still
+    /// part of the URL, so writing the default port in would make another URL.
+    static func writesPort(_ url: URL) -> Bool {
+        let text = url.absoluteString
+        guard let separator = text.range(of: "://") else { return false }
+        let authority = text[separator.upperBound...].prefix { !"/?#".contains($0) }
+        let hostAndPort = authority.split(separator: "@", omittingEmptySubsequences: false).last ?? ""
+        let afterHost = hostAndPort.lastIndex(of: "]").map { hostAndPort[$0...] } ?? hostAndPort
+        guard let colon = afterHost.lastIndex(of: ":") else { return false }
+        return afterHost.index(after: colon) != afterHost.endIndex
     }
 
     /// A store gives back what was stored under `key`, and nothing once it is removed.
