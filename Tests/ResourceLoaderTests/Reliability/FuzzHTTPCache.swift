@@ -59,7 +59,9 @@ extension FuzzEntryPoints {
     ///   starts with the request URL and holds only URLs of its origin;
     /// - `key(method:url:)` is the same for the URL with and without a fragment, for the method
     ///   in any case, for the host in upper case and with the default port written out (the
-    ///   fast path against the `URLComponents` path);
+    ///   fast path against the `URLComponents` path); no default port for a URL with a port
+    ///   `URLComponents` cannot read, and no key check for a path that does not percent-decode
+    ///   as UTF-8 (a known fault, excepted in ``checkKeys(method:url:)``);
     /// - a `DiskCacheStore` (one per process, in a temporary directory) and a
     ///   `MemoryCacheStore` give back what was stored: status, URL, fields in order, body, the
     ///   dates' bit patterns, varying fields; and nothing once it is removed.
