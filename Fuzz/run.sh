@@ -6,7 +6,7 @@
 #   Fuzz/run.sh build                 build every harness, run none
 #   Fuzz/run.sh replay [HARNESS]      run each committed corpus input once (default: all harnesses)
 #
-# HARNESS is one of: xml-tree, xml-decoder, soap, json, xml-diff, json-diff.
+# HARNESS is one of: xml-tree, xml-decoder, soap, json, xml-diff, json-diff, http-cache.
 #
 # Each harness is the library compiled once with -sanitize=fuzzer,address, linked with the one
 # entry point Fuzz/Sources/Fuzzer/main.swift and the checks shared with the tests
@@ -23,7 +23,7 @@ export SWIFT_BACKTRACE=${SWIFT_BACKTRACE:-enable=no}
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${FUZZ_DIR:-$root/.build-fuzz}
-harnesses=(xml-tree xml-decoder soap json xml-diff json-diff)
+harnesses=(xml-tree xml-decoder soap json xml-diff json-diff http-cache)
 
 check_harness() {
     if [[ " ${harnesses[*]} " != *" $1 "* ]]; then
@@ -33,15 +33,27 @@ check_harness() {
 }
 
 # -package-name: the library uses `package` access (shared with its optional integrations).
-flags=(-parse-as-library -O -g -sanitize=fuzzer,address -swift-version 6 -package-name ResourceLoader)
+# The library imports the system zlib through the header-only target CResourceLoaderZlib, for
+# which SwiftPM makes a module map; here one is written under $out/modules (zlib_module below).
+flags=(-parse-as-library -O -g -sanitize=fuzzer,address -swift-version 6 -package-name ResourceLoader
+    -Xcc -fmodule-map-file="$out/modules/CResourceLoaderZlib/module.modulemap")
 shared=("$root/Tests/ResourceLoaderTests/Reliability/FuzzEntryPoints.swift"
     "$root/Tests/ResourceLoaderTests/Reliability/FuzzDifferential.swift"
-    "$root/Tests/ResourceLoaderTests/Reliability/JSONDifferential.swift")
+    "$root/Tests/ResourceLoaderTests/Reliability/JSONDifferential.swift"
+    "$root/Tests/ResourceLoaderTests/Reliability/FuzzHTTPCache.swift")
 # One entry point for every harness: the binary's file name picks the harness.
 main="$root/Fuzz/Sources/Fuzzer/main.swift"
 
+zlib_module() {
+    mkdir -p "$out/modules/CResourceLoaderZlib"
+    printf 'module CResourceLoaderZlib {\n    header "%s"\n    link "z"\n    export *\n}\n' \
+        "$root/Sources/CResourceLoaderZlib/include/CResourceLoaderZlib.h" \
+        >"$out/modules/CResourceLoaderZlib/module.modulemap"
+}
+
 build_library() {
     mkdir -p "$out/modules" "$out/obj"
+    zlib_module
     local sources
     mapfile -t sources < <(find "$root/Sources/ResourceLoader" -name '*.swift' | sort)
     local object="$out/obj/ResourceLoader.o"
@@ -59,13 +71,18 @@ build_harness() {
     check_harness "$name"
     mkdir -p "$out/bin"
     local binary="$out/bin/$name"
-    if [[ -f $binary ]] && [[ $binary -nt $out/obj/ResourceLoader.o ]] && [[ $binary -nt $main ]] \
-        && [[ $binary -nt ${shared[0]} ]] && [[ $binary -nt ${shared[1]} ]] && [[ $binary -nt ${shared[2]} ]]; then
-        return
+    local current=0
+    if [[ -f $binary ]] && [[ $binary -nt $out/obj/ResourceLoader.o ]] && [[ $binary -nt $main ]]; then
+        current=1
+        local file
+        for file in "${shared[@]}"; do
+            [[ $binary -nt $file ]] || current=0
+        done
     fi
+    [[ $current == 1 ]] && return
     echo "building $name" >&2
     swiftc "${flags[@]}" -module-name Fuzzer -I "$out/modules" \
-        -use-ld=lld "$main" "${shared[@]}" "$out/obj/ResourceLoader.o" -o "$binary"
+        -use-ld=lld "$main" "${shared[@]}" "$out/obj/ResourceLoader.o" -lz -o "$binary"
 }
 
 run_harness() {

@@ -29,6 +29,7 @@ enum FuzzEntryPoints {
         case json = "json"
         case xmlDiff = "xml-diff"
         case jsonDiff = "json-diff"
+        case httpCache = "http-cache"
     }
 
     /// Runs `harness`'s checks on `data`; returns the violations found.
@@ -40,6 +41,7 @@ enum FuzzEntryPoints {
         case .json: checkJSON(data)
         case .xmlDiff: checkXMLDiff(data)
         case .jsonDiff: checkJSONDiff(data)
+        case .httpCache: checkHTTPCache(data)
         }
     }
 
