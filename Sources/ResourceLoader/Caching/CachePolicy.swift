@@ -489,7 +489,8 @@ public struct CachePolicy: Sendable {
         if let port = components.port, (components.scheme == "http" && port == 80) || (components.scheme == "https" && port == 443) {
             components.port = nil
         }
-        if components.path.isEmpty { components.path = "/" }
+        // The path as written: a decoded one is empty when its escapes are not UTF-8 (`/a%ff`).
+        if components.percentEncodedPath.isEmpty { components.percentEncodedPath = "/" }
         return method.uppercased() + " " + (components.string ?? url.absoluteString)
     }
 

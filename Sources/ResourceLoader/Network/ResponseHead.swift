@@ -142,7 +142,8 @@ public struct ResponseHead: Sendable {
         } else {
             var indexOfName: [String: Int] = [:]
             for (name, value) in fields {
-                let key = name.lowercased()
+                // Lowercased as ASCII, as `sameFieldName` compares: no other letter is folded.
+                let key = String(decoding: name.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
                 if let index = indexOfName[key] {
                     values[index] += ", " + value
                 } else {

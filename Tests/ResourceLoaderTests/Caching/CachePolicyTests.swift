@@ -355,6 +355,16 @@ struct CachePolicyTests {
             != CachePolicy.key(method: "GET", url: URL(string: "http://example.com/a")!))
     }
 
+    @Test("Keys: a path whose escapes are not UTF-8 is kept, also when the URL needs normalizing")
+    func keysKeepPathsThatAreNotUTF8() {
+        #expect(CachePolicy.key(method: "GET", url: URL(string: "http://EXAMPLE.com/private/%ff")!) == "GET http://example.com/private/%ff")
+        #expect(CachePolicy.key(method: "GET", url: URL(string: "http://example.com:80/a%ab#x")!) == "GET http://example.com/a%ab")
+        let keys = ["http://EXAMPLE.com/private/%ff", "http://EXAMPLE.com/public/%ff", "http://EXAMPLE.com/"].map {
+            CachePolicy.key(method: "GET", url: URL(string: $0)!)
+        }
+        #expect(Set(keys).count == 3)
+    }
+
     @Test("Keys: a URL that needs no normalizing is keyed as it is, the same key as through URLComponents")
     func keysWithoutNormalizing() throws {
         let needNothing = [

@@ -42,6 +42,17 @@ struct ResponseHeadTests {
         #expect(head.value(forHTTPHeaderField: "x-field-39") == "39, last")
     }
 
+    @Test func namesAreMatchedByASCIICaseOnlyHoweverManyFieldsThereAre() {
+        // The Kelvin sign (U+212A) lowercases to k, but is not an ASCII letter.
+        for count in [2, 40] {
+            var fields = (0..<(count - 2)).map { (name: "X-Field-\($0)", value: "\($0)") }
+            fields += [(name: "X-\u{212A}", value: "kelvin"), (name: "x-k", value: "k")]
+            let head = ResponseHead(statusCode: 200, url: url, headerFields: fields)
+            #expect(head.headerFields["X-\u{212A}"] == "kelvin", "\(count) fields")
+            #expect(head.headerFields["x-k"] == "k", "\(count) fields")
+        }
+    }
+
     @Test func itsHTTPURLResponseIsMadeOnceAndReadsLikeTheHead() throws {
         let head = ResponseHead(statusCode: 503, url: url, headerFields: [
             (name: "Retry-After", value: "5"), (name: "Vary", value: "Accept"), (name: "vary", value: "Origin"),

@@ -396,12 +396,6 @@ extension FuzzEntryPoints {
             problems.append("key differs for the method spelt \(spelling)")
         }
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return problems }
-        // A known fault of the library, excepted so that the fuzzer gets past it (remove this
-        // once it is fixed): on the URLComponents path `key(method:url:)` reads the decoded
-        // path, which is empty when the percent-encoded one does not decode as UTF-8
-        // (`/a%ff`), and replaces it with `/`, so `http://EXAMPLE.com/a%ff` and
-        // `http://EXAMPLE.com/b%ff` share the key `GET http://example.com/`.
-        if !components.percentEncodedPath.isEmpty, components.path.isEmpty { return problems }
         var variants: [(String, URLComponents)] = []
         var fragment = components
         fragment.fragment = components.fragment == nil ? "fragment" : nil
