@@ -45,7 +45,9 @@ extension HAR.Request {
             (body, bodySize) = (request.httpBody ?? Data(), request.httpBody?.count ?? 0)
         }
         if let body, !body.isEmpty {
-            postData = HAR.PostData(body: redaction.redactedBody(body, mimeType: mimeType), mimeType: mimeType)
+            let redacted = redaction.redactedBody(body, mimeType: mimeType)
+            postData = HAR.PostData(body: redacted.body, mimeType: mimeType)
+            postData?.comment = redacted.comment
         } else if body == nil {
             postData = HAR.PostData(
                 mimeType: mimeType, text: "",
@@ -68,10 +70,12 @@ extension HAR.Response {
         }
         let mimeType = head.value(forHTTPHeaderField: "Content-Type") ?? ""
         let location = head.value(forHTTPHeaderField: "Location").map { redaction.headerValue($0, named: "Location") }
+        let redacted = redaction.redactedBody(body, mimeType: mimeType)
+        var content = HAR.Content(body: redacted.body, mimeType: mimeType)
+        content.comment = redacted.comment
         self.init(
             status: head.statusCode, statusText: HAR.reasonPhrase(head.statusCode),
-            cookies: cookies, headers: headers,
-            content: HAR.Content(body: redaction.redactedBody(body, mimeType: mimeType), mimeType: mimeType),
+            cookies: cookies, headers: headers, content: content,
             redirectURL: location ?? "", headersSize: -1, bodySize: body.count
         )
     }
