@@ -128,7 +128,7 @@ extension RecordingTransport {
         private let bodySource: BodySource
         private let receiver: any TransferReceiver
         private let recorder: HARRecorder
-        private let startedAt = Date()
+        private let place: HARRecorder.Start
         private let start = ContinuousClock.now
         // `lock` guards `head` and `body`.
         private let lock = NSLock()
@@ -140,6 +140,7 @@ extension RecordingTransport {
             self.bodySource = body
             self.receiver = receiver
             self.recorder = recorder
+            self.place = recorder.startExchange()
         }
 
         func transferDidSend(_ sent: Int64, of expected: Int64?) {
@@ -171,8 +172,7 @@ extension RecordingTransport {
                 case .rereadOnCompletion(let requestBody, let limit): sentBody = try? SentRequestBody.read(requestBody, limit: limit)
                 case .tapped(let tap): sentBody = tap.sent
                 }
-                recorder.record(
-                    request: request, sentBody: sentBody, head: head, body: body, startedAt: startedAt, duration: ContinuousClock.now - start)
+                recorder.record(place, request: request, sentBody: sentBody, head: head, body: body, duration: ContinuousClock.now - start)
             }
             receiver.transferDidComplete(with: error)
         }

@@ -260,6 +260,24 @@ struct RecordingAndReplayTests {
         #expect(outcomes.count == 1)
     }
 
+    @Test func theArchiveListsExchangesInTheOrderTheyStartedWhateverOrderTheyEnd() async throws {
+        // Several times, so that the two starts fall within one millisecond at least once.
+        for _ in 0..<5 {
+            let held = HeldTransport()
+            let recording = RecordingTransport(wrapping: held)
+            let outcomes = Outcomes()
+            for path in ["first", "second"] {
+                _ = recording.send(URLRequest(url: URL(string: "https://api.example.com/\(path)")!), options: TransferOptions()) {
+                    outcomes.append($0)
+                }
+            }
+            held.answer(1, with: "second")
+            held.answer(0, with: "first")
+            #expect(outcomes.count == 2)
+            #expect(recording.har.log.entries.map(\.request.url) == ["https://api.example.com/first", "https://api.example.com/second"])
+        }
+    }
+
     static func entry(_ method: String, _ url: String, body: String? = nil) -> HAR.Entry {
         HAR.Entry(
             startedDateTime: "2026-01-01T00:00:00.000Z", time: 1,
@@ -303,4 +321,29 @@ final class Outcomes: @unchecked Sendable {
             try? await Task.sleep(for: .milliseconds(5))
         }
     }
+}
+
+/// A transport that holds every transfer until the test answers it, in any order.
+final class HeldTransport: HTTPTransport, @unchecked Sendable {
+    // `lock` guards `transfers`.
+    private let lock = NSLock()
+    private var transfers: [(request: URLRequest, receiver: any TransferReceiver)] = []
+
+    func startTransfer(_ request: URLRequest, options: TransferOptions, receiver: any TransferReceiver) -> any Cancellable {
+        lock.withLock { transfers.append((request, receiver)) }
+        return HeldTransfer()
+    }
+
+    /// Answers the transfer started `index`th with a `200` and `body`.
+    func answer(_ index: Int, with body: String) {
+        let (request, receiver) = lock.withLock { transfers[index] }
+        _ = receiver.transferDidReceive(head: ResponseHead(statusCode: 200, url: request.url, headerFields: [("Content-Type", "text/plain")]))
+        _ = receiver.transferDidReceive(Data(body.utf8))
+        receiver.transferDidComplete(with: nil)
+    }
+}
+
+/// The handle of a held transfer; cancelling it does nothing.
+private final class HeldTransfer: Cancellable {
+    func cancel() {}
 }
