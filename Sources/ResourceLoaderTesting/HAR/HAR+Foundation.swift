@@ -23,8 +23,9 @@ extension HAR.Request {
     ///
     /// `sentBody` is what a transport sent for the request's streamed body (a file, a stream or
     /// a form, which `httpBody` does not hold); `nil` records `httpBody`. A body whose bytes were
-    /// over the recorder's limit is recorded with its size (`bodySize`), empty text and a
-    /// comment that says so.
+    /// over the recorder's limit, or could not be read (``SentRequestBody/readFailure``), is
+    /// recorded with its size (`bodySize`, `-1` when unknown), empty text and a comment that says
+    /// so.
     public init(_ request: URLRequest, sentBody: SentRequestBody?, redaction: HARRedaction = .standard) {
         let fields = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
         let headers = fields.map { HAR.Header(name: $0.key, value: redaction.headerValue($0.value, named: $0.key)) }
@@ -48,6 +49,8 @@ extension HAR.Request {
             let redacted = redaction.redactedBody(body, mimeType: mimeType)
             postData = HAR.PostData(body: redacted.body, mimeType: mimeType)
             postData?.comment = redacted.comment
+        } else if let failure = sentBody?.readFailure {
+            postData = HAR.PostData(mimeType: mimeType, text: "", comment: "The body could not be read to record it: \(failure)")
         } else if body == nil {
             postData = HAR.PostData(
                 mimeType: mimeType, text: "",

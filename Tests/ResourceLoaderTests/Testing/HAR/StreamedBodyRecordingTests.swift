@@ -183,6 +183,29 @@ struct StreamedBodyRecordingTests {
         #expect(replay.replayer.unusedEntries == [0])
     }
 
+    @Test func aBodyThatCannotBeReadAgainIsRecordedWithAComment() async throws {
+        let file = try temporaryFile(binaryBytes(2_000))
+        defer { try? FileManager.default.removeItem(at: file) }
+        let held = HeldTransport()
+        let recording = RecordingTransport(wrapping: held)
+        var request = URLRequest(url: URL(string: "https://api.example.com/upload")!)
+        request.httpMethod = "POST"
+        request.setBody(try .file(file))
+        let outcomes = Outcomes()
+        _ = recording.send(request, options: TransferOptions()) { outcomes.append($0) }
+
+        // The file changes after the transport sent it, before the recorder reads it again.
+        try binaryBytes(10).write(to: file)
+        held.answer(0, with: "stored")
+        _ = try #require(await withTimeLimit { await outcomes.waitForOne() }).get()
+
+        let entry = try #require(recording.har.log.entries.first)
+        let comment = try #require(entry.request.postData?.comment)
+        #expect(comment.contains("could not be read"))
+        #expect(entry.request.postData?.text == "")
+        #expect(entry.request.bodySize == 2_000)
+    }
+
     #if canImport(FoundationNetworking)
     @Test func aTransportThatRefusesStreamsStillRefusesThemWhenRecorded() async throws {
         let recording = RecordingTransport(wrapping: URLSessionTransport())
