@@ -278,6 +278,38 @@ struct RecordingAndReplayTests {
         }
     }
 
+    @Test func concurrentRequestsTakeDistinctEntries() async throws {
+        let count = 64
+        let url = "https://api.example.com/counter"
+        let entries = (0..<count).map { index in
+            var entry = Self.entry("GET", url)
+            entry.response.content = HAR.Content(body: Data("\(index)".utf8), mimeType: "text/plain")
+            return entry
+        }
+        let har = HAR(log: HAR.Log(creator: HAR.Creator(name: "t", version: "1"), entries: entries))
+        let request = URLRequest(url: URL(string: url)!)
+        // Many rounds, so that a race between choosing an entry and counting it used shows.
+        for _ in 0..<50 {
+            let replay = ReplayTransport(har: har, exhaustion: .fail)
+            let bodies = await withTaskGroup(of: String?.self) { group in
+                for index in 0..<count {
+                    group.addTask {
+                        // Half of them with a streamed body, which the replayer matches on
+                        // Dispatch's threads rather than the caller's.
+                        var sent = request
+                        if index.isMultiple(of: 2) { sent.setBody(.stream(RequestBodyStream(chunkStream([Data("x".utf8)])))) }
+                        return (try? await exchange(sent, through: replay).get()).map { String(decoding: $0.0, as: UTF8.self) }
+                    }
+                }
+                return await group.reduce(into: [String?]()) { $0.append($1) }
+            }
+            #expect(bodies.compactMap { $0 }.count == count)
+            #expect(Set(bodies.compactMap { $0 }) == Set((0..<count).map { "\($0)" }))
+            #expect(replay.replayer.unusedEntries.isEmpty)
+            #expect(await exchange(request, through: replay).failure is HARReplayError)
+        }
+    }
+
     static func entry(_ method: String, _ url: String, body: String? = nil) -> HAR.Entry {
         HAR.Entry(
             startedDateTime: "2026-01-01T00:00:00.000Z", time: 1,
