@@ -64,4 +64,12 @@ struct TestingWithRecordedTrafficSnippets {
         )
         _ = replay
     }
+
+    static func uploadLimit() throws {
+        let recorder = RecordingTransport(wrapping: URLSessionTransport(), maximumRecordedBodyBytes: 64 * 1024)
+        // ...
+        let replay = try ReplayTransport(
+            contentsOf: fixture("uploads.har"), rules: [.method, .url, .body], maximumRecordedBodyBytes: 64 * 1024)
+        _ = (recorder, replay)
+    }
 }

@@ -23,8 +23,9 @@ extension HAR.Request {
     ///
     /// `sentBody` is what a transport sent for the request's streamed body (a file, a stream or
     /// a form, which `httpBody` does not hold); `nil` records `httpBody`. A body whose bytes were
-    /// over the recorder's limit is recorded with its size (`bodySize`), empty text and a
-    /// comment that says so.
+    /// over the recorder's limit, or could not be read (``SentRequestBody/readFailure``), is
+    /// recorded with its size (`bodySize`, `-1` when unknown), empty text and a comment that says
+    /// so.
     public init(_ request: URLRequest, sentBody: SentRequestBody?, redaction: HARRedaction = .standard) {
         let fields = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key.lowercased() < $1.key.lowercased() }
         let headers = fields.map { HAR.Header(name: $0.key, value: redaction.headerValue($0.value, named: $0.key)) }
@@ -45,7 +46,11 @@ extension HAR.Request {
             (body, bodySize) = (request.httpBody ?? Data(), request.httpBody?.count ?? 0)
         }
         if let body, !body.isEmpty {
-            postData = HAR.PostData(body: redaction.redactedBody(body, mimeType: mimeType), mimeType: mimeType)
+            let redacted = redaction.redactedBody(body, mimeType: mimeType)
+            postData = HAR.PostData(body: redacted.body, mimeType: mimeType)
+            postData?.comment = redacted.comment
+        } else if let failure = sentBody?.readFailure {
+            postData = HAR.PostData(mimeType: mimeType, text: "", comment: "The body could not be read to record it: \(failure)")
         } else if body == nil {
             postData = HAR.PostData(
                 mimeType: mimeType, text: "",
@@ -68,10 +73,12 @@ extension HAR.Response {
         }
         let mimeType = head.value(forHTTPHeaderField: "Content-Type") ?? ""
         let location = head.value(forHTTPHeaderField: "Location").map { redaction.headerValue($0, named: "Location") }
+        let redacted = redaction.redactedBody(body, mimeType: mimeType)
+        var content = HAR.Content(body: redacted.body, mimeType: mimeType)
+        content.comment = redacted.comment
         self.init(
             status: head.statusCode, statusText: HAR.reasonPhrase(head.statusCode),
-            cookies: cookies, headers: headers,
-            content: HAR.Content(body: redaction.redactedBody(body, mimeType: mimeType), mimeType: mimeType),
+            cookies: cookies, headers: headers, content: content,
             redirectURL: location ?? "", headersSize: -1, bodySize: body.count
         )
     }

@@ -78,8 +78,18 @@ extension HARMatchingRule {
         }
     }
 
-    /// The same body bytes (an absent body is empty).
+    /// The same body bytes (an absent body is empty). A body whose bytes were not recorded (over
+    /// the recorder's limit, or unreadable: a `bodySize` above zero with empty text) agrees only
+    /// with another such body.
     public static let body = HARMatchingRule("body") { live, recorded in
+        switch (live.unrecordedBodySize, recorded.unrecordedBodySize) {
+        case (nil, nil): break
+        case (.some, .some): return nil
+        case (.some(let size), nil):
+            return "body: recorded \(recorded.postData?.data?.count ?? 0) bytes, requested \(size) bytes over the limit (not compared)"
+        case (nil, .some(let size)):
+            return "body: recorded \(size) bytes whose bytes were not recorded, requested \(live.postData?.data?.count ?? 0) bytes"
+        }
         let (left, right) = (live.postData?.data ?? Data(), recorded.postData?.data ?? Data())
         guard left != right else { return nil }
         return "body: recorded \(right.count) bytes, requested \(left.count) bytes"
@@ -102,5 +112,12 @@ extension HAR.Request {
     /// The values of the header field `name` (matched without regard to case), in order.
     public func values(ofHeaderField name: String) -> [String] {
         headers.filter { $0.name.lowercased() == name.lowercased() }.map(\.value)
+    }
+
+    /// The size of a body that was sent but whose bytes were not recorded (a `bodySize` above
+    /// zero with empty body text); `nil` for a body recorded whole, or none.
+    var unrecordedBodySize: Int? {
+        guard bodySize > 0, let postData, postData.params?.isEmpty ?? true, postData.data?.isEmpty ?? false else { return nil }
+        return bodySize
     }
 }

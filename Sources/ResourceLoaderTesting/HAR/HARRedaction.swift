@@ -8,10 +8,19 @@ import Foundation
 /// - the header fields `Authorization`, `Proxy-Authorization`, `Cookie` and `Set-Cookie`, and the
 ///   cookies they carry;
 /// - the parameters named `access_token`, `refresh_token`, `id_token`, `client_secret`,
-///   `password` and `api_key`, wherever they appear: in a URL's query, in a form body
-///   (`application/x-www-form-urlencoded`), and as a member, at any depth, of a JSON body,
+///   `password` and `api_key`, wherever they appear: in the query or fragment of a request's URL
+///   and of the URL-valued header fields `Location`, `Content-Location` and `Referer` (and so in
+///   the response's `redirectURL`), in a form body (`application/x-www-form-urlencoded`, or a body
+///   without a `Content-Type` that is not JSON), and as a member, at any depth, of a JSON body,
 ///   request or response (so a token endpoint's answer is recorded without its tokens);
 /// - the password of a URL's user information.
+///
+/// Redaction fails closed. A JSON body (a JSON `Content-Type`, or a body that starts with `{` or
+/// `[`) that cannot be parsed, such as newline-delimited JSON or a body cut short, is recorded
+/// as ``HAR/redactedValue`` with a comment that says why, unless it is UTF-8 holding neither a
+/// listed name nor a backslash (which could spell one as an escape), so that it cannot hold a
+/// listed member. A URL-valued header field that does not parse as a URL is replaced the same
+/// way when it holds a listed name.
 ///
 /// Name more fields with ``redacting(headerFields:)`` and ``redacting(parameters:)``, reach
 /// anything else (a token inside an XML body, say) with ``init(headerFields:parameters:entry:)``'s
@@ -81,16 +90,38 @@ public struct HARRedaction: Sendable {
 
     // MARK: - Applying
 
-    /// `value`, or ``HAR/redactedValue`` when the header field `name` is redacted.
+    /// The header fields whose values are URLs, redacted as a request's URL is.
+    static let urlHeaderFields: Set<String> = ["location", "content-location", "referer"]
+
+    /// `value`, or ``HAR/redactedValue`` when the header field `name` is redacted; the value of a
+    /// URL-valued field (`Location`, `Content-Location`, `Referer`) with its redacted parameters
+    /// replaced.
     func headerValue(_ value: String, named name: String) -> String {
-        redactsHeaderField(name) ? HAR.redactedValue : value
+        if redactsHeaderField(name) { return HAR.redactedValue }
+        return Self.urlHeaderFields.contains(name.lowercased()) ? redactedURL(value) : value
     }
 
-    /// `url` as text, with the values of redacted query parameters and any password replaced;
-    /// `url.absoluteString` itself when there is nothing to replace.
+    /// `url` as text, with the values of redacted query and fragment parameters and any password
+    /// replaced; `url.absoluteString` itself when there is nothing to replace.
     func redactedURL(_ url: URL?) -> String {
         guard let url else { return "" }
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: true) else { return url.absoluteString }
+        return redact(&components) ? components.string ?? url.absoluteString : url.absoluteString
+    }
+
+    /// `text`, a URL or a relative reference, with the values of redacted query and fragment
+    /// parameters and any password replaced; ``HAR/redactedValue`` when it does not parse and
+    /// holds a redacted parameter's name.
+    func redactedURL(_ text: String) -> String {
+        guard var components = URLComponents(string: text) else {
+            return mayHoldParameter(Data(text.utf8)) ? HAR.redactedValue : text
+        }
+        return redact(&components) ? components.string ?? HAR.redactedValue : text
+    }
+
+    /// Replaces the password and the values of redacted query and fragment parameters of
+    /// `components`; whether there were any.
+    private func redact(_ components: inout URLComponents) -> Bool {
         var changed = false
         if components.password != nil {
             components.password = HAR.redactedValue
@@ -102,25 +133,43 @@ public struct HARRedaction: Sendable {
             }
             changed = true
         }
-        return changed ? components.string ?? url.absoluteString : url.absoluteString
+        // An implicit grant's redirect carries its token as a form in the fragment.
+        if let fragment = components.percentEncodedFragment, let redacted = redactedPairs(fragment) {
+            components.percentEncodedFragment = redacted
+            changed = true
+        }
+        return changed
     }
 
-    /// `body` with redacted parameters replaced, when it is a form or JSON body that has any;
-    /// otherwise `body` itself.
-    func redactedBody(_ body: Data, mimeType: String) -> Data {
-        guard !parameters.isEmpty, !body.isEmpty else { return body }
-        let type = mimeType.lowercased()
+    /// `body` with redacted parameters replaced, when it is a form or JSON body that has any,
+    /// and the comment to record with it when it was replaced whole (a JSON body that cannot be
+    /// parsed and may hold one); otherwise `body` itself.
+    func redactedBody(_ body: Data, mimeType: String) -> (body: Data, comment: String?) {
+        guard !parameters.isEmpty, !body.isEmpty else { return (body, nil) }
+        let type = mimeType.trimmingCharacters(in: .whitespaces).lowercased()
         if type.hasPrefix("application/x-www-form-urlencoded") {
-            return redactedForm(body)
+            return (redactedForm(body), nil)
         }
         if type.contains("json") || body.first(where: { !$0.isWhitespace }).map({ $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "[") }) == true {
             return redactedJSON(body)
         }
-        return body
+        if type.isEmpty {
+            // No type to go by: a form, if it has a listed parameter.
+            return (redactedForm(body), nil)
+        }
+        return (body, nil)
     }
 
+    /// `body` as a form with the values of redacted parameters replaced. A body that is not
+    /// UTF-8 is read with replacement characters, and written that way only when a value was
+    /// replaced.
     private func redactedForm(_ body: Data) -> Data {
-        guard let text = String(data: body, encoding: .utf8) else { return body }
+        redactedPairs(String(decoding: body, as: UTF8.self)).map { Data($0.utf8) } ?? body
+    }
+
+    /// `text`, `name=value` pairs separated by `&`, with the values of redacted parameters
+    /// replaced; `nil` when it has none.
+    private func redactedPairs(_ text: String) -> String? {
         var changed = false
         let pairs = text.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -129,17 +178,38 @@ public struct HARRedaction: Sendable {
             changed = true
             return "\(parts[0])=%5Bredacted%5D"
         }
-        return changed ? Data(pairs.joined(separator: "&").utf8) : body
+        return changed ? pairs.joined(separator: "&") : nil
     }
 
-    private func redactedJSON(_ body: Data) -> Data {
-        guard let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else { return body }
+    private func redactedJSON(_ body: Data) -> (body: Data, comment: String?) {
+        guard let object = try? JSONSerialization.jsonObject(with: body, options: [.fragmentsAllowed]) else {
+            return unparseable(body)
+        }
         var changed = false
         let redacted = redactedJSONValue(object, changed: &changed)
-        guard changed,
-            let data = try? JSONSerialization.data(withJSONObject: redacted, options: [.sortedKeys, .fragmentsAllowed])
-        else { return body }
-        return data
+        guard changed else { return (body, nil) }
+        guard let data = try? JSONSerialization.data(withJSONObject: redacted, options: [.sortedKeys, .fragmentsAllowed]) else {
+            return unparseable(body)
+        }
+        return (data, nil)
+    }
+
+    /// A JSON body that could not be redacted member by member: replaced whole when it may hold
+    /// a redacted parameter.
+    private func unparseable(_ body: Data) -> (body: Data, comment: String?) {
+        guard mayHoldParameter(body) else { return (body, nil) }
+        return (
+            Data(HAR.redactedValue.utf8),
+            "The body could not be parsed as JSON to redact its parameters and may hold one, so it is replaced"
+        )
+    }
+
+    /// Whether `bytes` may hold a redacted parameter's name: they are not UTF-8, or hold a
+    /// backslash (the start of an escape that could spell one), or hold the name itself.
+    private func mayHoldParameter(_ bytes: Data) -> Bool {
+        guard !parameters.isEmpty else { return false }
+        guard String(data: bytes, encoding: .utf8) != nil, !bytes.contains(UInt8(ascii: "\\")) else { return true }
+        return parameters.contains { bytes.range(of: Data($0.utf8)) != nil }
     }
 
     private func redactedJSONValue(_ value: Any, changed: inout Bool) -> Any {

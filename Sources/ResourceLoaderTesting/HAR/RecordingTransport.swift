@@ -27,7 +27,9 @@ import FoundationNetworking
 /// them on the way, so it is still sent once and refused where `base` refuses streams. A body that
 /// can be read again (a file, a form of files and bytes) is read again by the recorder once the
 /// exchange has completed: its reader yields the same bytes on every read, and fails rather than
-/// send fewer than the length the request declared.
+/// send fewer than the length the request declared. When that read fails (the file changed
+/// meanwhile), the body is recorded with its declared size, empty text and a comment that says
+/// why.
 ///
 /// Answers, errors and cancellation pass through unchanged, piece by piece as `base` delivers
 /// them, so every rule and limit of `base` and of the receiver still holds; an exchange that
@@ -128,7 +130,7 @@ extension RecordingTransport {
         private let bodySource: BodySource
         private let receiver: any TransferReceiver
         private let recorder: HARRecorder
-        private let startedAt = Date()
+        private let place: HARRecorder.Start
         private let start = ContinuousClock.now
         // `lock` guards `head` and `body`.
         private let lock = NSLock()
@@ -140,6 +142,7 @@ extension RecordingTransport {
             self.bodySource = body
             self.receiver = receiver
             self.recorder = recorder
+            self.place = recorder.startExchange()
         }
 
         func transferDidSend(_ sent: Int64, of expected: Int64?) {
@@ -168,11 +171,15 @@ extension RecordingTransport {
                 let sentBody: SentRequestBody?
                 switch bodySource {
                 case .httpBody: sentBody = nil
-                case .rereadOnCompletion(let requestBody, let limit): sentBody = try? SentRequestBody.read(requestBody, limit: limit)
+                case .rereadOnCompletion(let requestBody, let limit):
+                    do {
+                        sentBody = try SentRequestBody.read(requestBody, limit: limit)
+                    } catch {
+                        sentBody = SentRequestBody(bytes: nil, byteCount: requestBody.length ?? -1, readFailure: error.description)
+                    }
                 case .tapped(let tap): sentBody = tap.sent
                 }
-                recorder.record(
-                    request: request, sentBody: sentBody, head: head, body: body, startedAt: startedAt, duration: ContinuousClock.now - start)
+                recorder.record(place, request: request, sentBody: sentBody, head: head, body: body, duration: ContinuousClock.now - start)
             }
             receiver.transferDidComplete(with: error)
         }

@@ -25,15 +25,25 @@ import FoundationNetworking
 ///
 /// A streamed request body (`URLRequest.streamedBody`: a file, a stream, a form) is read as a
 /// transport would send it, on a background queue, and matched as ``RecordingTransport`` records
-/// it: its bytes up to ``SentRequestBody/defaultLimit``, its size past that. A one-shot stream
-/// is consumed.
+/// it: its bytes up to ``maximumRecordedBodyBytes`` (give the recorder's), its size past that. A
+/// one-shot stream is consumed.
 public struct ReplayTransport: URLSessionType {
     /// The matching logic and its record of used entries.
     public let replayer: HARReplayer
+    /// The largest streamed request body whose bytes are compared; a larger one is compared as
+    /// a body over the limit, as ``RecordingTransport`` records it.
+    public let maximumRecordedBodyBytes: Int
 
     /// Creates a transport that answers through `replayer`.
-    public init(replayer: HARReplayer) {
+    ///
+    /// - Parameters:
+    ///   - replayer: The matching logic.
+    ///   - maximumRecordedBodyBytes: The largest streamed request body whose bytes are compared:
+    ///     the recorder's. Default: ``SentRequestBody/defaultLimit`` (1 MiB), the recorder's
+    ///     default.
+    public init(replayer: HARReplayer, maximumRecordedBodyBytes: Int = SentRequestBody.defaultLimit) {
         self.replayer = replayer
+        self.maximumRecordedBodyBytes = max(maximumRecordedBodyBytes, 0)
     }
 
     /// Creates a transport that answers from `har`.
@@ -44,21 +54,29 @@ public struct ReplayTransport: URLSessionType {
     ///   - redaction: Applied to each request before matching; the recorder's (by default
     ///     ``HARRedaction/standard``).
     ///   - exhaustion: What happens once the matching entries have all answered.
+    ///   - maximumRecordedBodyBytes: The largest streamed request body whose bytes are compared:
+    ///     the recorder's. Default: ``SentRequestBody/defaultLimit`` (1 MiB), the recorder's
+    ///     default.
     public init(
         har: HAR, rules: [HARMatchingRule] = HARMatchingRule.standard, redaction: HARRedaction = .standard,
-        exhaustion: HARReplayer.Exhaustion = .repeatLast
+        exhaustion: HARReplayer.Exhaustion = .repeatLast, maximumRecordedBodyBytes: Int = SentRequestBody.defaultLimit
     ) {
-        self.init(replayer: HARReplayer(har: har, rules: rules, redaction: redaction, exhaustion: exhaustion))
+        self.init(
+            replayer: HARReplayer(har: har, rules: rules, redaction: redaction, exhaustion: exhaustion),
+            maximumRecordedBodyBytes: maximumRecordedBodyBytes)
     }
 
-    /// Creates a transport that answers from the HAR file at `url`.
+    /// Creates a transport that answers from the HAR file at `url`, with the rules, redaction,
+    /// exhaustion and body limit of ``init(har:rules:redaction:exhaustion:maximumRecordedBodyBytes:)``.
     ///
     /// - Throws: the file system's error, or `DecodingError` when the file is not HAR 1.2.
     public init(
         contentsOf url: URL, rules: [HARMatchingRule] = HARMatchingRule.standard, redaction: HARRedaction = .standard,
-        exhaustion: HARReplayer.Exhaustion = .repeatLast
+        exhaustion: HARReplayer.Exhaustion = .repeatLast, maximumRecordedBodyBytes: Int = SentRequestBody.defaultLimit
     ) throws {
-        self.init(har: try HAR(contentsOf: url), rules: rules, redaction: redaction, exhaustion: exhaustion)
+        self.init(
+            har: try HAR(contentsOf: url), rules: rules, redaction: redaction, exhaustion: exhaustion,
+            maximumRecordedBodyBytes: maximumRecordedBodyBytes)
     }
 
     /// Answers `request` with the matching entry's body and an `HTTPURLResponse`.
@@ -94,7 +112,7 @@ public struct ReplayTransport: URLSessionType {
             // Read as a transport reads it, off the cooperative pool: a stream's reader blocks.
             let sent = Result { () throws(ResourceError) -> SentRequestBody in
                 defer { reader.close() }
-                return try SentRequestBody.read(from: reader, length: body.length, limit: SentRequestBody.defaultLimit)
+                return try SentRequestBody.read(from: reader, length: body.length, limit: maximumRecordedBodyBytes)
             }
             let answer = sent.mapError { $0 as any Error }.flatMap { sent in
                 self.answer(to: HAR.Request(request, sentBody: sent, redaction: replayer.redaction), url: request.url)

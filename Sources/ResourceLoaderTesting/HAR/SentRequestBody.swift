@@ -8,18 +8,28 @@ import ResourceLoader
 /// `URLRequest.streamedBody` is set, which `HAR.Request`'s `init(_:redaction:)` cannot see (it
 /// reads `httpBody` only), and record it with ``HAR/Request/init(_:sentBody:redaction:)``.
 public struct SentRequestBody: Sendable, Hashable {
-    /// The body's bytes, or `nil` when there were more than the limit they were read with.
+    /// The body's bytes, or `nil` when there were more than the limit they were read with, or
+    /// when they could not be read (``readFailure``).
     public var bytes: Data?
-    /// How many bytes the body had.
+    /// How many bytes the body had; `-1` when that is not known.
     public var byteCount: Int64
+    /// Why the body's bytes could not be read, when they could not; `nil` otherwise.
+    public var readFailure: String?
 
-    /// The largest body whose bytes are kept unless a recorder is given another limit: 1 MiB.
+    /// The largest body whose bytes are kept unless a recorder or replayer is given another
+    /// limit: 1 MiB.
     public static let defaultLimit = 1024 * 1024
 
     /// Creates the record of a body.
-    public init(bytes: Data?, byteCount: Int64) {
+    ///
+    /// - Parameters:
+    ///   - bytes: The body's bytes, or `nil` when they were over the limit or could not be read.
+    ///   - byteCount: How many bytes the body had; `-1` when that is not known.
+    ///   - readFailure: Why the bytes could not be read, when they could not.
+    public init(bytes: Data?, byteCount: Int64, readFailure: String? = nil) {
         self.bytes = bytes
         self.byteCount = byteCount
+        self.readFailure = readFailure
     }
 
     /// The bytes `body` sends, read with a reader of its own, within `limit`: a body whose

@@ -113,6 +113,70 @@ struct HARRedactionTests {
         #expect(entry.request.postData?.text == "<Token>[redacted]</Token>")
     }
 
+    /// The entry of `request` answered with `head` and `body`, and the archive's JSON holding it.
+    static func recorded(_ request: URLRequest, head: ResponseHead, body: Data = Data()) throws -> (HAR.Entry, String) {
+        let entry = HAR.Entry(request: request, head: head, body: body, startedAt: Date(), duration: .milliseconds(1))
+        let har = HAR(log: HAR.Log(creator: HAR.Creator(name: "t", version: "1"), entries: [entry]))
+        return (entry, String(decoding: try har.jsonData(), as: UTF8.self))
+    }
+
+    @Test func aJSONBodyThatDoesNotParseKeepsNoListedSecret() throws {
+        var request = URLRequest(url: URL(string: "https://api.example.com/batch")!)
+        request.httpMethod = "POST"
+        request.setValue("application/x-ndjson", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data("{\"a\":1}\n{\"access_token\":\"\(Self.secret)\"}".utf8)
+        let head = ResponseHead(statusCode: 200, url: request.url, headerFields: [("Content-Type", "application/json")])
+        // Cut short, and with the name written as a JSON escape that no text search finds.
+        let answer = Data("{\"refresh\\u005ftoken\": \"\(Self.secret)\", \"more\": ".utf8)
+
+        let (entry, json) = try Self.recorded(request, head: head, body: answer)
+
+        #expect(!json.contains(Self.secret))
+        #expect(entry.request.postData?.text == HAR.redactedValue)
+        #expect(entry.request.postData?.comment?.contains("could not be parsed") == true)
+        #expect(entry.response.content.text == HAR.redactedValue)
+        #expect(entry.response.content.comment?.contains("could not be parsed") == true)
+
+        // One that names no listed parameter, and has no escape that could hide one, is kept.
+        request.httpBody = Data("{\"a\":1}\n{\"b\":2}".utf8)
+        let (kept, _) = try Self.recorded(request, head: head)
+        #expect(kept.request.postData?.text == "{\"a\":1}\n{\"b\":2}")
+        #expect(kept.request.postData?.comment == nil)
+    }
+
+    @Test func aFormBodyWithoutAContentTypeIsRedacted() throws {
+        var request = URLRequest(url: URL(string: "https://api.example.com/login")!)
+        request.httpMethod = "POST"
+        request.setBody(.data(Data("user=ada&password=\(Self.secret)".utf8), contentType: nil))
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == nil)
+
+        let (entry, json) = try Self.recorded(request, head: ResponseHead(statusCode: 204, url: request.url, headerFields: []))
+
+        #expect(!json.contains(Self.secret))
+        #expect(entry.request.postData?.text == "user=ada&password=%5Bredacted%5D")
+    }
+
+    @Test func aRedirectsLocationKeepsNoListedQueryOrFragmentSecret() throws {
+        let request = URLRequest(url: URL(string: "https://api.example.com/authorize")!)
+        let head = ResponseHead(statusCode: 302, url: request.url, headerFields: [
+            ("Location", "/next?access_token=\(Self.secret)&page=2"),
+            ("Content-Location", "https://api.example.com/doc?api_key=\(Self.secret)"),
+        ])
+        let (entry, json) = try Self.recorded(request, head: head)
+        #expect(!json.contains(Self.secret))
+        #expect(entry.response.redirectURL == "/next?access_token=%5Bredacted%5D&page=2")
+        #expect(entry.response.headers.first { $0.name == "Location" }?.value == "/next?access_token=%5Bredacted%5D&page=2")
+        #expect(entry.response.headers.first { $0.name == "Content-Location" }?.value == "https://api.example.com/doc?api_key=%5Bredacted%5D")
+
+        // An implicit grant answers with the token in the fragment.
+        let implicit = ResponseHead(statusCode: 302, url: request.url, headerFields: [
+            ("Location", "https://app.example.com/callback#access_token=\(Self.secret)&state=xyz"),
+        ])
+        let (grant, grantJSON) = try Self.recorded(request, head: implicit)
+        #expect(!grantJSON.contains(Self.secret))
+        #expect(grant.response.redirectURL == "https://app.example.com/callback#access_token=%5Bredacted%5D&state=xyz")
+    }
+
     @Test func noErrorDescriptionOrLogLineHoldsTheSecret() async throws {
         let server = try Self.makeServer()
         let lines = Lines()

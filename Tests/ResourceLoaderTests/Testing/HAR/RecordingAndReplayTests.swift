@@ -260,6 +260,56 @@ struct RecordingAndReplayTests {
         #expect(outcomes.count == 1)
     }
 
+    @Test func theArchiveListsExchangesInTheOrderTheyStartedWhateverOrderTheyEnd() async throws {
+        // Several times, so that the two starts fall within one millisecond at least once.
+        for _ in 0..<5 {
+            let held = HeldTransport()
+            let recording = RecordingTransport(wrapping: held)
+            let outcomes = Outcomes()
+            for path in ["first", "second"] {
+                _ = recording.send(URLRequest(url: URL(string: "https://api.example.com/\(path)")!), options: TransferOptions()) {
+                    outcomes.append($0)
+                }
+            }
+            held.answer(1, with: "second")
+            held.answer(0, with: "first")
+            #expect(outcomes.count == 2)
+            #expect(recording.har.log.entries.map(\.request.url) == ["https://api.example.com/first", "https://api.example.com/second"])
+        }
+    }
+
+    @Test func concurrentRequestsTakeDistinctEntries() async throws {
+        let count = 64
+        let url = "https://api.example.com/counter"
+        let entries = (0..<count).map { index in
+            var entry = Self.entry("GET", url)
+            entry.response.content = HAR.Content(body: Data("\(index)".utf8), mimeType: "text/plain")
+            return entry
+        }
+        let har = HAR(log: HAR.Log(creator: HAR.Creator(name: "t", version: "1"), entries: entries))
+        let request = URLRequest(url: URL(string: url)!)
+        // Many rounds, so that a race between choosing an entry and counting it used shows.
+        for _ in 0..<50 {
+            let replay = ReplayTransport(har: har, exhaustion: .fail)
+            let bodies = await withTaskGroup(of: String?.self) { group in
+                for index in 0..<count {
+                    group.addTask {
+                        // Half of them with a streamed body, which the replayer matches on
+                        // Dispatch's threads rather than the caller's.
+                        var sent = request
+                        if index.isMultiple(of: 2) { sent.setBody(.stream(RequestBodyStream(chunkStream([Data("x".utf8)])))) }
+                        return (try? await exchange(sent, through: replay).get()).map { String(decoding: $0.0, as: UTF8.self) }
+                    }
+                }
+                return await group.reduce(into: [String?]()) { $0.append($1) }
+            }
+            #expect(bodies.compactMap { $0 }.count == count)
+            #expect(Set(bodies.compactMap { $0 }) == Set((0..<count).map { "\($0)" }))
+            #expect(replay.replayer.unusedEntries.isEmpty)
+            #expect(await exchange(request, through: replay).failure is HARReplayError)
+        }
+    }
+
     static func entry(_ method: String, _ url: String, body: String? = nil) -> HAR.Entry {
         HAR.Entry(
             startedDateTime: "2026-01-01T00:00:00.000Z", time: 1,
@@ -303,4 +353,29 @@ final class Outcomes: @unchecked Sendable {
             try? await Task.sleep(for: .milliseconds(5))
         }
     }
+}
+
+/// A transport that holds every transfer until the test answers it, in any order.
+final class HeldTransport: HTTPTransport, @unchecked Sendable {
+    // `lock` guards `transfers`.
+    private let lock = NSLock()
+    private var transfers: [(request: URLRequest, receiver: any TransferReceiver)] = []
+
+    func startTransfer(_ request: URLRequest, options: TransferOptions, receiver: any TransferReceiver) -> any Cancellable {
+        lock.withLock { transfers.append((request, receiver)) }
+        return HeldTransfer()
+    }
+
+    /// Answers the transfer started `index`th with a `200` and `body`.
+    func answer(_ index: Int, with body: String) {
+        let (request, receiver) = lock.withLock { transfers[index] }
+        _ = receiver.transferDidReceive(head: ResponseHead(statusCode: 200, url: request.url, headerFields: [("Content-Type", "text/plain")]))
+        _ = receiver.transferDidReceive(Data(body.utf8))
+        receiver.transferDidComplete(with: nil)
+    }
+}
+
+/// The handle of a held transfer; cancelling it does nothing.
+private final class HeldTransfer: Cancellable {
+    func cancel() {}
 }

@@ -147,6 +147,65 @@ struct StreamedBodyRecordingTests {
         #expect(fake.receivedRequests.map { $0.httpBody?.count } == [5_000, 1_200, 4])
     }
 
+    @Test func aBodyOverTheLimitReplaysUnderTheSameLimit() async throws {
+        let fake = FakeURLSession()
+        fake.stub(.any, with: .status(200, body: Data("stored".utf8)))
+        let recording = RecordingTransport(wrapping: fake, maximumRecordedBodyBytes: 1_000)
+        let file = try temporaryFile(binaryBytes(5_000))
+        defer { try? FileManager.default.removeItem(at: file) }
+        let upload = BytesResource(url: URL(string: "https://api.example.com/big")!, httpMethod: .post, requestBody: try .file(file))
+        _ = try await ResourceService<BytesResource>(session: recording).fetch(upload)
+
+        let replay = ReplayTransport(har: recording.har, rules: [.method, .url, .body], maximumRecordedBodyBytes: 1_000)
+        #expect(replay.maximumRecordedBodyBytes == 1_000)
+        #expect(try await ResourceService<BytesResource>(session: replay).fetch(upload) == Data("stored".utf8))
+        #expect(replay.replayer.unusedEntries.isEmpty)
+    }
+
+    @Test func aLiveBodyOverTheLimitDoesNotMatchAnEntryWithoutABody() async throws {
+        let url = "https://api.example.com/big"
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = "POST"
+        let live = HAR.Request(request, sentBody: SentRequestBody(bytes: nil, byteCount: 5_000))
+        let recorded = RecordingAndReplayTests.entry("POST", url)
+        let difference = try #require(HARMatchingRule.body.difference(between: live, and: recorded.request))
+        #expect(difference.contains("5000 bytes over the limit"))
+        // Two bodies over the limit agree.
+        #expect(HARMatchingRule.body.difference(between: live, and: live) == nil)
+
+        // The same through the transport, at the default limit.
+        let file = try temporaryFile(binaryBytes(SentRequestBody.defaultLimit + 1))
+        defer { try? FileManager.default.removeItem(at: file) }
+        let replay = ReplayTransport(
+            har: HAR(log: HAR.Log(creator: HAR.Creator(name: "t", version: "1"), entries: [recorded])), rules: [.method, .url, .body])
+        let upload = BytesResource(url: URL(string: url)!, httpMethod: .post, requestBody: try .file(file))
+        await #expect(throws: ResourceError.self) { try await ResourceService<BytesResource>(session: replay).fetch(upload) }
+        #expect(replay.replayer.unusedEntries == [0])
+    }
+
+    @Test func aBodyThatCannotBeReadAgainIsRecordedWithAComment() async throws {
+        let file = try temporaryFile(binaryBytes(2_000))
+        defer { try? FileManager.default.removeItem(at: file) }
+        let held = HeldTransport()
+        let recording = RecordingTransport(wrapping: held)
+        var request = URLRequest(url: URL(string: "https://api.example.com/upload")!)
+        request.httpMethod = "POST"
+        request.setBody(try .file(file))
+        let outcomes = Outcomes()
+        _ = recording.send(request, options: TransferOptions()) { outcomes.append($0) }
+
+        // The file changes after the transport sent it, before the recorder reads it again.
+        try binaryBytes(10).write(to: file)
+        held.answer(0, with: "stored")
+        _ = try #require(await withTimeLimit { await outcomes.waitForOne() }).get()
+
+        let entry = try #require(recording.har.log.entries.first)
+        let comment = try #require(entry.request.postData?.comment)
+        #expect(comment.contains("could not be read"))
+        #expect(entry.request.postData?.text == "")
+        #expect(entry.request.bodySize == 2_000)
+    }
+
     #if canImport(FoundationNetworking)
     @Test func aTransportThatRefusesStreamsStillRefusesThemWhenRecorded() async throws {
         let recording = RecordingTransport(wrapping: URLSessionTransport())
