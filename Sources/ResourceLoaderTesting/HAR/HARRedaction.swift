@@ -11,19 +11,23 @@ import Foundation
 ///   `password` and `api_key`, wherever they appear: in the query or fragment of a request's URL
 ///   and of the URL-valued header fields `Location`, `Content-Location` and `Referer` (and so in
 ///   the response's `redirectURL`), in a form body (`application/x-www-form-urlencoded`, or a body
-///   without a `Content-Type` that is not JSON), and as a member, at any depth, of a JSON body,
-///   request or response (so a token endpoint's answer is recorded without its tokens);
+///   without a `Content-Type` that is not JSON), as a member, at any depth, of a JSON body,
+///   request or response (so a token endpoint's answer is recorded without its tokens), as a
+///   part of a `multipart/form-data` body, and as the text of an XML element of that local name,
+///   compared without regard to case (so a WS-Security `wsse:Password` is recorded without it);
 /// - the password of a URL's user information.
 ///
 /// Redaction fails closed. A JSON body (a JSON `Content-Type`, or a body that starts with `{` or
 /// `[`) that cannot be parsed, such as newline-delimited JSON or a body cut short, is recorded
 /// as ``HAR/redactedValue`` with a comment that says why, unless it is UTF-8 holding neither a
 /// listed name nor a backslash (which could spell one as an escape), so that it cannot hold a
-/// listed member. A URL-valued header field that does not parse as a URL is replaced the same
-/// way when it holds a listed name.
+/// listed member. An XML element of a listed name that holds more than text (a CDATA section, a
+/// child element), an XML body that is not UTF-8, and a multipart body without its boundary are
+/// replaced the same way, and so is a URL-valued header field that does not parse as a URL when
+/// it holds a listed name.
 ///
 /// Name more fields with ``redacting(headerFields:)`` and ``redacting(parameters:)``, reach
-/// anything else (a token inside an XML body, say) with ``init(headerFields:parameters:entry:)``'s
+/// anything else (a token in a plain-text body, say) with ``init(headerFields:parameters:entry:)``'s
 /// `entry` closure, and opt out with ``none``.
 ///
 /// A ``HARReplayer`` applies the same redaction to each live request before matching it, so a
@@ -153,11 +157,90 @@ public struct HARRedaction: Sendable {
         if type.contains("json") || body.first(where: { !$0.isWhitespace }).map({ $0 == UInt8(ascii: "{") || $0 == UInt8(ascii: "[") }) == true {
             return redactedJSON(body)
         }
+        if type.hasPrefix("multipart/form-data") {
+            return redactedMultipart(body, contentType: mimeType)
+        }
+        if type.contains("xml") || body.first(where: { !$0.isWhitespace }) == UInt8(ascii: "<") {
+            return redactedXML(body)
+        }
         if type.isEmpty {
             // No type to go by: a form, if it has a listed parameter.
             return (redactedForm(body), nil)
         }
         return (body, nil)
+    }
+
+    /// `body`, an XML document, with the text of every element named like a redacted parameter
+    /// (its local name compared without regard to case, so WS-Security's `wsse:Password` is one)
+    /// replaced; replaced whole, with a comment, when such an element holds more than text (a
+    /// CDATA section, a child) or the body is not UTF-8 and may hold one.
+    private func redactedXML(_ body: Data) -> (body: Data, comment: String?) {
+        guard let text = String(data: body, encoding: .utf8) else { return unparseable(body, as: "XML") }
+        guard parameters.contains(where: { text.range(of: $0, options: .caseInsensitive) != nil }) else { return (body, nil) }
+        let names = parameters.map(NSRegularExpression.escapedPattern(for:)).joined(separator: "|")
+        let name = #"(?:[A-Za-z_][\w.\-]*:)?(?:"# + names + ")"
+        guard let opening = try? NSRegularExpression(pattern: "<" + name + #"(?:\s[^>]*[^/>])?\s*>"#, options: [.caseInsensitive]),
+            let element = try? NSRegularExpression(
+                pattern: "(<(" + name + #")(?:\s[^>]*[^/>])?\s*>)[^<]*(</\2\s*>)"#, options: [.caseInsensitive])
+        else { return unparseable(body, as: "XML") }
+        let whole = NSRange(text.startIndex..., in: text)
+        let opened = opening.numberOfMatches(in: text, range: whole)
+        guard opened > 0 else { return (body, nil) }
+        let redacted = element.stringByReplacingMatches(in: text, range: whole, withTemplate: "$1" + HAR.redactedValue + "$3")
+        guard element.numberOfMatches(in: text, range: whole) == opened else { return unparseable(body, as: "XML") }
+        return (Data(redacted.utf8), nil)
+    }
+
+    /// `body`, a `multipart/form-data` form, with the content of every part named like a
+    /// redacted parameter replaced; replaced whole, with a comment, when it cannot be split into
+    /// its parts.
+    private func redactedMultipart(_ body: Data, contentType: String) -> (body: Data, comment: String?) {
+        let boundary = contentType.split(separator: ";").dropFirst().lazy
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .first { $0.lowercased().hasPrefix("boundary=") }
+            .map { String($0.dropFirst("boundary=".count)).trimmingCharacters(in: CharacterSet(charactersIn: "\"")) }
+        guard let boundary, !boundary.isEmpty else { return unparseable(body, as: "multipart/form-data") }
+        let delimiter = Data("--\(boundary)".utf8)
+        let headerEnd = Data("\r\n\r\n".utf8)
+        var result = Data()
+        var changed = false
+        var position = body.startIndex
+        // Each part: from after a delimiter line to the CR LF before the next delimiter.
+        guard let first = body.range(of: delimiter, in: position..<body.endIndex) else {
+            return unparseable(body, as: "multipart/form-data")
+        }
+        result.append(body[position..<first.upperBound])
+        position = first.upperBound
+        while let next = body.range(of: Data("\r\n".utf8) + delimiter, in: position..<body.endIndex) {
+            let part = body[position..<next.lowerBound]
+            if let headers = part.range(of: headerEnd),
+                let name = Self.formDataName(String(decoding: part[part.startIndex..<headers.lowerBound], as: UTF8.self)),
+                redactsParameter(name)
+            {
+                result.append(part[part.startIndex..<headers.upperBound])
+                result.append(Data(HAR.redactedValue.utf8))
+                changed = true
+            } else {
+                result.append(part)
+            }
+            result.append(body[next])
+            position = next.upperBound
+        }
+        result.append(body[position..<body.endIndex])
+        return changed ? (result, nil) : (body, nil)
+    }
+
+    /// The `name` of a part's `Content-Disposition: form-data` header field, unescaped as
+    /// WHATWG's form submission escapes it.
+    private static func formDataName(_ headers: String) -> String? {
+        for line in headers.components(separatedBy: "\r\n") where line.lowercased().hasPrefix("content-disposition:") {
+            guard let start = line.range(of: "name=\"") else { return nil }
+            let rest = line[start.upperBound...]
+            guard let end = rest.firstIndex(of: "\"") else { return nil }
+            return String(rest[..<end]).replacingOccurrences(of: "%22", with: "\"")
+                .replacingOccurrences(of: "%0D", with: "\r").replacingOccurrences(of: "%0A", with: "\n")
+        }
+        return nil
     }
 
     /// `body` as a form with the values of redacted parameters replaced. A body that is not
@@ -194,13 +277,13 @@ public struct HARRedaction: Sendable {
         return (data, nil)
     }
 
-    /// A JSON body that could not be redacted member by member: replaced whole when it may hold
-    /// a redacted parameter.
-    private func unparseable(_ body: Data) -> (body: Data, comment: String?) {
+    /// A body that could not be redacted part by part: replaced whole when it may hold a
+    /// redacted parameter.
+    private func unparseable(_ body: Data, as format: String = "JSON") -> (body: Data, comment: String?) {
         guard mayHoldParameter(body) else { return (body, nil) }
         return (
             Data(HAR.redactedValue.utf8),
-            "The body could not be parsed as JSON to redact its parameters and may hold one, so it is replaced"
+            "The body could not be parsed as \(format) to redact its parameters and may hold one, so it is replaced"
         )
     }
 

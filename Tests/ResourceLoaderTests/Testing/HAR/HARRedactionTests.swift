@@ -144,6 +144,55 @@ struct HARRedactionTests {
         #expect(kept.request.postData?.comment == nil)
     }
 
+    @Test func aWSSecurityPasswordInAnXMLBodyIsRedacted() throws {
+        var request = URLRequest(url: URL(string: "https://api.example.com/soap")!)
+        request.httpMethod = "POST"
+        request.setValue("text/xml; charset=utf-8", forHTTPHeaderField: "Content-Type")
+        let envelope = """
+            <s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Header><wsse:Security xmlns:wsse="urn:wsse">\
+            <wsse:UsernameToken><wsse:Username>ada</wsse:Username>\
+            <wsse:Password Type="urn:wsse#PasswordText">\(Self.secret)</wsse:Password>\
+            </wsse:UsernameToken></wsse:Security></s:Header><s:Body><get/></s:Body></s:Envelope>
+            """
+        request.httpBody = Data(envelope.utf8)
+        let (entry, json) = try Self.recorded(request, head: ResponseHead(statusCode: 200, url: request.url, headerFields: []))
+        #expect(!json.contains(Self.secret))
+        let text = try #require(entry.request.postData?.text)
+        #expect(text.contains(#"<wsse:Password Type="urn:wsse#PasswordText">[redacted]</wsse:Password>"#))
+        #expect(text.contains("<wsse:Username>ada</wsse:Username>"))
+        #expect(entry.request.postData?.comment == nil)
+
+        // Text the pattern cannot replace (a CDATA section) fails closed: the body goes whole.
+        request.httpBody = Data("<login><password><![CDATA[\(Self.secret)]]></password></login>".utf8)
+        let (closed, closedJSON) = try Self.recorded(request, head: ResponseHead(statusCode: 200, url: request.url, headerFields: []))
+        #expect(!closedJSON.contains(Self.secret))
+        #expect(closed.request.postData?.text == HAR.redactedValue)
+        #expect(closed.request.postData?.comment?.contains("XML") == true)
+    }
+
+    @Test func aMultipartPartNamedLikeASecretIsRedactedAndTheOtherPartsKept() throws {
+        var bytes = Data("--XyZ-boundary-123\r\nContent-Disposition: form-data; name=\"user\"\r\n\r\nada\r\n".utf8)
+        bytes += Data("--XyZ-boundary-123\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\n\(Self.secret)\r\n".utf8)
+        bytes += Data("--XyZ-boundary-123\r\nContent-Disposition: form-data; name=\"avatar\"; filename=\"a.bin\"\r\n".utf8)
+        bytes += Data("Content-Type: application/octet-stream\r\n\r\n".utf8) + Data([0x00, 0xFF, 0x10, 0x80])
+        bytes += Data("\r\n--XyZ-boundary-123--\r\n".utf8)
+        var request = URLRequest(url: URL(string: "https://api.example.com/signup")!)
+        request.httpMethod = "POST"
+        request.setValue("multipart/form-data; boundary=XyZ-boundary-123", forHTTPHeaderField: "Content-Type")
+        request.httpBody = bytes
+
+        let (entry, json) = try Self.recorded(request, head: ResponseHead(statusCode: 201, url: request.url, headerFields: []))
+
+        #expect(!json.contains(Self.secret))
+        let recorded = try #require(entry.request.postData)
+        var expected = bytes
+        let secret = try #require(expected.range(of: Data(Self.secret.utf8)))
+        expected.replaceSubrange(secret, with: Data(HAR.redactedValue.utf8))
+        // The binary part makes the body base64 in the archive: its bytes are what to check.
+        #expect(recorded.encoding == "base64")
+        #expect(recorded.data == expected)
+    }
+
     @Test func aFormBodyWithoutAContentTypeIsRedacted() throws {
         var request = URLRequest(url: URL(string: "https://api.example.com/login")!)
         request.httpMethod = "POST"
