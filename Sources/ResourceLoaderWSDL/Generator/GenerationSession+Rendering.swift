@@ -272,7 +272,7 @@ extension GenerationSession {
         let conformances = choice.substitution == nil ? "XMLChoice" : "XMLChoice, XMLSchemaType"
         text += "\(access)indirect enum \(choice.name): Codable, Sendable, Hashable, \(conformances) {\n"
         for item in choice.cases {
-            text += "    /// The element `\(item.key)`.\n"
+            text += SwiftNaming.docComment("The element `\(item.key)`.", indent: "    ")
             text += "    case \(SwiftNaming.escaped(item.caseName))(\(item.type))\n"
         }
         if choice.cases.contains(where: { $0.caseName != $0.key }) {
@@ -338,7 +338,7 @@ extension GenerationSession {
         text += "    /// The service's address.\n    \(a)var url: URL\n"
         if let bodyType = plan.bodyType { text += "    /// The request.\n    \(a)var request: \(bodyType)\n" }
         for header in plan.headers {
-            text += "    /// The header block `\(header.element.name)`, sent when set.\n"
+            text += SwiftNaming.docComment("The header block `\(header.element.name)`, sent when set.", indent: "    ")
             text += "    \(a)var \(SwiftNaming.escaped(header.swiftName)): \(header.type)?\n"
         }
         var parameters: [String] = []
@@ -397,7 +397,7 @@ extension GenerationSession {
         text += "\(a)struct \(name): Sendable, Hashable {\n"
         text += "    /// The response's content.\n    \(a)var body: \(plan.modelType)\n"
         for header in plan.outputHeaders {
-            text += "    /// The header block `\(header.element.name)`, when the response has it.\n"
+            text += SwiftNaming.docComment("The header block `\(header.element.name)`, when the response has it.", indent: "    ")
             text += "    \(a)var \(SwiftNaming.escaped(header.swiftName)): \(header.type)?\n"
         }
         let parameters = ["body: \(plan.modelType)"] + plan.outputHeaders.map { "\(SwiftNaming.escaped($0.swiftName)): \($0.type)? = nil" }
