@@ -173,11 +173,11 @@ extension GenerationSession {
                 namespace: elements[0].name.namespace, location: operation.location,
                 parts: zip(output.bodyParts, elements).map { bodyPart($0.0, element: $0.1) })
         }
-        var headerNames = NameRegistry(reserved: Set(["url", "request", "defaultURL", "init"] + Self.resourceMembers))
+        var headerNames = NameRegistry(reserved: Set(["url", "request", "defaultURL", "init", "self"] + Self.resourceMembers))
         for (swiftName, type, element) in headerBlocks(input.headers, names: &headerNames) {
             plan.headers.append((swiftName, type, element))
         }
-        var outputNames = NameRegistry(reserved: ["body", "init"])
+        var outputNames = NameRegistry(reserved: ["body", "init", "self"])
         plan.outputHeaders = headerBlocks(output.headers, names: &outputNames)
         if !plan.outputHeaders.isEmpty {
             plan.outputType = typeNames.claim(name + "Output", suffix: "Type")
@@ -255,7 +255,7 @@ extension GenerationSession {
 
     /// Makes a struct whose fields are message parts, and returns its name.
     mutating func partsStructure(name: String, documentation: String, namespace: String?, location: WSDLSourceLocation, parts: [MessagePart]) -> String {
-        var names = NameRegistry(reserved: ["init", "xmlSchema", "CodingKeys"])
+        var names = NameRegistry(reserved: GenerationSession.reservedMemberNames)
         let fields = parts.map { part in
             GeneratedModel.Field(
                 swiftName: names.claim(SwiftNaming.memberName(part.name)), key: part.element.name, type: part.type.type,

@@ -13,8 +13,12 @@ struct GenerationSession {
         "Sendable", "Set", "SOAPBinding", "SOAPHeaderBlock", "SOAPParameters", "SOAPResourceType",
         "SOAPResponseHeaders", "SOAPVersion", "String", "Substring", "Type", "UInt", "UInt8", "UInt16", "UInt32",
         "UInt64", "URL", "URLRequest", "UUID", "Void", "XMLChoice", "XMLDate", "XMLDateTime", "XMLQualifiedName",
-        "XMLSchemaType", "XMLTime", "XMLTree", "XMLTreeDecoder", "XMLTreeEncoder", "XMLTypeSchema",
+        "Swift", "XMLSchemaType", "XMLTime", "XMLTree", "XMLTreeDecoder", "XMLTreeEncoder", "XMLTypeSchema",
     ]
+
+    /// Names a model's fields cannot take: members every model has (`hashValue` is
+    /// `Hashable`'s), and `self`, which a property would shadow in every `self.…` of the type.
+    static let reservedMemberNames: Set<String> = ["init", "xmlSchema", "CodingKeys", "hashValue", "self"]
 
     let document: WSDLDocument
     let configuration: WSDLGeneratorConfiguration
