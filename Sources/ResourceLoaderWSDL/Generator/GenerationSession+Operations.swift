@@ -58,14 +58,46 @@ extension GenerationSession {
         resources = plans.map(render)
     }
 
-    /// The address of the first port that serves `binding`.
-    func address(of binding: WSDLBinding) -> String? {
+    /// The address of the first port that serves `binding`, as ``uriString(_:)`` writes it; a
+    /// location that is no URI is diagnosed at `location` and skipped.
+    mutating func address(of binding: WSDLBinding, at location: WSDLSourceLocation) -> String? {
         for service in document.services {
             for port in service.ports where port.binding == binding.name {
-                if let address = port.address, URL(string: address) != nil { return address }
+                guard let address = port.address else { continue }
+                if let uri = Self.uriString(address) { return uri }
+                diagnose(
+                    .invalidAttribute, at: location,
+                    "the location \(address) of the port \(port.name) is not a URI: the resource has no default URL")
             }
         }
         return nil
+    }
+
+    /// `address` with every character RFC 3986 does not allow in a URI percent-encoded (its
+    /// UTF-8 bytes), and each `%` that does not start an escape written `%25`; `nil` when the
+    /// result is still not an absolute URI that `URLComponents` and `URL` both parse. The result
+    /// holds only ASCII characters a URI may hold, so every version of Foundation parses it alike.
+    static func uriString(_ address: String) -> String? {
+        let bytes = Array(address.utf8)
+        var result: [UInt8] = []
+        result.reserveCapacity(bytes.count)
+        let hexDigits = Array("0123456789ABCDEF".utf8)
+        func isHex(_ byte: UInt8) -> Bool {
+            (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
+                || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F"))
+        }
+        for (index, byte) in bytes.enumerated() {
+            let allowed = SwiftNaming.isASCIILetterOrDigit(byte) || "-._~:/?#[]@!$&'()*+,;=".utf8.contains(byte)
+            let isEscape = byte == UInt8(ascii: "%") && index + 2 < bytes.count && isHex(bytes[index + 1]) && isHex(bytes[index + 2])
+            if allowed || isEscape {
+                result.append(byte)
+            } else {
+                result += [UInt8(ascii: "%"), hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xF)]]
+            }
+        }
+        let uri = String(decoding: result, as: UTF8.self)
+        guard let components = URLComponents(string: uri), components.scheme != nil, URL(string: uri) != nil else { return nil }
+        return uri
     }
 
     /// Works out one resource, or diagnoses why it cannot be generated.
@@ -77,7 +109,7 @@ extension GenerationSession {
             return nil
         }
         var plan = ResourcePlan(
-            name: name, operation: operation, style: operation.style, binding: binding, address: address(of: binding), elementName: operation.name,
+            name: name, operation: operation, style: operation.style, binding: binding, address: address(of: binding, at: operation.location), elementName: operation.name,
             namespace: nil, bindingExpression: ".documentLiteralWrapped", bodyType: nil, modelType: "", responsePath: [], headers: [],
             outputHeaders: [], outputType: nil, faults: [])
         // A request element that other elements may stand for is sent as a bare part: the body's
@@ -141,11 +173,11 @@ extension GenerationSession {
                 namespace: elements[0].name.namespace, location: operation.location,
                 parts: zip(output.bodyParts, elements).map { bodyPart($0.0, element: $0.1) })
         }
-        var headerNames = NameRegistry(reserved: Set(["url", "request", "defaultURL", "init"] + Self.resourceMembers))
+        var headerNames = NameRegistry(reserved: Set(["url", "request", "defaultURL", "init", "self"] + Self.resourceMembers))
         for (swiftName, type, element) in headerBlocks(input.headers, names: &headerNames) {
             plan.headers.append((swiftName, type, element))
         }
-        var outputNames = NameRegistry(reserved: ["body", "init"])
+        var outputNames = NameRegistry(reserved: ["body", "init", "self"])
         plan.outputHeaders = headerBlocks(output.headers, names: &outputNames)
         if !plan.outputHeaders.isEmpty {
             plan.outputType = typeNames.claim(name + "Output", suffix: "Type")
@@ -223,7 +255,7 @@ extension GenerationSession {
 
     /// Makes a struct whose fields are message parts, and returns its name.
     mutating func partsStructure(name: String, documentation: String, namespace: String?, location: WSDLSourceLocation, parts: [MessagePart]) -> String {
-        var names = NameRegistry(reserved: ["init", "xmlSchema", "CodingKeys"])
+        var names = NameRegistry(reserved: GenerationSession.reservedMemberNames)
         let fields = parts.map { part in
             GeneratedModel.Field(
                 swiftName: names.claim(SwiftNaming.memberName(part.name)), key: part.element.name, type: part.type.type,

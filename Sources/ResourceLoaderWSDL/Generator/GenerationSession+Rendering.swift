@@ -103,9 +103,9 @@ extension GenerationSession {
             for field in ownFields {
                 let name = SwiftNaming.escaped(field.swiftName)
                 switch field.cardinality {
-                case .one: text += "        \(name) = try container.decode(\(field.type).self, forKey: .\(name))\n"
-                case .optional: text += "        \(name) = try container.decodeIfPresent(\(field.type).self, forKey: .\(name))\n"
-                case .array: text += "        \(name) = try container.decodeIfPresent([\(field.type)].self, forKey: .\(name)) ?? []\n"
+                case .one: text += "        self.\(name) = try container.decode(\(field.type).self, forKey: .\(name))\n"
+                case .optional: text += "        self.\(name) = try container.decodeIfPresent(\(field.type).self, forKey: .\(name))\n"
+                case .array: text += "        self.\(name) = try container.decodeIfPresent([\(field.type)].self, forKey: .\(name)) ?? []\n"
                 }
             }
         }
@@ -119,8 +119,8 @@ extension GenerationSession {
             for field in ownFields {
                 let name = SwiftNaming.escaped(field.swiftName)
                 text += field.cardinality == .optional
-                    ? "        try container.encodeIfPresent(\(name), forKey: .\(name))\n"
-                    : "        try container.encode(\(name), forKey: .\(name))\n"
+                    ? "        try container.encodeIfPresent(self.\(name), forKey: .\(name))\n"
+                    : "        try container.encode(self.\(name), forKey: .\(name))\n"
             }
         }
         text += "    }\n"
@@ -131,21 +131,21 @@ extension GenerationSession {
         text += "\n    /// Whether `other` is of this value's class, with equal content.\n"
         text += "    \(a)\(override)func isEqual(to other: \(root ? structure.name : rootClass(of: structure.name))) -> Bool {\n"
         if root {
-            var conditions = ["type(of: self) == type(of: other)"]
-            conditions += ownFields.map { "\(SwiftNaming.escaped($0.swiftName)) == other.\(SwiftNaming.escaped($0.swiftName))" }
+            var conditions = ["Swift.type(of: self) == Swift.type(of: other)"]
+            conditions += ownFields.map { "self.\(SwiftNaming.escaped($0.swiftName)) == other.\(SwiftNaming.escaped($0.swiftName))" }
             text += "        \(conditions.joined(separator: " && "))\n"
         } else {
             text += "        guard let other = other as? \(structure.name) else { return false }\n"
             var conditions = ["super.isEqual(to: other)"]
-            conditions += ownFields.map { "\(SwiftNaming.escaped($0.swiftName)) == other.\(SwiftNaming.escaped($0.swiftName))" }
+            conditions += ownFields.map { "self.\(SwiftNaming.escaped($0.swiftName)) == other.\(SwiftNaming.escaped($0.swiftName))" }
             text += "        return \(conditions.joined(separator: " && "))\n"
         }
         text += "    }\n"
         text += "\n    /// Hashes the value's content\(root ? "" : ", its base type's first").\n"
         text += "    \(a)\(override)func hash(into hasher: inout Hasher) {\n"
         if !root { text += "        super.hash(into: &hasher)\n" }
-        for field in ownFields { text += "        hasher.combine(\(SwiftNaming.escaped(field.swiftName)))\n" }
-        if root && ownFields.isEmpty { text += "        hasher.combine(ObjectIdentifier(type(of: self)))\n" }
+        for field in ownFields { text += "        hasher.combine(self.\(SwiftNaming.escaped(field.swiftName)))\n" }
+        if root && ownFields.isEmpty { text += "        hasher.combine(ObjectIdentifier(Swift.type(of: self)))\n" }
         text += "    }\n"
         text += "\n    /// How values of the type are written as XML and read back; its `typeName` is written as\n"
         text += "    /// `xsi:type` when a value stands where a base type is declared.\n"
@@ -272,7 +272,7 @@ extension GenerationSession {
         let conformances = choice.substitution == nil ? "XMLChoice" : "XMLChoice, XMLSchemaType"
         text += "\(access)indirect enum \(choice.name): Codable, Sendable, Hashable, \(conformances) {\n"
         for item in choice.cases {
-            text += "    /// The element `\(item.key)`.\n"
+            text += SwiftNaming.docComment("The element `\(item.key)`.", indent: "    ")
             text += "    case \(SwiftNaming.escaped(item.caseName))(\(item.type))\n"
         }
         if choice.cases.contains(where: { $0.caseName != $0.key }) {
@@ -338,7 +338,7 @@ extension GenerationSession {
         text += "    /// The service's address.\n    \(a)var url: URL\n"
         if let bodyType = plan.bodyType { text += "    /// The request.\n    \(a)var request: \(bodyType)\n" }
         for header in plan.headers {
-            text += "    /// The header block `\(header.element.name)`, sent when set.\n"
+            text += SwiftNaming.docComment("The header block `\(header.element.name)`, sent when set.", indent: "    ")
             text += "    \(a)var \(SwiftNaming.escaped(header.swiftName)): \(header.type)?\n"
         }
         var parameters: [String] = []
@@ -362,8 +362,8 @@ extension GenerationSession {
             text += "            var blocks: [SOAPHeaderBlock] = []\n"
             for header in plan.headers {
                 let name = "XMLQualifiedName(\(SwiftNaming.literal(header.element.name)), namespaceURI: \(Self.optionalLiteral(header.element.namespace)))"
-                text += "            if let \(SwiftNaming.escaped(header.swiftName)) {\n"
-                text += "                blocks.append(try SOAPHeaderBlock(\(SwiftNaming.escaped(header.swiftName)), as: \(name)))\n            }\n"
+                text += "            if let value = self.\(header.swiftName) {\n"
+                text += "                blocks.append(try SOAPHeaderBlock(value, as: \(name)))\n            }\n"
             }
             text += "            return blocks\n        }\n    }\n"
         }
@@ -397,7 +397,7 @@ extension GenerationSession {
         text += "\(a)struct \(name): Sendable, Hashable {\n"
         text += "    /// The response's content.\n    \(a)var body: \(plan.modelType)\n"
         for header in plan.outputHeaders {
-            text += "    /// The header block `\(header.element.name)`, when the response has it.\n"
+            text += SwiftNaming.docComment("The header block `\(header.element.name)`, when the response has it.", indent: "    ")
             text += "    \(a)var \(SwiftNaming.escaped(header.swiftName)): \(header.type)?\n"
         }
         let parameters = ["body: \(plan.modelType)"] + plan.outputHeaders.map { "\(SwiftNaming.escaped($0.swiftName)): \($0.type)? = nil" }

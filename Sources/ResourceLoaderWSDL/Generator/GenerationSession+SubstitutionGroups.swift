@@ -56,7 +56,7 @@ extension GenerationSession {
         guard !elements.isEmpty else { return nil }
         let name = claimTypeName(for: nil, hint: head.name.name + "Group")
         substitutionGroupNames[head.name] = name
-        var caseNames = NameRegistry(reserved: ["init", "xmlSchema"])
+        var caseNames = NameRegistry(reserved: ["init", "xmlSchema", "self"])
         var cases: [(caseName: String, key: String, type: String)] = []
         var namespaces: [String?] = []
         for element in elements {

@@ -68,7 +68,7 @@ extension GenerationSession {
             if let key, let known = enumerationNames[key] { return known }
             let name = claimTypeName(for: key, hint: hint)
             if let key { enumerationNames[key] = name }
-            var cases = NameRegistry(reserved: ["unknown", "rawValue", "init"])
+            var cases = NameRegistry(reserved: ["unknown", "rawValue", "init", "self"])
             var values: [(caseName: String, value: String, documentation: String?)] = []
             var seen: Set<String> = []
             for enumeration in facets.enumerations where seen.insert(enumeration.value).inserted {
@@ -148,7 +148,7 @@ extension GenerationSession {
     struct FieldBuilder {
         var owner: String
         var namespace: String?
-        var names = NameRegistry(reserved: ["init", "xmlSchema", "CodingKeys"])
+        var names = NameRegistry(reserved: GenerationSession.reservedMemberNames)
         var fields: [GeneratedModel.Field] = []
         var choiceCount = 0
         /// Where the type is declared, for diagnostics.
@@ -289,7 +289,7 @@ extension GenerationSession {
     ) {
         builder.choiceCount += 1
         let enumName = typeNames.claim(builder.owner + (builder.choiceCount == 1 ? "Choice" : "Choice\(builder.choiceCount)"), suffix: "Type")
-        var caseNames = NameRegistry(reserved: ["init"])
+        var caseNames = NameRegistry(reserved: ["init", "self"])
         var cases: [(caseName: String, key: String, type: String)] = []
         var mayBeEmpty = optional
         for branch in particles {

@@ -179,10 +179,13 @@ enum SwiftNaming {
         keywords.contains(name) ? "`\(name)`" : name
     }
 
-    /// `text` as a Swift string literal, every special character escaped.
+    /// `text` as a Swift string literal, every special character escaped: the backslash, the
+    /// quote, the control characters and the line separators U+0085, U+2028 and U+2029.
     static func literal(_ text: String) -> String {
-        // Only ASCII characters are escaped: most texts have none to escape.
-        if !text.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") }) {
+        // Most texts have nothing to escape. A lead byte 0xC2 or 0xE2 may start a line separator.
+        if !text.utf8.contains(where: {
+            $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == 0xC2 || $0 == 0xE2
+        }) {
             return "\"" + text + "\""
         }
         var result = "\""
@@ -193,7 +196,7 @@ enum SwiftNaming {
             case "\n": result += "\\n"
             case "\r": result += "\\r"
             case "\t": result += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F:
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0x85 || scalar.value == 0x2028 || scalar.value == 0x2029:
                 result += "\\u{\(String(scalar.value, radix: 16))}"
             default: result.unicodeScalars.append(scalar)
             }
@@ -201,17 +204,20 @@ enum SwiftNaming {
         return result + "\""
     }
 
-    /// Documentation as `///` lines at `indent`, blank lines kept between paragraphs.
+    /// Documentation as `///` lines at `indent`, blank lines kept between paragraphs. Every line
+    /// terminator (LF, CR, CR LF, VT, FF, U+0085, U+2028, U+2029) ends a line and every other
+    /// control character is written as a space, so that no text ends the comment.
     static func docComment(_ text: String?, indent: String) -> String {
         guard let text else { return "" }
-        if !contains(UInt8(ascii: "\n"), in: text) {
+        let special = specialCharacters(in: text)
+        if !special.lineFeed && !special.other {
             // One line, as most are.
             let line = trimmingWhitespace(Substring(text))
             return line.isEmpty ? "" : indent + "/// " + line + "\n"
         }
-        // Without a carriage return, each line feed is a character of its own: split the bytes.
-        let pieces = contains(UInt8(ascii: "\r"), in: text)
-            ? text.split(separator: "\n", omittingEmptySubsequences: false)
+        // With line feeds alone, each is a character of its own: split the bytes.
+        let pieces = special.other
+            ? commentLines(text)
             : text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { Substring($0) }
         var lines = pieces.map(trimmingWhitespace)
         while lines.first?.isEmpty == true { lines.removeFirst() }
@@ -222,12 +228,54 @@ enum SwiftNaming {
         return collapsed.map { indent + ($0.isEmpty ? "///" : "/// " + $0) + "\n" }.joined()
     }
 
-    /// Whether the UTF-8 of `text` holds `byte`.
-    private static func contains(_ byte: UInt8, in text: String) -> Bool {
-        text.utf8.withContiguousStorageIfAvailable { bytes in
-            guard let base = bytes.baseAddress else { return false }
-            return memchr(base, Int32(byte), bytes.count) != nil
-        } ?? text.utf8.contains(byte)
+    /// `text` on one line, for a `//` comment: each line terminator and control character
+    /// written as a space.
+    static func commentText(_ text: String) -> String {
+        let special = specialCharacters(in: text)
+        guard special.lineFeed || special.other else { return text }
+        return commentLines(text).joined(separator: " ")
+    }
+
+    /// Whether the UTF-8 of `text` holds a line feed, and whether it may hold another line
+    /// terminator or control character (any byte below 0x20 but tab and line feed, 0x7F, or a
+    /// lead byte 0xC2 or 0xE2, which start U+0085, U+2028 and U+2029).
+    private static func specialCharacters(in text: String) -> (lineFeed: Bool, other: Bool) {
+        var lineFeed = false
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: "\n") {
+                lineFeed = true
+            } else if (byte < 0x20 && byte != UInt8(ascii: "\t")) || byte == 0x7F || byte == 0xC2 || byte == 0xE2 {
+                return (lineFeed, true)
+            }
+        }
+        return (lineFeed, false)
+    }
+
+    /// The lines of `text`, split at LF, CR, CR LF, VT, FF, U+0085, U+2028 and U+2029, every
+    /// other control character but tab made a space.
+    private static func commentLines(_ text: String) -> [Substring] {
+        var lines: [Substring] = []
+        var current = String.UnicodeScalarView()
+        var afterCarriageReturn = false
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            if value == 0x0A && afterCarriageReturn {
+                afterCarriageReturn = false
+                continue
+            }
+            afterCarriageReturn = value == 0x0D
+            switch value {
+            case 0x0A...0x0D, 0x85, 0x2028, 0x2029:
+                lines.append(Substring(String(current)))
+                current = String.UnicodeScalarView()
+            case 0x00..<0x20 where value != 0x09, 0x7F:
+                current.append(" ")
+            default:
+                current.append(scalar)
+            }
+        }
+        lines.append(Substring(String(current)))
+        return lines
     }
 
     /// `line` without the leading and trailing characters of `CharacterSet.whitespaces` (tab and

@@ -268,8 +268,8 @@ struct Stock: SOAPResourceType {
     var soapHeaders: [SOAPHeaderBlock] {
         get throws {
             var blocks: [SOAPHeaderBlock] = []
-            if let tenant {
-                blocks.append(try SOAPHeaderBlock(tenant, as: XMLQualifiedName("Tenant", namespaceURI: "urn:example:warehouse")))
+            if let value = self.tenant {
+                blocks.append(try SOAPHeaderBlock(value, as: XMLQualifiedName("Tenant", namespaceURI: "urn:example:warehouse")))
             }
             return blocks
         }

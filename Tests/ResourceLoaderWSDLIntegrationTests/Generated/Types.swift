@@ -44,15 +44,15 @@ class Animal: Codable, Hashable, XMLSchemaType, @unchecked Sendable {
     /// Reads the value's content.
     required init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        name = try container.decodeIfPresent(String.self, forKey: .name)
-        tag = try container.decodeIfPresent(String.self, forKey: .tag)
+        self.name = try container.decodeIfPresent(String.self, forKey: .name)
+        self.tag = try container.decodeIfPresent(String.self, forKey: .tag)
     }
 
     /// Writes the value's content.
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeIfPresent(name, forKey: .name)
-        try container.encodeIfPresent(tag, forKey: .tag)
+        try container.encodeIfPresent(self.name, forKey: .name)
+        try container.encodeIfPresent(self.tag, forKey: .tag)
     }
 
     /// Whether both values are of the same class, with equal content.
@@ -62,13 +62,13 @@ class Animal: Codable, Hashable, XMLSchemaType, @unchecked Sendable {
 
     /// Whether `other` is of this value's class, with equal content.
     func isEqual(to other: Animal) -> Bool {
-        type(of: self) == type(of: other) && name == other.name && tag == other.tag
+        Swift.type(of: self) == Swift.type(of: other) && self.name == other.name && self.tag == other.tag
     }
 
     /// Hashes the value's content.
     func hash(into hasher: inout Hasher) {
-        hasher.combine(name)
-        hasher.combine(tag)
+        hasher.combine(self.name)
+        hasher.combine(self.tag)
     }
 
     /// How values of the type are written as XML and read back; its `typeName` is written as
@@ -178,7 +178,7 @@ class Dog: Animal, @unchecked Sendable {
     /// Reads the value's content, its base type's first.
     required init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        barks = try container.decodeIfPresent(Bool.self, forKey: .barks)
+        self.barks = try container.decodeIfPresent(Bool.self, forKey: .barks)
         try super.init(from: decoder)
     }
 
@@ -186,19 +186,19 @@ class Dog: Animal, @unchecked Sendable {
     override func encode(to encoder: any Encoder) throws {
         try super.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeIfPresent(barks, forKey: .barks)
+        try container.encodeIfPresent(self.barks, forKey: .barks)
     }
 
     /// Whether `other` is of this value's class, with equal content.
     override func isEqual(to other: Animal) -> Bool {
         guard let other = other as? Dog else { return false }
-        return super.isEqual(to: other) && barks == other.barks
+        return super.isEqual(to: other) && self.barks == other.barks
     }
 
     /// Hashes the value's content, its base type's first.
     override func hash(into hasher: inout Hasher) {
         super.hash(into: &hasher)
-        hasher.combine(barks)
+        hasher.combine(self.barks)
     }
 
     /// How values of the type are written as XML and read back; its `typeName` is written as
@@ -435,7 +435,7 @@ final class Puppy: Dog, @unchecked Sendable {
     /// Reads the value's content, its base type's first.
     required init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        ageInWeeks = try container.decodeIfPresent(Int.self, forKey: .ageInWeeks)
+        self.ageInWeeks = try container.decodeIfPresent(Int.self, forKey: .ageInWeeks)
         try super.init(from: decoder)
     }
 
@@ -443,19 +443,19 @@ final class Puppy: Dog, @unchecked Sendable {
     override func encode(to encoder: any Encoder) throws {
         try super.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encodeIfPresent(ageInWeeks, forKey: .ageInWeeks)
+        try container.encodeIfPresent(self.ageInWeeks, forKey: .ageInWeeks)
     }
 
     /// Whether `other` is of this value's class, with equal content.
     override func isEqual(to other: Animal) -> Bool {
         guard let other = other as? Puppy else { return false }
-        return super.isEqual(to: other) && ageInWeeks == other.ageInWeeks
+        return super.isEqual(to: other) && self.ageInWeeks == other.ageInWeeks
     }
 
     /// Hashes the value's content, its base type's first.
     override func hash(into hasher: inout Hasher) {
         super.hash(into: &hasher)
-        hasher.combine(ageInWeeks)
+        hasher.combine(self.ageInWeeks)
     }
 
     /// How values of the type are written as XML and read back; its `typeName` is written as

@@ -43,8 +43,8 @@ struct Draw: SOAPResourceType {
     var soapHeaders: [SOAPHeaderBlock] {
         get throws {
             var blocks: [SOAPHeaderBlock] = []
-            if let pen {
-                blocks.append(try SOAPHeaderBlock(pen, as: XMLQualifiedName("pen", namespaceURI: "urn:test")))
+            if let value = self.pen {
+                blocks.append(try SOAPHeaderBlock(value, as: XMLQualifiedName("pen", namespaceURI: "urn:test")))
             }
             return blocks
         }

@@ -22,7 +22,7 @@ final class Ball: Circle, @unchecked Sendable {
     /// Reads the value's content, its base type's first.
     required init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        bounces = try container.decode(Bool.self, forKey: .bounces)
+        self.bounces = try container.decode(Bool.self, forKey: .bounces)
         try super.init(from: decoder)
     }
 
@@ -30,19 +30,19 @@ final class Ball: Circle, @unchecked Sendable {
     override func encode(to encoder: any Encoder) throws {
         try super.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(bounces, forKey: .bounces)
+        try container.encode(self.bounces, forKey: .bounces)
     }
 
     /// Whether `other` is of this value's class, with equal content.
     override func isEqual(to other: Shape) -> Bool {
         guard let other = other as? Ball else { return false }
-        return super.isEqual(to: other) && bounces == other.bounces
+        return super.isEqual(to: other) && self.bounces == other.bounces
     }
 
     /// Hashes the value's content, its base type's first.
     override func hash(into hasher: inout Hasher) {
         super.hash(into: &hasher)
-        hasher.combine(bounces)
+        hasher.combine(self.bounces)
     }
 
     /// How values of the type are written as XML and read back; its `typeName` is written as
@@ -71,7 +71,7 @@ class Circle: Shape, @unchecked Sendable {
     /// Reads the value's content, its base type's first.
     required init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        radius = try container.decode(Double.self, forKey: .radius)
+        self.radius = try container.decode(Double.self, forKey: .radius)
         try super.init(from: decoder)
     }
 
@@ -79,19 +79,19 @@ class Circle: Shape, @unchecked Sendable {
     override func encode(to encoder: any Encoder) throws {
         try super.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(radius, forKey: .radius)
+        try container.encode(self.radius, forKey: .radius)
     }
 
     /// Whether `other` is of this value's class, with equal content.
     override func isEqual(to other: Shape) -> Bool {
         guard let other = other as? Circle else { return false }
-        return super.isEqual(to: other) && radius == other.radius
+        return super.isEqual(to: other) && self.radius == other.radius
     }
 
     /// Hashes the value's content, its base type's first.
     override func hash(into hasher: inout Hasher) {
         super.hash(into: &hasher)
-        hasher.combine(radius)
+        hasher.combine(self.radius)
     }
 
     /// How values of the type are written as XML and read back; its `typeName` is written as
@@ -234,13 +234,13 @@ class Shape: Codable, Hashable, XMLSchemaType, @unchecked Sendable {
     /// Reads the value's content.
     required init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        label = try container.decode(String.self, forKey: .label)
+        self.label = try container.decode(String.self, forKey: .label)
     }
 
     /// Writes the value's content.
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(label, forKey: .label)
+        try container.encode(self.label, forKey: .label)
     }
 
     /// Whether both values are of the same class, with equal content.
@@ -250,12 +250,12 @@ class Shape: Codable, Hashable, XMLSchemaType, @unchecked Sendable {
 
     /// Whether `other` is of this value's class, with equal content.
     func isEqual(to other: Shape) -> Bool {
-        type(of: self) == type(of: other) && label == other.label
+        Swift.type(of: self) == Swift.type(of: other) && self.label == other.label
     }
 
     /// Hashes the value's content.
     func hash(into hasher: inout Hasher) {
-        hasher.combine(label)
+        hasher.combine(self.label)
     }
 
     /// How values of the type are written as XML and read back; its `typeName` is written as
@@ -301,7 +301,7 @@ final class Square: Shape, @unchecked Sendable {
     /// Reads the value's content, its base type's first.
     required init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
-        side = try container.decode(Int32.self, forKey: .side)
+        self.side = try container.decode(Int32.self, forKey: .side)
         try super.init(from: decoder)
     }
 
@@ -309,19 +309,19 @@ final class Square: Shape, @unchecked Sendable {
     override func encode(to encoder: any Encoder) throws {
         try super.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(side, forKey: .side)
+        try container.encode(self.side, forKey: .side)
     }
 
     /// Whether `other` is of this value's class, with equal content.
     override func isEqual(to other: Shape) -> Bool {
         guard let other = other as? Square else { return false }
-        return super.isEqual(to: other) && side == other.side
+        return super.isEqual(to: other) && self.side == other.side
     }
 
     /// Hashes the value's content, its base type's first.
     override func hash(into hasher: inout Hasher) {
         super.hash(into: &hasher)
-        hasher.combine(side)
+        hasher.combine(self.side)
     }
 
     /// How values of the type are written as XML and read back; its `typeName` is written as

@@ -127,6 +127,7 @@ struct GeneratedCodeCompileTests {
             ("Headers", GeneratorSnippets.outputHeaders, WSDLGeneratorConfiguration(accessModifier: .public)),
             ("Animals", GeneratorSnippets.polymorphism, WSDLGeneratorConfiguration(accessModifier: .public)),
             ("Drawings", GeneratorSnippets.substitutionGroups, WSDLGeneratorConfiguration(accessModifier: .public)),
+            ("Hostile", GeneratorSnippets.hostile, WSDLGeneratorConfiguration(accessModifier: .public)),
         ]
         for library in libraries where library.name != "Calc" {
             let output = try GeneratorSnippets.generate(library.wsdl, configuration: library.configuration)

@@ -160,7 +160,8 @@ struct SubstitutionGroupTests {
         let output = try GeneratorSnippets.generate(GeneratorSnippets.substitutionGroups)
         let operations = try #require(output.file(named: "Operations.swift")?.contents)
         #expect(operations.contains("    var pen: Shape?\n"))
-        #expect(operations.contains(#"blocks.append(try SOAPHeaderBlock(pen, as: XMLQualifiedName("pen", namespaceURI: "urn:test")))"#))
+        #expect(operations.contains(#"if let value = self.pen {"#))
+        #expect(operations.contains(#"blocks.append(try SOAPHeaderBlock(value, as: XMLQualifiedName("pen", namespaceURI: "urn:test")))"#))
         #expect(operations.contains(#"stamp: try headers.decode(Shape.self, named: "stamp", namespaceURI: "urn:test", decoder: xmlDecoder))"#))
     }
 

@@ -47,10 +47,10 @@ struct SwiftNamingTests {
         #expect(SwiftNaming.typeName("größe_x0020_total") == "GrETotal")
         #expect(SwiftNaming.literal("Zürich \u{1F600}") == "\"Zürich \u{1F600}\"")
         #expect(SwiftNaming.literal("tab\there") == #""tab\there""#)
-        // Tab and Unicode space separators are trimmed, other whitespace kept.
-        #expect(SwiftNaming.docComment("\u{3000}\tWide.\u{A0}\n\u{2003}next\u{85}", indent: "") == "/// Wide.\n/// next\u{85}\n")
-        // A CR LF pair is one character, not a line feed.
-        #expect(SwiftNaming.docComment("a\r\nb\nc", indent: "") == "/// a\r\nb\n/// c\n")
+        // Tab and Unicode space separators are trimmed; U+0085 ends a line, as a line feed does.
+        #expect(SwiftNaming.docComment("\u{3000}\tWide.\u{A0}\n\u{2003}next\u{85}", indent: "") == "/// Wide.\n/// next\n")
+        // A CR LF pair is one line break, as a lone CR and a lone LF are.
+        #expect(SwiftNaming.docComment("a\r\nb\nc\rd", indent: "") == "/// a\n/// b\n/// c\n/// d\n")
     }
 
     @Test(arguments: [

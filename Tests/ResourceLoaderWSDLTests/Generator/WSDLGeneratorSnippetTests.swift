@@ -62,8 +62,8 @@ struct WSDLGeneratorSnippetTests {
                 var soapHeaders: [SOAPHeaderBlock] {
                     get throws {
                         var blocks: [SOAPHeaderBlock] = []
-                        if let session {
-                            blocks.append(try SOAPHeaderBlock(session, as: XMLQualifiedName("Session", namespaceURI: "urn:test")))
+                        if let value = self.session {
+                            blocks.append(try SOAPHeaderBlock(value, as: XMLQualifiedName("Session", namespaceURI: "urn:test")))
                         }
                         return blocks
                     }
@@ -481,15 +481,15 @@ struct WSDLGeneratorSnippetTests {
                 /// Reads the value's content.
                 required init(from decoder: any Decoder) throws {
                     let container = try decoder.container(keyedBy: CodingKeys.self)
-                    name = try container.decode(String.self, forKey: .name)
-                    id = try container.decodeIfPresent(Int32.self, forKey: .id)
+                    self.name = try container.decode(String.self, forKey: .name)
+                    self.id = try container.decodeIfPresent(Int32.self, forKey: .id)
                 }
 
                 /// Writes the value's content.
                 func encode(to encoder: any Encoder) throws {
                     var container = encoder.container(keyedBy: CodingKeys.self)
-                    try container.encode(name, forKey: .name)
-                    try container.encodeIfPresent(id, forKey: .id)
+                    try container.encode(self.name, forKey: .name)
+                    try container.encodeIfPresent(self.id, forKey: .id)
                 }
 
                 /// Whether both values are of the same class, with equal content.
@@ -499,13 +499,13 @@ struct WSDLGeneratorSnippetTests {
 
                 /// Whether `other` is of this value's class, with equal content.
                 func isEqual(to other: Animal) -> Bool {
-                    type(of: self) == type(of: other) && name == other.name && id == other.id
+                    Swift.type(of: self) == Swift.type(of: other) && self.name == other.name && self.id == other.id
                 }
 
                 /// Hashes the value's content.
                 func hash(into hasher: inout Hasher) {
-                    hasher.combine(name)
-                    hasher.combine(id)
+                    hasher.combine(self.name)
+                    hasher.combine(self.id)
                 }
 
                 /// How values of the type are written as XML and read back; its `typeName` is written as
@@ -543,8 +543,8 @@ struct WSDLGeneratorSnippetTests {
                 /// Reads the value's content, its base type's first.
                 required init(from decoder: any Decoder) throws {
                     let container = try decoder.container(keyedBy: CodingKeys.self)
-                    weeks = try container.decodeIfPresent(Int32.self, forKey: .weeks)
-                    toys = try container.decodeIfPresent([String].self, forKey: .toys) ?? []
+                    self.weeks = try container.decodeIfPresent(Int32.self, forKey: .weeks)
+                    self.toys = try container.decodeIfPresent([String].self, forKey: .toys) ?? []
                     try super.init(from: decoder)
                 }
 
@@ -552,21 +552,21 @@ struct WSDLGeneratorSnippetTests {
                 override func encode(to encoder: any Encoder) throws {
                     try super.encode(to: encoder)
                     var container = encoder.container(keyedBy: CodingKeys.self)
-                    try container.encodeIfPresent(weeks, forKey: .weeks)
-                    try container.encode(toys, forKey: .toys)
+                    try container.encodeIfPresent(self.weeks, forKey: .weeks)
+                    try container.encode(self.toys, forKey: .toys)
                 }
 
                 /// Whether `other` is of this value's class, with equal content.
                 override func isEqual(to other: Animal) -> Bool {
                     guard let other = other as? Puppy else { return false }
-                    return super.isEqual(to: other) && weeks == other.weeks && toys == other.toys
+                    return super.isEqual(to: other) && self.weeks == other.weeks && self.toys == other.toys
                 }
 
                 /// Hashes the value's content, its base type's first.
                 override func hash(into hasher: inout Hasher) {
                     super.hash(into: &hasher)
-                    hasher.combine(weeks)
-                    hasher.combine(toys)
+                    hasher.combine(self.weeks)
+                    hasher.combine(self.toys)
                 }
 
                 /// How values of the type are written as XML and read back; its `typeName` is written as
@@ -720,11 +720,11 @@ struct WSDLGeneratorSnippetTests {
                 var soapHeaders: [SOAPHeaderBlock] {
                     get throws {
                         var blocks: [SOAPHeaderBlock] = []
-                        if let auth {
-                            blocks.append(try SOAPHeaderBlock(auth, as: XMLQualifiedName("Auth", namespaceURI: "urn:test")))
+                        if let value = self.auth {
+                            blocks.append(try SOAPHeaderBlock(value, as: XMLQualifiedName("Auth", namespaceURI: "urn:test")))
                         }
-                        if let auth2 {
-                            blocks.append(try SOAPHeaderBlock(auth2, as: XMLQualifiedName("Auth", namespaceURI: "urn:b")))
+                        if let value = self.auth2 {
+                            blocks.append(try SOAPHeaderBlock(value, as: XMLQualifiedName("Auth", namespaceURI: "urn:b")))
                         }
                         return blocks
                     }

@@ -108,6 +108,10 @@ final class XMLElementEncoder: Encoder {
         case .pending(let placement):
             let node = XMLEncodingNode(name: placement.name)
             node.schemaType = schemaType
+            if !sink.isName(placement.name.localName) {
+                // A key of a non-throwing container method, or an array's item name.
+                node.invalidNameAt = codingPath
+            }
             if let kind = placement.field?.kind, kind != .element {
                 // The containers cannot throw: the writer reports it.
                 node.misplacedAt = codingPath
@@ -180,6 +184,7 @@ final class XMLElementEncoder: Encoder {
             let dynamicType = type(of: value)
             schema = sink.schema(of: dynamicType)
             if dynamicType != T.self, T.self is AnyObject.Type, let typeName = schema?.typeName {
+                try sink.checkName(typeName.localName, codingPath: codingPath)
                 schemaType = typeName
                 // A value written into an element made already (an enum case's) types that element.
                 if case .element(let node) = target, node.schemaType == nil, node !== sink.document {

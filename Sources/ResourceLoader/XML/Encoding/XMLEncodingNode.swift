@@ -23,6 +23,9 @@ final class XMLEncodingNode {
     /// Set when a value with elements of its own was encoded where its type's schema says an
     /// attribute or text goes: the coding path, reported when the nodes are written.
     var misplacedAt: [any CodingKey]?
+    /// Set when the element was made, by a container method that cannot throw, under a name
+    /// that is not an XML name: the coding path, reported when the nodes are written.
+    var invalidNameAt: [any CodingKey]?
 
     // While written as it arrives:
     /// Whether the element is open in the sink: its end tag is not written yet.
@@ -126,11 +129,17 @@ final class XMLEncodingNode {
         }
     }
 
-    /// Checks the preferred prefixes before anything is written.
+    /// Checks the preferred prefixes before anything is written: each a valid prefix for a
+    /// namespace that is not empty, and no prefix preferred for two namespaces.
     static func checkPreferred(_ prefixes: [String: String]) throws {
+        var seen: Set<String> = []
         for (uri, prefix) in prefixes {
             try checkPrefix(prefix)
             guard !uri.isEmpty else { throw invalid("the namespace of the prefix \(prefix.debugDescription) is empty") }
+            guard seen.insert(prefix).inserted else {
+                let namespaces = prefixes.filter { $0.value == prefix }.keys.sorted().map(\.debugDescription)
+                throw invalid("the prefix \(prefix.debugDescription) is preferred for more than one namespace: \(namespaces.joined(separator: ", "))")
+            }
         }
     }
 
@@ -286,6 +295,7 @@ final class XMLEncodingNode {
                 try writeRaw(raw, to: &text)
                 output.append(contentsOf: text.utf8)
             } else {
+                if let path = node.invalidNameAt { throw invalidName(node, at: path) }
                 if let path = node.misplacedAt { throw misplaced(node, at: path) }
                 scope.open()
                 var content = ContentStart.other
@@ -301,6 +311,12 @@ final class XMLEncodingNode {
             topLevel.remove(ObjectIdentifier(node))
         }
         return output
+    }
+
+    /// The error for a node whose ``invalidNameAt`` is set.
+    static func invalidName(_ node: XMLEncodingNode, at path: [any CodingKey]) -> EncodingError {
+        EncodingError.invalidValue(node.name.localName, EncodingError.Context(
+            codingPath: path, debugDescription: "\(node.name.localName.debugDescription) is not a valid XML name"))
     }
 
     /// The error for an element where its type's schema says an attribute or text goes.

@@ -236,7 +236,7 @@ final class XMLEncodingSink {
         /// Writes the start tag of `node`, the innermost open element, unless it is written.
         private mutating func start(_ node: XMLEncodingNode, content: XMLEncodingNode.ContentStart) -> Bool {
             if node.isStarted { return true }
-            if node.misplacedAt != nil {
+            if node.misplacedAt != nil || node.invalidNameAt != nil {
                 mustRestart = true
                 return false
             }
@@ -281,6 +281,11 @@ final class XMLEncodingSink {
         let schema = (type as? any XMLSchemaType.Type)?.xmlSchema
         schemas[key] = .some(schema)
         return schema
+    }
+
+    /// Whether `name` is an XML name without a colon, as ``checkName(_:codingPath:)`` checks it.
+    func isName(_ name: String) -> Bool {
+        (try? checkName(name, codingPath: [])) != nil
     }
 
     /// Throws unless `name` is an XML name without a colon.

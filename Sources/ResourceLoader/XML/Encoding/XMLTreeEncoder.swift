@@ -99,7 +99,8 @@ public struct XMLTreeEncoder: Sendable {
     /// ``XMLTypeSchema/Form/unqualified``, as XML Schema's own default.
     public var attributeFormDefault: XMLTypeSchema.Form
     /// The prefixes to use for namespaces, by namespace URI; other namespaces get `ns1`, `ns2`….
-    /// All of them are declared on the root element.
+    /// All of them are declared on the root element, so a prefix given for two namespaces makes
+    /// encoding throw `EncodingError.invalidValue`.
     public var namespacePrefixes: [String: String]
     /// Values handed to every `encode(to:)` as the encoder's `userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable]

@@ -1,0 +1,126 @@
+import Foundation
+@testable import ResourceLoaderWSDL
+import Testing
+
+extension GeneratorSnippets {
+    /// Texts and names that carry line breaks (`&#13;`, `&#13;&#10;`, `&#x2028;`, `&#x2029;`),
+    /// quotes and backslashes into documentation, names, enumeration values, fault names,
+    /// `soapAction` and a header element; and fields named like the locals and members generated
+    /// code uses, in a struct and in a class hierarchy.
+    static let hostile = Snippet.wsdl(
+        Snippet.types(
+            """
+            <xsd:simpleType name="Mode">
+              <xsd:annotation><xsd:documentation>Mode&#13;public let injected1 = 1</xsd:documentation></xsd:annotation>
+              <xsd:restriction base="xsd:string">
+                <xsd:enumeration value="a&#13;public let injected2 = 1"/>
+                <xsd:enumeration value="q&quot;\\&#x2028;x&#x85;y"/>
+              </xsd:restriction>
+            </xsd:simpleType>
+            <xsd:complexType name="Base">
+              <xsd:annotation><xsd:documentation>Base&#13;&#10;public let injected3 = 1&#x2028;public let injected4 = 1&#x2029;public let injected5 = 1</xsd:documentation></xsd:annotation>
+              <xsd:sequence>
+                <xsd:element name="type" type="xsd:string"/>
+                <xsd:element name="self" type="xsd:string"/>
+                <xsd:element name="Self" type="xsd:int"/>
+                <xsd:element name="super" type="xsd:string"/>
+                <xsd:element name="hashValue" type="xsd:int"/>
+                <xsd:element name="lhs" type="xsd:string"/>
+                <xsd:element name="rhs" type="xsd:string" minOccurs="0"/>
+              </xsd:sequence>
+            </xsd:complexType>
+            <xsd:complexType name="Derived">
+              <xsd:complexContent><xsd:extension base="tns:Base"><xsd:sequence>
+                <xsd:element name="other" type="xsd:string"/>
+                <xsd:element name="container" type="xsd:string" minOccurs="0"/>
+                <xsd:element name="decoder" type="xsd:string" maxOccurs="unbounded"/>
+                <xsd:element name="encoder" type="xsd:string"/>
+                <xsd:element name="hasher" type="xsd:string"/>
+                <xsd:element name="isEqual" type="xsd:boolean"/>
+              </xsd:sequence></xsd:extension></xsd:complexContent>
+            </xsd:complexType>
+            <xsd:element name="Tok&#13;public let injected8 = 1" type="xsd:string"/>
+            <xsd:element name="Holder">
+              <xsd:complexType><xsd:sequence>
+                <xsd:element name="self" type="xsd:string"/>
+                <xsd:element name="hashValue" type="xsd:int"/>
+                <xsd:element name="mode" type="tns:Mode">
+                  <xsd:annotation><xsd:documentation>Line&#13;public let injected10 = 1</xsd:documentation></xsd:annotation>
+                </xsd:element>
+                <xsd:element name="base" type="tns:Base" minOccurs="0"/>
+                <xsd:choice>
+                  <xsd:element name="c&#13;public let injected9 = 1" type="xsd:string"/>
+                  <xsd:element name="d" type="xsd:int"/>
+                </xsd:choice>
+              </xsd:sequence></xsd:complexType>
+            </xsd:element>
+            <xsd:element name="HolderResponse"><xsd:complexType><xsd:sequence><xsd:element name="derived" type="tns:Derived"/></xsd:sequence></xsd:complexType></xsd:element>
+            <xsd:element name="Oops"><xsd:complexType><xsd:sequence><xsd:element name="id" type="xsd:int"/></xsd:sequence></xsd:complexType></xsd:element>
+            """)
+            + """
+            <wsdl:message name="In"><wsdl:part name="parameters" element="tns:Holder"/></wsdl:message>
+            <wsdl:message name="Out"><wsdl:part name="parameters" element="tns:HolderResponse"/></wsdl:message>
+            <wsdl:message name="Header"><wsdl:part name="token" element="tns:Tok&#13;public let injected8 = 1"/></wsdl:message>
+            <wsdl:message name="Fault"><wsdl:part name="fault" element="tns:Oops"/></wsdl:message>
+            <wsdl:portType name="Holders">
+              <wsdl:operation name="Holder">
+                <wsdl:documentation>Holds.&#13;public let injected6 = 1</wsdl:documentation>
+                <wsdl:input message="tns:In"/><wsdl:output message="tns:Out"/><wsdl:fault name="Oops&#13;public let injected7 = 1" message="tns:Fault"/>
+              </wsdl:operation>
+            </wsdl:portType>
+            <wsdl:binding name="HoldersSoap" type="tns:Holders">
+              <soap:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
+              <wsdl:operation name="Holder">
+                <soap:operation soapAction="urn:a&#13;b&quot;c\\d&#x2028;e"/>
+                <wsdl:input><soap:body use="literal"/><soap:header message="tns:Header" part="token" use="literal"/></wsdl:input>
+                <wsdl:output><soap:body use="literal"/></wsdl:output>
+                <wsdl:fault name="Oops&#13;public let injected7 = 1"><soap:fault name="Oops&#13;public let injected7 = 1" use="literal"/></wsdl:fault>
+              </wsdl:operation>
+            </wsdl:binding>
+            <wsdl:service name="HolderService">
+              <wsdl:port name="HoldersPort" binding="tns:HoldersSoap"><soap:address location="http://example.com/my service/a&quot;b"/></wsdl:port>
+            </wsdl:service>
+            """)
+}
+
+@Suite("Generator: hostile input")
+struct GeneratorHostileInputTests {
+    /// Every character Swift's lexer or a reader may take as the end of a line.
+    static let lineBreaks: [Unicode.Scalar] = ["\r", "\n", "\u{0B}", "\u{0C}", "\u{85}", "\u{2028}", "\u{2029}"]
+
+    @Test func textsAndNamesCannotBreakOutOfCommentsOrLiterals() throws {
+        // GIVEN a WSDL whose texts and names hold line breaks, quotes and backslashes
+        let output = try GeneratorSnippets.generate(GeneratorSnippets.hostile)
+        let text = output.files.map(\.contents).joined(separator: "\n")
+        // WHEN it is generated
+        // THEN no line break is there but the line feeds that end lines
+        for scalar in Self.lineBreaks where scalar != "\n" {
+            #expect(!text.unicodeScalars.contains(scalar), "U+\(String(scalar.value, radix: 16, uppercase: true)) is in the output")
+        }
+        // AND every injected declaration is in a comment or a string literal
+        for line in text.split(separator: "\n") where line.contains("injected") {
+            let trimmed = line.drop { $0 == " " }
+            #expect(trimmed.hasPrefix("///") || trimmed.hasPrefix("//") || trimmed.contains("\"") , "\(line)")
+            #expect(!trimmed.hasPrefix("public let injected"), "\(line)")
+        }
+        // AND the values are written as escapes
+        #expect(text.contains(#"case "a\rpublic let injected2 = 1": self = .aPublicLetInjected21"#))
+        #expect(text.contains(#""q\"\\\u{2028}x\u{85}y""#))
+        #expect(text.contains(#"var soapAction: String? { "urn:a\rb\"c\\d\u{2028}e" }"#))
+    }
+
+    @Test func documentationWithLineBreaksIsOnlyCommentLines() {
+        for lineBreak in Self.lineBreaks.map(String.init) + ["\r\n"] {
+            #expect(
+                SwiftNaming.docComment("Total" + lineBreak + "public let injected = 1", indent: "    ")
+                    == "    /// Total\n    /// public let injected = 1\n", "\(lineBreak.debugDescription)")
+        }
+        // Other control characters are written as spaces.
+        #expect(SwiftNaming.docComment("a\u{0}b\u{1B}c\u{7F}", indent: "") == "/// a b c\n")
+        #expect(SwiftNaming.docComment("\r\n\r\nOne\r\rTwo\u{2028}", indent: "") == "/// One\n///\n/// Two\n")
+    }
+
+    @Test func literalsEscapeLineSeparators() {
+        #expect(SwiftNaming.literal("a\u{2028}b\u{2029}c\u{85}d") == #""a\u{2028}b\u{2029}c\u{85}d""#)
+    }
+}
