@@ -117,8 +117,12 @@ struct WSSecurityTests {
         for (declared, encoding) in [("ISO-8859-1", String.Encoding.isoLatin1), ("UTF-16LE", .utf16LittleEndian), ("UTF-16BE", .utf16BigEndian)] {
             let text = #"<?xml version="1.0" encoding="\#(declared)"?><s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><n>José</n></s:Body></s:Envelope>"#
             var request = Self.request(body: "")
-            request.httpBody = try #require(text.data(using: encoding))
-            guard (try? XMLTree(data: try #require(request.httpBody))) != nil else { continue }
+            let encoded: Data? = text.data(using: encoding)
+            guard let encoded, (try? XMLTree(data: encoded)) != nil else {
+                Issue.record("the \(declared) envelope does not parse")
+                continue
+            }
+            request.httpBody = encoded
             await #expect(throws: ResourceError.self, "\(declared)") { try await Self.adapter(.text).adapt(request) }
         }
     }
