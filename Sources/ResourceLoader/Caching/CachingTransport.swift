@@ -225,8 +225,9 @@ public struct CachingTransport: HTTPTransport {
         var outgoing = request
         for (name, value) in conditions { outgoing.setValue(value, forHTTPHeaderField: name) }
         let validation = conditions.isEmpty ? nil : ValidationTransfer()
+        let deadline = BackgroundDeadline()
         let storing = StoringReceiver(
-            receiver: BackgroundValidationReceiver(cache: cache, key: key, token: token),
+            receiver: BackgroundValidationReceiver(cache: cache, key: key, token: token, deadline: deadline),
             transport: self,
             request: request,
             key: key,
@@ -239,13 +240,7 @@ public struct CachingTransport: HTTPTransport {
         )
         let started = send(outgoing, options: options, receiver: storing)
         validation?.attachFirstTransfer(started)
-        let transfer: any Cancellable = validation ?? started
-        let (seconds, attoseconds) = (options.deadline ?? TransferOptions.defaultDeadline).components
-        let cache = cache
-        DispatchQueue.global().asyncAfter(deadline: .now() + Double(seconds) + Double(attoseconds) / 1e18) {
-            transfer.cancel()
-            cache.endRevalidation(ofKey: key, token: token)
-        }
+        deadline.arm(transfer: validation ?? started, cache: cache, key: key, token: token, after: options.deadline ?? TransferOptions.defaultDeadline)
     }
 
     /// Hands `stored` to `receiver` as a whole response, with its current `Age` and the models
@@ -285,11 +280,13 @@ private final class BackgroundValidationReceiver: TransferReceiver {
     private let cache: HTTPCache
     private let key: String
     private let token: UUID
+    private let deadline: BackgroundDeadline
 
-    init(cache: HTTPCache, key: String, token: UUID) {
+    init(cache: HTTPCache, key: String, token: UUID, deadline: BackgroundDeadline) {
         self.cache = cache
         self.key = key
         self.token = token
+        self.deadline = deadline
     }
 
     func transferDidSend(_ sent: Int64, of expected: Int64?) {}
@@ -301,6 +298,59 @@ private final class BackgroundValidationReceiver: TransferReceiver {
     func transferDidReceive(codedByteCount: Int) {}
 
     func transferDidComplete(with error: (any Error)?) {
+        deadline.disarm()
+        cache.endRevalidation(ofKey: key, token: token)
+    }
+}
+
+/// A background validation's deadline, scheduled with ``Deadlines``: it holds the transfer and
+/// the cache's mark only while the validation is under way. The transfer's completion takes the
+/// deadline out at once, so the cache, its store and the transfer go as soon as their users let
+/// go of them, not when the deadline would have passed.
+private final class BackgroundDeadline: DeadlineExpiring, @unchecked Sendable {
+    private enum State {
+        /// The transfer is being started.
+        case starting
+        case armed(transfer: any Cancellable, cache: HTTPCache, key: String, token: UUID)
+        /// The transfer completed, or the deadline passed.
+        case over
+    }
+
+    // `state` is a `Locked`: its lock guards the state. `deadlineSlot` is read and written only
+    // by ``Deadlines``, under its lock.
+    private let state = Locked(State.starting)
+    var deadlineSlot = -1
+
+    /// Keeps what the deadline ends and schedules it `duration` from now, unless the transfer
+    /// has already completed (a transport may answer before `startTransfer` returns).
+    func arm(transfer: any Cancellable, cache: HTTPCache, key: String, token: UUID, after duration: Duration) {
+        state.withLock { state in
+            guard case .starting = state else { return }
+            state = .armed(transfer: transfer, cache: cache, key: key, token: token)
+            // Scheduled under the lock, so that a completion that follows at once finds it to
+            // take out. ``Deadlines`` never calls back under its own lock.
+            Deadlines.shared.schedule(self, after: duration)
+        }
+    }
+
+    /// Lets go of the transfer and the cache, and takes the deadline out: the transfer completed.
+    func disarm() {
+        let wasArmed = state.withLock { state -> Bool in
+            defer { state = .over }
+            if case .armed = state { return true }
+            return false
+        }
+        if wasArmed { Deadlines.shared.cancel(self) }
+    }
+
+    /// Cancels the transfer still under way, and marks the validation of its key as over.
+    func deadlinePassed() {
+        let armed = state.withLock { state -> State in
+            defer { state = .over }
+            return state
+        }
+        guard case .armed(let transfer, let cache, let key, let token) = armed else { return }
+        transfer.cancel()
         cache.endRevalidation(ofKey: key, token: token)
     }
 }

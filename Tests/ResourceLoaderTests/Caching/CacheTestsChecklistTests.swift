@@ -656,6 +656,32 @@ struct CacheTestsChecklistTests {
         #expect(second)
     }
 
+    @Test("RFC 5861: a background validation that has completed holds nothing until its deadline: the cache goes when its users let go")
+    func staleWhileRevalidateLetsGoOnceDone() async throws {
+        weak var released: HTTPCache?
+        let origin = ScriptedOrigin()
+        origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=60, stale-while-revalidate=600", "ETag": "\"v1\""], body: "A")
+        origin.enqueue(status: 304, headers: ["Cache-Control": "max-age=60", "ETag": "\"v1\""], body: "")
+        do {
+            let cache = HTTPCache()
+            released = cache
+            let date = TestDate()
+            let transport = CachingTransport(wrapping: origin, cache: cache, now: { date.now })
+            let first = CompletionRecorder()
+            _ = transport.startTransfer(CacheTesting.request(), options: TransferOptions(), receiver: first)
+            try #require(await eventually { first.completions.count == 1 })
+            date.advance(by: 61)
+            // The default deadline, a minute, is far longer than the test waits.
+            let stale = CompletionRecorder()
+            _ = transport.startTransfer(CacheTesting.request(), options: TransferOptions(), receiver: stale)
+            try #require(await eventually { stale.completions.count == 1 })
+            let key = CachePolicy.key(method: "GET", url: URL(string: "http://origin.test/a")!)
+            try #require(await eventually { cache.store.cachedResponse(forKey: key)?.responseDate == date.now })
+        }
+        #expect(origin.requestCount == 2)
+        #expect(await eventually { released == nil }, "the finished validation still holds the cache")
+    }
+
     @Test("RFC 5861, RFC 9111 §4.2.4: past the window, or against must-revalidate, the validation is on the fetch's path")
     func staleWhileRevalidateBounds() async throws {
         for (cacheControl, pause) in [("max-age=60, stale-while-revalidate=30", 91.0), ("max-age=60, stale-while-revalidate=30, must-revalidate", 61)] {
