@@ -13,8 +13,10 @@ import Foundation
 ///   the response's `redirectURL`), in a form body (`application/x-www-form-urlencoded`, or a body
 ///   without a `Content-Type` that is not JSON), as a member, at any depth, of a JSON body,
 ///   request or response (so a token endpoint's answer is recorded without its tokens), as a
-///   part of a `multipart/form-data` body, and as the text of an XML element of that local name,
-///   compared without regard to case (so a WS-Security `wsse:Password` is recorded without it);
+///   part of a `multipart/form-data` body (named by its `Content-Disposition`'s `name` or `name*`
+///   parameter, wherever it stands among the others and however it is quoted), and as the text
+///   of an XML element of that local name, compared without regard to case (so a WS-Security
+///   `wsse:Password` is recorded without it);
 /// - the password of a URL's user information.
 ///
 /// Redaction fails closed. A JSON body (a JSON `Content-Type`, or a body that starts with `{` or
@@ -22,9 +24,9 @@ import Foundation
 /// as ``HAR/redactedValue`` with a comment that says why, unless it is UTF-8 holding neither a
 /// listed name nor a backslash (which could spell one as an escape), so that it cannot hold a
 /// listed member. An XML element of a listed name that holds more than text (a CDATA section, a
-/// child element), an XML body that is not UTF-8, and a multipart body without its boundary are
-/// replaced the same way, and so is a URL-valued header field that does not parse as a URL when
-/// it holds a listed name.
+/// child element), an XML body that is not UTF-8, a multipart body without its boundary and a
+/// part whose `Content-Disposition` cannot be read are replaced the same way, and so is a
+/// URL-valued header field that does not parse as a URL when it holds a listed name.
 ///
 /// Name more fields with ``redacting(headerFields:)`` and ``redacting(parameters:)``, reach
 /// anything else (a token in a plain-text body, say) with ``init(headerFields:parameters:entry:)``'s
@@ -214,8 +216,8 @@ public struct HARRedaction: Sendable {
         while let next = body.range(of: Data("\r\n".utf8) + delimiter, in: position..<body.endIndex) {
             let part = body[position..<next.lowerBound]
             if let headers = part.range(of: headerEnd),
-                let name = Self.formDataName(String(decoding: part[part.startIndex..<headers.lowerBound], as: UTF8.self)),
-                redactsParameter(name)
+                Self.formDataNames(String(decoding: part[part.startIndex..<headers.lowerBound], as: UTF8.self))
+                    .map({ $0.contains(where: redactsParameter) }) ?? true
             {
                 result.append(part[part.startIndex..<headers.upperBound])
                 result.append(Data(HAR.redactedValue.utf8))
@@ -230,17 +232,60 @@ public struct HARRedaction: Sendable {
         return changed ? (result, nil) : (body, nil)
     }
 
-    /// The `name` of a part's `Content-Disposition: form-data` header field, unescaped as
-    /// WHATWG's form submission escapes it.
-    private static func formDataName(_ headers: String) -> String? {
-        for line in headers.components(separatedBy: "\r\n") where line.lowercased().hasPrefix("content-disposition:") {
-            guard let start = line.range(of: "name=\"") else { return nil }
-            let rest = line[start.upperBound...]
-            guard let end = rest.firstIndex(of: "\"") else { return nil }
-            return String(rest[..<end]).replacingOccurrences(of: "%22", with: "\"")
-                .replacingOccurrences(of: "%0D", with: "\r").replacingOccurrences(of: "%0A", with: "\n")
+    /// The names a part's `Content-Disposition: form-data` header field gives it: its `name`
+    /// parameter, quoted (unescaped as WHATWG's form submission escapes it, and as RFC 9110's
+    /// quoted pairs) or a token, and its RFC 8187 `name*`, whatever their case and order
+    /// among the parameters. Empty for a part without the field; `nil` when the field cannot be
+    /// read, so that the part is redacted.
+    private static func formDataNames(_ headers: String) -> [String]? {
+        guard let line = headers.components(separatedBy: "\r\n").first(where: { $0.lowercased().hasPrefix("content-disposition:") })
+        else { return [] }
+        var names: [String] = []
+        var rest = Substring(line.drop { $0 != ";" })
+        while let separator = rest.first, separator == ";" {
+            rest = rest.dropFirst().drop { $0 == " " || $0 == "\t" }
+            guard let equals = rest.firstIndex(of: "=") else { return nil }
+            let key = rest[..<equals].trimmingCharacters(in: .whitespaces).lowercased()
+            rest = rest[rest.index(after: equals)...].drop { $0 == " " || $0 == "\t" }
+            var value = ""
+            if rest.first == "\"" {
+                rest = rest.dropFirst()
+                var closed = false
+                while let character = rest.popFirst() {
+                    if character == "\"" {
+                        closed = true
+                        break
+                    }
+                    if character == "\\" {
+                        guard let escaped = rest.popFirst() else { return nil }
+                        value.append(escaped)
+                    } else {
+                        value.append(character)
+                    }
+                }
+                guard closed else { return nil }
+                rest = rest.drop { $0 == " " || $0 == "\t" }
+                guard rest.isEmpty || rest.first == ";" else { return nil }
+            } else {
+                let end = rest.firstIndex(of: ";") ?? rest.endIndex
+                value = rest[..<end].trimmingCharacters(in: .whitespaces)
+                rest = rest[end...]
+            }
+            switch key {
+            case "name":
+                names.append(value.replacingOccurrences(of: "%22", with: "\"")
+                    .replacingOccurrences(of: "%0D", with: "\r").replacingOccurrences(of: "%0A", with: "\n"))
+            case "name*":
+                // charset'language'percent-encoded
+                let encoded = value.split(separator: "'", maxSplits: 2, omittingEmptySubsequences: false)
+                guard encoded.count == 3, let decoded = String(encoded[2]).removingPercentEncoding else { return nil }
+                names.append(decoded)
+            default:
+                break
+            }
         }
-        return nil
+        guard rest.isEmpty else { return nil }
+        return names
     }
 
     /// `body` as a form with the values of redacted parameters replaced. A body that is not

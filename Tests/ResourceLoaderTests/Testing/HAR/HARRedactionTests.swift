@@ -193,6 +193,36 @@ struct HARRedactionTests {
         #expect(recorded.data == expected)
     }
 
+    /// `Content-Disposition` lines naming a part `password` however a sender writes it: the
+    /// parameters in either order, a file name holding `name="`, a token, another case, RFC 8187,
+    /// and lines that cannot be read, which fail closed.
+    @Test(arguments: [
+        #"Content-Disposition: form-data; filename="a"; name="password""#,
+        #"Content-Disposition: form-data; filename="name=%22x%22"; name="password""#,
+        #"Content-Disposition: form-data; name=password"#,
+        #"content-disposition:form-data;NAME="password";filename="a""#,
+        #"Content-Disposition: form-data; name="pass\word""#,
+        #"Content-Disposition: form-data; name*=utf-8''pass%77ord"#,
+        #"Content-Disposition: form-data; name="password"#,
+        #"Content-Disposition: form-data; name"#,
+    ])
+    func aMultipartPartIsRedactedWhereverItsNameParameterIs(disposition: String) throws {
+        let part = "--b0undary\r\n\(disposition)\r\nContent-Type: text/plain\r\n\r\n\(Self.secret)\r\n"
+        let kept = "--b0undary\r\nContent-Disposition: form-data; name=\"user\"; filename=\"password\"\r\n\r\nada\r\n"
+        var request = URLRequest(url: URL(string: "https://api.example.com/signup")!)
+        request.httpMethod = "POST"
+        request.setValue("multipart/form-data; boundary=b0undary", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data((part + kept + "--b0undary--\r\n").utf8)
+
+        let (entry, json) = try Self.recorded(request, head: ResponseHead(statusCode: 201, url: request.url, headerFields: []))
+
+        #expect(!json.contains(Self.secret))
+        let text = try #require(entry.request.postData?.text)
+        #expect(text.contains(disposition + "\r\nContent-Type: text/plain\r\n\r\n" + HAR.redactedValue + "\r\n"))
+        // A part whose file name, not its name, is listed keeps its content.
+        #expect(text.contains(kept))
+    }
+
     @Test func aFormBodyWithoutAContentTypeIsRedacted() throws {
         var request = URLRequest(url: URL(string: "https://api.example.com/login")!)
         request.httpMethod = "POST"
