@@ -10,13 +10,14 @@ import Foundation
 /// - the parameters named `access_token`, `refresh_token`, `id_token`, `client_secret`,
 ///   `password` and `api_key`, wherever they appear: in the query or fragment of a request's URL
 ///   and of the URL-valued header fields `Location`, `Content-Location` and `Referer` (and so in
-///   the response's `redirectURL`), in a form body (`application/x-www-form-urlencoded`, or a body
-///   without a `Content-Type` that is not JSON), as a member, at any depth, of a JSON body,
-///   request or response (so a token endpoint's answer is recorded without its tokens), as a
-///   part of a `multipart/form-data` body (named by its `Content-Disposition`'s `name` or `name*`
-///   parameter, wherever it stands among the others and however it is quoted), and as the text
-///   of an XML element of that local name, compared without regard to case (so a WS-Security
-///   `wsse:Password` is recorded without it);
+///   the response's `redirectURL`), of a `Link` field's URLs and a `Refresh` field's `url`, in a
+///   form body (`application/x-www-form-urlencoded`, or a body without a `Content-Type` that is
+///   not JSON), as a member, at any depth, of a JSON body, request or response (so a token
+///   endpoint's answer is recorded without its tokens), as a part of a `multipart/form-data`
+///   body (named by its `Content-Disposition`'s `name` or `name*` parameter, wherever it stands
+///   among the others and however it is quoted), and as the text of an XML element of that local
+///   name, compared without regard to case (so a WS-Security `wsse:Password` is recorded without
+///   it);
 /// - the password of a URL's user information.
 ///
 /// Redaction fails closed. A JSON body (a JSON `Content-Type`, or a body that starts with `{` or
@@ -100,11 +101,47 @@ public struct HARRedaction: Sendable {
     static let urlHeaderFields: Set<String> = ["location", "content-location", "referer"]
 
     /// `value`, or ``HAR/redactedValue`` when the header field `name` is redacted; the value of a
-    /// URL-valued field (`Location`, `Content-Location`, `Referer`) with its redacted parameters
-    /// replaced.
+    /// URL-valued field (`Location`, `Content-Location`, `Referer`), the URLs of a `Link` field
+    /// (RFC 8288) and the `url` of a `Refresh` field with their redacted parameters replaced.
     func headerValue(_ value: String, named name: String) -> String {
         if redactsHeaderField(name) { return HAR.redactedValue }
-        return Self.urlHeaderFields.contains(name.lowercased()) ? redactedURL(value) : value
+        switch name.lowercased() {
+        case let field where Self.urlHeaderFields.contains(field): return redactedURL(value)
+        case "link": return redactedLinks(value)
+        case "refresh": return redactedRefresh(value)
+        default: return value
+        }
+    }
+
+    /// `value`, a `Link` field, with each `<URI-reference>` redacted as a URL; whole, as
+    /// ``HAR/redactedValue``, when a `<` is not closed and the rest may hold a listed name.
+    private func redactedLinks(_ value: String) -> String {
+        var result = ""
+        var rest = Substring(value)
+        while let open = rest.firstIndex(of: "<") {
+            result += rest[..<open]
+            let afterOpen = rest.index(after: open)
+            guard let close = rest[afterOpen...].firstIndex(of: ">") else {
+                return mayHoldParameter(Data(rest.utf8)) ? HAR.redactedValue : value
+            }
+            result += "<" + redactedURL(String(rest[afterOpen..<close])) + ">"
+            rest = rest[rest.index(after: close)...]
+        }
+        return result + rest
+    }
+
+    /// `value`, a `Refresh` field (`5; url=/next`), with its URL redacted.
+    private func redactedRefresh(_ value: String) -> String {
+        guard let separator = value.firstIndex(where: { $0 == ";" || $0 == "," }) else { return value }
+        let parameter = value[value.index(after: separator)...].drop { $0 == " " || $0 == "\t" }
+        guard parameter.lowercased().hasPrefix("url=") else {
+            return mayHoldParameter(Data(parameter.utf8)) ? HAR.redactedValue : value
+        }
+        var url = parameter.dropFirst(4)
+        if let first = url.first, first == "\"" || first == "'", url.last == first, url.count >= 2 {
+            url = url.dropFirst().dropLast()
+        }
+        return String(value[..<url.startIndex]) + redactedURL(String(url)) + value[url.endIndex...]
     }
 
     /// `url` as text, with the values of redacted query and fragment parameters and any password
@@ -213,7 +250,8 @@ public struct HARRedaction: Sendable {
         }
         result.append(body[position..<first.upperBound])
         position = first.upperBound
-        while let next = body.range(of: Data("\r\n".utf8) + delimiter, in: position..<body.endIndex) {
+        let partEnd = Data("\r\n".utf8) + delimiter
+        while let next = body.range(of: partEnd, in: position..<body.endIndex) {
             let part = body[position..<next.lowerBound]
             if let headers = part.range(of: headerEnd),
                 Self.formDataNames(String(decoding: part[part.startIndex..<headers.lowerBound], as: UTF8.self))

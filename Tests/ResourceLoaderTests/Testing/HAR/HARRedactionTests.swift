@@ -256,6 +256,29 @@ struct HARRedactionTests {
         #expect(grant.response.redirectURL == "https://app.example.com/callback#access_token=%5Bredacted%5D&state=xyz")
     }
 
+    @Test func linkAndRefreshFieldsKeepNoListedQuerySecret() throws {
+        let request = URLRequest(url: URL(string: "https://api.example.com/items")!)
+        let head = ResponseHead(statusCode: 200, url: request.url, headerFields: [
+            ("Link", #"<https://api.example.com/items?page=2&access_token=\#(Self.secret)>; rel="next", </help>; rel="help""#),
+            ("Refresh", "5; URL=https://api.example.com/next?api_key=\(Self.secret)"),
+        ])
+        let (entry, json) = try Self.recorded(request, head: head)
+        #expect(!json.contains(Self.secret))
+        #expect(entry.response.headers.first { $0.name == "Link" }?.value
+            == #"<https://api.example.com/items?page=2&access_token=%5Bredacted%5D>; rel="next", </help>; rel="help""#)
+        #expect(entry.response.headers.first { $0.name == "Refresh" }?.value == "5; URL=https://api.example.com/next?api_key=%5Bredacted%5D")
+
+        // What cannot be read is replaced whole when it may hold a listed name.
+        let broken = ResponseHead(statusCode: 200, url: request.url, headerFields: [
+            ("Link", "<https://api.example.com/items?access_token=\(Self.secret); rel=next"),
+            ("Refresh", "0; next=/x?password=\(Self.secret)"),
+        ])
+        let (closed, closedJSON) = try Self.recorded(request, head: broken)
+        #expect(!closedJSON.contains(Self.secret))
+        #expect(closed.response.headers.first { $0.name == "Link" }?.value == HAR.redactedValue)
+        #expect(closed.response.headers.first { $0.name == "Refresh" }?.value == HAR.redactedValue)
+    }
+
     @Test func noErrorDescriptionOrLogLineHoldsTheSecret() async throws {
         let server = try Self.makeServer()
         let lines = Lines()
