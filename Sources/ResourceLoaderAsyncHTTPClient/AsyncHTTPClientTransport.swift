@@ -113,7 +113,9 @@ import FoundationNetworking
 /// `AsyncSequence` of pieces, each read on a queue of the body's own when the client asks for it
 /// and reported sent as it is handed over, so that memory stays bounded whatever the size; the
 /// client reads such a sequence in a task of its own, on Swift's cooperative pool. A smaller
-/// streamed body, or one of unknown length, is read whole before it is sent, and every body in
+/// streamed body, or one of unknown length, is read whole before it is sent (a stream that cannot
+/// be read again, on a thread of its own, so that `startTransfer` returns at once and a
+/// cancellation ends the transfer while the stream waits for its next chunk), and every body in
 /// memory goes out in one buffer right after the head, reported sent when the response head
 /// arrives: neither waits for a thread of the pool.
 public final class AsyncHTTPClientTransport: URLSessionType {
@@ -291,7 +293,14 @@ public final class AsyncHTTPClientTransport: URLSessionType {
         let receiver = decodesContent ? TransferRules.decodingContent(for: receiver, limit: options.maximumResponseBytes) : receiver
         let transfer = Transfer(transport: self, original: request, options: options, receiver: receiver)
         if let deadline = transfer.idleDeadline() { idleTimeouts.watch(transfer, until: deadline) }
-        transfer.send(request)
+        if transfer.readsOneShotStreamWhole(request) {
+            // Read whole before it is sent, a stream may wait for its next chunk: it is read
+            // on a thread of its own, so that this returns at once and a cancellation or the
+            // deadline ends the transfer meanwhile.
+            DispatchQueue.global().async { transfer.send(request) }
+        } else {
+            transfer.send(request)
+        }
         return transfer
     }
 
@@ -563,6 +572,19 @@ extension AsyncHTTPClientTransport {
         /// documentation): 1 MiB.
         static let tracedWholeBodyLimit: Int64 = 1 << 20
 
+        /// Whether the async API reads `request`'s streamed body whole before sending it (see
+        /// the type's documentation).
+        func readsStreamedBodyWhole(_ request: URLRequest) -> Bool {
+            guard transport.tracer != nil, let streamed = request.streamedBody else { return false }
+            return (streamed.length ?? 0) <= Self.tracedWholeBodyLimit
+        }
+
+        /// Whether `request`'s body is a stream that cannot be read again and is read whole
+        /// before it is sent: reading it may wait for the stream's next chunk.
+        func readsOneShotStreamWhole(_ request: URLRequest) -> Bool {
+            readsStreamedBodyWhole(request) && request.streamedBody?.isRepeatable == false
+        }
+
         /// Sends `request` as the next hop.
         func send(_ request: URLRequest) {
             let parts: RequestParts
@@ -572,7 +594,7 @@ extension AsyncHTTPClientTransport {
             // length, handed to the traced hops' async API as an `AsyncSequence`. The async API
             // reads a smaller one whole, in `requestParts`.
             let streamed = request.streamedBody
-            let reader = transport.tracer == nil || (streamed?.length ?? 0) > Self.tracedWholeBodyLimit ? streamed?.makeReader() : nil
+            let reader = readsStreamedBodyWhole(request) ? nil : streamed?.makeReader()
             do {
                 parts = try Self.requestParts(
                     of: request, defaultAcceptEncoding: transport.defaultAcceptEncoding, readsStreamedBody: reader == nil)

@@ -42,6 +42,46 @@ struct AsyncHTTPClientTracingTests {
         tracer.recorder.finishedSpans.filter { $0.parentSpanID == parent.spanID }
     }
 
+    @Test func aStreamThatWaitsForItsNextChunkHoldsUpNeitherStartTransferNorItsCancellation() async throws {
+        // GIVEN a client that traces, and a body stream of unknown length that sends one chunk
+        // and then waits
+        let server = try LoopbackHTTPServer { _ in .status(201) }
+        defer { server.stop() }
+        let transport = Self.transport(tracer: W3CInMemoryTracer())
+        let (chunks, continuation) = AsyncStream<Data>.makeStream()
+        continuation.yield(Data("first".utf8))
+        var request = URLRequest(url: server.baseURL)
+        request.httpMethod = "POST"
+        request.setBody(.stream(RequestBodyStream(chunks)))
+        let receiver = CompletionReceiver()
+
+        // WHEN the transfer is started on a thread of its own, and cancelled once it has returned
+        let handle = StartedHandle()
+        let upload = request
+        Thread.detachNewThread {
+            handle.set(transport.startTransfer(upload, options: TransferOptions(), receiver: receiver))
+        }
+        let returned = await Self.poll { handle.isSet }
+        #expect(returned, "startTransfer waited for the stream to end")
+        handle.cancel()
+
+        // THEN the transfer completes, once, as cancelled
+        #expect(await Self.poll { !receiver.errors.isEmpty })
+        continuation.finish()
+        #expect(receiver.errors.count == 1)
+        #expect((receiver.errors.first.flatMap { $0 } as? URLError)?.code == .cancelled)
+        try await transport.shutdown()
+    }
+
+    /// Whether `condition` holds within about ten seconds.
+    static func poll(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<1_000 {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
+    }
+
     @Test func theClientsSpanIsAChildOfTheFetchsAndTheServerReceivesItsTraceparentOnly() async throws {
         // GIVEN a server, a client that traces, and a fetch traced under the caller's span
         let tracer = W3CInMemoryTracer()
@@ -342,5 +382,32 @@ struct W3CInMemoryTracer: Tracer {
         guard fields.count == 4, fields[1].count == 32, fields[2].count == 16 else { return }
         context.inMemorySpanContext = InMemorySpanContext(traceID: String(fields[1]), spanID: String(fields[2]), parentSpanID: nil)
     }
+}
+/// A receiver that records how its transfer completed.
+private final class CompletionReceiver: TransferReceiver, @unchecked Sendable {
+    // `lock` guards `completions`.
+    private let lock = NSLock()
+    private var completions: [(any Error)?] = []
+
+    var errors: [(any Error)?] { lock.withLock { completions } }
+
+    func transferDidSend(_ sent: Int64, of expected: Int64?) {}
+    func transferDidReceive(head: ResponseHead) -> TransferDecision { .proceed }
+    func transferDidReceive(_ chunk: Data) -> TransferDecision { .proceed }
+    func transferDidReceive(codedByteCount: Int) {}
+    func transferDidComplete(with error: (any Error)?) {
+        lock.withLock { completions.append(error) }
+    }
+}
+
+/// The handle `startTransfer` returned on another thread, once it has.
+private final class StartedHandle: @unchecked Sendable {
+    // `lock` guards `handle`.
+    private let lock = NSLock()
+    private var handle: (any Cancellable)?
+
+    var isSet: Bool { lock.withLock { handle != nil } }
+    func set(_ handle: any Cancellable) { lock.withLock { self.handle = handle } }
+    func cancel() { lock.withLock { handle }?.cancel() }
 }
 #endif
