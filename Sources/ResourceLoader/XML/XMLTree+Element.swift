@@ -3,7 +3,9 @@ extension XMLTree {
     ///
     /// Look-ups by name match an element's local name and, when you pass one, its namespace URI.
     /// Prefixes never matter, so `<soap:Body>` and `<env:Body>` are both found by
-    /// `child(named: "Body")`.
+    /// `child(named: "Body")`. Namespace URIs, and prefixes passed to
+    /// ``namespaceURI(forPrefix:)``, are compared as written, code point by code point: `é` as
+    /// one code point and `e` followed by a combining accent are different namespace names.
     ///
     /// An element is a cheap view into its document. Two elements are equal when their names,
     /// namespaces, attributes, text and children are equal, wherever they come from.
@@ -49,7 +51,7 @@ extension XMLTree {
             var current = index
             while current >= 0 {
                 if !declarations.isEmpty, let declared = declarations[current],
-                    let binding = declared.last(where: { $0.prefix == prefix })
+                    let binding = declared.last(where: { XMLCharacters.equalAsWritten($0.prefix, prefix) })
                 {
                     return binding.namespaceURI
                 }
@@ -115,7 +117,7 @@ extension XMLTree {
             let end = storage.end(of: index)
             while child < end {
                 if matcher.matches(child, in: storage)
-                    && (namespaceURI == nil || storage.namespaceURI(of: child) == namespaceURI)
+                    && (namespaceURI == nil || XMLCharacters.equalAsWritten(storage.namespaceURI(of: child), namespaceURI))
                 {
                     return Element(storage: storage, index: child)
                 }
@@ -188,7 +190,7 @@ extension XMLTree {
             let end = storage.end(of: index)
             while child < end {
                 if matcher.matches(child, in: storage)
-                    && (namespaceURI == nil || storage.namespaceURI(of: child) == namespaceURI)
+                    && (namespaceURI == nil || XMLCharacters.equalAsWritten(storage.namespaceURI(of: child), namespaceURI))
                 {
                     result.append(Element(storage: storage, index: child))
                 }
@@ -215,7 +217,7 @@ extension XMLTree {
             var matcher = Storage.NameMatcher(name)
             for descendant in index + 1 ..< storage.end(of: index)
             where matcher.matches(descendant, in: storage)
-                && (namespaceURI == nil || storage.namespaceURI(of: descendant) == namespaceURI)
+                && (namespaceURI == nil || XMLCharacters.equalAsWritten(storage.namespaceURI(of: descendant), namespaceURI))
             {
                 return Element(storage: storage, index: descendant)
             }
@@ -274,7 +276,7 @@ extension XMLTree {
         }
 
         func matches(name: String, namespaceURI: String?) -> Bool {
-            self.name == name && (namespaceURI == nil || self.namespaceURI == namespaceURI)
+            self.name == name && (namespaceURI == nil || XMLCharacters.equalAsWritten(self.namespaceURI, namespaceURI))
         }
     }
 }
