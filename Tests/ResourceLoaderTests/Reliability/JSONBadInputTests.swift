@@ -226,6 +226,42 @@ struct JSONBadInputTests {
         #expect(try resource.result(from: body).get().count == 601)
     }
 
+    /// The JSON5 scan counts the depth of brackets outside strings and comments, so the depth
+    /// limit holds for a decoder that allows JSON5 too.
+    @Test func aJSON5BodyForADecoderThatAllowsItIsHeldToTheDepthLimit() throws {
+        var resource = JSON5Nesting()
+        resource.options = JSONParsingOptions(maximumDepth: 4)
+        // GIVEN bodies six levels deep, some with brackets and quotes in strings and comments
+        for body in [
+            "[[[[[[1]]]]]]", #"["]]]]]", [[[[[1]]]]]]"#, "// it's\n[[[[[[1]]]]]]", "/* \" */ [[[[[[1]]]]]]",
+            #"['\'', {a: [[[[1]]]]}]"#, "{a: /* ] */ [[[[{}]]]]}",
+        ] {
+            // THEN each is too deep
+            #expect(resource.result(from: Data(body.utf8)).failure?.parsingUnderlying == .tooDeep(limit: 4), "\(body)")
+        }
+        // AND bodies four levels deep pass, whatever brackets their strings and comments hold
+        for body in [
+            "[[[[1]]]]", #"['[[[[[', "]]]]", '"[[[[', "\"[[[[", [[['\\', "\\"]]]]"#,
+            "// [[[[[\n[[[[1]]]]", "/* [[[[[ */ [{a: [{b: '[[['}]}] // ]]]]", "[[[[1]]]] // [[[[[",
+        ] {
+            #expect(throws: Never.self, "\(body)") { try resource.result(from: Data(body.utf8)).get() }
+            #expect((try? resource.result(from: Data(body.utf8)).get()) == 4, "\(body)")
+        }
+    }
+
+    /// A decoder that allows JSON5 and assumes a top-level dictionary reads an object without
+    /// braces at the top: one level more than its brackets.
+    @Test func aJSON5BodyWithoutTopLevelBracesCountsTheObjectItMakes() throws {
+        var resource = JSON5Nesting()
+        resource.assumesTopLevelDictionary = true
+        resource.options = JSONParsingOptions(maximumDepth: 3)
+        #expect(resource.result(from: Data("a: [[[1]]]".utf8)).failure?.parsingUnderlying == .tooDeep(limit: 3))
+        #expect(resource.result(from: Data("/* { */ a: [[[1]]]".utf8)).failure?.parsingUnderlying == .tooDeep(limit: 3))
+        #expect((try? resource.result(from: Data("a: [[1]]".utf8)).get()) == 3)
+        // With the braces written, the object is counted once.
+        #expect((try? resource.result(from: Data(" // x\n{a: [[1]]}".utf8)).get()) == 3)
+    }
+
     @Test func aBodyPastTheLimitThroughTheServiceIsAParsingError() async throws {
         let session = FakeURLSession()
         session.stub(.any, with: .json(Self.millionZeros))
@@ -369,6 +405,46 @@ private struct LenientCities: JSONDecodableResourceType {
     }
 
     func model(from root: Root) -> [City] { root.cities }
+}
+
+/// Any JSON5 body, decoded by Foundation's `JSONDecoder`, read for how deeply its objects and
+/// arrays nest.
+private struct JSON5Nesting: JSONDecodableResourceType {
+    var assumesTopLevelDictionary = false
+    var options = JSONParsingOptions()
+    var jsonParsingOptions: JSONParsingOptions { options }
+
+    var jsonDecoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.allowsJSON5 = true
+        decoder.assumesTopLevelDictionary = assumesTopLevelDictionary
+        return decoder
+    }
+
+    struct Root: Decodable {
+        let depth: Int
+
+        struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        init(from decoder: any Decoder) throws {
+            if let object = try? decoder.container(keyedBy: Key.self) {
+                depth = 1 + (try object.allKeys.map { try object.decode(Root.self, forKey: $0).depth }.max() ?? 0)
+            } else if var array = try? decoder.unkeyedContainer() {
+                var deepest = 0
+                while !array.isAtEnd { deepest = max(deepest, try array.decode(Root.self).depth) }
+                depth = 1 + deepest
+            } else {
+                depth = 0
+            }
+        }
+    }
+
+    func model(from root: Root) -> Int { root.depth }
 }
 
 private struct Reading: JSONDecodableResourceType {
