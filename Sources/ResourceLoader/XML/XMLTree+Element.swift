@@ -147,17 +147,34 @@ extension XMLTree {
         /// cursor keeps a 64-bit filter of those siblings' local-name hashes, and a match whose
         /// bit is set there (the same name, or a hash that shares its bit) sends the search back
         /// to the first child, as does finding no match after the cursor.
+        ///
+        /// Past a few hundred distinct names the filter is full, and every search would go back
+        /// to the first child. So the cursor counts the nodes its searches pass
+        /// (``ChildCursor/passed``); once an element of ``ChildCursor/tableThreshold`` nodes or
+        /// more has had that many passed, one walk over its children makes a table of the first
+        /// child of each local name (``ChildCursor/firstChildren``), and every later look-up is
+        /// one table look-up. The searches before the table pass fewer than three times the
+        /// element's nodes, and the walk once more, so a run of look-ups costs time linear in the
+        /// element's size, in whatever order they come.
         func firstChildIndex(named name: String, cursor: inout ChildCursor) -> Int? {
+            if let table = cursor.firstChildren { return table[name] }
             var matcher = Storage.NameMatcher(name)
             let first = index + 1
             let end = storage.end(of: index)
+            if end - first >= ChildCursor.tableThreshold && cursor.passed >= end - first {
+                cursor.firstChildren = firstChildTable()
+                cursor.passed &+= end - first
+                return cursor.firstChildren?[name]
+            }
             if cursor.next > first {
-                var child = cursor.next
+                let start = cursor.next
+                var child = start
                 var passed: UInt64 = 0
                 while child < end {
                     let bit = storage.localNameBit(of: child)
                     if matcher.matches(child, in: storage) {
                         guard cursor.before & bit == 0 else { break }
+                        cursor.passed &+= child - start
                         cursor.next = storage.end(of: child)
                         cursor.before |= passed | bit
                         return child
@@ -165,6 +182,7 @@ extension XMLTree {
                     passed |= bit
                     child = storage.end(of: child)
                 }
+                cursor.passed &+= child - start
             }
             // From the first child, recording every local name passed.
             var before: UInt64 = 0
@@ -172,13 +190,35 @@ extension XMLTree {
             while child < end {
                 before |= storage.localNameBit(of: child)
                 if matcher.matches(child, in: storage) {
+                    cursor.passed &+= child - first
                     cursor.next = storage.end(of: child)
                     cursor.before = before
                     return child
                 }
                 child = storage.end(of: child)
             }
+            cursor.passed &+= end - first
             return nil
+        }
+
+        /// The node index of the first child of each local name, as ``firstChildIndex(named:)``
+        /// finds it.
+        private func firstChildTable() -> [String: Int] {
+            var table: [String: Int] = [:]
+            var child = index + 1
+            let end = storage.end(of: index)
+            // Runs of one name (an array's items) are entered once.
+            var previous = UInt32.max
+            while child < end {
+                let number = storage.nodes[child].name
+                if number != previous {
+                    previous = number
+                    let name = storage.name(of: child)
+                    if table[name] == nil { table[name] = child }
+                }
+                child = storage.end(of: child)
+            }
+            return table
         }
 
         /// Returns every child element with this local name (and namespace, when `namespaceURI`
@@ -382,11 +422,22 @@ extension XMLTree.Element: Decodable {
 /// and which local names the siblings before it have (see
 /// ``XMLTree/Element/firstChildIndex(named:cursor:)``).
 struct ChildCursor {
+    /// The fewest nodes an element has for its look-ups to build ``firstChildren``: a smaller
+    /// one is searched however many look-ups it gets, each search a bounded cost.
+    static let tableThreshold = 256
+
     /// The node index after the last match; 0 before any look-up.
     var next = 0
     /// The local-name hashes of the siblings before ``next``, one bit each
     /// (``XMLTree/Storage/localNameBit(of:)``).
     var before: UInt64 = 0
+    /// How many nodes the look-ups have passed so far, counted as the distance from where each
+    /// search started to where it stopped, and the element's size for building
+    /// ``firstChildren``.
+    var passed = 0
+    /// Once built, the node index of the element's first child of each local name: the answer
+    /// to every later look-up.
+    var firstChildren: [String: Int]?
 }
 
 extension XMLTree.Element: Encodable {
