@@ -441,8 +441,14 @@ struct ChildCursor {
 }
 
 extension XMLTree.Element: Encodable {
-    /// Writes the element as it is, with its own name, namespaces, attributes, text and
-    /// children, when encoded by ``XMLTreeEncoder``: the content of an `xsd:any`.
+    /// Writes the element with its own name and prefix, the namespace declarations in scope
+    /// where it was, its attributes, its text and its children, when encoded by
+    /// ``XMLTreeEncoder``: the content of an `xsd:any`.
+    ///
+    /// The tree keeps an element's text as one string (``text``), so all of it is written
+    /// before the children: the text of `<a>x<b/>y</a>` is written as `xy`, ahead of `<b>`.
+    /// Comments and processing instructions, which the tree does not keep, are not written;
+    /// CDATA sections and references are written as escaped text.
     ///
     /// - Throws: `EncodingError.invalidValue` from any other encoder.
     public func encode(to encoder: any Encoder) throws {

@@ -280,6 +280,18 @@ struct XMLTreeEncoderTests {
         #expect(XMLTime(hour: 12, minute: 0, second: 0, utcOffset: 14 * 60).lexicalForm == "12:00:00+14:00")
     }
 
+    @Test func anElementsTextIsWrittenBeforeItsChildren() throws {
+        // GIVEN an element whose text stands before, between and after its children
+        struct Holder: Encodable { let any: XMLTree.Element }
+        let tree = try XMLTree(string: "<a>x<b>1</b>y<!-- note --><c/>z</a>")
+        // WHEN it is written
+        let markup = try encodedMarkup(Holder(any: tree.root), as: XMLQualifiedName("h"))
+        // THEN all of its text comes first, then its children (the tree keeps an element's text
+        // as one string), and the comment is not kept
+        #expect(tree.root.text == "xyz")
+        #expect(markup == #"<h><a xmlns="">xyz<b>1</b><c></c></a></h>"#)
+    }
+
     @Test func badNamesAndCharactersAreTypedErrorsThatNameThePath() throws {
         struct Wrapper: Encodable { let inner: [String: String] }
         do {
