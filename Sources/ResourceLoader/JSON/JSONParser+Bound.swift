@@ -11,7 +11,9 @@ extension JSONParser {
     ///
     /// The depth is the nesting of the brackets outside strings and comments, read as JSON5
     /// reads them: a string runs from a `"` or `'` to the same quote, a backslash escaping the
-    /// byte after it; a comment from `//` to the end of the line, or from `/*` to `*/`.
+    /// character after it; a comment from `//` to the end of the line, or from `/*` to `*/`. A
+    /// text in UTF-16 or UTF-32 (``wideEncoding(_:_:_:_:)``), which Foundation's decoder reads
+    /// too, is read as UTF-8 for this.
     ///
     /// With `assumesTopLevelDictionary` (`JSONDecoder`'s option), a text that does not start
     /// with `{` (white space and comments aside) is an object without its braces, counted as if
@@ -23,8 +25,6 @@ extension JSONParser {
         guard data.count <= byteLimit else { throw .tooLarge(limit: byteLimit) }
         var commas = 0
         var brackets = 0
-        var bracedTop = true
-        var deepest = 0
         data.withUnsafeBytes { raw in
             for byte in raw {
                 if byte == UInt8(ascii: ",") {
@@ -33,11 +33,10 @@ extension JSONParser {
                     brackets += 1
                 }
             }
-            let scan = json5Nesting(raw.bindMemory(to: UInt8.self))
-            deepest = scan.deepest
-            bracedTop = scan.first == UInt8(ascii: "{")
         }
-        if assumesTopLevelDictionary && !bracedTop {
+        let scan = json5Nesting(utf8Text(data))
+        var deepest = scan.deepest
+        if assumesTopLevelDictionary && scan.first != UInt8(ascii: "{") {
             brackets += 1
             deepest += 1
         }
@@ -46,8 +45,22 @@ extension JSONParser {
         if deepest > options.maximumDepth { throw .tooDeep(limit: options.maximumDepth) }
     }
 
-    /// How deeply the brackets of JSON5 text `bytes` nest outside its strings and comments, and
-    /// its first byte outside white space and comments (0 when there is none).
+    /// `data` in UTF-8: as it is, or transcoded when it is UTF-16 or UTF-32 (and transcodes).
+    private static func utf8Text(_ data: Data) -> Data {
+        guard data.count >= 2 else { return data }
+        let first = Array(data.prefix(4)) + Array(repeating: 0xAA, count: 4)
+        guard let wide = wideEncoding(first[0], first[1], first[2], first[3]),
+            let text = String(data: data, encoding: wide.encoding)
+        else { return data }
+        return Data(text.utf8)
+    }
+
+    /// How deeply the brackets of JSON5 text `data` (UTF-8) nest outside its strings and
+    /// comments, and its first byte outside white space and comments (0 when there is none).
+    private static func json5Nesting(_ data: Data) -> (deepest: Int, first: UInt8) {
+        data.withUnsafeBytes { json5Nesting($0.bindMemory(to: UInt8.self)) }
+    }
+
     private static func json5Nesting(_ bytes: UnsafeBufferPointer<UInt8>) -> (deepest: Int, first: UInt8) {
         let count = bytes.count
         var depth = 0

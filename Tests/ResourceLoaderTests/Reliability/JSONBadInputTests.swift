@@ -249,6 +249,22 @@ struct JSONBadInputTests {
         }
     }
 
+    /// Foundation's decoder reads UTF-16 and UTF-32 as text, so the scan does too: read as
+    /// bytes, the escaped quote of `'\''` would end the string, and the rest would hide the
+    /// brackets after it in a string that never closes.
+    @Test func aJSON5BodyInUTF16OrUTF32IsHeldToTheDepthLimitToo() throws {
+        var resource = JSON5Nesting()
+        resource.options = JSONParsingOptions(maximumDepth: 4)
+        let deep = #"['\'', [[[[[1]]]]]]"#
+        let shallow = #"['\'', [[[1]]]]"#
+        for encoding: String.Encoding in [.utf16LittleEndian, .utf16BigEndian, .utf16, .utf32LittleEndian, .utf32BigEndian] {
+            let deepBody = try #require(deep.data(using: encoding))
+            let shallowBody = try #require(shallow.data(using: encoding))
+            #expect(resource.result(from: deepBody).failure?.parsingUnderlying == .tooDeep(limit: 4), "\(encoding)")
+            #expect((try? resource.result(from: shallowBody).get()) == 4, "\(encoding)")
+        }
+    }
+
     /// A decoder that allows JSON5 and assumes a top-level dictionary reads an object without
     /// braces at the top: one level more than its brackets.
     @Test func aJSON5BodyWithoutTopLevelBracesCountsTheObjectItMakes() throws {
