@@ -80,6 +80,26 @@ enum JSONParser {
         var keysStart: Int
     }
 
+    /// The encoding of a text in UTF-16 or UTF-32, told by its first four bytes (`0xAA` for
+    /// those past its end): a byte order mark, or the zero bytes around an ASCII first
+    /// character, which UTF-8 never has. Its name, and the `String.Encoding` that reads it (the
+    /// byte order mark included); `nil` for any other text.
+    static func wideEncoding(
+        _ b0: UInt8, _ b1: UInt8, _ b2: UInt8, _ b3: UInt8
+    ) -> (name: String, encoding: String.Encoding)? {
+        switch (b0, b1, b2, b3) {
+        case (0, 0, 0xFE, 0xFF): ("UTF-32BE", .utf32)
+        case (0xFF, 0xFE, 0, 0): ("UTF-32LE", .utf32)
+        case (0xFE, 0xFF, _, _): ("UTF-16BE", .utf16)
+        case (0xFF, 0xFE, _, _): ("UTF-16LE", .utf16)
+        case (0, 0, 0, _) where b3 != 0: ("UTF-32BE", .utf32BigEndian)
+        case (_, 0, 0, 0) where b0 != 0: ("UTF-32LE", .utf32LittleEndian)
+        case (0, _, _, _) where b1 != 0: ("UTF-16BE", .utf16BigEndian)
+        case (_, 0, _, _) where b0 != 0: ("UTF-16LE", .utf16LittleEndian)
+        default: nil
+        }
+    }
+
     fileprivate struct Parser {
         let bytes: UnsafeMutablePointer<UInt8>
         let count: Int
@@ -246,17 +266,8 @@ enum JSONParser {
             // A JSON text starts with an ASCII character, and UTF-8 has no zero byte before it,
             // nor FE or FF bytes at all. Past the end, the bytes read are zeros.
             let (b0, b1, b2, b3) = (bytes[0], bytes[1], count > 2 ? bytes[2] : 0xAA, count > 3 ? bytes[3] : 0xAA)
-            switch (b0, b1, b2, b3) {
-            case (0, 0, 0xFE, 0xFF): throw .unsupportedEncoding("UTF-32BE")
-            case (0xFF, 0xFE, 0, 0): throw .unsupportedEncoding("UTF-32LE")
-            case (0xFE, 0xFF, _, _): throw .unsupportedEncoding("UTF-16BE")
-            case (0xFF, 0xFE, _, _): throw .unsupportedEncoding("UTF-16LE")
-            case (0, 0, 0, _) where b3 != 0: throw .unsupportedEncoding("UTF-32BE")
-            case (_, 0, 0, 0) where b0 != 0: throw .unsupportedEncoding("UTF-32LE")
-            case (0, _, _, _) where b1 != 0: throw .unsupportedEncoding("UTF-16BE")
-            case (_, 0, _, _) where b0 != 0: throw .unsupportedEncoding("UTF-16LE")
-            default: return 0
-            }
+            if let wide = JSONParser.wideEncoding(b0, b1, b2, b3) { throw .unsupportedEncoding(wide.name) }
+            return 0
         }
 
         @inline(__always)

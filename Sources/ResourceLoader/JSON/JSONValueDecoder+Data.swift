@@ -8,7 +8,7 @@ extension JSONValueDecoder {
     /// (see ``JSONDecodingOptions/init(_:)``) decodes the body itself, once ``JSONParser`` has
     /// checked it (so repeated keys and the limits are refused all the same); with JSON5 allowed,
     /// which ``JSONParser`` does not read, only the limits are checked, by
-    /// ``JSONParser/checkBound(of:options:)``.
+    /// ``JSONParser/checkBound(of:options:assumesTopLevelDictionary:)``.
     ///
     /// - Throws: ``JSONParsingError`` for a body refused before decoding; `DecodingError` (or what
     ///   a custom strategy throws) for one that does not decode.
@@ -17,7 +17,8 @@ extension JSONValueDecoder {
     ) throws -> T {
         guard let decodingOptions = JSONDecodingOptions(decoder) else {
             if decoder.allowsJSON5 {
-                try JSONParser.checkBound(of: data, options: options)
+                try JSONParser.checkBound(
+                    of: data, options: options, assumesTopLevelDictionary: decoder.assumesTopLevelDictionary)
             } else {
                 _ = try JSONParser.parse(data, options: options)
             }

@@ -27,7 +27,8 @@ public struct SOAPHeaderBlock: Sendable, Hashable {
     /// that name the element carries.
     public var role: String?
 
-    /// Creates a block from an element.
+    /// Creates a block from an element, written into the `Header` as
+    /// ``XMLTree/Element/encode(to:)`` describes (its text before its children).
     public init(element: XMLTree.Element, mustUnderstand: Bool = false, role: String? = nil) {
         self.element = element
         self.mustUnderstand = mustUnderstand

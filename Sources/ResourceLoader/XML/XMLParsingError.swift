@@ -11,7 +11,8 @@ public enum XMLParsingError: Error, Sendable, Hashable {
     case empty
     /// The document is larger than ``XMLParsingOptions/maximumDocumentSize`` (`limit` bytes).
     case tooLarge(limit: Int)
-    /// Elements are nested deeper than ``XMLParsingOptions/maximumDepth`` (`limit` levels).
+    /// Elements, or the groups of a content model in the internal subset, are nested deeper
+    /// than ``XMLParsingOptions/maximumDepth`` (`limit` levels).
     case tooDeep(limit: Int)
     /// The document is, or declares, an encoding the parser does not read (the name is as
     /// declared, or `"UTF-16"`, `"UTF-32"` or `"EBCDIC"` when recognised from the first bytes).

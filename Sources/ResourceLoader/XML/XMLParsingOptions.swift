@@ -40,7 +40,9 @@ public struct XMLParsingOptions: Sendable, Hashable {
     /// prefixed name, stays a bounded cost per byte.
     public static let defaultMaximumNamespaceDeclarationsInScope = 512
 
-    /// The deepest nesting of elements accepted; the root element is at depth 1.
+    /// The deepest nesting of elements accepted; the root element is at depth 1. With the
+    /// internal subset read (``DocumentTypeDeclarations-swift.enum/parseInternalSubset``), also
+    /// the deepest nesting of the groups in an element declaration's content model.
     public var maximumDepth: Int
     /// The largest document accepted, in bytes.
     public var maximumDocumentSize: Int

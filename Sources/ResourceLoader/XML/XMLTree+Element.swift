@@ -3,7 +3,9 @@ extension XMLTree {
     ///
     /// Look-ups by name match an element's local name and, when you pass one, its namespace URI.
     /// Prefixes never matter, so `<soap:Body>` and `<env:Body>` are both found by
-    /// `child(named: "Body")`.
+    /// `child(named: "Body")`. Namespace URIs, and prefixes passed to
+    /// ``namespaceURI(forPrefix:)``, are compared as written, code point by code point: `é` as
+    /// one code point and `e` followed by a combining accent are different namespace names.
     ///
     /// An element is a cheap view into its document. Two elements are equal when their names,
     /// namespaces, attributes, text and children are equal, wherever they come from.
@@ -49,7 +51,7 @@ extension XMLTree {
             var current = index
             while current >= 0 {
                 if !declarations.isEmpty, let declared = declarations[current],
-                    let binding = declared.last(where: { $0.prefix == prefix })
+                    let binding = declared.last(where: { XMLCharacters.equalAsWritten($0.prefix, prefix) })
                 {
                     return binding.namespaceURI
                 }
@@ -115,7 +117,7 @@ extension XMLTree {
             let end = storage.end(of: index)
             while child < end {
                 if matcher.matches(child, in: storage)
-                    && (namespaceURI == nil || storage.namespaceURI(of: child) == namespaceURI)
+                    && (namespaceURI == nil || XMLCharacters.equalAsWritten(storage.namespaceURI(of: child), namespaceURI))
                 {
                     return Element(storage: storage, index: child)
                 }
@@ -145,17 +147,34 @@ extension XMLTree {
         /// cursor keeps a 64-bit filter of those siblings' local-name hashes, and a match whose
         /// bit is set there (the same name, or a hash that shares its bit) sends the search back
         /// to the first child, as does finding no match after the cursor.
+        ///
+        /// Past a few hundred distinct names the filter is full, and every search would go back
+        /// to the first child. So the cursor counts the nodes its searches pass
+        /// (``ChildCursor/passed``); once an element of ``ChildCursor/tableThreshold`` nodes or
+        /// more has had that many passed, one walk over its children makes a table of the first
+        /// child of each local name (``ChildCursor/firstChildren``), and every later look-up is
+        /// one table look-up. The searches before the table pass fewer than three times the
+        /// element's nodes, and the walk once more, so a run of look-ups costs time linear in the
+        /// element's size, in whatever order they come.
         func firstChildIndex(named name: String, cursor: inout ChildCursor) -> Int? {
+            if let table = cursor.firstChildren { return table[name] }
             var matcher = Storage.NameMatcher(name)
             let first = index + 1
             let end = storage.end(of: index)
+            if end - first >= ChildCursor.tableThreshold && cursor.passed >= end - first {
+                cursor.firstChildren = firstChildTable()
+                cursor.passed &+= end - first
+                return cursor.firstChildren?[name]
+            }
             if cursor.next > first {
-                var child = cursor.next
+                let start = cursor.next
+                var child = start
                 var passed: UInt64 = 0
                 while child < end {
                     let bit = storage.localNameBit(of: child)
                     if matcher.matches(child, in: storage) {
                         guard cursor.before & bit == 0 else { break }
+                        cursor.passed &+= child - start
                         cursor.next = storage.end(of: child)
                         cursor.before |= passed | bit
                         return child
@@ -163,6 +182,7 @@ extension XMLTree {
                     passed |= bit
                     child = storage.end(of: child)
                 }
+                cursor.passed &+= child - start
             }
             // From the first child, recording every local name passed.
             var before: UInt64 = 0
@@ -170,13 +190,35 @@ extension XMLTree {
             while child < end {
                 before |= storage.localNameBit(of: child)
                 if matcher.matches(child, in: storage) {
+                    cursor.passed &+= child - first
                     cursor.next = storage.end(of: child)
                     cursor.before = before
                     return child
                 }
                 child = storage.end(of: child)
             }
+            cursor.passed &+= end - first
             return nil
+        }
+
+        /// The node index of the first child of each local name, as ``firstChildIndex(named:)``
+        /// finds it.
+        private func firstChildTable() -> [String: Int] {
+            var table: [String: Int] = [:]
+            var child = index + 1
+            let end = storage.end(of: index)
+            // Runs of one name (an array's items) are entered once.
+            var previous = UInt32.max
+            while child < end {
+                let number = storage.nodes[child].name
+                if number != previous {
+                    previous = number
+                    let name = storage.name(of: child)
+                    if table[name] == nil { table[name] = child }
+                }
+                child = storage.end(of: child)
+            }
+            return table
         }
 
         /// Returns every child element with this local name (and namespace, when `namespaceURI`
@@ -188,7 +230,7 @@ extension XMLTree {
             let end = storage.end(of: index)
             while child < end {
                 if matcher.matches(child, in: storage)
-                    && (namespaceURI == nil || storage.namespaceURI(of: child) == namespaceURI)
+                    && (namespaceURI == nil || XMLCharacters.equalAsWritten(storage.namespaceURI(of: child), namespaceURI))
                 {
                     result.append(Element(storage: storage, index: child))
                 }
@@ -215,7 +257,7 @@ extension XMLTree {
             var matcher = Storage.NameMatcher(name)
             for descendant in index + 1 ..< storage.end(of: index)
             where matcher.matches(descendant, in: storage)
-                && (namespaceURI == nil || storage.namespaceURI(of: descendant) == namespaceURI)
+                && (namespaceURI == nil || XMLCharacters.equalAsWritten(storage.namespaceURI(of: descendant), namespaceURI))
             {
                 return Element(storage: storage, index: descendant)
             }
@@ -274,7 +316,7 @@ extension XMLTree {
         }
 
         func matches(name: String, namespaceURI: String?) -> Bool {
-            self.name == name && (namespaceURI == nil || self.namespaceURI == namespaceURI)
+            self.name == name && (namespaceURI == nil || XMLCharacters.equalAsWritten(self.namespaceURI, namespaceURI))
         }
     }
 }
@@ -380,16 +422,33 @@ extension XMLTree.Element: Decodable {
 /// and which local names the siblings before it have (see
 /// ``XMLTree/Element/firstChildIndex(named:cursor:)``).
 struct ChildCursor {
+    /// The fewest nodes an element has for its look-ups to build ``firstChildren``: a smaller
+    /// one is searched however many look-ups it gets, each search a bounded cost.
+    static let tableThreshold = 256
+
     /// The node index after the last match; 0 before any look-up.
     var next = 0
     /// The local-name hashes of the siblings before ``next``, one bit each
     /// (``XMLTree/Storage/localNameBit(of:)``).
     var before: UInt64 = 0
+    /// How many nodes the look-ups have passed so far, counted as the distance from where each
+    /// search started to where it stopped, and the element's size for building
+    /// ``firstChildren``.
+    var passed = 0
+    /// Once built, the node index of the element's first child of each local name: the answer
+    /// to every later look-up.
+    var firstChildren: [String: Int]?
 }
 
 extension XMLTree.Element: Encodable {
-    /// Writes the element as it is, with its own name, namespaces, attributes, text and
-    /// children, when encoded by ``XMLTreeEncoder``: the content of an `xsd:any`.
+    /// Writes the element with its own name and prefix, the namespace declarations in scope
+    /// where it was, its attributes, its text and its children, when encoded by
+    /// ``XMLTreeEncoder``: the content of an `xsd:any`.
+    ///
+    /// The tree keeps an element's text as one string (``text``), so all of it is written
+    /// before the children: the text of `<a>x<b/>y</a>` is written as `xy`, ahead of `<b>`.
+    /// Comments and processing instructions, which the tree does not keep, are not written;
+    /// CDATA sections and references are written as escaped text.
     ///
     /// - Throws: `EncodingError.invalidValue` from any other encoder.
     public func encode(to encoder: any Encoder) throws {

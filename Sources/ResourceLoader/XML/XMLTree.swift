@@ -177,7 +177,7 @@ extension XMLTree {
         @inline(__always)
         func node(_ index: Int, matches name: String, namespaceURI: String?) -> Bool {
             names[Int(nodes[index].name)].local == name
-                && (namespaceURI == nil || self.namespaceURI(of: index) == namespaceURI)
+                && (namespaceURI == nil || XMLCharacters.equalAsWritten(self.namespaceURI(of: index), namespaceURI))
         }
 
         /// The indices in ``names`` equal to `name`, as a one-entry cache: the last name number

@@ -226,6 +226,58 @@ struct JSONBadInputTests {
         #expect(try resource.result(from: body).get().count == 601)
     }
 
+    /// The JSON5 scan counts the depth of brackets outside strings and comments, so the depth
+    /// limit holds for a decoder that allows JSON5 too.
+    @Test func aJSON5BodyForADecoderThatAllowsItIsHeldToTheDepthLimit() throws {
+        var resource = JSON5Nesting()
+        resource.options = JSONParsingOptions(maximumDepth: 4)
+        // GIVEN bodies six levels deep, some with brackets and quotes in strings and comments
+        for body in [
+            "[[[[[[1]]]]]]", #"["]]]]]", [[[[[1]]]]]]"#, "// it's\n[[[[[[1]]]]]]", "/* \" */ [[[[[[1]]]]]]",
+            #"['\'', {a: [[[[1]]]]}]"#, "{a: /* ] */ [[[[{}]]]]}",
+        ] {
+            // THEN each is too deep
+            #expect(resource.result(from: Data(body.utf8)).failure?.parsingUnderlying == .tooDeep(limit: 4), "\(body)")
+        }
+        // AND bodies four levels deep pass, whatever brackets their strings and comments hold
+        for body in [
+            "[[[[1]]]]", #"['[[[[[', "]]]]", '"[[[[', "\"[[[[", [[['\\', "\\"]]]]"#,
+            "// [[[[[\n[[[[1]]]]", "/* [[[[[ */ [{a: [{b: '[[['}]}] // ]]]]", "[[[[1]]]] // [[[[[",
+        ] {
+            #expect(throws: Never.self, "\(body)") { try resource.result(from: Data(body.utf8)).get() }
+            #expect((try? resource.result(from: Data(body.utf8)).get()) == 4, "\(body)")
+        }
+    }
+
+    /// Foundation's decoder reads UTF-16 and UTF-32 as text, so the scan does too: read as
+    /// bytes, the escaped quote of `'\''` would end the string, and the rest would hide the
+    /// brackets after it in a string that never closes.
+    @Test func aJSON5BodyInUTF16OrUTF32IsHeldToTheDepthLimitToo() throws {
+        var resource = JSON5Nesting()
+        resource.options = JSONParsingOptions(maximumDepth: 4)
+        let deep = #"['\'', [[[[[1]]]]]]"#
+        let shallow = #"['\'', [[[1]]]]"#
+        for encoding: String.Encoding in [.utf16LittleEndian, .utf16BigEndian, .utf16, .utf32LittleEndian, .utf32BigEndian] {
+            let deepBody = try #require(deep.data(using: encoding))
+            let shallowBody = try #require(shallow.data(using: encoding))
+            #expect(resource.result(from: deepBody).failure?.parsingUnderlying == .tooDeep(limit: 4), "\(encoding)")
+            #expect((try? resource.result(from: shallowBody).get()) == 4, "\(encoding)")
+        }
+    }
+
+    /// A decoder that allows JSON5 and assumes a top-level dictionary reads an object without
+    /// braces at the top: one level more than its brackets.
+    @Test func aJSON5BodyWithoutTopLevelBracesCountsTheObjectItMakes() throws {
+        var resource = JSON5Nesting()
+        resource.assumesTopLevelDictionary = true
+        resource.options = JSONParsingOptions(maximumDepth: 3)
+        #expect(resource.result(from: Data("a: [[[1]]]".utf8)).failure?.parsingUnderlying == .tooDeep(limit: 3))
+        #expect(resource.result(from: Data("/* { */ a: [[[1]]]".utf8)).failure?.parsingUnderlying == .tooDeep(limit: 3))
+        #expect((try? resource.result(from: Data("a: [[1]]".utf8)).get()) == 3)
+        // With the braces written, the object is counted once.
+        #expect((try? resource.result(from: Data(" // x\n{a: [[1]]}".utf8)).get()) == 3)
+    }
+
     @Test func aBodyPastTheLimitThroughTheServiceIsAParsingError() async throws {
         let session = FakeURLSession()
         session.stub(.any, with: .json(Self.millionZeros))
@@ -369,6 +421,46 @@ private struct LenientCities: JSONDecodableResourceType {
     }
 
     func model(from root: Root) -> [City] { root.cities }
+}
+
+/// Any JSON5 body, decoded by Foundation's `JSONDecoder`, read for how deeply its objects and
+/// arrays nest.
+private struct JSON5Nesting: JSONDecodableResourceType {
+    var assumesTopLevelDictionary = false
+    var options = JSONParsingOptions()
+    var jsonParsingOptions: JSONParsingOptions { options }
+
+    var jsonDecoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.allowsJSON5 = true
+        decoder.assumesTopLevelDictionary = assumesTopLevelDictionary
+        return decoder
+    }
+
+    struct Root: Decodable {
+        let depth: Int
+
+        struct Key: CodingKey {
+            var stringValue: String
+            var intValue: Int? { nil }
+            init(stringValue: String) { self.stringValue = stringValue }
+            init?(intValue: Int) { nil }
+        }
+
+        init(from decoder: any Decoder) throws {
+            if let object = try? decoder.container(keyedBy: Key.self) {
+                depth = 1 + (try object.allKeys.map { try object.decode(Root.self, forKey: $0).depth }.max() ?? 0)
+            } else if var array = try? decoder.unkeyedContainer() {
+                var deepest = 0
+                while !array.isAtEnd { deepest = max(deepest, try array.decode(Root.self).depth) }
+                depth = 1 + deepest
+            } else {
+                depth = 0
+            }
+        }
+    }
+
+    func model(from root: Root) -> Int { root.depth }
 }
 
 private struct Reading: JSONDecodableResourceType {

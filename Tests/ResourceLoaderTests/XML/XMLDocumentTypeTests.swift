@@ -53,4 +53,31 @@ struct XMLDocumentTypeTests {
             #expect(tree.root.name == "r" && tree.root.attributes.isEmpty && !tree.root.hasChildren)
         }
     }
+
+    @Test func deeplyNestedContentModelsDoNotOverflowTheStack() async {
+        // GIVEN an element declaration whose content model nests 150,000 groups, read inside a
+        // task (a small stack)
+        let depth = 150_000
+        let document = Data((
+            "<!DOCTYPE r [<!ELEMENT r " + String(repeating: "(", count: depth) + "a"
+                + String(repeating: ")", count: depth) + ">]><r/>").utf8)
+        var allowing = Self.internalSubset
+        allowing.maximumDepth = 200_000
+        let (allowed, refused) = await Task {
+            (treeParsingError(document, options: allowing), treeParsingError(document, options: Self.internalSubset))
+        }.value
+        // THEN a depth limit that allows it reads it, and the default one refuses it
+        #expect(allowed == nil)
+        #expect(refused == .tooDeep(limit: XMLParsingOptions.defaultMaximumDepth))
+    }
+
+    @Test(arguments: [
+        ("(a)", true), ("(a,b)*", true), ("((a,b)|c)+", true), ("(a?,(b|(c,d)*)+,e)", true),
+        ("( ( a , b ) | c )", true), ("((a,b)|c,d)", false), ("(a|b,c)", false), ("((a)", false),
+        ("(a))", false), ("()", false), ("(a,)", false), ("((a,b)", false), ("(a|(b,c|d))", false),
+    ])
+    func contentModelsAreCheckedAtEveryLevel(model: String, isWellFormed: Bool) {
+        let error = treeParsingError("<!DOCTYPE r [<!ELEMENT r \(model)>]><r/>", options: Self.internalSubset)
+        #expect((error == nil) == isWellFormed, "\(model): \(String(describing: error))")
+    }
 }

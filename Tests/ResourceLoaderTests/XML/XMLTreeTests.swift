@@ -75,6 +75,29 @@ struct XMLTreeTests {
         #expect(root.child(named: "c")?.attribute(named: "kind", namespaceURI: "urn:outer") == "z")
     }
 
+    @Test func lookUpsCompareNamespaceNamesAndPrefixesAsWritten() throws {
+        // GIVEN an element in a namespace whose name has `é` as one code point (U+00E9), and a
+        // look-up with the same name written as `e` and a combining accent (U+0065 U+0301):
+        // equal as Swift strings, but a different namespace name
+        let composed = "urn:caf\u{E9}"
+        let decomposed = "urn:cafe\u{301}"
+        let root = try XMLTree(data: Data(#"""
+            <r xmlns:p="\#(composed)" xmlns:\#u{E9}="\#(composed)"><p:b p:k="v"><p:leaf>1</p:leaf></p:b></r>
+            """#.utf8)).root
+        // THEN only the name as written finds the element, its attribute and its descendants
+        #expect(root.child(named: "b", namespaceURI: composed) != nil)
+        #expect(root.child(named: "b", namespaceURI: decomposed) == nil)
+        #expect(root.children(named: "b", namespaceURI: decomposed).isEmpty)
+        #expect(root.firstDescendant(named: "leaf", namespaceURI: decomposed) == nil)
+        #expect(root.leafTexts(below: "b", namespaceURI: decomposed) == nil)
+        #expect(root.leafTexts(below: "b", namespaceURI: composed) == ["leaf": "1"])
+        #expect(root.child(named: "b")?.attribute(named: "k", namespaceURI: composed) == "v")
+        #expect(root.child(named: "b")?.attribute(named: "k", namespaceURI: decomposed) == nil)
+        // AND a prefix resolves only as written
+        #expect(root.namespaceURI(forPrefix: "\u{E9}") == composed)
+        #expect(root.namespaceURI(forPrefix: "e\u{301}") == nil)
+    }
+
     @Test func textDecodesReferencesAndIncludesCDATA() throws {
         let root = try XMLTree(string: """
             <t><e>&lt;&gt;&amp;&apos;&quot; &#65;&#x42; &#x1F600;</e><c>a <![CDATA[<b>&amp;</b> ]]]]><![CDATA[>]]> z</c></t>

@@ -23,6 +23,25 @@ enum XMLCharacters {
         return UnsafePointer(table)
     }()
 
+    /// Whether two names, prefixes or namespace names are the same as XML compares them: code
+    /// point by code point. Swift's `==` compares strings by canonical equivalence (`é` written
+    /// as U+00E9 equals `e` followed by U+0301), which XML does not; it still tells most unequal
+    /// strings apart at once, so the code points are compared only when it finds them equal.
+    @inline(__always)
+    static func equalAsWritten(_ first: String, _ second: String) -> Bool {
+        first == second && first.utf8.elementsEqual(second.utf8)
+    }
+
+    /// ``equalAsWritten(_:_:)-(String,String)`` for optional strings: two `nil`s are equal.
+    @inline(__always)
+    static func equalAsWritten(_ first: String?, _ second: String?) -> Bool {
+        switch (first, second) {
+        case (nil, nil): true
+        case (let first?, let second?): equalAsWritten(first, second)
+        default: false
+        }
+    }
+
     /// The length of the legal XML character (`Char`) whose UTF-8 starts at `bytes[index]`, a
     /// byte above 0x7F, or 0 when the bytes there are not one (not UTF-8, cut short, a
     /// surrogate, U+FFFE or U+FFFF): the fast check of the text scanners, which call

@@ -36,7 +36,7 @@ public struct XMLDate: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The `xs:date` text, or `nil` when a field is out of range.
     public var lexicalForm: String? {
         guard (1...9999).contains(year), (1...12).contains(month), day >= 1,
-            day <= XMLLexicalScanner.daysIn(month: month, year: year), abs(utcOffset ?? 0) <= 14 * 60
+            day <= XMLLexicalScanner.daysIn(month: month, year: year), XMLLexicalScanner.offsets.contains(utcOffset ?? 0)
         else { return nil }
         return XMLLexicalScanner.dateText(year: year, month: month, day: day) + XMLLexicalScanner.offsetText(utcOffset)
     }

@@ -41,7 +41,7 @@ public struct XMLDateTime: Sendable, Hashable, Codable, CustomStringConvertible 
     /// The `xs:dateTime` text, or `nil` when the date, at its offset, falls outside the years
     /// 0001 to 9999 or the offset is beyond ±14:00.
     public var lexicalForm: String? {
-        guard abs(utcOffset ?? 0) <= 14 * 60 else { return nil }
+        guard XMLLexicalScanner.offsets.contains(utcOffset ?? 0) else { return nil }
         let totalMilliseconds = (date.timeIntervalSince1970 * 1000).rounded()
         guard totalMilliseconds.magnitude < 1e15 else { return nil }
         let milliseconds = Int64(totalMilliseconds) + Int64((utcOffset ?? 0) * 60_000)
@@ -147,6 +147,10 @@ struct XMLLexicalScanner {
         return (hour * 3600 + minute * 60 + second, milliseconds)
     }
 
+    /// The time zone offsets XML Schema allows, in minutes east of UTC: -14:00 to +14:00. Checked
+    /// before the offset's magnitude is taken, which for `Int.min` does not exist.
+    static let offsets = -14 * 60 ... 14 * 60
+
     /// `Z`, `±hh:mm` (up to 14:00) or nothing: minutes east of UTC, `.some(nil)` for none, `nil`
     /// when malformed.
     mutating func offset() -> Int?? {
@@ -154,7 +158,7 @@ struct XMLLexicalScanner {
         if take("Z") { return 0 }
         let sign: Int
         if take("+") { sign = 1 } else if take("-") { sign = -1 } else { return nil }
-        guard let hours = digits(2), take(":"), let minutes = digits(2), minutes < 60, hours * 60 + minutes <= 14 * 60
+        guard let hours = digits(2), take(":"), let minutes = digits(2), minutes < 60, hours * 60 + minutes <= Self.offsets.upperBound
         else { return nil }
         return .some(sign * (hours * 60 + minutes))
     }

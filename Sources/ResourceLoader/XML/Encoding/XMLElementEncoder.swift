@@ -218,7 +218,8 @@ final class XMLElementEncoder: Encoder {
         }
     }
 
-    /// Writes a parsed element as it is, in place of the value's own element.
+    /// Writes a parsed element (see ``XMLEncodingNode/writeRaw(_:to:extraDeclarations:extraAttributes:omittingRootAttributes:)``)
+    /// in place of the value's own element.
     private func writeRaw(_ element: XMLTree.Element) throws {
         switch target {
         case .pending(let placement):

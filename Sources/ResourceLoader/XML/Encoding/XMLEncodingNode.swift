@@ -18,7 +18,7 @@ final class XMLEncodingNode {
     var isNil = false
     /// The `xsi:type` to write, for a derived type.
     var schemaType: XMLQualifiedName?
-    /// An element written as it is (`xsd:any`) in place of this node's own content and name.
+    /// A parsed element (`xsd:any`), written in place of this node's own content and name.
     var raw: XMLTree.Element?
     /// Set when a value with elements of its own was encoded where its type's schema says an
     /// attribute or text goes: the coding path, reported when the nodes are written.
@@ -146,7 +146,7 @@ final class XMLEncodingNode {
     /// What an element's content starts with, as far as it is known when its start tag is
     /// written.
     enum ContentStart {
-        /// Text, an element written as it is, or nothing.
+        /// Text, a parsed element written again, or nothing.
         case other
         /// An element in this namespace (`nil`: in none).
         case element(namespaceURI: String?)
@@ -325,7 +325,8 @@ final class XMLEncodingNode {
             codingPath: path, debugDescription: "An attribute or text field holds a value with elements of its own"))
     }
 
-    /// The markup of an element of a parsed document as it is (see ``writeRaw(_:to:extraDeclarations:extraAttributes:)``).
+    /// The markup of an element of a parsed document (see
+    /// ``writeRaw(_:to:extraDeclarations:extraAttributes:omittingRootAttributes:)``).
     static func rawMarkup(
         _ element: XMLTree.Element,
         extraDeclarations: [(prefix: String, uri: String)] = [],
@@ -338,10 +339,14 @@ final class XMLEncodingNode {
         return output
     }
 
-    /// Writes an element of a parsed document as it is: its names with their own prefixes, the
-    /// namespace declarations in scope where it was, its attributes, text and children; and on
-    /// the root element, `extraDeclarations` and `extraAttributes` (qualified names, values
-    /// unescaped), without its attributes that `omitted` names (those `extraAttributes` replace).
+    /// Writes an element of a parsed document: its names with their own prefixes, the namespace
+    /// declarations in scope where it was, its attributes, text and children; and on the root
+    /// element, `extraDeclarations` and `extraAttributes` (qualified names, values unescaped),
+    /// without its attributes that `omitted` names (those `extraAttributes` replace).
+    ///
+    /// Each element's text is one string in the tree, so it is written whole, right after the
+    /// start tag and before the children; comments and processing instructions are not in the
+    /// tree and are not written.
     static func writeRaw(
         _ root: XMLTree.Element,
         to output: inout String,

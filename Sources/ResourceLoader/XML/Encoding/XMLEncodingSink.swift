@@ -109,7 +109,9 @@ final class XMLEncodingSink {
         }
     }
 
-    /// Writes an element of a parsed document, as it is, after `parent`'s content.
+    /// Writes an element of a parsed document (see
+    /// ``XMLEncodingNode/writeRaw(_:to:extraDeclarations:extraAttributes:omittingRootAttributes:)``)
+    /// after `parent`'s content.
     func appendRaw(_ element: XMLTree.Element, named name: XMLQualifiedName, to parent: XMLEncodingNode) throws -> XMLEncodingNode {
         let node = XMLEncodingNode(name: name)
         node.raw = element

@@ -39,7 +39,7 @@ public struct XMLTime: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The `xs:time` text, or `nil` when a field is out of range.
     public var lexicalForm: String? {
         guard (0..<24).contains(hour), (0..<60).contains(minute), (0..<60).contains(second),
-            (0..<1000).contains(millisecond), abs(utcOffset ?? 0) <= 14 * 60
+            (0..<1000).contains(millisecond), XMLLexicalScanner.offsets.contains(utcOffset ?? 0)
         else { return nil }
         return XMLLexicalScanner.timeText(secondOfDay: hour * 3600 + minute * 60 + second, milliseconds: millisecond)
             + XMLLexicalScanner.offsetText(utcOffset)

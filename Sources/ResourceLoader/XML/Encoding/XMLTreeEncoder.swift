@@ -37,8 +37,10 @@ import Foundation
 ///   with ``XMLTreeDecoder/registerDerivedType(_:)``.
 /// - **Choices** (``XMLChoice``) write the chosen case's element in place of the property.
 ///   An array of choices writes each item's element, in order, in place of the property.
-/// - **``XMLTree/Element``** is written as it is, with its own name, namespaces and attributes:
-///   the content of an `xsd:any`.
+/// - **``XMLTree/Element``** is written with its own name, namespaces, attributes, text and
+///   children: the content of an `xsd:any`. Its text (one string in the tree) comes before its
+///   children, and comments and processing instructions, which the tree does not keep, are not
+///   written (see ``XMLTree/Element/encode(to:)``).
 /// - **Values** use XML Schema's lexical forms: `true`/`false`; integers in decimal; `Decimal` as
 ///   written by its own digits, never through `Double`; `Double` and `Float` shortest round-trip
 ///   form, `INF`, `-INF` and `NaN`; `Date` by ``dateEncodingStrategy`` (``XMLDateTime``,

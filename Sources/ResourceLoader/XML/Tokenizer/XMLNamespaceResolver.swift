@@ -132,23 +132,28 @@ struct XMLNamespaceResolver {
                 attributes[index].namespaceURI = uri
             }
         }
-        // Two prefixes bound to one namespace must not name the same attribute twice.
+        // Two prefixes bound to one namespace must not name the same attribute twice (names and
+        // namespace names compared code point by code point, as everywhere here).
         guard prefixed > 1 else { return }
         if prefixed <= 16 {
             for first in attributes.indices where attributes[first].namespaceURI != nil {
                 for second in attributes.indices where second > first && attributes[second].namespaceURI != nil {
-                    if attributes[first].name.local == attributes[second].name.local
-                        && attributes[first].namespaceURI == attributes[second].namespaceURI
+                    if XMLCharacters.equalAsWritten(attributes[first].name.local, attributes[second].name.local)
+                        && XMLCharacters.equalAsWritten(attributes[first].namespaceURI, attributes[second].namespaceURI)
                     {
                         throw .malformed
                     }
                 }
             }
         } else {
-            var seen = Set<[String]>()
+            // Keyed by bytes, as names are compared: the namespace name, a NUL (which no XML
+            // text holds) and the local name.
+            var seen = Set<[UInt8]>()
             for attribute in attributes {
                 guard let uri = attribute.namespaceURI else { continue }
-                guard seen.insert([uri, attribute.name.local]).inserted else { throw .malformed }
+                guard seen.insert(Array(uri.utf8) + [0] + Array(attribute.name.local.utf8)).inserted else {
+                    throw .malformed
+                }
             }
         }
     }
@@ -207,7 +212,7 @@ struct XMLNamespaceResolver {
         var index = bindings.count
         while index > 0 {
             index -= 1
-            if bindings[index].prefix == prefix { return bindings[index] }
+            if XMLCharacters.equalAsWritten(bindings[index].prefix, prefix) { return bindings[index] }
         }
         return nil
     }

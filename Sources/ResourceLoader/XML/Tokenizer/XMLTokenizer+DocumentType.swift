@@ -155,41 +155,62 @@ extension XMLTokenizer {
         }
     }
 
-    /// A choice or sequence after its `(`, with its occurrence indicator.
+    /// A choice or sequence after its `(`, with the groups nested in it and its occurrence
+    /// indicator; the group is at `depth`, and each nested one a level deeper, up to
+    /// ``XMLParsingOptions/maximumDepth``.
+    ///
+    /// Iterative: the open groups are a stack of their separators, so however deeply a content
+    /// model nests, reading it does not recurse.
     private func readGroup(_ pos: inout Int, depth: Int) throws(XMLScanStop) {
-        guard depth <= options.maximumDepth else {
-            throw .failed(.error(.tooDeep(limit: options.maximumDepth)), offset: anchor ?? (base + pos))
-        }
-        _ = skipWhitespace(&pos)
-        try readContentParticle(&pos, depth: depth)
-        var separator: UInt8?
+        /// Per open group, innermost last: the separator between its particles (`|` or `,`), or
+        /// 0 before its second particle.
+        var separators: [UInt8] = []
+        /// Whether a group's `(` was just read.
+        var opening = true
         while true {
+            if opening {
+                guard depth + separators.count <= options.maximumDepth else {
+                    throw .failed(.error(.tooDeep(limit: options.maximumDepth)), offset: anchor ?? (base + pos))
+                }
+                separators.append(0)
+                _ = skipWhitespace(&pos)
+                // The group's first particle: a group of its own, or a name.
+                try need(pos + 1, pos)
+                if bytes[pos] == UInt8(ascii: "(") {
+                    pos += 1
+                    continue
+                }
+                _ = try readName(&pos)
+                readOccurrence(&pos)
+                opening = false
+            }
+            // After a particle: the innermost group's end, or a separator and its next particle.
             _ = skipWhitespace(&pos)
             try need(pos + 1, pos)
             let byte = bytes[pos]
             if byte == UInt8(ascii: ")") {
                 pos += 1
-                break
+                readOccurrence(&pos)
+                separators.removeLast()
+                // The group ended is a particle of the one around it, if any.
+                if separators.isEmpty { return }
+                continue
             }
-            guard byte == UInt8(ascii: "|") || byte == UInt8(ascii: ","), separator == nil || separator == byte else {
+            let separator = separators[separators.count - 1]
+            guard byte == UInt8(ascii: "|") || byte == UInt8(ascii: ","), separator == 0 || separator == byte else {
                 throw unexpected(at: pos)
             }
-            separator = byte
+            separators[separators.count - 1] = byte
             pos += 1
             _ = skipWhitespace(&pos)
-            try readContentParticle(&pos, depth: depth)
-        }
-        readOccurrence(&pos)
-    }
-
-    private func readContentParticle(_ pos: inout Int, depth: Int) throws(XMLScanStop) {
-        try need(pos + 1, pos)
-        if bytes[pos] == UInt8(ascii: "(") {
-            pos += 1
-            try readGroup(&pos, depth: depth + 1)
-        } else {
-            _ = try readName(&pos)
-            readOccurrence(&pos)
+            try need(pos + 1, pos)
+            if bytes[pos] == UInt8(ascii: "(") {
+                pos += 1
+                opening = true
+            } else {
+                _ = try readName(&pos)
+                readOccurrence(&pos)
+            }
         }
     }
 

@@ -261,6 +261,37 @@ struct XMLTreeEncoderTests {
         #expect(throws: EncodingError.self) { try XMLTreeEncoder().encode(XMLDate(year: 0, month: 1, day: 1), as: XMLQualifiedName("d")) }
     }
 
+    @Test func anOffsetBeyondFourteenHoursHasNoLexicalFormWhateverItsSize() {
+        // GIVEN offsets just past ±14:00 and at the ends of Int
+        let date = Date(timeIntervalSince1970: 1_767_323_045)
+        for offset in [14 * 60 + 1, -14 * 60 - 1, Int.max, Int.min, Int.min + 1] {
+            // THEN none of the three types has a lexical form, and each describes itself
+            let stamp = XMLDateTime(date, utcOffset: offset)
+            let day = XMLDate(year: 2026, month: 2, day: 28, utcOffset: offset)
+            let time = XMLTime(hour: 12, minute: 0, second: 0, utcOffset: offset)
+            #expect(stamp.lexicalForm == nil && day.lexicalForm == nil && time.lexicalForm == nil, "\(offset)")
+            #expect(stamp.description == "(a date outside xs:dateTime's range)")
+            #expect(day.description == "(not a valid xs:date)")
+            #expect(time.description == "(not a valid xs:time)")
+            #expect(throws: EncodingError.self) { try XMLTreeEncoder().encode(stamp, as: XMLQualifiedName("s")) }
+        }
+        // AND ±14:00 itself is written
+        #expect(XMLDateTime(date, utcOffset: -14 * 60).lexicalForm == "2026-01-01T13:04:05-14:00")
+        #expect(XMLTime(hour: 12, minute: 0, second: 0, utcOffset: 14 * 60).lexicalForm == "12:00:00+14:00")
+    }
+
+    @Test func anElementsTextIsWrittenBeforeItsChildren() throws {
+        // GIVEN an element whose text stands before, between and after its children
+        struct Holder: Encodable { let any: XMLTree.Element }
+        let tree = try XMLTree(string: "<a>x<b>1</b>y<!-- note --><c/>z</a>")
+        // WHEN it is written
+        let markup = try encodedMarkup(Holder(any: tree.root), as: XMLQualifiedName("h"))
+        // THEN all of its text comes first, then its children (the tree keeps an element's text
+        // as one string), and the comment is not kept
+        #expect(tree.root.text == "xyz")
+        #expect(markup == #"<h><a xmlns="">xyz<b>1</b><c></c></a></h>"#)
+    }
+
     @Test func badNamesAndCharactersAreTypedErrorsThatNameThePath() throws {
         struct Wrapper: Encodable { let inner: [String: String] }
         do {

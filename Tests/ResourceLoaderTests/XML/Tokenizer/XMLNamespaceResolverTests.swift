@@ -41,4 +41,45 @@ struct XMLNamespaceResolverTests {
         #expect(tree.root.firstDescendant(named: "c")?.namespaceURI == nil)
         #expect(tree.root.child(named: "d")?.namespaceURI == "u")
     }
+
+    // MARK: Names compared as written
+
+    /// `é` written as one code point (U+00E9) and as `e` and a combining acute accent
+    /// (U+0065 U+0301): equal as Swift strings, different names to Namespaces in XML.
+    static let composed = "\u{E9}"
+    static let decomposed = "e\u{301}"
+
+    @Test func aPrefixIsDeclaredOnlyAsWritten() throws {
+        // GIVEN a prefix declared in one form and used in the other
+        let document = Data("<a xmlns:\(Self.composed)=\"urn:x\"><\(Self.decomposed):b/></a>".utf8)
+        // THEN the prefix used is undeclared, and the document is refused
+        let error = treeParsingError(document)
+        #expect(error.map { if case .malformed = $0 { true } else { false } } == true, "\(String(describing: error))")
+        // AND in the same form, it is declared
+        let tree = try XMLTree(data: Data("<a xmlns:\(Self.composed)=\"urn:x\"><\(Self.composed):b/></a>".utf8))
+        #expect(tree.root.children.first?.namespaceURI == "urn:x")
+    }
+
+    @Test func namespaceNamesThatDifferAsWrittenMakeDifferentAttributeNames() throws {
+        // GIVEN two prefixes bound to namespace names that differ only in normalization, each
+        // naming an attribute `x`; and two attributes in one namespace whose local names differ so
+        let uris = ["urn:\(Self.composed)", "urn:\(Self.decomposed)"]
+        let documents = [
+            #"<a xmlns:p="\#(uris[0])" xmlns:q="\#(uris[1])" p:x="1" q:x="2"/>"#,
+            #"<a xmlns:p="urn:x" xmlns:q="urn:x" p:\#(Self.composed)="1" q:\#(Self.decomposed)="2"/>"#,
+        ]
+        // AND the same with more prefixed attributes than the pairwise check takes
+        let others = (0..<20).map { #" p:o\#($0)="\#($0)""# }.joined()
+        for document in documents + documents.map({ $0.replacingOccurrences(of: "/>", with: others + "/>") }) {
+            // THEN the attribute names are distinct: the document is accepted
+            #expect(throws: Never.self, "\(document)") { try XMLTree(data: Data(document.utf8)) }
+        }
+        let root = try XMLTree(data: Data(documents[0].utf8)).root
+        #expect(root.attribute(named: "x", namespaceURI: uris[0]) == "1")
+        #expect(root.attribute(named: "x", namespaceURI: uris[1]) == "2")
+        // AND the same namespace name written the same way twice is still a repeated attribute
+        let repeated = #"<a xmlns:p="\#(uris[1])" xmlns:q="\#(uris[1])" p:x="1" q:x="2"/>"#
+        #expect(treeParsingError(repeated) != nil)
+        #expect(treeParsingError(repeated.replacingOccurrences(of: "/>", with: others + "/>")) != nil)
+    }
 }

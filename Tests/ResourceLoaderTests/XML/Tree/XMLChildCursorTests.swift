@@ -82,4 +82,45 @@ struct XMLChildCursorTests {
         // THEN each key reads the first element with its local name
         #expect([record.z, record.x, record.y, record.xAgain] == ["3", "1", "2", "1"])
     }
+
+    @Test func aDictionaryOfManyDistinctNamesDecodes() throws {
+        // GIVEN a record of 50,000 children, each of its own name (far more than the cursor's
+        // filter has bits)
+        let count = 50_000
+        let body = (0..<count).map { "<k\($0)>\($0)</k\($0)>" }.joined()
+        let tree = try XMLTree(string: "<r>" + body + "</r>")
+        // WHEN it is decoded as a dictionary
+        let decoded = try XMLTreeDecoder().decode([String: String].self, from: tree.root)
+        // THEN every entry is there
+        #expect(decoded.count == count)
+        #expect((0..<count).allSatisfy { decoded["k\($0)"] == "\($0)" })
+    }
+
+    @Test func lookUpsInAnyOrderPassALinearNumberOfNodes() throws {
+        // GIVEN a record of 20,000 children of 10,000 distinct names, some prefixed, some
+        // repeated, each with a child of its own
+        let count = 20_000
+        let names = (0..<count).map { $0 % 3 == 0 ? "p:k\($0 % 10_000)" : "k\($0 % 10_000)" }
+        let body = names.enumerated().map { "<\($1)><v>\($0)</v></\($1)>" }.joined()
+        let record = try XMLTree(string: #"<r xmlns:p="urn:p">"# + body + "</r>").root
+        let nodes = record.storage.end(of: record.index) - record.index - 1
+        // (the first child of each local name, found in one walk)
+        var expected: [String: Int] = [:]
+        for child in record.children where expected[child.name] == nil { expected[child.name] = child.index }
+        let keys = (0..<10_000).map { "k\($0)" }
+        var generator = SplitMix64(seed: 0x7AB1E)
+        let orders = [keys, keys.reversed(), keys.shuffled(using: &generator), keys + ["absent", "k0", "k9999"]]
+        for order in orders {
+            // WHEN the keys are looked up from one cursor
+            var cursor = ChildCursor()
+            var wrong = 0
+            for name in order where record.firstChildIndex(named: name, cursor: &cursor) != expected[name] {
+                wrong += 1
+            }
+            // THEN each look-up finds the first child of its name, and all of them together pass
+            // fewer than four times the record's nodes
+            #expect(wrong == 0)
+            #expect(cursor.passed < 4 * nodes, "\(cursor.passed) nodes passed for \(nodes)")
+        }
+    }
 }
