@@ -30,11 +30,9 @@ import FoundationNetworking
 /// ``ReusableModelResource`` and an equal resource's model is kept with the stored response.
 ///
 /// Parsing never runs on the transport's queue, so large responses do not hold up other
-/// requests: it runs on the callback queue you pass (a global queue when that is the main queue)
-/// or, for `async` fetches, on the global concurrent executor. Through a pipeline with adapters
-/// or monitors, a completion-handler fetch runs as an `async` one in a task of its own, parses
-/// there, and only its completion runs on the callback queue. Every fetch has exactly one
-/// outcome.
+/// requests: a completion-handler fetch parses on the callback queue you pass (a global queue
+/// when that is the main queue), through a pipeline too, and an `async` fetch on the global
+/// concurrent executor. Every fetch has exactly one outcome.
 public struct ResourceService<Resource: NetworkResourceType & DataResourceType>: ResourceServiceType {
     /// The transport requests are sent through.
     public let session: any HTTPTransport
