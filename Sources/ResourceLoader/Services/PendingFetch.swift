@@ -21,6 +21,10 @@ typealias ReceiverFactory = @Sendable (
 /// transfer does not: the transfer is over (and on Linux, cancelling a task from inside its own
 /// delegate callbacks — a refused redirect, say — makes FoundationNetworking trap).
 ///
+/// A caller that makes the outcome out of the answer (parses it) before finishing takes the
+/// answer with ``acceptAnswer()``: the deadline stops there, and ``cancel()`` and the deadline no
+/// longer finish the fetch, which ends with the outcome made from the answer.
+///
 /// The outcome goes to the completion on `callbackQueue`, or straight to the completion on the
 /// finishing thread when there is no queue (the `async` bridge, which resumes a continuation).
 /// A caller that is already running on `callbackQueue` uses ``finishOnCallbackQueue(_:)`` to skip
@@ -39,6 +43,9 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
         /// exists but is not here.
         var isAttaching = false
         var hasDeadline = false
+        /// The answer was taken with ``acceptAnswer()``: only ``finish(_:)`` and its kin end the
+        /// fetch now.
+        var isAnswered = false
         var completion: Completion?
         /// An outcome that arrived before the completion was given, or that waits for the
         /// transfer it stopped to be attached and cancelled.
@@ -194,6 +201,26 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
         if state.withLock({ $0.hasDeadline }) { Deadlines.shared.cancel(self) }
     }
 
+    /// Takes the transfer's answer, which the caller makes the outcome of (parses) and delivers
+    /// with ``finish(_:)`` or ``finishOnCallbackQueue(_:)``. Returns `false` if the fetch has
+    /// finished already: the answer is then dropped.
+    ///
+    /// The transfer is over, so the deadline stops here, and ``cancel()`` and the deadline no
+    /// longer finish the fetch: as for the `async` bridge, whose task parses once its fetch is
+    /// finished.
+    func acceptAnswer() -> Bool {
+        let hadDeadline = state.withLock { state -> Bool? in
+            guard !state.isFinished, !state.isAnswered else { return nil }
+            state.isAnswered = true
+            state.transfer = nil
+            defer { state.hasDeadline = false }
+            return state.hasDeadline
+        }
+        guard let hadDeadline else { return false }
+        if hadDeadline { Deadlines.shared.cancel(self) }
+        return true
+    }
+
     /// Like ``finish(_:)``, for a caller already running on the callback queue: the completion
     /// runs at once, on this thread.
     @discardableResult
@@ -208,7 +235,8 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
         cancelsDeadline: Bool = true
     ) -> Bool {
         let claimed = state.withLock { state -> (transfer: (any Cancellable)?, hasDeadline: Bool, completion: Completion?)? in
-            guard !state.isFinished else { return nil }
+            // `cancelsTransfer` is `cancel()` or the deadline, which an accepted answer outruns.
+            guard !state.isFinished, !(cancelsTransfer && state.isAnswered) else { return nil }
             state.isFinished = true
             let transfer = state.transfer
             state.transfer = nil
@@ -239,12 +267,14 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
         }
     }
 
-    /// Finishes with ``ResourceError/cancelled`` and stops the transfer.
+    /// Finishes with ``ResourceError/cancelled`` and stops the transfer, unless the answer was
+    /// accepted (``acceptAnswer()``).
     func cancel() {
         stop(with: .cancelled)
     }
 
-    /// The deadline passed first: finishes with ``ResourceError/timedOut``.
+    /// The deadline passed first: finishes with ``ResourceError/timedOut``, unless the answer was
+    /// accepted (``acceptAnswer()``).
     ///
     /// Off the deadlines' serial queue, because cancelling the transfer can wait for the
     /// session's own queue, and other fetches whose deadlines passed at the same moment must not
@@ -253,7 +283,8 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
         DispatchQueue.global().async { self.stop(with: .timedOut) }
     }
 
-    /// Finishes with `error` and, if that was the outcome, cancels the transfer.
+    /// Finishes with `error` and, if that was the outcome, cancels the transfer; does nothing
+    /// once the answer was accepted.
     private func stop(with error: ResourceError) {
         _ = finish(.failure(error), onCallbackQueue: false, cancelsTransfer: true)
     }

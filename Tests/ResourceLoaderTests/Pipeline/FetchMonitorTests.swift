@@ -122,6 +122,60 @@ struct FetchMonitorTests {
         #expect(recorder.events == ["ready GET /europe.json", "sent 1", "finished cancelled attempts=1"])
     }
 
+    // MARK: the answer ends the transfer
+
+    @Test(arguments: [Path.completionHandler, .operation])
+    func aParseThatOutlastsTheDeadlineStillMakesTheModel(path: Path) async throws {
+        // GIVEN an answer that arrives at once, and a parse that takes longer than the whole
+        // deadline, so the deadline would pass while it runs
+        session.stub(.any, with: .status(200, body: Data("12345".utf8)))
+        let pipeline = ResourcePipeline(session: session, options: TransferOptions(deadline: .seconds(1)), monitors: [recorder])
+        let service = ResourceService<SlowlyParsedResource>(pipeline: pipeline)
+        let resource = SlowlyParsedResource(parsing: 2)
+
+        // WHEN it is fetched with a completion handler (directly, or by an operation)
+        let result: Result<Int, ResourceError>
+        if path == .operation {
+            let operation = ResourceOperation(resource: resource, service: service, callbackQueue: DispatchQueue(label: "test"))
+            OperationQueue().addOperation(operation)
+            result = await Result { () async throws(ResourceError) in try await operation.value }
+        } else {
+            result = await service.fetchWithCompletion(resource)
+        }
+
+        // THEN the deadline stopped when the answer arrived: the model is delivered, and the
+        // monitors see it made before the fetch finishes
+        #expect(try result.get() == 5)
+        #expect(recorder.events == ["ready GET /slow", "sent 1", "response 1 200 5B", "model", "finished success attempts=1"])
+    }
+
+    @Test(arguments: [Path.async, .completionHandler])
+    func cancellingDuringTheParseDeliversTheModel(path: Path) async throws {
+        // GIVEN a parse that waits for the test
+        session.stub(.any, with: .status(200, body: Data("12345".utf8)))
+        let service = ResourceService<GatedParseResource>(pipeline: ResourcePipeline(session: session, monitors: [recorder]))
+        let gate = ParseGate()
+        let (outcomes, outcome) = AsyncStream<Result<Int, ResourceError>>.makeStream()
+        let cancel: @Sendable () -> Void
+        if path == .async {
+            let task = Task { outcome.yield(await Result { () async throws(ResourceError) in try await service.fetch(GatedParseResource(gate: gate)) }) }
+            cancel = { task.cancel() }
+        } else {
+            let handle = service.fetch(GatedParseResource(gate: gate), callbackQueue: DispatchQueue(label: "test")) { outcome.yield($0) }
+            cancel = { handle.cancel() }
+        }
+
+        // WHEN the fetch is cancelled while its answer is being parsed
+        try await waitUntil { gate.hasStarted }
+        cancel()
+        gate.open()
+
+        // THEN the answer had ended the transfer, on either path: the parse's model is the outcome
+        let result = try #require(await withTimeLimit { await outcomes.first { _ in true } })
+        #expect(try result?.get() == 5)
+        #expect(recorder.events == ["ready GET /gated", "sent 1", "response 1 200 5B", "model", "finished success attempts=1"])
+    }
+
     @Test func severalMonitorsAreToldInOrder() async throws {
         session.stub(.any, with: .json(#"{"cities": []}"#))
         let log = SharedLog()

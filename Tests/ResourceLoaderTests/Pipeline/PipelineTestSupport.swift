@@ -189,3 +189,42 @@ extension Duration {
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }
+
+/// A resource whose parsing sleeps for `parsing` seconds, then counts the bytes.
+struct SlowlyParsedResource: NetworkResourceType, DataResourceType {
+    let parsing: TimeInterval
+    var url: URL { URL(string: "https://api.example.com/slow")! }
+
+    func model(from data: Data) throws -> Int {
+        Thread.sleep(forTimeInterval: parsing)
+        return data.count
+    }
+}
+
+/// Holds a parse until the test opens it (or ten minutes pass), and tells when a parse began.
+final class ParseGate: @unchecked Sendable {
+    private let go = DispatchSemaphore(value: 0)
+    // `lock` guards `started`.
+    private let lock = NSLock()
+    private var started = false
+
+    var hasStarted: Bool { lock.withLock { started } }
+
+    func open() { go.signal() }
+
+    func pass() {
+        lock.withLock { started = true }
+        _ = go.wait(timeout: .now() + 600)
+    }
+}
+
+/// A resource whose parsing waits at its gate, then counts the bytes.
+struct GatedParseResource: NetworkResourceType, DataResourceType {
+    let gate: ParseGate
+    var url: URL { URL(string: "https://api.example.com/gated")! }
+
+    func model(from data: Data) throws -> Int {
+        gate.pass()
+        return data.count
+    }
+}
