@@ -176,6 +176,36 @@ struct FetchMonitorTests {
         #expect(recorder.events == ["ready GET /gated", "sent 1", "response 1 200 5B", "model", "finished success attempts=1"])
     }
 
+    // MARK: what follows the end
+
+    @Test(arguments: [false, true])
+    func whatAnAdapterReturnsAfterTheEndIsNeverSent(byTheDeadline: Bool) async throws {
+        // GIVEN an adapter that ignores cancellation and returns only when a monitor's
+        // fetchFinished lets it, which then watches the transport for a while
+        session.stub(.any, with: .json(#"{"cities": []}"#))
+        let adapter = ReleasedAdapter()
+        let watcher = TransportWatcher(adapter: adapter, session: session)
+        let options = TransferOptions(deadline: byTheDeadline ? .milliseconds(200) : nil)
+        let pipeline = ResourcePipeline(session: session, options: options, adapters: [adapter], monitors: [recorder, watcher])
+        let (outcomes, outcome) = AsyncStream<Result<[City], ResourceError>>.makeStream()
+        let handle = ResourceService<CitiesResource>(pipeline: pipeline)
+            .fetch(CitiesResource(), callbackQueue: DispatchQueue(label: "test")) { outcome.yield($0) }
+
+        // WHEN the fetch is cancelled, or its deadline passes, while the adapter runs
+        try await waitUntil { adapter.hasStarted || watcher.sawRequest != nil }
+        // The watcher blocks the thread that ends the fetch: not one of the test's.
+        if !byTheDeadline { DispatchQueue.global().async { handle.cancel() } }
+
+        // THEN the fetch's work was cancelled before the monitors were told: the request the
+        // adapter returned never reaches the transport, and no event follows fetchFinished
+        let result = try #require(await withTimeLimit { await outcomes.first { _ in true } })
+        #expect(result?.failure?.caseName == (byTheDeadline ? "timedOut" : "cancelled"))
+        try await waitUntil { watcher.sawRequest != nil }
+        #expect(watcher.sawRequest == false)
+        #expect(session.receivedRequests.isEmpty)
+        #expect(recorder.events == ["finished \(byTheDeadline ? "timedOut" : "cancelled") attempts=0"])
+    }
+
     @Test func severalMonitorsAreToldInOrder() async throws {
         session.stub(.any, with: .json(#"{"cities": []}"#))
         let log = SharedLog()

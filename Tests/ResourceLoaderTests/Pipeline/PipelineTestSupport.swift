@@ -228,3 +228,65 @@ struct GatedParseResource: NetworkResourceType, DataResourceType {
         return data.count
     }
 }
+
+/// An adapter that ignores cancellation: it returns the request unchanged only once
+/// ``release()`` is called.
+final class ReleasedAdapter: RequestAdapter, @unchecked Sendable {
+    // `lock` guards the fields below.
+    private let lock = NSLock()
+    private var started = false
+    private var released = false
+    private var waiter: CheckedContinuation<Void, Never>?
+
+    var hasStarted: Bool { lock.withLock { started } }
+
+    func release() {
+        let waiter = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+            released = true
+            defer { self.waiter = nil }
+            return self.waiter
+        }
+        waiter?.resume()
+    }
+
+    func adapt(_ request: URLRequest) async throws -> URLRequest {
+        await withCheckedContinuation { continuation in
+            let isReleased = lock.withLock {
+                started = true
+                if !released { waiter = continuation }
+                return released
+            }
+            if isReleased { continuation.resume() }
+        }
+        return request
+    }
+}
+
+/// A monitor whose `fetchFinished` releases a ``ReleasedAdapter``, then watches the transport for
+/// two seconds, and remembers whether a request reached it.
+final class TransportWatcher: FetchMonitor, @unchecked Sendable {
+    let adapter: ReleasedAdapter
+    let session: FakeURLSession
+    // `lock` guards `seen`.
+    private let lock = NSLock()
+    private var seen: Bool?
+
+    init(adapter: ReleasedAdapter, session: FakeURLSession) {
+        self.adapter = adapter
+        self.session = session
+    }
+
+    /// `nil` until `fetchFinished` is done watching.
+    var sawRequest: Bool? { lock.withLock { seen } }
+
+    func fetchFinished(_ event: FetchEvent.Finished) {
+        adapter.release()
+        let giveUp = Date().addingTimeInterval(2)
+        var sawRequest = false
+        while !sawRequest, Date() < giveUp {
+            sawRequest = !session.receivedRequests.isEmpty
+            if !sawRequest { usleep(1_000) }
+        }
+        lock.withLock { seen = sawRequest }
+    }
+}
