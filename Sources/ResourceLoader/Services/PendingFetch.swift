@@ -105,17 +105,20 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
     ///
     /// Every request of every fetch reaches its transport here, so this is where it is checked
     /// (``URLRequest/refusalForTransport``): a request that fails the check is answered with
-    /// ``ResourceError/invalidRequest(reason:)`` and never handed to the transport.
+    /// ``ResourceError/invalidRequest(reason:)`` and never handed to the transport. A caller that
+    /// has made the check itself passes `checked` (a pipeline checks each attempt's request
+    /// before it counts the attempt and tells its monitors, so that a refused one is neither).
     @inline(__always)
     func transfer(
         _ request: URLRequest,
         through session: any HTTPTransport,
         options: TransferOptions,
         makeReceiver: ReceiverFactory? = nil,
+        checked: Bool = false,
         onAnswer: @escaping @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
     ) {
         // What reaches the wire is checked here, after every hook, whatever the transport.
-        if let refusal = request.refusalForTransport {
+        if !checked, let refusal = request.refusalForTransport {
             onAnswer(.failure(refusal))
             return
         }

@@ -206,6 +206,54 @@ struct FetchMonitorTests {
         #expect(recorder.events == ["finished \(byTheDeadline ? "timedOut" : "cancelled") attempts=0"])
     }
 
+    /// How a hook leaves a request the transport must refuse.
+    enum InvalidatingHook: String, CaseIterable, Sendable {
+        case synchronousAdapter, suspendingAdapter, resourcesOwnRequest, adapterBeforeARetry
+    }
+
+    @Test(arguments: InvalidatingHook.allCases)
+    func aRequestRefusedBeforeTheTransportIsNotAnAttempt(hook: InvalidatingHook) async throws {
+        // GIVEN a request that a hook makes invalid (a method that is not a token) before an
+        // attempt; before a retry, after a first attempt that was sent
+        session.stub(.any, with: [.status(503), .json(#"{"cities": []}"#)])
+        let attempts = Counter()
+        let invalidate: @Sendable (URLRequest) -> URLRequest = { request in
+            attempts.increment()
+            guard hook != .adapterBeforeARetry || attempts.value == 2 else { return request }
+            var request = request
+            request.httpMethod = "GET /admin"
+            return request
+        }
+        var adapters: [any RequestAdapter] = []
+        switch hook {
+        case .synchronousAdapter, .adapterBeforeARetry: adapters = [ClosureRequestAdapter { request in invalidate(request) }]
+        case .suspendingAdapter: adapters = [ClosureRequestAdapter { (request: URLRequest) async throws -> URLRequest in invalidate(request) }]
+        case .resourcesOwnRequest: break
+        }
+        let retry = RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(1), jitter: .none)
+        let pipeline = ResourcePipeline(session: session, adapters: adapters, retryPolicy: hook == .adapterBeforeARetry ? retry : .never, monitors: [recorder])
+
+        // WHEN it is fetched
+        let result = await Result { () async throws(ResourceError) in
+            try await ResourceService<InvalidatingResource>(pipeline: pipeline)
+                .fetch(InvalidatingResource(invalidates: hook == .resourcesOwnRequest))
+        }
+
+        // THEN the fetch fails as an invalid request, and the monitors are told of no attempt
+        // but those the transport was handed
+        #expect(result.failure?.caseName == "invalidRequest")
+        if hook == .adapterBeforeARetry {
+            #expect(session.receivedRequests.count == 1)
+            #expect(recorder.events == [
+                "ready GET /invalidating", "sent 1", "response 1 503 0B", "retry 1 after 1ms status 503",
+                "finished invalidRequest attempts=1",
+            ])
+        } else {
+            #expect(session.receivedRequests.isEmpty)
+            #expect(recorder.events == ["finished invalidRequest attempts=0"])
+        }
+    }
+
     @Test func severalMonitorsAreToldInOrder() async throws {
         session.stub(.any, with: .json(#"{"cities": []}"#))
         let log = SharedLog()

@@ -290,3 +290,18 @@ final class TransportWatcher: FetchMonitor, @unchecked Sendable {
         lock.withLock { seen = sawRequest }
     }
 }
+
+/// A resource that builds its own request, with a method that is not an HTTP token when
+/// `invalidates` is set.
+struct InvalidatingResource: NetworkResourceType, DataResourceType {
+    let invalidates: Bool
+    var url: URL { URL(string: "https://api.example.com/invalidating")! }
+
+    func urlRequest() throws(ResourceError) -> URLRequest {
+        var request = URLRequest(url: url)
+        request.httpMethod = invalidates ? "GET /admin" : "GET"
+        return request
+    }
+
+    func model(from data: Data) throws -> Data { data }
+}
