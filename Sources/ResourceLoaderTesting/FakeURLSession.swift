@@ -156,7 +156,9 @@ public final class FakeURLSession: URLSessionType, @unchecked Sendable {
             task.cut = response.cutAfterBytes
             if response.uploadSteps > 0, let body = request.httpBody {
                 let length = Int64(body.count)
-                task.uploadReports = (1...response.uploadSteps).map { length * Int64($0) / Int64(response.uploadSteps) }
+                // At most one step a byte (and one for an empty body).
+                let steps = Int64(min(response.uploadSteps, max(body.count, 1)))
+                task.uploadReports = (1...steps).map { length * $0 / steps }
                 task.uploadExpected = readProgress == nil ? length : readProgress?.expected
             } else if let readProgress {
                 (task.uploadReports, task.uploadExpected) = readProgress
@@ -277,7 +279,9 @@ private final class FakeTask: Cancellable, @unchecked Sendable {
             }
             if stopsCancelled() { return }
             var decision = receiver.transferDidReceive(head: ResponseHead(response))
-            let pieceSize = max(1, (body.count + bodyPieces - 1) / bodyPieces)
+            // At most one piece a byte, so that the piece size cannot overflow.
+            let pieces = max(1, min(bodyPieces, body.count))
+            let pieceSize = max(1, (body.count + pieces - 1) / pieces)
             let arriving = cut.map { body.prefix($0.count) } ?? body
             var start = arriving.startIndex
             while case .proceed = decision, start < arriving.endIndex {

@@ -102,6 +102,36 @@ struct FakeURLSessionTests {
         #expect((receiver.completions.first as? URLError)?.code == .cancelled)
     }
 
+    @Test func asManyPiecesAsAnIntHoldsAreOneAByte() async throws {
+        // GIVEN a stub asking for Int.max pieces
+        session.stub(.any, with: .status(200, body: Data("hello".utf8)).inPieces(.max))
+        let receiver = RecordingReceiver()
+
+        // WHEN it answers
+        _ = session.startTransfer(request("https://x.test/"), options: TransferOptions(), receiver: receiver)
+        try await waitUntil { receiver.completions.count == 1 }
+
+        // THEN the body arrives a byte at a piece, whole
+        #expect(receiver.pieces == 5)
+        #expect(receiver.completions.map { $0 == nil } == [true])
+    }
+
+    @Test func asManyUploadStepsAsAnIntHoldsAreOneAByte() async throws {
+        // GIVEN a stub asking for Int.max upload steps
+        session.stub(.any, with: .status(200).reportingUpload(inSteps: .max))
+        var upload = request("https://x.test/", method: "POST")
+        upload.httpBody = Data("abc".utf8)
+        let receiver = RecordingReceiver()
+
+        // WHEN a request with a body is answered
+        _ = session.startTransfer(upload, options: TransferOptions(), receiver: receiver)
+        try await waitUntil { receiver.completions.count == 1 }
+
+        // THEN the upload is reported a byte at a step
+        #expect(receiver.sent == [1, 2, 3])
+        #expect(receiver.completions.map { $0 == nil } == [true])
+    }
+
     @Test func aDelayedAnswerArrivesAfterOthers() async throws {
         session.stub(.path("/slow"), with: .status(200).delayed(by: .milliseconds(200)))
         session.stub(.path("/fast"), with: .status(200))
