@@ -52,9 +52,9 @@ public struct FakeResponse: Sendable {
 
     /// The same response, preceded by `steps` reports of the request body going out
     /// (``ResourceLoader/TransferReceiver/transferDidSend(_:of:)``), in equal steps up to the
-    /// whole body: what a progress UI for an upload sees. A streamed body (a file, a stream, a
-    /// multipart form) reports these steps instead of the pieces it was read in, against its
-    /// length when it has one. A request without a body reports nothing.
+    /// whole body, at most one a byte: what a progress UI for an upload sees. A streamed body (a
+    /// file, a stream, a multipart form) reports these steps instead of the pieces it was read
+    /// in, against its length when it has one. A request without a body reports nothing.
     public func reportingUpload(inSteps steps: Int) -> FakeResponse {
         var copy = self
         copy.uploadSteps = max(0, steps)

@@ -29,7 +29,8 @@ import FoundationNetworking
 /// a `401` and then a `200`.
 /// A request no stub matches fails with ``UnmatchedRequestError``, whose description names the
 /// method and URL. Answers arrive on a background queue, after the stub's delay; cancelling the
-/// returned handle answers `URLError(.cancelled)` at once.
+/// returned handle answers `URLError(.cancelled)` at once, or, while an answer is being handed
+/// over, as soon as the receiver's current call returns, and nothing more of it arrives.
 public final class FakeURLSession: URLSessionType, @unchecked Sendable {
     private struct Stub {
         let matcher: RequestMatcher
@@ -155,7 +156,9 @@ public final class FakeURLSession: URLSessionType, @unchecked Sendable {
             task.cut = response.cutAfterBytes
             if response.uploadSteps > 0, let body = request.httpBody {
                 let length = Int64(body.count)
-                task.uploadReports = (1...response.uploadSteps).map { length * Int64($0) / Int64(response.uploadSteps) }
+                // At most one step a byte (and one for an empty body).
+                let steps = Int64(min(response.uploadSteps, max(body.count, 1)))
+                task.uploadReports = (1...steps).map { length * $0 / steps }
                 task.uploadExpected = readProgress == nil ? length : readProgress?.expected
             } else if let readProgress {
                 (task.uploadReports, task.uploadExpected) = readProgress
@@ -204,12 +207,15 @@ public struct UnmatchedRequestError: Error, ContentFreeDescription {
     }
 }
 
-/// One fake transfer: answers exactly once, or `URLError(.cancelled)` when cancelled first.
+/// One fake transfer: answers exactly once, or `URLError(.cancelled)` when cancelled first. A
+/// cancel while the answer is being handed over stops it before the receiver's next call.
 private final class FakeTask: Cancellable, @unchecked Sendable {
-    // `lock` guards `receiver`, which is cleared once the transfer has completed, and `timer`.
+    // `lock` guards `receiver`, which is cleared once the answer begins to be handed over,
+    // `timer` and `isCancelled`.
     private let lock = NSLock()
     private var receiver: (any TransferReceiver)?
     private var timer: (any DispatchSourceTimer)?
+    private var isCancelled = false
     /// How many pieces the body is handed over in; set before the task is answered.
     var bodyPieces = 1
     /// How many body bytes arrive before the connection drops, and the error it drops with;
@@ -242,7 +248,8 @@ private final class FakeTask: Cancellable, @unchecked Sendable {
         if !isPending { timer.cancel() }
     }
 
-    /// Hands `answer` to the receiver, unless the task has completed already.
+    /// Hands `answer` to the receiver, unless the task has completed already; stops with
+    /// `URLError(.cancelled)` before the receiver's next call once the task is cancelled.
     func complete(_ answer: Result<(Data, URLResponse), any Error>) {
         lock.lock()
         let receiver = self.receiver
@@ -252,6 +259,12 @@ private final class FakeTask: Cancellable, @unchecked Sendable {
         lock.unlock()
         timer?.cancel()
         guard let receiver else { return }
+        // Completes the transfer as cancelled if `cancel()` came since the receiver's last call.
+        let stopsCancelled = { [self] () -> Bool in
+            guard lock.withLock({ isCancelled }) else { return false }
+            receiver.transferDidComplete(with: URLError(.cancelled))
+            return true
+        }
         switch answer {
         case .failure(let error):
             receiver.transferDidComplete(with: error)
@@ -260,18 +273,27 @@ private final class FakeTask: Cancellable, @unchecked Sendable {
                 receiver.transferDidComplete(with: URLError(.badServerResponse))
                 return
             }
-            for sent in uploadReports { receiver.transferDidSend(sent, of: uploadExpected) }
+            for sent in uploadReports {
+                if stopsCancelled() { return }
+                receiver.transferDidSend(sent, of: uploadExpected)
+            }
+            if stopsCancelled() { return }
             var decision = receiver.transferDidReceive(head: ResponseHead(response))
-            let pieceSize = max(1, (body.count + bodyPieces - 1) / bodyPieces)
+            // At most one piece a byte, so that the piece size cannot overflow.
+            let pieces = max(1, min(bodyPieces, body.count))
+            let pieceSize = max(1, (body.count + pieces - 1) / pieces)
             let arriving = cut.map { body.prefix($0.count) } ?? body
             var start = arriving.startIndex
             while case .proceed = decision, start < arriving.endIndex {
+                if stopsCancelled() { return }
                 let end = min(start + pieceSize, arriving.endIndex)
                 decision = receiver.transferDidReceive(arriving.subdata(in: start..<end))
                 start = end
             }
             if case .stop(let error) = decision {
                 receiver.transferDidComplete(with: error)
+            } else if stopsCancelled() {
+                return
             } else if let cut, cut.count < body.count {
                 receiver.transferDidComplete(with: cut.error)
             } else {
@@ -281,6 +303,7 @@ private final class FakeTask: Cancellable, @unchecked Sendable {
     }
 
     func cancel() {
+        lock.withLock { isCancelled = true }
         onCancel?()
         complete(.failure(URLError(.cancelled)))
     }

@@ -17,7 +17,8 @@ import Foundation
 /// 4. ``fetchFinished(_:)``: always, exactly once, with the outcome and the number of attempts.
 ///
 /// A fetch that fails stops early and goes straight to ``fetchFinished(_:)``: one whose request
-/// cannot be built, adapted or given a credential before its first attempt sees only that event.
+/// cannot be built, adapted or given a credential before its first attempt, or that the
+/// transport must refuse (``ResourceError/invalidRequest(reason:)``), sees only that event.
 /// Events of different fetches interleave; use
 /// ``FetchEvent/Context/fetchID`` to tell them apart. Monitors are called in the pipeline's order
 /// on whatever thread the fetch is on, so they must be quick and must not block; hand slow work to

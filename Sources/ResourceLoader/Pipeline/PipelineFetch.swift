@@ -52,6 +52,10 @@ final class PipelineFetch: Sendable {
     /// fetch at once: `pending` then cancels the task, and what the task answers is ignored.
     /// ``FetchEvent/Context/current`` names this fetch while the adapters, the authenticator and
     /// the transport run.
+    ///
+    /// Each attempt's request is checked (``URLRequest/refusalForTransport``) before the attempt
+    /// is counted and the monitors told of it: one the transport must refuse ends the fetch with
+    /// ``ResourceError/invalidRequest(reason:)`` and is not an attempt.
     func start<Value>(
         _ request: URLRequest,
         plan: FetchPlan,
@@ -59,10 +63,16 @@ final class PipelineFetch: Sendable {
         onAnswer: @escaping @Sendable (Result<FetchAnswer, ResourceError>) -> Void
     ) {
         if plan.isSingleAttempt {
+            if let refusal = request.refusalForTransport {
+                onAnswer(.failure(refusal))
+                return
+            }
             let attempt = nextAttempt(with: request)
             let sent = attemptSent(request, attempt: attempt)
             FetchEvent.Context.$current.withValue(context) {
-                pending.transfer(request, through: pipeline.session, options: plan.options, makeReceiver: plan.makeReceiver) { [self] answer in
+                pending.transfer(
+                    request, through: pipeline.session, options: plan.options, makeReceiver: plan.makeReceiver, checked: true
+                ) { [self] answer in
                     let outcome = self.answer(answer, attempt: attempt, sentAt: sent)
                     if case .success(let answer) = outcome { received(answer) }
                     onAnswer(outcome)
@@ -99,10 +109,16 @@ final class PipelineFetch: Sendable {
                     return
                 }
             }
+            if let refusal = adapted.refusalForTransport {
+                onAnswer(.failure(refusal))
+                return
+            }
             guard !pending.isFinished else { return }
             let attempt = nextAttempt(with: adapted)
             let sent = attemptSent(adapted, attempt: attempt)
-            pending.transfer(adapted, through: pipeline.session, options: plan.options, makeReceiver: plan.makeReceiver) { [self, adapted, generation] answer in
+            pending.transfer(
+                adapted, through: pipeline.session, options: plan.options, makeReceiver: plan.makeReceiver, checked: true
+            ) { [self, adapted, generation] answer in
                 var tries = Tries()
                 let outcome = self.answer(answer, attempt: attempt, sentAt: sent)
                 let next = self.next(after: outcome, of: adapted, attempt: attempt, generation: generation, plan: plan, tries: &tries)
@@ -204,6 +220,7 @@ final class PipelineFetch: Sendable {
                 }
             }
             if Task.isCancelled { return .failure(.cancelled) }
+            if let refusal = request.refusalForTransport { return .failure(refusal) }
             let attempt = nextAttempt(with: request)
             let outcome = await send(request, attempt: attempt, options: plan.options, makeReceiver: plan.makeReceiver)
             let next = next(after: outcome, of: request, attempt: attempt, generation: generation, plan: plan, tries: &tries)
@@ -338,8 +355,8 @@ final class PipelineFetch: Sendable {
         }
     }
 
-    /// Tells the monitors of the attempt and hands `request` to the transport; returns its
-    /// answer, or ``ResourceError/cancelled`` when the calling task is cancelled first.
+    /// Tells the monitors of the attempt and hands `request`, already checked, to the transport;
+    /// returns its answer, or ``ResourceError/cancelled`` when the calling task is cancelled first.
     private func send(
         _ request: URLRequest, attempt: Int, options: TransferOptions, makeReceiver: ReceiverFactory? = nil
     ) async -> Result<FetchAnswer, ResourceError> {
@@ -350,7 +367,7 @@ final class PipelineFetch: Sendable {
             await withUnsafeContinuation { continuation in
                 pending.whenFinished { continuation.resume(returning: $0) }
                 guard !pending.isFinished else { return }
-                pending.transfer(request, through: session, options: options, makeReceiver: makeReceiver) { [self] answer in
+                pending.transfer(request, through: session, options: options, makeReceiver: makeReceiver, checked: true) { [self] answer in
                     pending.finish(self.answer(answer, attempt: attempt, sentAt: sentAt))
                 }
             }

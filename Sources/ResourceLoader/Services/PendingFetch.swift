@@ -16,10 +16,15 @@ typealias ReceiverFactory = @Sendable (
 ///
 /// The transfer's answer, ``cancel()`` and the deadline all race to finish the fetch; the first
 /// one wins and the others are ignored. Whatever wins takes the deadline out of ``Deadlines``;
-/// ``cancel()`` and the deadline also cancel the transfer, before the outcome is delivered (one
-/// that stops a transfer still being started waits for ``attach(_:number:)``). An answer from the
-/// transfer does not: the transfer is over (and on Linux, cancelling a task from inside its own
-/// delegate callbacks — a refused redirect, say — makes FoundationNetworking trap).
+/// ``cancel()`` and the deadline also cancel the transfer, before the observer sees the outcome
+/// and before it is delivered (one that stops a transfer still being started waits for
+/// ``attach(_:number:)``). An answer from the transfer does not: the transfer is over (and on
+/// Linux, cancelling a task from inside its own delegate callbacks — a refused redirect, say —
+/// makes FoundationNetworking trap).
+///
+/// A caller that makes the outcome out of the answer (parses it) before finishing takes the
+/// answer with ``acceptAnswer()``: the deadline stops there, and ``cancel()`` and the deadline no
+/// longer finish the fetch, which ends with the outcome made from the answer.
 ///
 /// The outcome goes to the completion on `callbackQueue`, or straight to the completion on the
 /// finishing thread when there is no queue (the `async` bridge, which resumes a continuation).
@@ -39,16 +44,23 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
         /// exists but is not here.
         var isAttaching = false
         var hasDeadline = false
+        /// The answer was taken with ``acceptAnswer()``: only ``finish(_:)`` and its kin end the
+        /// fetch now.
+        var isAnswered = false
         var completion: Completion?
         /// An outcome that arrived before the completion was given, or that waits for the
         /// transfer it stopped to be attached and cancelled.
         var undelivered: Result<Value, ResourceError>?
+        /// ``undelivered`` waits for the transfer it stopped to be attached and cancelled before
+        /// the observer sees it.
+        var isUnobserved = false
     }
 
     // `state` is a `Locked`: its lock guards every field above.
     private let state: Locked<State>
     private let callbackQueue: DispatchQueue?
-    /// Sees the outcome once it is claimed, on the finishing thread, before it is delivered.
+    /// Sees the outcome once it is claimed and a transfer it stops is cancelled, on the finishing
+    /// thread, before it is delivered.
     private let observer: (@Sendable (Result<Value, ResourceError>) -> Void)?
     /// Read and written only by ``Deadlines``, under its own lock.
     var deadlineSlot = -1
@@ -57,8 +69,9 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
     ///   - callbackQueue: Where the completion runs; `nil` to run it on the finishing thread.
     ///   - completion: Receives the one outcome; called at most once. `nil` to give it later
     ///     with ``whenFinished(_:)``.
-    ///   - observer: Sees the one outcome as soon as it is claimed, on the finishing thread,
-    ///     before the completion (a pipeline's monitors see the end of the fetch this way).
+    ///   - observer: Sees the one outcome as soon as it is claimed and a transfer it stops is
+    ///     cancelled, on the finishing thread, before the completion (a pipeline's monitors see
+    ///     the end of the fetch this way).
     init(
         callbackQueue: DispatchQueue?,
         completion: Completion? = nil,
@@ -92,17 +105,20 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
     ///
     /// Every request of every fetch reaches its transport here, so this is where it is checked
     /// (``URLRequest/refusalForTransport``): a request that fails the check is answered with
-    /// ``ResourceError/invalidRequest(reason:)`` and never handed to the transport.
+    /// ``ResourceError/invalidRequest(reason:)`` and never handed to the transport. A caller that
+    /// has made the check itself passes `checked` (a pipeline checks each attempt's request
+    /// before it counts the attempt and tells its monitors, so that a refused one is neither).
     @inline(__always)
     func transfer(
         _ request: URLRequest,
         through session: any HTTPTransport,
         options: TransferOptions,
         makeReceiver: ReceiverFactory? = nil,
+        checked: Bool = false,
         onAnswer: @escaping @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
     ) {
         // What reaches the wire is checked here, after every hook, whatever the transport.
-        if let refusal = request.refusalForTransport {
+        if !checked, let refusal = request.refusalForTransport {
             onAnswer(.failure(refusal))
             return
         }
@@ -144,21 +160,25 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
     /// begun from that answer, is then attached first, and must stay the one that cancelling
     /// stops.)
     func attach(_ transfer: any Cancellable, number: UInt64) {
-        let attached = state.withLock { state -> (Bool, (Result<Value, ResourceError>, Completion)?)? in
+        typealias Attached = (finished: Bool, unobserved: Result<Value, ResourceError>?, waiting: (Result<Value, ResourceError>, Completion)?)
+        let attached = state.withLock { state -> Attached? in
             guard number == state.latestTransfer else { return nil }
             state.isAttaching = false
             guard state.isFinished else {
                 state.transfer = transfer
-                return (false, nil)
+                return (false, nil, nil)
             }
-            guard let undelivered = state.undelivered, let completion = state.completion else { return (true, nil) }
+            let unobserved = state.isUnobserved ? state.undelivered : nil
+            state.isUnobserved = false
+            guard let undelivered = state.undelivered, let completion = state.completion else { return (true, unobserved, nil) }
             state.undelivered = nil
             state.completion = nil
-            return (true, (undelivered, completion))
+            return (true, unobserved, (undelivered, completion))
         }
-        guard case let (finished, waiting)? = attached, finished else { return }
+        guard let attached, attached.finished else { return }
         transfer.cancel()
-        if let (result, completion) = waiting { deliver(result, to: completion, onCallbackQueue: false) }
+        if let unobserved = attached.unobserved { observer?(unobserved) }
+        if let (result, completion) = attached.waiting { deliver(result, to: completion, onCallbackQueue: false) }
     }
 
     /// Fails the fetch with ``ResourceError/timedOut`` if it has not finished after `deadline`.
@@ -194,6 +214,26 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
         if state.withLock({ $0.hasDeadline }) { Deadlines.shared.cancel(self) }
     }
 
+    /// Takes the transfer's answer, which the caller makes the outcome of (parses) and delivers
+    /// with ``finish(_:)`` or ``finishOnCallbackQueue(_:)``. Returns `false` if the fetch has
+    /// finished already: the answer is then dropped.
+    ///
+    /// The transfer is over, so the deadline stops here, and ``cancel()`` and the deadline no
+    /// longer finish the fetch: as for the `async` bridge, whose task parses once its fetch is
+    /// finished.
+    func acceptAnswer() -> Bool {
+        let hadDeadline = state.withLock { state -> Bool? in
+            guard !state.isFinished, !state.isAnswered else { return nil }
+            state.isAnswered = true
+            state.transfer = nil
+            defer { state.hasDeadline = false }
+            return state.hasDeadline
+        }
+        guard let hadDeadline else { return false }
+        if hadDeadline { Deadlines.shared.cancel(self) }
+        return true
+    }
+
     /// Like ``finish(_:)``, for a caller already running on the callback queue: the completion
     /// runs at once, on this thread.
     @discardableResult
@@ -207,26 +247,36 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
         cancelsTransfer: Bool,
         cancelsDeadline: Bool = true
     ) -> Bool {
-        let claimed = state.withLock { state -> (transfer: (any Cancellable)?, hasDeadline: Bool, completion: Completion?)? in
-            guard !state.isFinished else { return nil }
+        typealias Claimed = (transfer: (any Cancellable)?, hasDeadline: Bool, observes: Bool, completion: Completion?)
+        let claimed = state.withLock { state -> Claimed? in
+            // `cancelsTransfer` is `cancel()` or the deadline, which an accepted answer outruns.
+            guard !state.isFinished, !(cancelsTransfer && state.isAnswered) else { return nil }
             state.isFinished = true
             let transfer = state.transfer
             state.transfer = nil
-            // No completion yet, or a transfer to cancel that is not attached yet: keep the
-            // outcome for ``whenFinished(_:)`` or ``attach(_:number:)``.
-            guard let completion = state.completion, !(cancelsTransfer && state.isAttaching) else {
+            // A transfer to cancel that is not attached yet: ``attach(_:number:)`` cancels it,
+            // then tells the observer and delivers.
+            if cancelsTransfer, state.isAttaching {
                 state.undelivered = result
-                return (transfer, state.hasDeadline, nil)
+                state.isUnobserved = true
+                return (transfer, state.hasDeadline, false, nil)
+            }
+            // No completion yet: keep the outcome for ``whenFinished(_:)``.
+            guard let completion = state.completion else {
+                state.undelivered = result
+                return (transfer, state.hasDeadline, true, nil)
             }
             state.completion = nil
-            return (transfer, state.hasDeadline, completion)
+            return (transfer, state.hasDeadline, true, completion)
         }
         guard let claimed else { return false }
         if claimed.hasDeadline, cancelsDeadline { Deadlines.shared.cancel(self) }
-        observer?(result)
-        // The transfer is told to stop before the outcome goes out, so whoever receives
-        // `.cancelled` or `.timedOut` can count on it (the `async` bridge resumes at once).
+        // The transfer is told to stop before anyone hears of the outcome: the observer (a
+        // pipeline's attempts task must be cancelled before its monitors hear the fetch is over,
+        // or an adapter that returns meanwhile still sends its request), and whoever receives
+        // `.cancelled` or `.timedOut` (the `async` bridge resumes at once).
         if cancelsTransfer { claimed.transfer?.cancel() }
+        if claimed.observes { observer?(result) }
         if let completion = claimed.completion { deliver(result, to: completion, onCallbackQueue: onCallbackQueue) }
         return true
     }
@@ -239,12 +289,14 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
         }
     }
 
-    /// Finishes with ``ResourceError/cancelled`` and stops the transfer.
+    /// Finishes with ``ResourceError/cancelled`` and stops the transfer, unless the answer was
+    /// accepted (``acceptAnswer()``).
     func cancel() {
         stop(with: .cancelled)
     }
 
-    /// The deadline passed first: finishes with ``ResourceError/timedOut``.
+    /// The deadline passed first: finishes with ``ResourceError/timedOut``, unless the answer was
+    /// accepted (``acceptAnswer()``).
     ///
     /// Off the deadlines' serial queue, because cancelling the transfer can wait for the
     /// session's own queue, and other fetches whose deadlines passed at the same moment must not
@@ -253,7 +305,8 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
         DispatchQueue.global().async { self.stop(with: .timedOut) }
     }
 
-    /// Finishes with `error` and, if that was the outcome, cancels the transfer.
+    /// Finishes with `error` and, if that was the outcome, cancels the transfer; does nothing
+    /// once the answer was accepted.
     private func stop(with error: ResourceError) {
         _ = finish(.failure(error), onCallbackQueue: false, cancelsTransfer: true)
     }

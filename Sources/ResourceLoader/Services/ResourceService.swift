@@ -30,11 +30,11 @@ import FoundationNetworking
 /// ``ReusableModelResource`` and an equal resource's model is kept with the stored response.
 ///
 /// Parsing never runs on the transport's queue, so large responses do not hold up other
-/// requests: it runs on the callback queue you pass (a global queue when that is the main queue)
-/// or, for `async` fetches, on the global concurrent executor. Through a pipeline with adapters
-/// or monitors, a completion-handler fetch runs as an `async` one in a task of its own, parses
-/// there, and only its completion runs on the callback queue. Every fetch has exactly one
-/// outcome.
+/// requests: a completion-handler fetch parses on the callback queue you pass (a global queue
+/// when that is the main queue), through a pipeline too, and an `async` fetch on the global
+/// concurrent executor. The deadline stops when the response has arrived, before parsing, and
+/// cancelling from then on changes nothing: the outcome is what parsing makes of the response.
+/// Every fetch has exactly one outcome.
 public struct ResourceService<Resource: NetworkResourceType & DataResourceType>: ResourceServiceType {
     /// The transport requests are sent through.
     public let session: any HTTPTransport
@@ -83,7 +83,8 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
     ///     uses the main queue.
     ///   - completion: Receives the model or the ``ResourceError``.
     /// - Returns: A handle that cancels the fetch; `completion` then receives
-    ///   ``ResourceError/cancelled`` (unless an outcome was already delivered).
+    ///   ``ResourceError/cancelled`` (unless the response has already arrived: the outcome is
+    ///   then what parsing makes of it).
     @discardableResult
     public func fetch(
         _ resource: Resource,
@@ -109,8 +110,10 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
         let parsesOnCallbackQueue = !callbackQueue.isMain
         let parsingQueue = parsesOnCallbackQueue ? callbackQueue : .global()
         pending.run(request, plan: plan(for: resource, options: options, fetch: fetch), session: session, fetch: fetch) { answer in
+            // The answer ends the transfer: the deadline stops, and from here the fetch ends with
+            // what is made of the answer, as an `async` fetch does.
+            guard pending.acceptAnswer() else { return }
             parsingQueue.async {
-                guard !pending.isFinished else { return }
                 let result = Self.model(from: answer, for: resource, options: options, fetch: fetch)
                 if parsesOnCallbackQueue {
                     pending.finishOnCallbackQueue(result)
@@ -127,7 +130,8 @@ public struct ResourceService<Resource: NetworkResourceType & DataResourceType>:
     /// The transport's answer resumes this function directly and the body is parsed here, on
     /// the global concurrent executor (this method is not isolated to the caller's actor), never
     /// on the transport's queue. Cancelling the calling task cancels the fetch, which then
-    /// throws ``ResourceError/cancelled``.
+    /// throws ``ResourceError/cancelled`` (unless the response has already arrived: the outcome
+    /// is then what parsing makes of it).
     public func fetch(_ resource: Resource) async throws(ResourceError) -> Resource.Model {
         guard let fetch = pipelineFetch(for: resource) else {
             return try await run(resource, fetch: nil).get()

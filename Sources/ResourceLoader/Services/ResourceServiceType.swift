@@ -15,7 +15,8 @@ public protocol ResourceServiceType: Sendable {
     /// Fetches `resource` and delivers the outcome exactly once on `callbackQueue`.
     ///
     /// Cancelling the returned handle before the outcome is delivered delivers
-    /// ``ResourceError/cancelled`` instead, once.
+    /// ``ResourceError/cancelled`` instead, once (``ResourceService`` delivers what parsing makes
+    /// of a response that has already arrived).
     @discardableResult
     func fetch(
         _ resource: Resource,
@@ -26,7 +27,8 @@ public protocol ResourceServiceType: Sendable {
     /// Fetches `resource` and returns its model.
     ///
     /// Cancelling the calling task cancels the fetch, which then throws
-    /// ``ResourceError/cancelled``.
+    /// ``ResourceError/cancelled`` (``ResourceService`` returns what parsing makes of a response
+    /// that has already arrived).
     func fetch(_ resource: Resource) async throws(ResourceError) -> Resource.Model
 }
 

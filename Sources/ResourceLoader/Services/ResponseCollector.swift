@@ -66,7 +66,8 @@ public final class ResponseCollector: TransferReceiver {
     public func transferDidReceive(head: ResponseHead) -> TransferDecision {
         var reserved = 0
         if !ignoresDeclaredLength, Self.mayHaveBody(head.statusCode),
-            let declared = head.value(forHTTPHeaderField: "Content-Length"), let length = Int64(declared)
+            let declared = head.value(forHTTPHeaderField: "Content-Length"),
+            let length = TransferRules.declaredContentLength(declared)
         {
             guard length <= Int64(maximumBytes) else { return .stop(.responseTooLarge(limit: maximumBytes)) }
             if head.value(forHTTPHeaderField: "Content-Encoding") == nil {

@@ -119,6 +119,16 @@ public enum TransferRules {
         return lengths.allSatisfy { $0 == first }
     }
 
+    /// The length a `Content-Length` value declares: one decimal length, or a list of equal ones
+    /// (RFC 9112, 6.3) as a transport that joins repeated fields hands them over; `nil` for
+    /// anything else. A length too long for `Int64` reads as `Int64.max`: over any limit.
+    static func declaredContentLength(_ value: String) -> Int64? {
+        if let length = Int64(value) { return length }
+        guard isSingleContentLength(value) else { return nil }
+        let first = value.prefix { $0 != "," }.trimmingCharacters(in: .whitespaces)
+        return Int64(first) ?? .max
+    }
+
     /// What to do with a redirect.
     public enum RedirectDecision: Equatable, Sendable {
         /// Send this request next.

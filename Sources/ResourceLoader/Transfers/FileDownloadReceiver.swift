@@ -268,7 +268,7 @@ final class FileDownloadReceiver: TransferReceiver {
         guard (200..<300).contains(head.statusCode), head.statusCode != 204, configuration.accepts(head) else {
             return .collecting(head, Data())
         }
-        let declared = head.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+        let declared = head.value(forHTTPHeaderField: "Content-Length").flatMap(TransferRules.declaredContentLength)
         if let declared, declared > configuration.maximumBytes {
             throw .responseTooLarge(limit: Int(clamping: configuration.maximumBytes))
         }

@@ -122,6 +122,138 @@ struct FetchMonitorTests {
         #expect(recorder.events == ["ready GET /europe.json", "sent 1", "finished cancelled attempts=1"])
     }
 
+    // MARK: the answer ends the transfer
+
+    @Test(arguments: [Path.completionHandler, .operation])
+    func aParseThatOutlastsTheDeadlineStillMakesTheModel(path: Path) async throws {
+        // GIVEN an answer that arrives at once, and a parse that takes longer than the whole
+        // deadline, so the deadline would pass while it runs
+        session.stub(.any, with: .status(200, body: Data("12345".utf8)))
+        let pipeline = ResourcePipeline(session: session, options: TransferOptions(deadline: .seconds(1)), monitors: [recorder])
+        let service = ResourceService<SlowlyParsedResource>(pipeline: pipeline)
+        let resource = SlowlyParsedResource(parsing: 2)
+
+        // WHEN it is fetched with a completion handler (directly, or by an operation)
+        let result: Result<Int, ResourceError>
+        if path == .operation {
+            let operation = ResourceOperation(resource: resource, service: service, callbackQueue: DispatchQueue(label: "test"))
+            OperationQueue().addOperation(operation)
+            result = await Result { () async throws(ResourceError) in try await operation.value }
+        } else {
+            result = await service.fetchWithCompletion(resource)
+        }
+
+        // THEN the deadline stopped when the answer arrived: the model is delivered, and the
+        // monitors see it made before the fetch finishes
+        #expect(try result.get() == 5)
+        #expect(recorder.events == ["ready GET /slow", "sent 1", "response 1 200 5B", "model", "finished success attempts=1"])
+    }
+
+    @Test(arguments: [Path.async, .completionHandler])
+    func cancellingDuringTheParseDeliversTheModel(path: Path) async throws {
+        // GIVEN a parse that waits for the test
+        session.stub(.any, with: .status(200, body: Data("12345".utf8)))
+        let service = ResourceService<GatedParseResource>(pipeline: ResourcePipeline(session: session, monitors: [recorder]))
+        let gate = ParseGate()
+        let (outcomes, outcome) = AsyncStream<Result<Int, ResourceError>>.makeStream()
+        let cancel: @Sendable () -> Void
+        if path == .async {
+            let task = Task { outcome.yield(await Result { () async throws(ResourceError) in try await service.fetch(GatedParseResource(gate: gate)) }) }
+            cancel = { task.cancel() }
+        } else {
+            let handle = service.fetch(GatedParseResource(gate: gate), callbackQueue: DispatchQueue(label: "test")) { outcome.yield($0) }
+            cancel = { handle.cancel() }
+        }
+
+        // WHEN the fetch is cancelled while its answer is being parsed
+        try await waitUntil { gate.hasStarted }
+        cancel()
+        gate.open()
+
+        // THEN the answer had ended the transfer, on either path: the parse's model is the outcome
+        let result = try #require(await withTimeLimit { await outcomes.first { _ in true } })
+        #expect(try result?.get() == 5)
+        #expect(recorder.events == ["ready GET /gated", "sent 1", "response 1 200 5B", "model", "finished success attempts=1"])
+    }
+
+    // MARK: what follows the end
+
+    @Test(arguments: [false, true])
+    func whatAnAdapterReturnsAfterTheEndIsNeverSent(byTheDeadline: Bool) async throws {
+        // GIVEN an adapter that ignores cancellation and returns only when a monitor's
+        // fetchFinished lets it, which then watches the transport for a while
+        session.stub(.any, with: .json(#"{"cities": []}"#))
+        let adapter = ReleasedAdapter()
+        let watcher = TransportWatcher(adapter: adapter, session: session)
+        let options = TransferOptions(deadline: byTheDeadline ? .milliseconds(200) : nil)
+        let pipeline = ResourcePipeline(session: session, options: options, adapters: [adapter], monitors: [recorder, watcher])
+        let (outcomes, outcome) = AsyncStream<Result<[City], ResourceError>>.makeStream()
+        let handle = ResourceService<CitiesResource>(pipeline: pipeline)
+            .fetch(CitiesResource(), callbackQueue: DispatchQueue(label: "test")) { outcome.yield($0) }
+
+        // WHEN the fetch is cancelled, or its deadline passes, while the adapter runs
+        try await waitUntil { adapter.hasStarted || watcher.sawRequest != nil }
+        // The watcher blocks the thread that ends the fetch: not one of the test's.
+        if !byTheDeadline { DispatchQueue.global().async { handle.cancel() } }
+
+        // THEN the fetch's work was cancelled before the monitors were told: the request the
+        // adapter returned never reaches the transport, and no event follows fetchFinished
+        let result = try #require(await withTimeLimit { await outcomes.first { _ in true } })
+        #expect(result?.failure?.caseName == (byTheDeadline ? "timedOut" : "cancelled"))
+        try await waitUntil { watcher.sawRequest != nil }
+        #expect(watcher.sawRequest == false)
+        #expect(session.receivedRequests.isEmpty)
+        #expect(recorder.events == ["finished \(byTheDeadline ? "timedOut" : "cancelled") attempts=0"])
+    }
+
+    /// How a hook leaves a request the transport must refuse.
+    enum InvalidatingHook: String, CaseIterable, Sendable {
+        case synchronousAdapter, suspendingAdapter, resourcesOwnRequest, adapterBeforeARetry
+    }
+
+    @Test(arguments: InvalidatingHook.allCases)
+    func aRequestRefusedBeforeTheTransportIsNotAnAttempt(hook: InvalidatingHook) async throws {
+        // GIVEN a request that a hook makes invalid (a method that is not a token) before an
+        // attempt; before a retry, after a first attempt that was sent
+        session.stub(.any, with: [.status(503), .json(#"{"cities": []}"#)])
+        let attempts = Counter()
+        let invalidate: @Sendable (URLRequest) -> URLRequest = { request in
+            attempts.increment()
+            guard hook != .adapterBeforeARetry || attempts.value == 2 else { return request }
+            var request = request
+            request.httpMethod = "GET /admin"
+            return request
+        }
+        var adapters: [any RequestAdapter] = []
+        switch hook {
+        case .synchronousAdapter, .adapterBeforeARetry: adapters = [ClosureRequestAdapter { request in invalidate(request) }]
+        case .suspendingAdapter: adapters = [ClosureRequestAdapter { (request: URLRequest) async throws -> URLRequest in invalidate(request) }]
+        case .resourcesOwnRequest: break
+        }
+        let retry = RetryPolicy(maximumAttempts: 2, baseDelay: .milliseconds(1), jitter: .none)
+        let pipeline = ResourcePipeline(session: session, adapters: adapters, retryPolicy: hook == .adapterBeforeARetry ? retry : .never, monitors: [recorder])
+
+        // WHEN it is fetched
+        let result = await Result { () async throws(ResourceError) in
+            try await ResourceService<InvalidatingResource>(pipeline: pipeline)
+                .fetch(InvalidatingResource(invalidates: hook == .resourcesOwnRequest))
+        }
+
+        // THEN the fetch fails as an invalid request, and the monitors are told of no attempt
+        // but those the transport was handed
+        #expect(result.failure?.caseName == "invalidRequest")
+        if hook == .adapterBeforeARetry {
+            #expect(session.receivedRequests.count == 1)
+            #expect(recorder.events == [
+                "ready GET /invalidating", "sent 1", "response 1 503 0B", "retry 1 after 1ms status 503",
+                "finished invalidRequest attempts=1",
+            ])
+        } else {
+            #expect(session.receivedRequests.isEmpty)
+            #expect(recorder.events == ["finished invalidRequest attempts=0"])
+        }
+    }
+
     @Test func severalMonitorsAreToldInOrder() async throws {
         session.stub(.any, with: .json(#"{"cities": []}"#))
         let log = SharedLog()

@@ -189,3 +189,119 @@ extension Duration {
         return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }
+
+/// A resource whose parsing sleeps for `parsing` seconds, then counts the bytes.
+struct SlowlyParsedResource: NetworkResourceType, DataResourceType {
+    let parsing: TimeInterval
+    var url: URL { URL(string: "https://api.example.com/slow")! }
+
+    func model(from data: Data) throws -> Int {
+        Thread.sleep(forTimeInterval: parsing)
+        return data.count
+    }
+}
+
+/// Holds a parse until the test opens it (or ten minutes pass), and tells when a parse began.
+final class ParseGate: @unchecked Sendable {
+    private let go = DispatchSemaphore(value: 0)
+    // `lock` guards `started`.
+    private let lock = NSLock()
+    private var started = false
+
+    var hasStarted: Bool { lock.withLock { started } }
+
+    func open() { go.signal() }
+
+    func pass() {
+        lock.withLock { started = true }
+        _ = go.wait(timeout: .now() + 600)
+    }
+}
+
+/// A resource whose parsing waits at its gate, then counts the bytes.
+struct GatedParseResource: NetworkResourceType, DataResourceType {
+    let gate: ParseGate
+    var url: URL { URL(string: "https://api.example.com/gated")! }
+
+    func model(from data: Data) throws -> Int {
+        gate.pass()
+        return data.count
+    }
+}
+
+/// An adapter that ignores cancellation: it returns the request unchanged only once
+/// ``release()`` is called.
+final class ReleasedAdapter: RequestAdapter, @unchecked Sendable {
+    // `lock` guards the fields below.
+    private let lock = NSLock()
+    private var started = false
+    private var released = false
+    private var waiter: CheckedContinuation<Void, Never>?
+
+    var hasStarted: Bool { lock.withLock { started } }
+
+    func release() {
+        let waiter = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+            released = true
+            defer { self.waiter = nil }
+            return self.waiter
+        }
+        waiter?.resume()
+    }
+
+    func adapt(_ request: URLRequest) async throws -> URLRequest {
+        await withCheckedContinuation { continuation in
+            let isReleased = lock.withLock {
+                started = true
+                if !released { waiter = continuation }
+                return released
+            }
+            if isReleased { continuation.resume() }
+        }
+        return request
+    }
+}
+
+/// A monitor whose `fetchFinished` releases a ``ReleasedAdapter``, then watches the transport for
+/// two seconds, and remembers whether a request reached it.
+final class TransportWatcher: FetchMonitor, @unchecked Sendable {
+    let adapter: ReleasedAdapter
+    let session: FakeURLSession
+    // `lock` guards `seen`.
+    private let lock = NSLock()
+    private var seen: Bool?
+
+    init(adapter: ReleasedAdapter, session: FakeURLSession) {
+        self.adapter = adapter
+        self.session = session
+    }
+
+    /// `nil` until `fetchFinished` is done watching.
+    var sawRequest: Bool? { lock.withLock { seen } }
+
+    func fetchFinished(_ event: FetchEvent.Finished) {
+        adapter.release()
+        let giveUp = Date().addingTimeInterval(2)
+        var sawRequest = false
+        while !sawRequest, Date() < giveUp {
+            sawRequest = !session.receivedRequests.isEmpty
+            if !sawRequest { usleep(1_000) }
+        }
+        lock.withLock { seen = sawRequest }
+    }
+}
+
+/// A resource that builds its own request, with a method that is not an HTTP token when
+/// `invalidates` is set.
+struct InvalidatingResource: NetworkResourceType, DataResourceType {
+    let invalidates: Bool
+    var url: URL { URL(string: "https://api.example.com/invalidating")! }
+
+    func urlRequest() throws(ResourceError) -> URLRequest {
+        var request = URLRequest(url: url)
+        request.httpMethod = invalidates ? "GET /admin" : "GET"
+        return request
+    }
+
+    func model(from data: Data) throws -> Data { data }
+}

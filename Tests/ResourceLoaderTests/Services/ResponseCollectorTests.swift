@@ -1,5 +1,6 @@
 import Foundation
 @testable import ResourceLoader
+import ResourceLoaderTesting
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -61,5 +62,43 @@ struct ResponseCollectorTests {
         }
         #expect(limit == 100)
         #expect(answer == nil)
+    }
+
+    @Test(
+        "Repeated equal declared lengths, or one too long for Int64, over the limit stop the transfer before the body",
+        arguments: [
+            [("Content-Length", "101"), ("Content-Length", "101")],
+            [("Content-Length", "101, 101")],
+            [("Content-Length", "99999999999999999999")],
+        ] as [[(name: String, value: String)]]
+    )
+    func repeatedOrHugeDeclaredLengthsOverTheLimit(fields: [(name: String, value: String)]) {
+        let (decision, answer) = Self.collect(limit: 100, fields: fields, chunks: [Data(count: 101)])
+        guard case .stop(let error) = decision, case .responseTooLarge(let limit) = error else {
+            Issue.record("\(decision)")
+            return
+        }
+        #expect(limit == 100)
+        #expect(answer == nil)
+    }
+
+    @Test("Through a transport, a repeated declared length over the limit fails on the head")
+    func repeatedDeclaredLengthThroughATransport() async {
+        // GIVEN a head that declares its length twice, over the limit, and a connection that
+        // drops before any of the body: only a refusal on the head fails as too large
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(200, headers: ["Content-Length": "10, 10"], body: Data(count: 10))
+            .cut(afterBytes: 0, with: URLError(.networkConnectionLost)))
+        let service = ResourceService<CitiesResource>(session: session, options: TransferOptions(maximumResponseBytes: 5))
+
+        // WHEN it is fetched
+        let error = await service.fetchError(CitiesResource())
+
+        // THEN the fetch fails as too large, before the body was read
+        guard case .responseTooLarge(let limit)? = error else {
+            Issue.record("expected responseTooLarge, got \(String(describing: error))")
+            return
+        }
+        #expect(limit == 5)
     }
 }

@@ -85,6 +85,53 @@ struct FakeURLSessionTests {
         #expect((result.failure as? URLError)?.code == .cancelled)
     }
 
+    @Test func cancellingWhileTheBodyArrivesStopsItAndAnswersCancelledOnce() async throws {
+        // GIVEN a body in ten pieces, and a receiver that cancels the transfer on the third
+        session.stub(.any, with: .status(200, body: Data(count: 100)).inPieces(10))
+        let receiver = RecordingReceiver(cancellingOnPiece: 3)
+        let handle = session.startTransfer(request("https://x.test/"), options: TransferOptions(), receiver: receiver)
+        receiver.hold(handle)
+
+        // WHEN the transfer runs
+        try await waitUntil { receiver.completions.count == 1 }
+
+        // THEN the pieces stop at the third, and the transfer completes once (its last call),
+        // cancelled
+        #expect(receiver.pieces == 3)
+        #expect(receiver.completions.count == 1)
+        #expect((receiver.completions.first as? URLError)?.code == .cancelled)
+    }
+
+    @Test func asManyPiecesAsAnIntHoldsAreOneAByte() async throws {
+        // GIVEN a stub asking for Int.max pieces
+        session.stub(.any, with: .status(200, body: Data("hello".utf8)).inPieces(.max))
+        let receiver = RecordingReceiver()
+
+        // WHEN it answers
+        _ = session.startTransfer(request("https://x.test/"), options: TransferOptions(), receiver: receiver)
+        try await waitUntil { receiver.completions.count == 1 }
+
+        // THEN the body arrives a byte at a piece, whole
+        #expect(receiver.pieces == 5)
+        #expect(receiver.completions.map { $0 == nil } == [true])
+    }
+
+    @Test func asManyUploadStepsAsAnIntHoldsAreOneAByte() async throws {
+        // GIVEN a stub asking for Int.max upload steps
+        session.stub(.any, with: .status(200).reportingUpload(inSteps: .max))
+        var upload = request("https://x.test/", method: "POST")
+        upload.httpBody = Data("abc".utf8)
+        let receiver = RecordingReceiver()
+
+        // WHEN a request with a body is answered
+        _ = session.startTransfer(upload, options: TransferOptions(), receiver: receiver)
+        try await waitUntil { receiver.completions.count == 1 }
+
+        // THEN the upload is reported a byte at a step
+        #expect(receiver.sent == [1, 2, 3])
+        #expect(receiver.completions.map { $0 == nil } == [true])
+    }
+
     @Test func aDelayedAnswerArrivesAfterOthers() async throws {
         session.stub(.path("/slow"), with: .status(200).delayed(by: .milliseconds(200)))
         session.stub(.path("/fast"), with: .status(200))
@@ -109,4 +156,55 @@ final class OrderRecorder: @unchecked Sendable {
     private var items: [String] = []
     func append(_ item: String) { lock.lock(); items.append(item); lock.unlock() }
     var values: [String] { lock.lock(); defer { lock.unlock() }; return items }
+}
+
+/// A receiver that records what arrives; it can cancel its transfer on a given piece of the body.
+/// It waits in ``transferDidReceive(head:)`` until it holds its transfer's handle (when it is to
+/// cancel it).
+final class RecordingReceiver: TransferReceiver, @unchecked Sendable {
+    private let cancellingOnPiece: Int?
+    private let handleArrived = DispatchSemaphore(value: 0)
+    // `lock` guards the fields below.
+    private let lock = NSLock()
+    private var handle: (any Cancellable)?
+    private var pieceCount = 0
+    private var sentCounts: [Int64] = []
+    private var completionErrors: [(any Error)?] = []
+
+    init(cancellingOnPiece: Int? = nil) {
+        self.cancellingOnPiece = cancellingOnPiece
+    }
+
+    var pieces: Int { lock.withLock { pieceCount } }
+    var sent: [Int64] { lock.withLock { sentCounts } }
+    var completions: [(any Error)?] { lock.withLock { completionErrors } }
+
+    func hold(_ handle: any Cancellable) {
+        lock.withLock { self.handle = handle }
+        handleArrived.signal()
+    }
+
+    func transferDidSend(_ sent: Int64, of expected: Int64?) {
+        lock.withLock { sentCounts.append(sent) }
+    }
+
+    func transferDidReceive(codedByteCount: Int) {}
+
+    func transferDidReceive(head: ResponseHead) -> TransferDecision {
+        if cancellingOnPiece != nil { _ = handleArrived.wait(timeout: .now() + 60) }
+        return .proceed
+    }
+
+    func transferDidReceive(_ chunk: Data) -> TransferDecision {
+        let (count, handle) = lock.withLock { () -> (Int, (any Cancellable)?) in
+            pieceCount += 1
+            return (pieceCount, self.handle)
+        }
+        if count == cancellingOnPiece { handle?.cancel() }
+        return .proceed
+    }
+
+    func transferDidComplete(with error: (any Error)?) {
+        lock.withLock { completionErrors.append(error) }
+    }
 }

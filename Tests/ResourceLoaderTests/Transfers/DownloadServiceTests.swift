@@ -151,6 +151,30 @@ struct DownloadServiceTests {
         }
     }
 
+    @Test func aRepeatedDeclaredLengthOverTheDownloadLimitFailsOnTheHead() async throws {
+        // GIVEN a head that declares its length twice, over the download limit, and a connection
+        // that drops before any of the body: only a refusal on the head fails as too large
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(200, headers: ["Content-Length": "10, 10"], body: Data(count: 10))
+            .cut(afterBytes: 0, with: URLError(.networkConnectionLost)))
+        let limited = DownloadService<TestDownload>(session: session, options: TransferOptions(maximumDownloadBytes: 5))
+
+        // WHEN it is downloaded
+        let error = await #expect(throws: ResourceError.self) {
+            try await limited.fetch(TestDownload(url: URL(string: "https://x.test/data")!, destination: scratch.file("data.bin")))
+        }
+
+        // THEN the download fails as too large, and leaves nothing
+        guard case .responseTooLarge(let limit) = error else {
+            Issue.record("expected responseTooLarge, got \(String(describing: error))")
+            return
+        }
+        #expect(limit == 5)
+        #expect(scratch.contents().isEmpty)
+    }
+
     @Test func aCutConnectionLeavesNothingUnlessThePartialFileIsKept() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
