@@ -87,6 +87,26 @@ struct StreamedBodyRulesTests {
         }
     }
 
+    @Test func aNegativeStreamLengthIsRefusedAndNeverDeclared() async throws {
+        // GIVEN a stream that declares a negative length
+        let body = RequestBody.stream(RequestBodyStream(chunkStream([Data("x".utf8)]), length: -1))
+
+        // WHEN it is set on a request, and sent by a resource
+        let request = Self.request(with: body)
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(201))
+        let outcome = await upload(Upload(url: Self.url, upload: body), through: session)
+
+        // THEN no `Content-Length` is declared, and the resource is refused with a typed error
+        #expect(body.length == nil)
+        #expect(request.value(forHTTPHeaderField: "Content-Length") == nil)
+        guard case .failure(.invalidRequest)? = outcome else {
+            Issue.record("expected invalidRequest, got \(String(describing: outcome))")
+            return
+        }
+        #expect(session.receivedRequests.isEmpty)
+    }
+
     @Test func theFakeSessionConsumesAStreamAndRecordsItsBytes() async throws {
         let session = FakeURLSession()
         session.stub(.any, with: .status(201))
