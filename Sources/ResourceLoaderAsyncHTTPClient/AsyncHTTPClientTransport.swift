@@ -840,13 +840,10 @@ extension AsyncHTTPClientTransport {
                 // start on every hop.
                 // A read that fails fails the request: never a shorter body.
                 if readsStreamedBody {
-                    let copy = stream.makeCopy()
-                    let data = readAll(copy)
-                    if let failure = copy.readFailure { throw failure }
-                    body = data
+                    body = try readAll(stream.makeCopy())
                 }
             } else if let stream = request.httpBodyStream {
-                body = readAll(stream)
+                body = try readAll(stream)
             }
             let method: NIOHTTP1.HTTPMethod
             switch request.httpMethod {
@@ -871,13 +868,21 @@ extension AsyncHTTPClientTransport {
         }
 
         /// The bytes of a request body stream, read once.
-        private static func readAll(_ stream: InputStream) -> Data {
+        ///
+        /// - Throws: when a read fails (never a shorter body): the
+        ///   ``RequestBodyInputStream/readFailure`` of a ``RequestBodyInputStream``, or
+        ///   ``ResourceError/invalidRequest(reason:)`` with the `streamError` of another stream.
+        private static func readAll(_ stream: InputStream) throws(ResourceError) -> Data {
             var data = Data()
             stream.open()
             defer { stream.close() }
             var buffer = [UInt8](repeating: 0, count: 16 * 1024)
             while true {
                 let count = stream.read(&buffer, maxLength: buffer.count)
+                if count < 0 {
+                    throw (stream as? RequestBodyInputStream)?.readFailure
+                        ?? .invalidRequest(reason: "the request body stream could not be read: \(stream.streamError.map { "\($0)" } ?? "no error given")")
+                }
                 guard count > 0 else { break }
                 data.append(buffer, count: count)
             }

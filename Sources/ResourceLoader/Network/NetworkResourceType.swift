@@ -105,7 +105,9 @@ public protocol NetworkResourceType: ResourceType {
     /// Builds the request. The default assembles it from the properties above.
     ///
     /// - Throws: ``ResourceError/invalidRequest(reason:)`` when the request cannot be built: the
-    ///   body fails to encode, a header contains CR/LF/NUL, or the URL is not HTTP(S).
+    ///   body fails to encode or cannot be sent as it declares itself (a negative length, a
+    ///   multipart form that fails its checks: see ``RequestBody/makeReader()``), a header
+    ///   contains CR/LF/NUL, or the URL is not HTTP(S).
     func urlRequest() throws(ResourceError) -> URLRequest
 
     /// What ``validate(_:data:)`` receives the response as: ``ResponseHead`` unless the
@@ -184,7 +186,8 @@ extension NetworkResourceType {
     /// The body's content type is sent as `Content-Type` unless ``headerFields`` sets one. A
     /// body of bytes goes in `httpBody`; a streamed body (a file, a stream, a multipart form)
     /// goes in `httpBodyStream` as a ``RequestBodyInputStream``, with its `Content-Length` when
-    /// known (see `URLRequest.setBody(_:)`).
+    /// known (see `URLRequest.setBody(_:)`). A streamed body that cannot be sent as it declares
+    /// itself (see ``RequestBody/makeReader()``) is refused here.
     public func urlRequest() throws(ResourceError) -> URLRequest {
         var request = URLRequest(url: try Self.url(url, appending: queryItems))
         // GET is the request's default, and Foundation's setter costs a few thousand instructions.
@@ -205,6 +208,9 @@ extension NetworkResourceType {
             throw ResourceError(invalidRequestError: error)
         }
         if let body {
+            // A streamed body that could not be sent as it is (a negative length, a form that
+            // fails its checks) is refused here, before any request exists.
+            if body.isStreamed { _ = try body.checkedLength(of: body.segments) }
             request.setBody(body)
             if let contentType = body.contentType, request.value(forHTTPHeaderField: "Content-Type") == nil {
                 try Self.checkHeaderField(name: "Content-Type", value: contentType)

@@ -205,15 +205,29 @@ public final class URLSessionTransport: URLSessionType {
     /// `streams` closes when the transfer ends.
     fileprivate func makeTask(for request: URLRequest, streams: StreamedBodyReceiver?) -> URLSessionDataTask {
         var request = request
+        #if !canImport(FoundationNetworking)
+        // The task a body that fails to read cancels (see `nativeBodyStream`); the read may fail
+        // before the task exists, which is then cancelled before it starts.
+        let readFailure = Locked<(task: URLSessionTask?, hasFailed: Bool)>((nil, false))
+        #endif
         if let body = request.streamedBody {
             let stream = RequestBodyInputStream(body: body)
             streams?.add(stream)
-            request.httpBodyStream = Self.nativeBodyStream(stream)
             #if canImport(FoundationNetworking)
+            // FoundationNetworking reads the stream itself.
+            request.httpBodyStream = stream
             // FoundationNetworking gives libcurl no length for a body stream, so libcurl sends it
             // chunked, and would send a `Content-Length` field beside `Transfer-Encoding: chunked`
             // (which RFC 9112 forbids): the field goes.
             request.setValue(nil, forHTTPHeaderField: "Content-Length")
+            #else
+            request.httpBodyStream = Self.nativeBodyStream(stream) {
+                let task = readFailure.withLock { state -> URLSessionTask? in
+                    state.hasFailed = true
+                    return state.task
+                }
+                task?.cancel()
+            }
             #endif
         }
         #if canImport(FoundationNetworking)
@@ -226,20 +240,27 @@ public final class URLSessionTransport: URLSessionType {
         session.finishTasksAndInvalidate()
         return task
         #else
-        return session.dataTask(with: request)
+        let task = session.dataTask(with: request)
+        let hasFailed = readFailure.withLock { state -> Bool in
+            state.task = task
+            return state.hasFailed
+        }
+        if hasFailed { task.cancel() }
+        return task
         #endif
     }
 
-    /// The stream a session reads `stream`'s body from.
+    #if !canImport(FoundationNetworking)
+    /// The stream Apple's `URLSession` reads `stream`'s body from (FoundationNetworking reads the
+    /// ``RequestBodyInputStream`` itself).
     ///
-    /// FoundationNetworking reads the ``RequestBodyInputStream`` itself. Apple's `URLSession`
-    /// schedules a body stream on a run loop, which only its own streams support: there the
-    /// body is written into one end of a bound pair of streams, on a thread of its own, and the
-    /// session reads the other end.
-    static func nativeBodyStream(_ stream: RequestBodyInputStream) -> InputStream {
-        #if canImport(FoundationNetworking)
-        return stream
-        #else
+    /// Apple's `URLSession` schedules a body stream on a run loop, which only its own streams
+    /// support: the body is written into one end of a bound pair of streams, on a thread of its
+    /// own, and the session reads the other end. The session reads that end's closing as the end
+    /// of the body, so a read that fails calls `readFailed` first, which cancels the task: the
+    /// transfer then fails with the stream's ``RequestBodyInputStream/readFailure`` (see
+    /// `StreamedBodyReceiver`), never as a shorter body.
+    static func nativeBodyStream(_ stream: RequestBodyInputStream, readFailed: @escaping @Sendable () -> Void) -> InputStream {
         var input: InputStream?
         var output: OutputStream?
         Stream.getBoundStreams(withBufferSize: 64 * 1024, inputStream: &input, outputStream: &output)
@@ -250,6 +271,7 @@ public final class URLSessionTransport: URLSessionType {
             var buffer = [UInt8](repeating: 0, count: 64 * 1024)
             pumping: while true {
                 let count = stream.read(&buffer, maxLength: buffer.count)
+                if count < 0 { readFailed() }
                 guard count > 0 else { break }
                 var written = 0
                 while written < count {
@@ -263,8 +285,8 @@ public final class URLSessionTransport: URLSessionType {
         }
         pump.start()
         return input
-        #endif
     }
+    #endif
 }
 
 // MARK: - Transfers that move to a new task
@@ -480,7 +502,8 @@ extension URLSessionTransport {
                 guard var transfer = transfers.removeValue(forKey: ObjectIdentifier(task)) else { return .ignore }
                 let decision = TransferRules.redirect(
                     statusCode: response.statusCode, location: location,
-                    after: current ?? transfer.originalRequest, original: transfer.originalRequest,
+                    after: Self.answered(current ?? transfer.originalRequest, original: transfer.originalRequest),
+                    original: transfer.originalRequest,
                     redirectsFollowed: transfer.redirectsFollowed, options: transfer.options)
                 switch decision {
                 case .refuse(let refusal):
@@ -515,6 +538,21 @@ extension URLSessionTransport {
             case .ignore:
                 completionHandler(nil)
             }
+        }
+
+        /// The request a redirect answers, as the redirect rules read it: `current`, the task's
+        /// request. On Apple platforms a task sends a streamed body from a bound stream (see
+        /// `nativeBodyStream`), which can be neither read again nor told from a plain body
+        /// stream: the body is read as `original`'s own ``RequestBodyInputStream``, the same body.
+        private static func answered(_ current: URLRequest, original: URLRequest) -> URLRequest {
+            #if canImport(FoundationNetworking)
+            return current
+            #else
+            guard current.httpBodyStream != nil, let body = original.httpBodyStream as? RequestBodyInputStream else { return current }
+            var request = current
+            request.httpBodyStream = body
+            return request
+            #endif
         }
 
         /// Continues `transfer` on a new task that sends `request`.

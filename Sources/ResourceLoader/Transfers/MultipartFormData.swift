@@ -18,7 +18,8 @@ import Foundation
 ///   headers are made when the form is, and a file part is read from disk while it is sent.
 /// - **Length**: when every part's length is known (a stream part of unknown length is the only
 ///   exception), the request declares the total in `Content-Length`; otherwise it is sent
-///   chunked.
+///   chunked. A part with a negative length, or parts that add up to more than `Int64.max`, make
+///   the form refused with ``ResourceError/invalidRequest(reason:)``.
 /// - **Names** and file names are escaped by the WHATWG form-submission rule: `"` becomes `%22`,
 ///   CR `%0D` and LF `%0A`, so no name can end its quoted string or add a header line; any
 ///   other character, non-ASCII included, is sent as UTF-8 inside the quotes.
@@ -27,6 +28,10 @@ import Foundation
 ///   see ``init(boundary:)``, is refused). A file or a stream cannot be checked
 ///   before it is sent; a random boundary of that length occurs in one by chance with a
 ///   vanishing probability.
+/// - **Checks**: the boundary and the part content types (no CR, LF or NUL) are checked however
+///   the form is made a body, ``RequestBody/init(content:contentType:)`` included, when it is
+///   sent (``RequestBody/makeReader()``); a form made a body that way names its boundary in the
+///   content type given, so a boundary that occurs in a part is refused there, never replaced.
 public struct MultipartFormData: Sendable, Hashable {
     /// One part of a form.
     public struct Part: Sendable, Hashable {
@@ -73,9 +78,9 @@ public struct MultipartFormData: Sendable, Hashable {
 
     /// Creates an empty form with the given boundary.
     ///
-    /// When the form is made a body (``RequestBody/multipart(_:)``), a given boundary is refused
-    /// with ``ResourceError/invalidRequest(reason:)`` if it occurs anywhere, as plain text, in a
-    /// part held in memory or in the header lines the form writes for a part:
+    /// When the form is made a body (``RequestBody/multipart(_:)``) or sent, a given boundary is
+    /// refused with ``ResourceError/invalidRequest(reason:)`` if it occurs anywhere, as plain
+    /// text, in a part held in memory or in the header lines the form writes for a part:
     /// `Content-Disposition: form-data; name="…"`, `; filename="…"` and `Content-Type: …`, with
     /// the part's escaped name, file name and content type. The check is by substring, not by
     /// delimiter line, so a short boundary is refused even where it could not end a part: `data`
@@ -158,18 +163,13 @@ public struct MultipartFormData: Sendable, Hashable {
     // MARK: - Encoding
 
     /// The number of bytes the form sends, when every part's length is known.
+    ///
+    /// `nil` also for a form that cannot be sent as it declares itself: a part with a negative
+    /// length, or parts whose lengths add up to more than `Int64.max`. Such a form is refused
+    /// with ``ResourceError/invalidRequest(reason:)`` when it is made a body
+    /// (``RequestBody/multipart(_:)``) and when it is sent.
     public var length: Int64? {
-        var total: Int64 = 0
-        for segment in segments {
-            switch segment {
-            case .bytes(let data): total += Int64(data.count)
-            case .file(_, let length): total += length
-            case .stream(let stream):
-                guard let length = stream.length else { return nil }
-                total += length
-            }
-        }
-        return total
+        try? RequestBody.declaredLength(of: segments)
     }
 
     /// Whether the form can be sent more than once: it has no stream part.
@@ -228,17 +228,15 @@ public struct MultipartFormData: Sendable, Hashable {
         return Data(head.utf8)
     }
 
-    /// The form, checked and ready to send: part content types without CR, LF or NUL, and a
-    /// boundary that occurs in no part held in memory (a random one is drawn again if it does).
+    /// The form, checked and ready to send: part lengths that are not negative and add up
+    /// within `Int64`, part content types without CR, LF or NUL, and a boundary that occurs in no
+    /// part held in memory (a random one is drawn again if it does).
     ///
-    /// - Throws: ``ResourceError/invalidRequest(reason:)`` for a content type with a line break,
-    ///   or a given boundary that occurs in a part.
+    /// - Throws: ``ResourceError/invalidRequest(reason:)`` for a negative length or a total over
+    ///   `Int64.max`, a content type with a line break, or a given boundary that occurs in a part.
     func withBoundaryNotInParts() throws(ResourceError) -> MultipartFormData {
-        for part in parts {
-            if let contentType = part.contentType, contentType.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
-                throw .invalidRequest(reason: "a multipart part's content type contains CR, LF or NUL")
-            }
-        }
+        _ = try RequestBody.declaredLength(of: segments)
+        try checkContentTypes()
         var form = self
         for _ in 0..<16 {
             guard form.memoryPartsContain(form.boundary) else { return form }
@@ -248,6 +246,28 @@ public struct MultipartFormData: Sendable, Hashable {
             form.boundary = Self.randomBoundary()
         }
         throw .invalidRequest(reason: "no multipart boundary could be found that occurs in no part")
+    }
+
+    /// Checks the form as it is sent, whichever way it was made a body: part content types
+    /// without CR, LF or NUL, and a boundary that occurs in no part held in memory nor in a
+    /// part's header lines. The boundary is not drawn again here: the body's content type names it.
+    ///
+    /// - Throws: ``ResourceError/invalidRequest(reason:)`` for a content type with a line break,
+    ///   or a boundary that occurs in a part.
+    func checkParts() throws(ResourceError) {
+        try checkContentTypes()
+        guard !memoryPartsContain(boundary) else {
+            throw .invalidRequest(reason: "the multipart boundary occurs in one of the form's parts")
+        }
+    }
+
+    /// Checks that no part's content type contains CR, LF or NUL, which would end its header line.
+    private func checkContentTypes() throws(ResourceError) {
+        for part in parts {
+            if let contentType = part.contentType, contentType.utf8.contains(where: { $0 == 0x0D || $0 == 0x0A || $0 == 0 }) {
+                throw .invalidRequest(reason: "a multipart part's content type contains CR, LF or NUL")
+            }
+        }
     }
 
     /// Whether `boundary` occurs in a part held in memory or in a part's header fields.

@@ -66,20 +66,31 @@ extension RequestBody {
     /// part without a length) the request declares the total in `Content-Length`; otherwise the
     /// body is sent chunked.
     ///
+    /// A form made a body with ``init(content:contentType:)`` instead is checked in the same
+    /// way when it is sent (see ``makeReader()``), except that a random boundary that occurs in
+    /// a part is refused rather than replaced, since the content type given names it.
+    ///
     /// - Throws: ``ResourceError/invalidRequest(reason:)`` when a boundary given to the form
-    ///   occurs in one of its parts held in memory (a random boundary is replaced instead).
+    ///   occurs in one of its parts held in memory (a random boundary is replaced instead), a
+    ///   part's content type contains CR, LF or NUL, a part declares a negative length, or the
+    ///   parts' lengths add up to more than `Int64.max`.
     public static func multipart(_ form: MultipartFormData) throws(ResourceError) -> RequestBody {
         let form = try form.withBoundaryNotInParts()
         return RequestBody(content: .multipart(form), contentType: form.contentType)
     }
 
-    /// The number of bytes the body sends, when it is known before it is sent: `nil` only for a
+    /// The number of bytes the body sends, when it is known before it is sent: `nil` for a
     /// stream of unknown length, or a form with one.
+    ///
+    /// `nil` also for a body that cannot be sent as it declares itself: a negative length (of a
+    /// file, a stream or a part), or a form whose parts add up to more than `Int64.max`. Such a
+    /// body is refused with ``ResourceError/invalidRequest(reason:)`` when it is sent (see
+    /// ``makeReader()``), and no `Content-Length` is declared for it.
     public var length: Int64? {
         switch content {
         case .bytes(let data): Int64(data.count)
-        case .file(_, let length): length
-        case .stream(let stream): stream.length
+        case .file(_, let length): length >= 0 ? length : nil
+        case .stream(let stream): stream.length.flatMap { $0 >= 0 ? $0 : nil }
         case .multipart(let form): form.length
         }
     }
@@ -113,8 +124,55 @@ extension RequestBody {
     /// A transport that sends a streamed body itself (rather than reading the request's
     /// `httpBodyStream`) makes a reader for each request it sends, reads it off the cooperative
     /// pool, and closes it when the transfer ends.
+    ///
+    /// The body is checked first, however it was made: a negative length, a form whose parts add
+    /// up to more than `Int64.max`, a part's content type with CR, LF or NUL, or a form boundary
+    /// that occurs in a part held in memory or in a part's header lines makes a reader whose
+    /// every read fails with ``ResourceError/invalidRequest(reason:)``, before any byte is read.
     public func makeReader() -> RequestBodyReader {
-        RequestBodyReader(segments: segments, length: length)
+        let segments = segments
+        do throws(ResourceError) {
+            return RequestBodyReader(segments: segments, length: try checkedLength(of: segments))
+        } catch {
+            return RequestBodyReader(refusal: error)
+        }
+    }
+
+    /// Checks that the body can be sent as it declares itself, and returns its length (`nil`
+    /// when unknown): no length is negative, the total fits in `Int64`, and a form passes its
+    /// checks of part content types and boundary (`MultipartFormData.checkParts()`).
+    ///
+    /// - Parameter segments: The body's `segments`.
+    /// - Throws: ``ResourceError/invalidRequest(reason:)`` otherwise.
+    func checkedLength(of segments: [Segment]) throws(ResourceError) -> Int64? {
+        if case .multipart(let form) = content { try form.checkParts() }
+        return try Self.declaredLength(of: segments)
+    }
+
+    /// The number of bytes `segments` send, `nil` when one of them is a stream of unknown length.
+    ///
+    /// - Throws: ``ResourceError/invalidRequest(reason:)`` for a negative length, or lengths that
+    ///   add up to more than `Int64.max`.
+    static func declaredLength(of segments: [Segment]) throws(ResourceError) -> Int64? {
+        var total: Int64? = 0
+        for segment in segments {
+            let length: Int64?
+            switch segment {
+            case .bytes(let data): length = Int64(data.count)
+            case .file(_, let declared): length = declared
+            case .stream(let stream): length = stream.length
+            }
+            guard let length else {
+                total = nil
+                continue
+            }
+            guard length >= 0 else { throw .invalidRequest(reason: "the body declares a negative length (\(length) bytes)") }
+            guard let sum = total else { continue }
+            let (next, overflow) = sum.addingReportingOverflow(length)
+            guard !overflow else { throw .invalidRequest(reason: "the body's length is more than Int64.max bytes") }
+            total = next
+        }
+        return total
     }
 
     /// The pieces the body is read from, in order.
@@ -161,6 +219,11 @@ extension URLRequest {
 
     /// Gives the request `body` to send: as `httpBody` for bytes in memory; otherwise as a
     /// ``RequestBodyInputStream`` with the body's `Content-Length`, when known and not already set.
+    ///
+    /// A streamed body that cannot be sent as it is (see ``RequestBody/makeReader()``) is set
+    /// all the same, without a `Content-Length` when its declared length is the problem: it
+    /// fails the transfer when a transport reads it. ``NetworkResourceType/urlRequest()``
+    /// refuses such a body before any request is made.
     public mutating func setBody(_ body: RequestBody) {
         if case .bytes(let data) = body.content {
             httpBody = data

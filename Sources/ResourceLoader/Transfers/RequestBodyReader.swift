@@ -21,7 +21,9 @@ import Darwin
 /// A file that ends before the length it had when the body was made, or a stream that produces
 /// more or fewer bytes than it declared, fails the read with
 /// ``ResourceError/invalidRequest(reason:)``: the server never receives a body shorter or longer
-/// than its `Content-Length`.
+/// than its `Content-Length`. A body that cannot be sent as it declares itself (see
+/// ``RequestBody/makeReader()``) fails the first read with
+/// ``ResourceError/invalidRequest(reason:)``, before any of its bytes is read.
 public final class RequestBodyReader: @unchecked Sendable {
     /// Where the reader is within one segment of the body.
     private enum Source {
@@ -38,10 +40,21 @@ public final class RequestBodyReader: @unchecked Sendable {
     private var current: Source?
     private var isClosed = false
     private var bytesReadSoFar: Int64 = 0
+    /// Why the body cannot be sent, for a reader of a body refused when it was made: every read
+    /// throws it.
+    private let refusal: ResourceError?
 
     init(segments: [RequestBody.Segment], length: Int64?) {
         self.segments = segments[...]
         self.length = length
+        self.refusal = nil
+    }
+
+    /// A reader of a body that cannot be sent: every read throws `refusal`.
+    init(refusal: ResourceError) {
+        self.segments = []
+        self.length = nil
+        self.refusal = refusal
     }
 
     deinit {
@@ -53,9 +66,10 @@ public final class RequestBodyReader: @unchecked Sendable {
 
     /// Reads up to `maximumCount` bytes; `nil` at the end of the body. Blocks until they are ready.
     ///
-    /// - Throws: ``ResourceError/invalidRequest(reason:)`` when a file cannot be read or does not
-    ///   match its length, when a stream fails or does not match its length, or when a stream was
-    ///   sent before; ``ResourceError/cancelled`` once the reader is closed.
+    /// - Throws: ``ResourceError/invalidRequest(reason:)`` when the body cannot be sent as it
+    ///   declares itself, when a file cannot be read or does not match its length, when a stream
+    ///   fails or does not match its length, or when a stream was sent before;
+    ///   ``ResourceError/cancelled`` once the reader is closed.
     public func read(upTo maximumCount: Int = 64 * 1024) throws(ResourceError) -> Data? {
         var data = Data(count: max(1, maximumCount))
         let result = data.withUnsafeMutableBytes { buffer in
@@ -72,6 +86,7 @@ public final class RequestBodyReader: @unchecked Sendable {
     ///
     /// - Throws: as ``read(upTo:)``.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(ResourceError) -> Int {
+        if let refusal { throw refusal }
         guard buffer.count > 0 else { return 0 }
         while true {
             lock.lock()

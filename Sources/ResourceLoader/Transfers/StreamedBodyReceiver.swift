@@ -7,7 +7,9 @@ import FoundationNetworking
 /// Wraps the receiver of a transfer whose request carries a streamed ``RequestBody``: reports
 /// the body's length as the progress total when the transport cannot tell it, closes the body's
 /// streams when the transfer ends (so no file stays open, whatever the transport does with
-/// them), and reports why reading the body failed rather than the transport's own error for it.
+/// them), and reports why reading the body failed rather than the transport's own error for it,
+/// or rather than a success: a transport that stopped reading at the failure may have sent the
+/// body cut short.
 ///
 /// A transport that reads the body through ``RequestBodyInputStream``s registers each one it
 /// hands to a task with ``add(_:)``; ``closeStreams()`` stops them early (on cancellation, before
@@ -76,9 +78,9 @@ package final class StreamedBodyReceiver: TransferReceiver, @unchecked Sendable 
         closeStreams()
         let (failure, isCancelled) = streams.withLock { ($0.failures.first, $0.isCancelled) }
         switch (error, failure) {
-        case (nil, _): receiver.transferDidComplete(with: nil)
+        case (nil, nil): receiver.transferDidComplete(with: nil)
         case (_?, _) where isCancelled: receiver.transferDidComplete(with: URLError(.cancelled))
-        case (_?, let failure?): receiver.transferDidComplete(with: failure)
+        case (_, let failure?): receiver.transferDidComplete(with: failure)
         case (let error?, nil): receiver.transferDidComplete(with: error)
         }
     }

@@ -122,5 +122,70 @@ struct AsyncHTTPClientUploadTests {
         #expect(ResourceError(transportError: error).isCancelled)
         continuation.finish()
     }
+
+    @Test(arguments: [false, true])
+    func aPlainBodyStreamThatFailsFailsTheTransferRatherThanSendLess(traced: Bool) async throws {
+        // GIVEN a request whose `httpBodyStream` (not a `RequestBody`) gives a few bytes, then fails
+        let received = Guarded<[LoopbackHTTPServer.Request]>([])
+        let server = try Self.recordingServer(received)
+        defer { server.stop() }
+        var request = URLRequest(url: server.baseURL)
+        request.httpMethod = "POST"
+        request.httpBodyStream = FailingInputStream(first: Data("short".utf8))
+        let transport = traced ? AsyncHTTPClientTransport(configuration: TransportUnderTest.tracingConfiguration) : AsyncHTTPClientTransport()
+
+        // WHEN the transport sends it
+        let recorder = ProgressRecorder()
+        let handle = transport.startTransfer(request, options: TransferOptions(), receiver: recorder)
+        let result = await withTimeLimit { await recorder.result }
+
+        // THEN the transfer fails with a typed error, and the server never receives the request
+        withExtendedLifetime(handle) {}
+        guard case .failure(let error)? = result, case .invalidRequest? = error as? ResourceError else {
+            Issue.record("expected invalidRequest, got \(String(describing: result))")
+            return
+        }
+        #expect(received.withLock { $0.isEmpty })
+    }
+}
+
+/// An `InputStream` that gives `first` on its first read and fails every read after it.
+private final class FailingInputStream: InputStream {
+    private let first: Data
+    // `lock` guards `hasGivenFirst`.
+    private let lock = NSLock()
+    private var hasGivenFirst = false
+
+    init(first: Data) {
+        self.first = first
+        super.init(data: Data())
+    }
+
+    override func open() {}
+
+    override func close() {}
+
+    override var hasBytesAvailable: Bool { true }
+
+    override var streamStatus: Stream.Status { lock.withLock { hasGivenFirst ? .error : .open } }
+
+    override var streamError: (any Error)? { lock.withLock { hasGivenFirst ? URLError(.cannotOpenFile) : nil } }
+
+    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
+        let gives = lock.withLock { () -> Bool in
+            defer { hasGivenFirst = true }
+            return !hasGivenFirst
+        }
+        guard gives else { return -1 }
+        let count = min(len, first.count)
+        first.copyBytes(to: buffer, count: count)
+        return count
+    }
+
+    override func getBuffer(
+        _ buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, length len: UnsafeMutablePointer<Int>
+    ) -> Bool {
+        false
+    }
 }
 #endif

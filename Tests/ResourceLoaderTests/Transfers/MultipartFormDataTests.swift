@@ -1,6 +1,11 @@
 import Foundation
 import ResourceLoader
+import ResourceLoaderTesting
 import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 
 /// The multipart encoder: exact bytes, the escaping of names, the boundary rules, and a declared
 /// length that always equals the bytes produced.
@@ -171,6 +176,113 @@ struct MultipartFormDataTests {
         var form = MultipartFormData()
         form.append(RequestBodyStream(Self.chunks([Data("x".utf8)])), named: "s")
         #expect(try RequestBody.multipart(form).length == nil)
+    }
+
+    @Test func aFormWhoseLengthDoesNotFitInSixtyFourBitsIsRefusedNotTrapped() async throws {
+        // GIVEN a form whose stream part declares the largest length there is, after a header
+        var form = MultipartFormData()
+        form.append(RequestBodyStream(Self.chunks([Data("x".utf8)]), length: .max), named: "x")
+
+        // WHEN its length is asked for, it is made a body, and a body of it is set and read
+        let body = RequestBody(content: .multipart(form), contentType: form.contentType)
+        var request = URLRequest(url: URL(string: "https://api.example.com/upload")!)
+        request.setBody(body)
+
+        // THEN no length is declared and the body is refused, never a trap
+        #expect(form.length == nil)
+        #expect(body.length == nil)
+        #expect(request.value(forHTTPHeaderField: "Content-Length") == nil)
+        #expect(throws: ResourceError.self) { try RequestBody.multipart(form) }
+        await Self.expectRefused(body)
+    }
+
+    @Test func aNegativePartLengthIsRefused() async throws {
+        let file = try TemporaryFile(bytes: Data("file".utf8))
+        defer { file.remove() }
+        var streamed = MultipartFormData()
+        streamed.append(RequestBodyStream(Self.chunks([]), length: -1), named: "s")
+        var filed = MultipartFormData()
+        filed.append(MultipartFormData.Part(name: "f", content: .file(file.url, length: -4)))
+        for form in [streamed, filed] {
+            let body = RequestBody(content: .multipart(form), contentType: form.contentType)
+            #expect(form.length == nil)
+            #expect(body.length == nil)
+            #expect(throws: ResourceError.self) { try RequestBody.multipart(form) }
+            await Self.expectRefused(body)
+        }
+        let fileBody = RequestBody(content: .file(file.url, length: -4), contentType: nil)
+        #expect(fileBody.length == nil)
+        await Self.expectRefused(fileBody)
+    }
+
+    /// Forms that ``RequestBody/multipart(_:)`` refuses: a given boundary that occurs in a part
+    /// held in memory, and a part content type that would add a header line.
+    static func formsThatMustBeRefused() throws -> [MultipartFormData] {
+        var boundaryInPart = try MultipartFormData(boundary: "fixed")
+        boundaryInPart.append("a fixed value", named: "field")
+        var injectedHeader = MultipartFormData()
+        injectedHeader.append(Data("x".utf8), named: "f", fileName: "f.txt", contentType: "text/plain\r\nX-Injected: 1")
+        return [boundaryInPart, injectedHeader]
+    }
+
+    @Test(arguments: 0..<2)
+    func theFormIsCheckedWhenItIsSentThroughThePublicInitialiser(_ index: Int) async throws {
+        // GIVEN a form the factory refuses, made a body by the public initialiser and by
+        // assigning the content
+        let form = try Self.formsThatMustBeRefused()[index]
+        #expect(throws: ResourceError.self) { try RequestBody.multipart(form) }
+        let made = RequestBody(content: .multipart(form), contentType: form.contentType)
+        var assigned = RequestBody.data(Data(), contentType: form.contentType)
+        assigned.content = .multipart(form)
+
+        for body in [made, assigned] {
+            // WHEN it is sent by a resource
+            let session = FakeURLSession()
+            session.stub(.any, with: .status(201))
+            let outcome = await upload(Upload(url: URL(string: "https://api.example.com/upload")!, upload: body), through: session)
+
+            // THEN it is refused with a typed error and nothing is sent; a reader of it fails too
+            guard case .failure(.invalidRequest)? = outcome else {
+                Issue.record("expected invalidRequest, got \(String(describing: outcome))")
+                continue
+            }
+            #expect(session.receivedRequests.isEmpty)
+            await Self.expectRefused(body)
+        }
+    }
+
+    @Test func aFormSetOnARequestDirectlyIsCheckedWhenATransportReadsIt() async throws {
+        // GIVEN a request given a form with an injected header line by `setBody`, not by a resource
+        let form = try Self.formsThatMustBeRefused()[1]
+        var request = URLRequest(url: URL(string: "https://api.example.com/upload")!)
+        request.httpMethod = "POST"
+        request.setBody(RequestBody(content: .multipart(form), contentType: form.contentType))
+
+        // WHEN a transport sends it
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(201))
+        let recorder = ProgressRecorder()
+        _ = session.startTransfer(request, options: TransferOptions(), receiver: recorder)
+
+        // THEN the transfer fails with a typed error, and nothing is sent
+        let result = await recorder.result
+        guard case .failure(let error) = result, case .invalidRequest? = error as? ResourceError else {
+            Issue.record("expected invalidRequest, got \(result)")
+            return
+        }
+        #expect(session.receivedRequests.isEmpty)
+    }
+
+    /// Checks that `body` can be neither turned into a request by a resource nor read.
+    static func expectRefused(_ body: RequestBody, sourceLocation: SourceLocation = #_sourceLocation) async {
+        let resource = Upload(url: URL(string: "https://api.example.com/upload")!, upload: body)
+        #expect(throws: ResourceError.self, sourceLocation: sourceLocation) { try resource.urlRequest() }
+        do {
+            let bytes = try await Self.bytes(of: body)
+            Issue.record("the body was read: \(bytes.count) bytes", sourceLocation: sourceLocation)
+        } catch {
+            #expect(error is ResourceError, sourceLocation: sourceLocation)
+        }
     }
 
     /// An `AsyncStream` of `chunks`.

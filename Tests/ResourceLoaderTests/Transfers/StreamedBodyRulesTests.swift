@@ -87,6 +87,55 @@ struct StreamedBodyRulesTests {
         }
     }
 
+    @Test func aNegativeStreamLengthIsRefusedAndNeverDeclared() async throws {
+        // GIVEN a stream that declares a negative length
+        let body = RequestBody.stream(RequestBodyStream(chunkStream([Data("x".utf8)]), length: -1))
+
+        // WHEN it is set on a request, and sent by a resource
+        let request = Self.request(with: body)
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(201))
+        let outcome = await upload(Upload(url: Self.url, upload: body), through: session)
+
+        // THEN no `Content-Length` is declared, and the resource is refused with a typed error
+        #expect(body.length == nil)
+        #expect(request.value(forHTTPHeaderField: "Content-Length") == nil)
+        guard case .failure(.invalidRequest)? = outcome else {
+            Issue.record("expected invalidRequest, got \(String(describing: outcome))")
+            return
+        }
+        #expect(session.receivedRequests.isEmpty)
+    }
+
+    @Test func aBodyThatFailedToReadFailsATransferTheTransportCallsASuccess() async throws {
+        // GIVEN a file body whose file shrank, read by a transport's stream until the read fails
+        let file = try TemporaryFile(bytes: Data(repeating: 1, count: 10_000))
+        defer { file.remove() }
+        let body = try RequestBody.file(file.url)
+        try Data(repeating: 1, count: 10).write(to: file.url)
+        let recorder = ProgressRecorder()
+        let receiver = StreamedBodyReceiver(recorder, body: body)
+        let stream = RequestBodyInputStream(body: body)
+        receiver.add(stream)
+        // A file read does not wait for anything else, so it may block this thread briefly.
+        stream.open()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var count = 0
+        repeat { count = stream.read(&buffer, maxLength: buffer.count) } while count > 0
+        #expect(count == -1)
+
+        // WHEN the transport reports a response and a success all the same
+        _ = receiver.transferDidReceive(head: ResponseHead(statusCode: 201, url: Self.url, headerFields: []))
+        receiver.transferDidComplete(with: nil)
+
+        // THEN the transfer fails with why the body could not be read
+        let result = await recorder.result
+        guard case .failure(let error) = result, case .invalidRequest? = error as? ResourceError else {
+            Issue.record("expected invalidRequest, got \(result)")
+            return
+        }
+    }
+
     @Test func theFakeSessionConsumesAStreamAndRecordsItsBytes() async throws {
         let session = FakeURLSession()
         session.stub(.any, with: .status(201))
