@@ -75,9 +75,10 @@ enum UploadTransport: String, CaseIterable, CustomTestStringConvertible, Sendabl
 /// Records the request body's progress and collects the response, for calling a transport
 /// directly.
 final class ProgressRecorder: TransferReceiver, @unchecked Sendable {
-    // `lock` guards `progress`, `body`, `head` and `outcome`.
+    // `lock` guards `progress`, `reportsAfterHead`, `body`, `head` and `outcome`.
     private let lock = NSLock()
     private var progress: [(sent: Int64, expected: Int64?)] = []
+    private var reportsAfterHead = 0
     private var body = Data()
     private var head: ResponseHead?
     private var continuation: CheckedContinuation<Result<(ResponseHead, Data), any Error>, Never>?
@@ -85,8 +86,14 @@ final class ProgressRecorder: TransferReceiver, @unchecked Sendable {
 
     var reports: [(sent: Int64, expected: Int64?)] { lock.withLock { progress } }
 
+    /// How many of the ``reports`` came after the head.
+    var sendsAfterHead: Int { lock.withLock { reportsAfterHead } }
+
     func transferDidSend(_ sent: Int64, of expected: Int64?) {
-        lock.withLock { progress.append((sent, expected)) }
+        lock.withLock {
+            progress.append((sent, expected))
+            if head != nil { reportsAfterHead += 1 }
+        }
     }
 
     func transferDidReceive(head: ResponseHead) -> TransferDecision {
