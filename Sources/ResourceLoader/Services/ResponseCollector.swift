@@ -113,7 +113,7 @@ public final class ResponseCollector: TransferReceiver {
     }
 
     /// `false` for the statuses that never have a body (1xx, `204`, `304`).
-    private static func mayHaveBody(_ statusCode: Int) -> Bool {
+    static func mayHaveBody(_ statusCode: Int) -> Bool {
         statusCode >= 200 && statusCode != 204 && statusCode != 304
     }
 }

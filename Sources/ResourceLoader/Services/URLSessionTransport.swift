@@ -49,7 +49,9 @@ import FoundationNetworking
 ///   cancelled, or whose identity body ended before its declared `Content-Length`, completes with
 ///   an error (`URLError.Code.cancelled`, `.networkConnectionLost`), whether the session reports
 ///   a success or (as FoundationNetworking does for a short body) `URLError.Code.unknown`.
-/// - **Progress**: the request body's bytes are reported to the receiver as they go out.
+/// - **Progress**: the request body's bytes are reported to the receiver as they go out, until
+///   the response's head arrives, with counts that never go back: a body sent again after a
+///   `307` or `308` is reported once its count passes what the earlier send reported.
 /// - **Streamed bodies** (a file, a ``RequestBodyStream``, a ``MultipartFormData``: see
 ///   ``RequestBody/Content``) are read as they are sent, by a ``RequestBodyInputStream`` of each
 ///   task's own, and never held whole in memory. A repeatable one (a file, a form without stream
@@ -424,6 +426,9 @@ extension URLSessionTransport {
             /// Body bytes that arrived before any head (on Linux, those of a `401` or `407` that
             /// comes with a challenge), delivered after the head if the response is the answer.
             var earlyBody = Data()
+            /// The most request body bytes reported to the receiver: a body sent again on a new
+            /// task is reported from where the earlier sends got to, so counts never go back.
+            var bytesSentReported: Int64 = 0
             /// Whether the caller cancelled the transfer: it then never completes as a whole body,
             /// whatever the session reports for the cancelled task.
             var isCancelled = false
@@ -625,7 +630,15 @@ extension URLSessionTransport {
             totalBytesSent: Int64,
             totalBytesExpectedToSend: Int64
         ) {
-            let receiver = transfers.withLock { $0[ObjectIdentifier(task)]?.receiver }
+            // Only before the head, and only counts past what was reported (the body may be
+            // sent again on a new task after a `307` or `308`).
+            let receiver = transfers.withLock { transfers -> (any TransferReceiver)? in
+                guard let transfer = transfers[ObjectIdentifier(task)], !transfer.hasDeliveredHead,
+                    totalBytesSent > transfer.bytesSentReported
+                else { return nil }
+                transfers[ObjectIdentifier(task)]?.bytesSentReported = totalBytesSent
+                return transfer.receiver
+            }
             receiver?.transferDidSend(totalBytesSent, of: totalBytesExpectedToSend >= 0 ? totalBytesExpectedToSend : nil)
         }
 

@@ -12,7 +12,8 @@ final class ProgressReportingReceiver: TransferReceiver {
         var received: Int64 = 0
         /// The coded bytes reported by the decoder before this receiver.
         var wire: Int64 = 0
-        /// The response's `Content-Length`.
+        /// The response's `Content-Length`; `0` for a response that has no body (answering a
+        /// `HEAD`, or a `204` or `304`), whatever its field says.
         var declared: Int64?
         /// What the response's progress counts; `nil` before the head, and for a content-coded
         /// body until it is known whether its bytes come counted on the wire or decoded.
@@ -21,12 +22,15 @@ final class ProgressReportingReceiver: TransferReceiver {
 
     private let collector: ResponseCollector
     private let reporter: TransferProgressReporter
+    /// Whether the request is a `HEAD`, whose answer's `Content-Length` describes a body not sent.
+    private let answersHEAD: Bool
     // `state` is a `Locked`: its lock guards the counts and what they count.
     private let state = Locked(State())
 
-    init(collector: ResponseCollector, reporter: TransferProgressReporter) {
+    init(collector: ResponseCollector, reporter: TransferProgressReporter, answersHEAD: Bool) {
         self.collector = collector
         self.reporter = reporter
+        self.answersHEAD = answersHEAD
     }
 
     /// Makes, for each attempt, a collector as the fetch core would, wrapped in a reporter.
@@ -34,7 +38,8 @@ final class ProgressReportingReceiver: TransferReceiver {
         { request, options, completion in
             ProgressReportingReceiver(
                 collector: ResponseCollector(maximumBytes: options.maximumResponseBytes, ignoresDeclaredLength: request.isHEAD, completion: completion),
-                reporter: reporter
+                reporter: reporter,
+                answersHEAD: request.isHEAD
             )
         }
     }
@@ -47,8 +52,10 @@ final class ProgressReportingReceiver: TransferReceiver {
     func transferDidReceive(head: ResponseHead) -> TransferDecision {
         let decision = collector.transferDidReceive(head: head)
         guard case .proceed = decision else { return decision }
-        let coded = head.value(forHTTPHeaderField: "Content-Encoding").map { !TransferRules.isIdentity($0) } ?? false
-        let declared = head.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+        // A response without a body has none to count, whatever its fields describe.
+        let bodiless = answersHEAD || !ResponseCollector.mayHaveBody(head.statusCode)
+        let coded = !bodiless && head.value(forHTTPHeaderField: "Content-Encoding").map { !TransferRules.isIdentity($0) } ?? false
+        let declared = bodiless ? 0 : head.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
         state.withLock { state in
             state = State(declared: declared, counting: coded ? nil : .bodyBytes)
         }

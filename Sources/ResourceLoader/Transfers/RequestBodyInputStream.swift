@@ -11,6 +11,12 @@ import Foundation
 ///
 /// ``URLSessionTransport`` gives each task a new one (``makeCopy()``), so a body resent on a
 /// redirect is read from its start.
+///
+/// A read returns `0` only at the end of the body. A stream whose reading failed, or that was
+/// closed before its end (a cancelled transfer closes it), fails every read from then on with
+/// `-1` and a ``streamError`` (``ResourceError/cancelled`` for a close), and says it has bytes
+/// available so that a reader that asks first still reads, and sees the failure: a transport
+/// never takes the body for whole and ends it as if it were.
 public final class RequestBodyInputStream: InputStream {
     /// The body the stream reads.
     public let body: RequestBody
@@ -47,23 +53,27 @@ public final class RequestBodyInputStream: InputStream {
         }
     }
 
-    /// Closes the stream, releasing an open file and stopping a stream's task.
+    /// Closes the stream, releasing an open file and stopping a stream's task. Closed before its
+    /// end, the stream fails every read from then on with ``ResourceError/cancelled``.
     public override func close() {
         let reader = lock.withLock { () -> RequestBodyReader? in
+            if !isAtEnd, failure == nil { failure = .cancelled }
             if status != .error { status = .closed }
             return self.reader
         }
         reader?.close()
     }
 
-    /// Reads up to `len` bytes; `0` at the end, `-1` after a failure (see ``readFailure``).
+    /// Reads up to `len` bytes; `0` at the end (or when `len` is `0`), `-1` after a failure or a
+    /// close before the end (see ``readFailure``).
     public override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
+        guard len > 0 else { return 0 }
         let reader = lock.withLock { () -> RequestBodyReader? in
             guard status == .open || status == .reading else { return nil }
             status = .reading
             return self.reader
         }
-        guard let reader else { return lock.withLock { status == .atEnd || status == .closed ? 0 : -1 } }
+        guard let reader else { return lock.withLock { isAtEnd ? 0 : -1 } }
         do {
             let count = try reader.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: len))
             lock.withLock {
@@ -88,9 +98,10 @@ public final class RequestBodyInputStream: InputStream {
         false
     }
 
-    /// `true` while open and not at the end (the next read may block until bytes are ready).
+    /// `true` while open and not at the end (the next read may block until bytes are ready), and
+    /// after a failure or a close before the end, whose next read reports it.
     public override var hasBytesAvailable: Bool {
-        lock.withLock { (status == .open || status == .reading) && !isAtEnd }
+        lock.withLock { !isAtEnd && (status == .open || status == .reading || failure != nil) }
     }
 
     /// The stream's status.

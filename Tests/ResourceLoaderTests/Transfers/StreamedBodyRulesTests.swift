@@ -247,3 +247,76 @@ struct StreamLookAheadTests {
         #expect((257...258).contains(count), "\(count) chunks taken")
     }
 }
+
+/// How a ``RequestBodyInputStream`` reports its end, a failure and a close before its end to
+/// whoever reads it (FoundationNetworking reads it as `hasBytesAvailable`, then `read`: `0` is
+/// the end of the body, `-1` a failure).
+@Suite("Streamed bodies: the input stream's end")
+struct RequestBodyInputStreamTests {
+    private static func read(_ stream: RequestBodyInputStream, maxLength: Int) -> Int {
+        var buffer = [UInt8](repeating: 0, count: max(1, maxLength))
+        return stream.read(&buffer, maxLength: maxLength)
+    }
+
+    @Test func aStreamClosedBeforeItsEndReadsAsAFailureNotAsTheEnd() {
+        // GIVEN a stream of 10 bytes, opened and read in part
+        let stream = RequestBodyInputStream(body: .data(Data(repeating: 7, count: 10), contentType: nil))
+        stream.open()
+        #expect(Self.read(stream, maxLength: 4) == 4)
+
+        // WHEN it is closed before its end (as a cancelled transfer closes it)
+        stream.close()
+
+        // THEN a reader that asks is told to read, and the read fails with an error: the body
+        // never looks whole
+        #expect(stream.hasBytesAvailable)
+        #expect(Self.read(stream, maxLength: 16) == -1)
+        #expect(stream.streamError != nil)
+        #expect(stream.readFailure?.isCancelled == true)
+    }
+
+    @Test func aStreamClosedAfterItsEndStillReadsAsTheEnd() {
+        let stream = RequestBodyInputStream(body: .data(Data(repeating: 7, count: 10), contentType: nil))
+        stream.open()
+        #expect(Self.read(stream, maxLength: 16) == 10)
+        #expect(Self.read(stream, maxLength: 16) == 0)
+
+        stream.close()
+
+        #expect(!stream.hasBytesAvailable)
+        #expect(Self.read(stream, maxLength: 16) == 0)
+        #expect(stream.streamError == nil)
+    }
+
+    @Test func aStreamThatFailedKeepsFailing() throws {
+        // GIVEN a file body whose file shrank after the body was made
+        let file = try TemporaryFile(bytes: Data(repeating: 1, count: 10_000))
+        defer { file.remove() }
+        let stream = RequestBodyInputStream(body: try .file(file.url))
+        try Data(repeating: 1, count: 10).write(to: file.url)
+        stream.open()
+
+        // WHEN it is read past what the file has
+        var results: [Int] = []
+        for _ in 0..<3 { results.append(Self.read(stream, maxLength: 20_000)) }
+
+        // THEN the failure is reported, and every read after it fails too: never a `0`
+        #expect(results.first == 10)
+        #expect(results.dropFirst().allSatisfy { $0 == -1 })
+        #expect(stream.hasBytesAvailable)
+        #expect(stream.streamError != nil)
+    }
+
+    @Test func aReadOfNoBytesDoesNotEndTheStream() {
+        let stream = RequestBodyInputStream(body: .data(Data(repeating: 7, count: 10), contentType: nil))
+        stream.open()
+
+        #expect(Self.read(stream, maxLength: 0) == 0)
+
+        #expect(stream.hasBytesAvailable)
+        #expect(stream.streamStatus == .open)
+        #expect(Self.read(stream, maxLength: 16) == 10)
+        #expect(Self.read(stream, maxLength: 16) == 0)
+        #expect(stream.streamStatus == .atEnd)
+    }
+}

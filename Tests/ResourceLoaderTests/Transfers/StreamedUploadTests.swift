@@ -132,6 +132,77 @@ struct StreamedUploadTests {
         #expect(closed == true)
     }
 
+    @Test(arguments: UploadTransport.allCases)
+    func aCancelledUploadNeverReachesTheServerWhole(transport: UploadTransport) async throws {
+        // GIVEN a 32 MiB file sent to a server that reads it as fast as it comes (so that the
+        // client goes on reading the file while the cancellation reaches it)
+        let file = try await offTheCooperativePool { try TemporaryFile(pseudoRandomCount: 32 << 20) }
+        defer { file.remove() }
+        let server = try UploadFramingServer()
+        defer { server.stop() }
+        var request = URLRequest(url: server.url)
+        request.httpMethod = "PUT"
+        request.setBody(try .file(file.url))
+        let recorder = ProgressRecorder()
+        let handle = transport.transport.startTransfer(request, options: TransferOptions(), receiver: recorder)
+
+        // WHEN the server has read a part of the body, and the transfer is cancelled
+        let midway = await withTimeLimit { () -> Bool in
+            while server.outcome.bodyBytes < 256 << 10 {
+                guard !server.outcome.hasEnded, (try? await Task.sleep(for: .milliseconds(5))) != nil else { return false }
+            }
+            return true
+        }
+        #expect(midway == true)
+        handle.cancel()
+        let result = await withTimeLimit { await recorder.result }
+
+        // THEN it ends cancelled, and the connection ends without the body's end: no last chunk,
+        // no complete Content-Length body, which the server would store as the whole file
+        guard case .failure(let error)? = result else {
+            Issue.record("expected a cancellation, got \(String(describing: result))")
+            return
+        }
+        #expect(ResourceError(transportError: error).isCancelled)
+        let seen = await server.outcomeOnceEnded()
+        #expect(seen.hasEnded)
+        #expect(!seen.isComplete, "the server received a whole body of \(seen.bodyBytes) bytes")
+        #expect(seen.bodyBytes < 32 << 20)
+    }
+
+    @Test(arguments: [UploadTransport.urlSessionTransport], [307, 308])
+    func progressNeverGoesBackWhenARedirectResendsTheBody(transport: UploadTransport, status: Int) async throws {
+        // GIVEN a server that answers a file upload with a redirect that keeps the body, then 201
+        let length = 1 << 20
+        let file = try await offTheCooperativePool { try TemporaryFile(pseudoRandomCount: length) }
+        defer { file.remove() }
+        let server = try LoopbackHTTPServer { request in
+            request.path == "/first" ? .status(status, headers: ["Location": "/second"]) : .status(201)
+        }
+        defer { server.stop() }
+        var request = URLRequest(url: server.baseURL.appendingPathComponent("first"))
+        request.httpMethod = "PUT"
+        request.setBody(try .file(file.url))
+
+        // WHEN the file is sent twice, once to each path
+        let recorder = ProgressRecorder()
+        let handle = transport.transport.startTransfer(request, options: TransferOptions(), receiver: recorder)
+        let result = await withTimeLimit { await recorder.result }
+        _ = handle
+
+        // THEN the receiver's counts only grow, up to the file's length
+        guard case .success(let (head, _))? = result else {
+            Issue.record("the upload failed: \(String(describing: result))")
+            return
+        }
+        #expect(head.statusCode == 201)
+        #expect(server.requestCount == 2)
+        let sent = recorder.reports.map(\.sent)
+        #expect(zip(sent, sent.dropFirst()).allSatisfy { $0 <= $1 }, "\(sent)")
+        #expect(sent.last == Int64(length))
+        #expect(sent.allSatisfy { $0 <= Int64(length) })
+    }
+
     #if canImport(FoundationNetworking)
     @Test func urlSessionTransportRefusesAStreamOnLinux() async throws {
         // GIVEN a stream body, which FoundationNetworking would read on the queue all sessions share

@@ -34,6 +34,14 @@ struct CountedUpload: NetworkResourceType, DataResourceType {
     func model(from data: Data) throws -> Int { Int(String(decoding: data, as: UTF8.self)) ?? -1 }
 }
 
+/// A request whose answer has no body, whatever its `Content-Length` says: a `HEAD`, or a `GET`
+/// answered `204` or `304`. The model is the body's byte count.
+struct BodilessAnswer: NetworkResourceType, DataResourceType {
+    let url: URL
+    var httpMethod: HTTPMethod
+    func model(from data: Data) throws -> Int { data.count }
+}
+
 @Suite("Progress: throttled, in order, the final value before the outcome")
 struct TransferProgressTests {
     @Test func aDownloadsProgressRunsOnTheQueueAndEndsWithTheWholeBodyBeforeTheModel() async throws {
@@ -81,6 +89,26 @@ struct TransferProgressTests {
         let seen = monitor.seen.withLock { $0 }
         #expect(seen.last == .finished)
         #expect(seen.dropLast().last == .progress(TransferProgress(direction: .download, completedBytes: 500_000, totalBytes: 500_000)))
+    }
+
+    @Test(arguments: [("HEAD", 200), ("GET", 204), ("GET", 304)])
+    func anAnswerWithoutABodyEndsAtZeroOfZero(method: String, status: Int) async throws {
+        // GIVEN an answer whose Content-Length describes a body it does not carry
+        let server = try LoopbackHTTPServer { _ in .status(status, headers: ["Content-Length": "1234", "ETag": "\"v1\""]) }
+        defer { server.stop() }
+        let service = ResourceService<BodilessAnswer>(session: URLSessionTransport.shared)
+        let seen = Locked<[TransferProgress]>([])
+
+        // WHEN it is fetched with progress
+        let resource = BodilessAnswer(url: server.baseURL.appendingPathComponent("city"), httpMethod: HTTPMethod(rawValue: method)!)
+        _ = try? await service.fetch(resource, progressQueue: DispatchQueue(label: "progress")) { progress in
+            seen.withLock { $0.append(progress) }
+        }
+
+        // THEN the response's progress is complete: nothing of nothing, not 0 of 1234
+        let downloads = seen.withLock { $0 }.filter { $0.direction == .download }
+        #expect(downloads.last == TransferProgress(direction: .download, completedBytes: 0, totalBytes: 0))
+        #expect(downloads.allSatisfy { $0.totalBytes == 0 })
     }
 
     @Test func anUploadReportsItsRequestBodyThenTheResponse() async throws {
