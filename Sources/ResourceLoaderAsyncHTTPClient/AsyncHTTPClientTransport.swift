@@ -464,6 +464,9 @@ extension AsyncHTTPClientTransport {
             var deferredCompletion: (any Error)??
             /// How many bytes of the request body have gone out on the current hop.
             var bytesSent: Int64 = 0
+            /// The most bytes of the request body reported to the receiver, on any hop: a body
+            /// a redirect sends again is reported once its count passes it, so counts never go back.
+            var bytesSentReported: Int64 = 0
             /// When a byte last arrived, or the current hop started, for the idle timeout.
             var lastActivity = NIODeadline.now()
             /// The reader of the current hop's streamed body, closed when the hop is replaced or
@@ -559,6 +562,8 @@ extension AsyncHTTPClientTransport {
             let expected = withState { state -> (sent: Int64, expected: Int64?)? in
                 guard !state.finished, state.hop == hop, !state.hasDeliveredHead else { return nil }
                 state.bytesSent += Int64(count)
+                guard state.bytesSent > state.bytesSentReported else { return nil }
+                state.bytesSentReported = state.bytesSent
                 return (state.bytesSent, state.current.httpBody.map { Int64($0.count) } ?? state.current.streamedBody?.length)
             }
             guard let expected else { return }

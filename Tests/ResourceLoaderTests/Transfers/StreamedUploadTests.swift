@@ -170,7 +170,7 @@ struct StreamedUploadTests {
         #expect(seen.bodyBytes < 32 << 20)
     }
 
-    @Test(arguments: [UploadTransport.urlSessionTransport], [307, 308])
+    @Test(arguments: UploadTransport.allCases, [307, 308])
     func progressNeverGoesBackWhenARedirectResendsTheBody(transport: UploadTransport, status: Int) async throws {
         // GIVEN a server that answers a file upload with a redirect that keeps the body, then 201
         let length = 1 << 20
