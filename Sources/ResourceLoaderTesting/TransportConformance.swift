@@ -213,7 +213,7 @@ extension TransportConformance {
             let handle = transport.startTransfer(request, options: options, receiver: receiver)
             guard await receiver.completion(within: timeLimit) else {
                 handle.cancel()
-                throw fail("no completion within \(timeLimit)")
+                throw fail("no completion within \(timeLimit); by then \(receiver.record.progress)")
             }
             return try await settled(receiver)
         }
@@ -447,7 +447,9 @@ extension TransportConformance {
                 throw fail("no piece of the body within \(timeLimit)")
             }
             handle.cancel()
-            guard await receiver.completion(within: timeLimit) else { throw fail("no completion within \(timeLimit) of the cancellation") }
+            guard await receiver.completion(within: timeLimit) else {
+                throw fail("no completion within \(timeLimit) of the cancellation; by then \(receiver.record.progress)")
+            }
             let record = try await settled(receiver)
             // Only a body that had all arrived before the cancellation (on a machine slow enough
             // to hand over its first piece after the pause) may complete without an error.
@@ -489,14 +491,25 @@ extension TransportConformance {
         }
 
         private func requestBodyStream() async throws(Failure) {
-            let server = try server { request in .status(200, body: request.body) }
+            let arrived = Locked<Int?>(nil)
+            let server = try server { request in
+                arrived.withLock { $0 = request.body.count }
+                return .status(200, body: request.body)
+            }
             defer { stopWithoutWaiting(server) }
             let body = Data((0..<50_000).map { UInt8(truncatingIfNeeded: $0) })
             var request = URLRequest(url: server.baseURL)
             request.httpMethod = "PUT"
             request.httpBodyStream = InputStream(data: body)
             request.setValue(String(body.count), forHTTPHeaderField: "Content-Length")
-            try expectSuccess(await transfer(request), body: body)
+            let record: Receiver.Record
+            do {
+                record = try await transfer(request)
+            } catch {
+                let server = arrived.withLock { $0 }.map { "the server had read the request, with \($0) body bytes" }
+                throw fail("\(error.reason); \(server ?? "the server had not read the whole request")")
+            }
+            try expectSuccess(record, body: body)
         }
 
         private func idleTimeout() async throws(Failure) {
@@ -629,6 +642,13 @@ extension TransportConformance {
             var completions = 0
             var error: (any Error)?
             var violation: String?
+
+            /// How far the transfer got, for a failure that ends it by the time limit.
+            var progress: String {
+                let sentPart = sent.last.map { "\($0) bytes of the request body were reported sent" } ?? "no request body progress was reported"
+                let headPart = statusCode.map { "the head (\($0)) and \(body.count) bytes of the body arrived" } ?? "no head arrived"
+                return "\(sentPart), \(headPart)"
+            }
         }
 
         private let stopsAtHead: Bool
