@@ -65,7 +65,8 @@ public struct SOAPEnvelope: Sendable, Hashable {
     /// - ``SOAPBinding/documentLiteralWrapped``: `body` is the operation element, in
     ///   `operationNamespace`; its properties are the parameters.
     /// - ``SOAPBinding/documentLiteralBare``: each of `body`'s properties is a part's element,
-    ///   directly in the `Body`, in `operationNamespace`.
+    ///   directly in the `Body`, in `operationNamespace`; a body with an attribute or text of its
+    ///   own, which would have nowhere to go, is refused.
     /// - ``SOAPBinding/rpcLiteral``: `body` is the operation element, in `operationNamespace` (the
     ///   `soap:body` namespace); its properties are the parts, unqualified (their own contents
     ///   qualified as their types' schemas say).
@@ -73,8 +74,9 @@ public struct SOAPEnvelope: Sendable, Hashable {
     /// The body is encoded here, once: changing ``operation``, ``operationNamespace`` or
     /// ``binding`` afterwards does not write it again.
     ///
-    /// - Throws: ``ResourceError/invalidRequest(reason:)`` for an encoded binding, or when the
-    ///   body cannot be encoded (the reason names the coding path, never the value).
+    /// - Throws: ``ResourceError/invalidRequest(reason:)`` for an encoded binding, for a bare
+    ///   body with an attribute or text of its own, or when the body cannot be encoded (the
+    ///   reason names the coding path, never the value).
     public init<Body: Encodable>(
         version: SOAPVersion = .v1_1,
         operation: String,
@@ -192,6 +194,9 @@ public struct SOAPEnvelope: Sendable, Hashable {
                 try XMLEncodingNode.checkPreferred(encoder.namespacePrefixes)
                 let sink = XMLEncodingSink(options: encoder, mode: .tree)
                 try encoder.encode(body, as: operation, into: sink)
+                for node in sink.document.children where node.raw == nil {
+                    try checkBare(node)
+                }
                 let parts = sink.document.children.flatMap { $0.raw == nil ? $0.children : [$0] }
                 return try XMLEncodingNode.serialize(parts, prefixes: encoder.namespacePrefixes, declaringPreferred: true)
             case (.rpc, _):
@@ -203,6 +208,21 @@ public struct SOAPEnvelope: Sendable, Hashable {
             throw error
         } catch {
             throw encodingFailure(error, of: "the body")
+        }
+    }
+
+    /// Refuses a bare body whose own element, which is not written, holds more than the parts'
+    /// elements: an attribute (other than `xsi:type`, which only named the body's type) or text.
+    private static func checkBare(_ node: XMLEncodingNode) throws(ResourceError) {
+        let attributes = node.attributes.filter { $0.name.namespaceURI != XMLEncodingNode.schemaInstanceNamespace }
+        if let attribute = attributes.first {
+            throw .invalidRequest(
+                reason: "a document/literal bare body is written as its properties' elements: its attribute "
+                    + "\(attribute.name.localName) has no place in the Body")
+        }
+        if !node.escapedText.isEmpty || node.isNil {
+            throw .invalidRequest(
+                reason: "a document/literal bare body is written as its properties' elements: a body that is text or nil has none")
         }
     }
 

@@ -19,6 +19,11 @@ struct PlaceOrderRequest: Codable, Equatable, Sendable, XMLSchemaType {
 
 /// A typed SOAP call, with its binding and version set by the test.
 struct PlaceOrder: SOAPResourceType {
+    /// The parts of the call in its document/literal bare form: elements only.
+    struct Parts: Codable, Equatable, Sendable {
+        let customer: String
+        let items: [PlaceOrderRequest.Item]
+    }
     typealias Model = String
     var request = PlaceOrderRequest(channel: "web", customer: "Ada <&>", items: [.init(sku: "A-1", quantity: 2), .init(sku: "B-2", quantity: 1)], note: nil)
     var soapVersion: SOAPVersion = .v1_1
@@ -55,11 +60,31 @@ struct SOAPTypedBodyTests {
     }
 
     @Test func documentLiteralBarePutsEachPartInTheBody() throws {
-        var call = PlaceOrder()
-        call.soapBinding = .documentLiteralBare
-        let body = try #require(try XMLTree(string: try body(call)).root.child(named: "Body"))
+        let envelope = try SOAPEnvelope(
+            operation: "placeOrder", operationNamespace: "urn:example:orders",
+            body: PlaceOrder.Parts(customer: "Ada", items: [.init(sku: "A-1", quantity: 2), .init(sku: "B-2", quantity: 1)]),
+            binding: .documentLiteralBare)
+        let body = try #require(try XMLTree(string: String(decoding: try envelope.data(), as: UTF8.self)).root.child(named: "Body"))
         #expect(body.children.map(\.name) == ["customer", "items", "items"])
         #expect(body.children.allSatisfy { $0.namespaceURI == "urn:example:orders" })
+    }
+
+    /// A bare body is written as its properties' elements only: an attribute or text of the body
+    /// itself has nowhere to go, and is refused rather than left out of the request.
+    @Test func aBareBodyWithAnAttributeOrTextIsRefused() throws {
+        var call = PlaceOrder()
+        call.soapBinding = .documentLiteralBare
+        do {
+            _ = try call.urlRequest()
+            Issue.record("a bare body with an attribute was sent without it")
+        } catch {
+            guard case .invalidRequest(let reason) = error else {
+                Issue.record("unexpected \(error)")
+                return
+            }
+            #expect(reason.contains("channel"))
+        }
+        #expect(throws: ResourceError.self) { try SOAPEnvelope(operation: "op", body: "hello", binding: .documentLiteralBare) }
     }
 
     @Test func rpcLiteralQualifiesTheOperationAndNotItsParts() throws {

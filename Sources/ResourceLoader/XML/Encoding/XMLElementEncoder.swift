@@ -437,7 +437,11 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode(_ value: UInt64, forKey key: Key) throws { try writeScalar(.unsigned(value), forKey: key) }
 
     mutating func encodeIfPresent<T: Encodable>(_ value: T?, forKey key: Key) throws {
-        guard let value else { return try encodeNil(forKey: key) }
+        guard let value else {
+            // A choice, or an array of them, has no element of its own to mark `xsi:nil`.
+            if T.self is any XMLChoice.Type || T.self is any XMLEncodableChoiceArray.Type { return }
+            return try encodeNil(forKey: key)
+        }
         try encode(value, forKey: key)
     }
 

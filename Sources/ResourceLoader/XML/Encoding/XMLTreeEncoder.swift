@@ -36,7 +36,8 @@ import Foundation
 ///   element carries `xsi:type`. ``XMLTreeDecoder`` reads it back through the types registered
 ///   with ``XMLTreeDecoder/registerDerivedType(_:)``.
 /// - **Choices** (``XMLChoice``) write the chosen case's element in place of the property.
-///   An array of choices writes each item's element, in order, in place of the property.
+///   An array of choices writes each item's element, in order, in place of the property. A
+///   `nil` choice, or `nil` array of them, writes nothing, whatever ``nilEncodingStrategy`` says.
 /// - **``XMLTree/Element``** is written with its own name, namespaces, attributes, text and
 ///   children: the content of an `xsd:any`. Its text (one string in the tree) comes before its
 ///   children, and comments and processing instructions, which the tree does not keep, are not

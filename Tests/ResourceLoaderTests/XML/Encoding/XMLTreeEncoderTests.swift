@@ -170,6 +170,25 @@ struct XMLTreeEncoderTests {
         #expect(try XMLTreeDecoder().decode(Checkout.self, from: try encoder.encode(other, as: XMLQualifiedName("checkout"))) == other)
     }
 
+    /// A choice has no element of its own: a `nil` one, or a `nil` array of them, writes nothing
+    /// whatever the nil strategy says, since there is no element to mark `xsi:nil`.
+    @Test func aNilChoiceWritesNoElementEvenUnderXsiNil() throws {
+        struct Basket: Codable, Equatable {
+            let total: Int
+            let alternative: Delivery?
+            let payments: [Payment]?
+        }
+        let nilEncoder = XMLTreeEncoder(nilEncodingStrategy: .xsiNil)
+        let value = Basket(total: 2, alternative: nil, payments: nil)
+        let markup = try encodedMarkup(value, as: XMLQualifiedName("basket"), encoder: nilEncoder)
+        #expect(markup == "<basket><total>2</total></basket>")
+        let decoded = try XMLTreeDecoder().decode(Basket.self, from: try nilEncoder.encode(value, as: XMLQualifiedName("basket")))
+        #expect(decoded.total == 2 && decoded.alternative == nil && (decoded.payments ?? []).isEmpty)
+        let full = Basket(total: 1, alternative: .pickup, payments: [.cash, .iban("x")])
+        #expect(try encodedMarkup(full, as: XMLQualifiedName("basket"), encoder: nilEncoder)
+            == "<basket><total>1</total><pickup></pickup><cash></cash><iban>x</iban></basket>")
+    }
+
     @Test func aDerivedClassCarriesXsiTypeAndDecodesBackThroughTheRegistry() throws {
         let pen = Pen(animal: Dog(name: "Rex", barks: true), others: [Animal(name: "Generic"), Dog(name: "Fido", barks: false)])
         let markup = try encodedMarkup(pen, as: XMLQualifiedName("pen"))
