@@ -28,7 +28,8 @@ public struct CachePolicy: Sendable {
         /// A cache shared by many users, such as a server's (RFC 9111's "shared cache"): a
         /// `private` response is never stored, nor one to a request with `Authorization` unless
         /// it says it may be (`public`, `s-maxage` or `must-revalidate`), and `s-maxage` and
-        /// `proxy-revalidate` apply. One user's authorised answer never reaches another.
+        /// `proxy-revalidate` apply. An authorised answer reaches another user only when it says
+        /// it may.
         case shared
         /// A cache that serves one user, such as an app's: `private` and authorised responses
         /// are stored, and `s-maxage` and `proxy-revalidate` are ignored.
@@ -62,6 +63,9 @@ public struct CachePolicy: Sendable {
         case conditionalRequest
         /// The transfer did not deliver the whole body (an error, a cancellation, a limit).
         case incompleteBody
+        /// The body is larger than the cache keeps (``HTTPCache/maximumBodyBytes``, or the
+        /// transfer's ``TransferOptions/maximumResponseBytes``).
+        case tooLarge
     }
 
     /// What a stored response can do for a request.

@@ -227,7 +227,9 @@ public struct CachingTransport: HTTPTransport {
         let validation = conditions.isEmpty ? nil : ValidationTransfer()
         let deadline = BackgroundDeadline()
         let storing = StoringReceiver(
-            receiver: BackgroundValidationReceiver(cache: cache, key: key, token: token, deadline: deadline),
+            receiver: BackgroundValidationReceiver(
+                cache: cache, key: key, token: token, deadline: deadline,
+                limit: min(options.maximumResponseBytes, cache.maximumBodyBytes)),
             transport: self,
             request: request,
             key: key,
@@ -274,26 +276,38 @@ public struct CachingTransport: HTTPTransport {
     }
 }
 
-/// The end of a background validation's answer: takes everything (the store keeps what it
-/// must), and marks the validation of its key as over once the transfer completes.
-private final class BackgroundValidationReceiver: TransferReceiver {
+/// The end of a background validation's answer: takes a body up to the largest the cache keeps
+/// (the store keeps what it must) and stops the transfer past it, and marks the validation of
+/// its key as over once the transfer completes.
+private final class BackgroundValidationReceiver: TransferReceiver, @unchecked Sendable {
     private let cache: HTTPCache
     private let key: String
     private let token: UUID
     private let deadline: BackgroundDeadline
+    /// The most body bytes taken.
+    private let limit: Int
+    /// The body bytes taken so far; the transport never calls a receiver twice at once.
+    private let received = Locked(0)
 
-    init(cache: HTTPCache, key: String, token: UUID, deadline: BackgroundDeadline) {
+    init(cache: HTTPCache, key: String, token: UUID, deadline: BackgroundDeadline, limit: Int) {
         self.cache = cache
         self.key = key
         self.token = token
         self.deadline = deadline
+        self.limit = limit
     }
 
     func transferDidSend(_ sent: Int64, of expected: Int64?) {}
 
     func transferDidReceive(head: ResponseHead) -> TransferDecision { .proceed }
 
-    func transferDidReceive(_ chunk: Data) -> TransferDecision { .proceed }
+    func transferDidReceive(_ chunk: Data) -> TransferDecision {
+        let total = received.withLock { count -> Int in
+            count += chunk.count
+            return count
+        }
+        return total > limit ? .stop(.responseTooLarge(limit: limit)) : .proceed
+    }
 
     func transferDidReceive(codedByteCount: Int) {}
 

@@ -23,6 +23,12 @@ public final class HTTPCache: Sendable {
     /// or a `500`, `502`, `503` or `504` (RFC 5861's `stale-if-error`); `nil`, the default, never.
     /// A response's or request's own `stale-if-error` can only shorten it.
     public let staleIfErrorLimit: Duration?
+    /// The largest body the cache keeps, in bytes: a larger response is passed on whole but not
+    /// stored (``CachePolicy/NotStoredReason/tooLarge``), and what was stored for its request is
+    /// removed. While a body arrives, the cache's copy never grows past this, nor past the
+    /// transfer's ``TransferOptions/maximumResponseBytes``. Default: 32 MiB
+    /// (``TransferOptions/defaultMaximumResponseBytes``).
+    public let maximumBodyBytes: Int
     /// The keys whose stored response is being validated in the background
     /// (`stale-while-revalidate`), each with its validation's token: one validation per key at a
     /// time.
@@ -33,14 +39,18 @@ public final class HTTPCache: Sendable {
     /// - Parameters:
     ///   - store: Where the responses are kept. Default: a ``MemoryCacheStore`` of 16 MiB.
     ///   - policy: The rules. Default: a shared cache (``CachePolicy/Mode/shared``), which never
-    ///     hands one user's authorised or `private` response to another.
+    ///     hands one user's `private` response to another, nor an authorised one that does not
+    ///     say it may be shared.
     ///   - staleIfErrorLimit: How long past its freshness a response may stand in for an error.
     ///     Default: `nil`, never.
+    ///   - maximumBodyBytes: The largest body the cache keeps. Default: 32 MiB.
     public init(
         store: any HTTPCacheStore = MemoryCacheStore(byteLimit: 16 << 20),
         policy: CachePolicy = CachePolicy(),
-        staleIfErrorLimit: Duration? = nil
+        staleIfErrorLimit: Duration? = nil,
+        maximumBodyBytes: Int = TransferOptions.defaultMaximumResponseBytes
     ) {
+        self.maximumBodyBytes = max(0, maximumBodyBytes)
         self.store = store
         self.modelKeepingStore = store as? any ModelKeepingCacheStore
         self.policy = policy

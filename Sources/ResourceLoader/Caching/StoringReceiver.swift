@@ -39,6 +39,8 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
         var headDelivered = false
         /// The key the response is stored under: the request's, or the last redirect's URL's.
         var storageKey: String?
+        /// The body bytes that arrived while the body was kept.
+        var keptBytes = 0
     }
 
     private let receiver: any TransferReceiver
@@ -54,9 +56,11 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
     private let validation: ValidationTransfer?
     private let requestDate: Date
     private let report: (@Sendable (FetchEvent.CacheDecided.Outcome) -> Void)?
-    /// The transfer's options; their size limit is the most room reserved for the copy of a
-    /// body.
+    /// The transfer's options.
     private let options: TransferOptions
+    /// The largest body kept: the cache's ``HTTPCache/maximumBodyBytes``, or the transfer's size
+    /// limit when smaller. It is also the most room reserved for the copy of a body.
+    private let bodyLimit: Int
     /// Whether this receives the answer to a request sent again: the bytes sent were reported
     /// for the first request already.
     private let isResend: Bool
@@ -79,6 +83,7 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
         isResend: Bool = false
     ) {
         self.options = options
+        self.bodyLimit = min(options.maximumResponseBytes, transport.cache.maximumBodyBytes)
         self.isResend = isResend
         self.receiver = receiver
         self.collector = receiver as? ResponseCollector
@@ -98,11 +103,15 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
     /// `Content-Length`, within `limit`), so that it is filled without growing.
     private static func emptyBody(for head: ResponseHead, limit: Int) -> Data {
         var body = Data()
-        guard head.value(forHTTPHeaderField: "Content-Encoding") == nil,
-            let declared = head.value(forHTTPHeaderField: "Content-Length").flatMap(Int.init), declared > 0
-        else { return body }
+        guard let declared = declaredLength(of: head), declared > 0 else { return body }
         body.reserveCapacity(min(declared, limit))
         return body
+    }
+
+    /// The length an identity body's `Content-Length` declares, if any.
+    private static func declaredLength(of head: ResponseHead) -> Int? {
+        guard head.value(forHTTPHeaderField: "Content-Encoding") == nil else { return nil }
+        return head.value(forHTTPHeaderField: "Content-Length").flatMap(Int.init)
     }
     private var isHEAD: Bool { request.isHEAD }
     /// Whether the request carries the cache's validators.
@@ -173,7 +182,7 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
         }
         if validating { report?(.conditionalMiss) }
         var keepsBody = false
-        if let reason = reasonNotToStore(head) {
+        if let reason = reasonNotToStore(head) ?? (!isHEAD && (Self.declaredLength(of: head) ?? 0) > bodyLimit ? .tooLarge : nil) {
             report?(.notStored(reason))
             cache.store.removeResponse(forKey: storageKey)
         } else {
@@ -190,7 +199,7 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
                 state.body = Data()
                 state.sharesCollectorBody = true
             } else {
-                state.body = Self.emptyBody(for: head, limit: options.maximumResponseBytes)
+                state.body = Self.emptyBody(for: head, limit: bodyLimit)
             }
         }
         let decision = receiver.transferDidReceive(head: head)
@@ -205,6 +214,16 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
 
     func transferDidReceive(_ chunk: Data) -> TransferDecision {
         if lock.withLock({ state.answeredFromCache || state.resends }) { return .proceed }
+        // Past the largest body kept, the response is not stored, nor is what it replaces kept.
+        let outgrown = lock.withLock { () -> Bool in
+            guard state.body != nil else { return false }
+            state.keptBytes += chunk.count
+            return state.keptBytes > bodyLimit
+        }
+        if outgrown {
+            dropBody(reason: .tooLarge)
+            cache.store.removeResponse(forKey: lock.withLock { state.storageKey } ?? key)
+        }
         let decision = receiver.transferDidReceive(chunk)
         switch decision {
         case .proceed:
@@ -341,12 +360,15 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
             report?(.notStored(.varyAll))
             return
         }
-        // The transport decoded a coding it asked for itself: the body kept is the decoded one.
+        // The transport decoded a coding it asked for itself: the body kept is the decoded one,
+        // which the digests of the coded bytes do not describe.
         let keepsContentEncoding = request.value(forHTTPHeaderField: "Accept-Encoding") != nil
+        let decoded = !keepsContentEncoding && head.value(forHTTPHeaderField: "Content-Encoding").map { !TransferRules.isIdentity($0) } == true
         let connectionOptions = CachePolicy.connectionOptions(of: head)
         var fields: [(name: String, value: String)] = []
         for (name, value) in head.headerFields.sorted(by: { $0.key < $1.key }) {
             if !keepsContentEncoding, ResponseHead.sameFieldName(name, "Content-Encoding") { continue }
+            if decoded, ResponseHead.sameFieldName(name, "Content-Digest") || ResponseHead.sameFieldName(name, "Repr-Digest") { continue }
             if !isHEAD, ResponseHead.sameFieldName(name, "Content-Length") { continue }
             if !CachePolicy.mayStoreField(name, connectionOptions: connectionOptions) { continue }
             fields.append((name, value))

@@ -1,0 +1,107 @@
+import Foundation
+import ResourceLoader
+import ResourceLoaderTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// How much of a body the cache keeps while it arrives, and what it keeps of a head whose body
+/// the transport decoded.
+@Suite("Cache: the body kept is bounded, and a decoded body carries no digest of the coded one")
+struct CacheBodyLimitTests {
+    /// Takes every byte, as a download's receiver does, and counts them.
+    private final class CountingReceiver: TransferReceiver, @unchecked Sendable {
+        // `lock` guards `bytes` and `error`.
+        private let lock = NSLock()
+        private var bytes = 0
+        private var error: (any Error)?
+        private let done = DispatchSemaphore(value: 0)
+
+        func transferDidSend(_ sent: Int64, of expected: Int64?) {}
+        func transferDidReceive(head: ResponseHead) -> TransferDecision { .proceed }
+        func transferDidReceive(_ chunk: Data) -> TransferDecision {
+            lock.withLock { bytes += chunk.count }
+            return .proceed
+        }
+        func transferDidReceive(codedByteCount: Int) {}
+        func transferDidComplete(with error: (any Error)?) {
+            lock.withLock { self.error = error }
+            done.signal()
+        }
+
+        /// The bytes received and the error, once the transfer completed.
+        func outcome() async -> (bytes: Int, error: (any Error)?) {
+            let done = done
+            await withCheckedContinuation { continuation in
+                Thread.detachNewThread {
+                    _ = done.wait(timeout: .now() + 30)
+                    continuation.resume()
+                }
+            }
+            return lock.withLock { (bytes, error) }
+        }
+    }
+
+    private let key = CachePolicy.key(method: "GET", url: URL(string: "http://origin.test/a")!)
+
+    @Test("A receiver other than a collector, with a download's size limit, gets the whole body; the cache keeps none past its maximumBodyBytes")
+    func aBodyPastTheCachesLimitIsPassedOnButNotKept() async throws {
+        let origin = ScriptedOrigin()
+        let date = TestDate()
+        let cache = HTTPCache(store: MemoryCacheStore(byteLimit: 64 << 20), maximumBodyBytes: 1 << 20)
+        let transport = CachingTransport(wrapping: origin, cache: cache, now: { date.now })
+        var options = TransferOptions()
+        options.maximumResponseBytes = 1 << 34
+        origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=60"], body: String(repeating: "x", count: 2 << 20))
+        origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=60"], body: String(repeating: "y", count: 1000))
+
+        let large = CountingReceiver()
+        _ = transport.startTransfer(CacheTesting.request(), options: options, receiver: large)
+        let first = await large.outcome()
+        #expect(first.bytes == 2 << 20 && first.error == nil)
+        #expect(cache.store.cachedResponse(forKey: key) == nil)
+
+        let small = CountingReceiver()
+        _ = transport.startTransfer(CacheTesting.request(), options: options, receiver: small)
+        let second = await small.outcome()
+        #expect(second.bytes == 1000 && second.error == nil)
+        #expect(cache.store.cachedResponse(forKey: key)?.body.count == 1000)
+    }
+
+    @Test("RFC 5861: a background validation keeps no more of a new body than the fetch's size limit, and what was stored goes")
+    func aBackgroundValidationIsBoundedByTheFetchsLimit() async throws {
+        let harness = CacheHarness(mode: .shared, store: MemoryCacheStore(byteLimit: 64 << 20))
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=1, stale-while-revalidate=600", "ETag": "\"a\""], body: "A")
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=600", "ETag": "\"b\""], body: String(repeating: "B", count: 8192))
+        var options = TransferOptions()
+        options.maximumResponseBytes = 1024
+        _ = try await harness.send(CacheTesting.request(), options: options)
+        harness.date.advance(by: 2)
+        let stale = try await harness.send(CacheTesting.request(), options: options)
+        #expect(stale.body == "A")
+        #expect(await eventually { harness.cache.store.cachedResponse(forKey: key)?.value(forHTTPHeaderField: "ETag") != "\"a\"" })
+        #expect(harness.cache.store.cachedResponse(forKey: key) == nil)
+        #expect(harness.origin.requestCount == 2)
+    }
+
+    @Test("A body the transport decoded is stored without the digests of the coded bytes")
+    func aDecodedBodyIsStoredWithoutTheCodedBytesDigests() async throws {
+        let harness = CacheHarness(mode: .shared)
+        let digest = "sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:"
+        harness.origin.enqueue(
+            status: 200,
+            headers: ["Cache-Control": "max-age=60", "Content-Encoding": "gzip", "Content-Digest": digest, "Repr-Digest": digest, "ETag": "\"e\""],
+            body: "decoded")
+        _ = try await harness.get()
+        let stored = try #require(harness.cache.store.cachedResponse(forKey: key))
+        #expect(stored.value(forHTTPHeaderField: "Content-Encoding") == nil)
+        #expect(stored.value(forHTTPHeaderField: "Content-Digest") == nil)
+        #expect(stored.value(forHTTPHeaderField: "Repr-Digest") == nil)
+        let hit = try await harness.get()
+        #expect(hit.body == "decoded")
+        #expect(hit.head.value(forHTTPHeaderField: "Content-Digest") == nil)
+        #expect(harness.origin.requestCount == 1)
+    }
+}
