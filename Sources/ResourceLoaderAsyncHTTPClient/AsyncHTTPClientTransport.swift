@@ -445,7 +445,9 @@ extension AsyncHTTPClientTransport {
     /// callbacks of a hop that is no longer current are ignored. Whoever sets `finished` completes
     /// the receiver, once: when a call to the receiver is running at that moment (a piece of the
     /// body on the event loop while the caller cancels, say), the completion waits for it and is
-    /// made by that call's thread, so that the receiver's calls never overlap.
+    /// made by that call's thread, so that the receiver's calls never overlap. Calls made from
+    /// two threads at once (a traced hop reports a streamed body's progress from
+    /// AsyncHTTPClient's task while the answer arrives on its own) take turns.
     final class Transfer: Cancellable, @unchecked Sendable {
         /// What a transfer keeps between callbacks. Guarded by `lock`.
         struct State {
@@ -483,6 +485,9 @@ extension AsyncHTTPClientTransport {
         // `lock` guards `state`.
         private let lock = NSLock()
         private var state: State
+        /// Held for each call to the receiver: the progress of a body a traced hop streams is
+        /// reported from AsyncHTTPClient's own task, while the answer arrives on the hop's.
+        private let deliveryLock = NSRecursiveLock()
 
         init(transport: AsyncHTTPClientTransport, original: URLRequest, options: TransferOptions, receiver: any TransferReceiver) {
             self.transport = transport
@@ -537,6 +542,10 @@ extension AsyncHTTPClientTransport {
         /// hop is no longer current, and answers its decision; `nil` if no call was made. A
         /// completion that arrives during the call is made when it returns.
         private func deliver(hop: Int, _ call: (any TransferReceiver) -> TransferDecision) -> TransferDecision? {
+            // One call at a time, whichever thread makes it; the state says whether to make it once
+            // the running one has returned.
+            deliveryLock.lock()
+            defer { deliveryLock.unlock() }
             let proceeds = withState { state -> Bool in
                 guard !state.finished, state.hop == hop else { return false }
                 state.isDelivering = true
@@ -559,6 +568,9 @@ extension AsyncHTTPClientTransport {
 
         /// Reports that `count` more bytes of the request body of hop `hop` have gone out.
         func sentBodyPart(_ count: Int, hop: Int) {
+            // Held across the check and the call, so that no head is delivered in between.
+            deliveryLock.lock()
+            defer { deliveryLock.unlock() }
             let expected = withState { state -> (sent: Int64, expected: Int64?)? in
                 guard !state.finished, state.hop == hop, !state.hasDeliveredHead else { return nil }
                 state.bytesSent += Int64(count)

@@ -147,6 +147,89 @@ struct AsyncHTTPClientUploadTests {
         }
         #expect(received.withLock { $0.isEmpty })
     }
+
+    /// A traced client sends a large body from a task of AsyncHTTPClient's own, while the answer
+    /// arrives on the hop's: a server that answers as soon as it has the head makes the progress
+    /// of the body and the answer race. The receiver's calls still never overlap.
+    @Test func aTracedUploadAnsweredEarlyNeverOverlapsTheReceiversCalls() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("early-answer-\(UUID().uuidString).bin")
+        try Data(repeating: 0x61, count: 8 << 20).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let transport = AsyncHTTPClientTransport(configuration: TransportUnderTest.tracingConfiguration)
+        for _ in 0..<3 {
+            let answer = Data("HTTP/1.1 413 Content Too Large\r\nContent-Length: 4\r\nConnection: close\r\n\r\nbig!".utf8)
+            let server = try UploadFramingServer(answer: answer, pieceSize: 64 * 1024, pause: .milliseconds(2), limit: .seconds(30))
+            defer { server.stop() }
+            var request = URLRequest(url: server.url)
+            request.httpMethod = "PUT"
+            request.setBody(try .file(file))
+            let receiver = OverlapDetectingReceiver()
+            let handle = transport.startTransfer(request, options: TransferOptions(), receiver: receiver)
+            let completed = await withTimeLimit { () -> Bool in
+                await receiver.completion()
+                return true
+            }
+            withExtendedLifetime(handle) {}
+            #expect(completed == true)
+            #expect(receiver.violations.isEmpty, "\(receiver.violations)")
+        }
+    }
+}
+
+/// Notes every receiver call that starts while another is running, or after the completion; its
+/// progress calls take a moment, so that a call made meanwhile from another thread shows.
+private final class OverlapDetectingReceiver: TransferReceiver, @unchecked Sendable {
+    private let state = Guarded<(inCall: Bool, completions: Int, violations: [String])>((false, 0, []))
+    private let done = AsyncStream<Void>.makeStream()
+
+    var violations: [String] { state.withLock { $0.violations } }
+
+    private func enter(_ name: String) {
+        state.withLock {
+            if $0.inCall { $0.violations.append("\(name) overlapped another call") }
+            if $0.completions > 0 { $0.violations.append("\(name) came after the completion") }
+            $0.inCall = true
+        }
+    }
+
+    private func leave() {
+        state.withLock { $0.inCall = false }
+    }
+
+    func transferDidSend(_ sent: Int64, of expected: Int64?) {
+        enter("transferDidSend")
+        Thread.sleep(forTimeInterval: 0.002)
+        leave()
+    }
+
+    func transferDidReceive(head: ResponseHead) -> TransferDecision {
+        enter("transferDidReceive(head:)")
+        Thread.sleep(forTimeInterval: 0.002)
+        leave()
+        return .proceed
+    }
+
+    func transferDidReceive(_ chunk: Data) -> TransferDecision {
+        enter("transferDidReceive(_:)")
+        leave()
+        return .proceed
+    }
+
+    func transferDidReceive(codedByteCount: Int) {}
+
+    func transferDidComplete(with error: (any Error)?) {
+        state.withLock {
+            if $0.inCall { $0.violations.append("the completion overlapped another call") }
+            $0.completions += 1
+            if $0.completions > 1 { $0.violations.append("a second completion") }
+        }
+        done.continuation.yield()
+    }
+
+    /// Returns once the transfer has completed.
+    func completion() async {
+        for await _ in done.stream { return }
+    }
 }
 
 /// An `InputStream` that gives `first` on its first read and fails every read after it.
