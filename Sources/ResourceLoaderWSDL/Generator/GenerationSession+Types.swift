@@ -13,8 +13,15 @@ extension GenerationSession {
         case .named(let name):
             return swiftType(named: name)
         case .anonymous(.complex(let complex)):
+            // An anonymous type reached again while its struct is being made (through a group or
+            // a base type that holds it) is that struct: the recursion ``breakRecursion()`` breaks.
+            if let known = anonymousTypesInProgress.last(where: { $0.complex.location == complex.location && $0.namespace == namespace && $0.complex == complex }) {
+                return (known.name, known.name)
+            }
             let name = claimTypeName(for: nil, hint: hint)
+            anonymousTypesInProgress.append((complex, namespace, name))
             generateStructure(complex, name: name, namespace: namespace, documentation: "An anonymous type of the schema.")
+            anonymousTypesInProgress.removeLast()
             return (name, name)
         case .anonymous(.simple(let simple)):
             return (swiftType(ofSimple: simple, key: nil, hint: hint), nil)

@@ -34,6 +34,9 @@ struct GenerationSession {
     var enumerationNames: [QualifiedName: String] = [:]
     /// The Swift names of the global elements with anonymous types.
     var elementTypeNames: [QualifiedName: String] = [:]
+    /// The anonymous complex types whose structs are being made, innermost last, with the
+    /// namespace their children are qualified by.
+    var anonymousTypesInProgress: [(complex: XSDComplexType, namespace: String?, name: String)] = []
     /// The rendered resources, in order.
     var resources: [String] = []
     /// The named types some other type derives from.

@@ -81,6 +81,38 @@ extension GeneratorSnippets {
               <wsdl:port name="HoldersPort" binding="tns:HoldersSoap"><soap:address location="http://example.com/my service/a&quot;b"/></wsdl:port>
             </wsdl:service>
             """)
+
+    /// A group that holds itself through a local element of an anonymous type, used by a
+    /// named type.
+    static let recursiveGroup = operation(
+        requestType: "tns:Filter",
+        schema: """
+            <xsd:group name="Expr">
+              <xsd:sequence>
+                <xsd:element name="field" type="xsd:string" minOccurs="0"/>
+                <xsd:element name="and" minOccurs="0">
+                  <xsd:complexType><xsd:sequence><xsd:group ref="tns:Expr"/></xsd:sequence></xsd:complexType>
+                </xsd:element>
+              </xsd:sequence>
+            </xsd:group>
+            <xsd:complexType name="Filter"><xsd:sequence><xsd:group ref="tns:Expr"/></xsd:sequence></xsd:complexType>
+            """)
+
+    /// A named type with a local element whose anonymous type extends the named type.
+    static let anonymousExtensionOfItsHolder = operation(
+        requestType: "tns:Node",
+        schema: """
+            <xsd:complexType name="Node">
+              <xsd:sequence>
+                <xsd:element name="label" type="xsd:string"/>
+                <xsd:element name="child" minOccurs="0">
+                  <xsd:complexType><xsd:complexContent><xsd:extension base="tns:Node"><xsd:sequence>
+                    <xsd:element name="depth" type="xsd:int"/>
+                  </xsd:sequence></xsd:extension></xsd:complexContent></xsd:complexType>
+                </xsd:element>
+              </xsd:sequence>
+            </xsd:complexType>
+            """)
 }
 
 @Suite("Generator: hostile input")
@@ -107,6 +139,49 @@ struct GeneratorHostileInputTests {
         #expect(text.contains(#"case "a\rpublic let injected2 = 1": self = .aPublicLetInjected21"#))
         #expect(text.contains(#""q\"\\\u{2028}x\u{85}y""#))
         #expect(text.contains(#"var soapAction: String? { "urn:a\rb\"c\\d\u{2028}e" }"#))
+    }
+
+    /// The diagnostics as `severity construct path` lines.
+    static func summary(_ output: WSDLGeneratorOutput) -> [String] {
+        output.diagnostics.map { "\($0.severity.rawValue) \($0.construct.rawValue) \($0.location.path)" }
+    }
+
+    /// The generated models, all files together.
+    static func types(_ output: WSDLGeneratorOutput) -> String {
+        output.files.filter { $0.name.hasPrefix("Types") }.map(\.contents).joined(separator: "\n")
+    }
+
+    @Test func aGroupThatHoldsItselfThroughAnAnonymousTypeIsRecursiveContent() throws {
+        // GIVEN a group whose local element's anonymous type refers to the group again
+        // WHEN it is generated
+        let output = try GeneratorSnippets.generate(GeneratorSnippets.recursiveGroup)
+        // THEN the anonymous type is one struct that holds itself through an array of at most
+        // one item, and the recursion is diagnosed once
+        #expect(Self.summary(output) == [
+            "warning recursiveContent /wsdl:definitions[@name='Test']/wsdl:types/xsd:schema/xsd:group[@name='Expr']/xsd:sequence/xsd:element[@name='and']/xsd:complexType",
+        ])
+        let types = Self.types(output)
+        let filter = try #require(GeneratorSnippets.declaration("Filter", in: types))
+        #expect(filter.contains("    var field: String?\n    var and: FilterAnd?\n"))
+        let and = try #require(GeneratorSnippets.declaration("FilterAnd", in: types))
+        #expect(and.contains("    var field: String?\n    /// At most one item: the type holds itself through this element.\n    var and: [FilterAnd]\n"))
+        #expect(!types.contains("FilterAndAnd"))
+    }
+
+    @Test func anAnonymousTypeThatExtendsItsHolderIsRecursiveContent() throws {
+        // GIVEN a named type whose local element's anonymous type extends the named type
+        // WHEN it is generated
+        let output = try GeneratorSnippets.generate(GeneratorSnippets.anonymousExtensionOfItsHolder)
+        // THEN the anonymous type has the base's content and its own, and holds itself through
+        // an array of at most one item
+        #expect(Self.summary(output).contains(
+            "warning recursiveContent /wsdl:definitions[@name='Test']/wsdl:types/xsd:schema/xsd:complexType[@name='Node']/xsd:sequence/xsd:element[@name='child']/xsd:complexType"))
+        let types = Self.types(output)
+        let node = try #require(GeneratorSnippets.declaration("Node", in: types))
+        #expect(node.contains("    var label: String\n    var child: NodeChild?\n"))
+        let child = try #require(GeneratorSnippets.declaration("NodeChild", in: types))
+        #expect(child.contains("    var label: String\n    /// At most one item: the type holds itself through this element.\n    var child: [NodeChild]\n    var depth: Int32\n"))
+        #expect(!types.contains("NodeChildChild"))
     }
 
     @Test func documentationWithLineBreaksIsOnlyCommentLines() {
