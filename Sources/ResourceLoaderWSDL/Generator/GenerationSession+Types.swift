@@ -118,11 +118,20 @@ extension GenerationSession {
 
     /// Makes the class `swiftName` for a type of an extension hierarchy: a subclass of its
     /// base's class that adds its own content, then the classes of the types that extend it.
+    ///
+    /// A subclass whose base's class is still being made (an element of the base, or of a type
+    /// the base holds, has the derived type) is made once the base's class is, so that it
+    /// inherits all of the base's fields.
     mutating func generateClass(_ complex: XSDComplexType, typeName: QualifiedName, swiftName: String) {
+        unfinishedClasses.insert(swiftName)
         var builder = FieldBuilder(owner: swiftName, namespace: typeName.namespace, location: complex.location)
         var superclass: String?
         if let base = extensionBase(of: complex) {
             let baseName = swiftType(named: base).type
+            if unfinishedClasses.contains(baseName) {
+                waitingSubclasses[baseName, default: []].append((complex, typeName, swiftName))
+                return
+            }
             superclass = baseName
             for case .structure(let model) in models where model.name == baseName {
                 for field in model.fields {
@@ -146,6 +155,10 @@ extension GenerationSession {
                     name: swiftName, documentation: documentation, namespace: typeName.namespace, typeName: typeName, fields: builder.fields,
                     location: complex.location,
                     inheritance: .init(superclass: superclass, inheritedFieldCount: inherited, isFinal: derivedTypes[typeName] == nil))))
+        unfinishedClasses.remove(swiftName)
+        for waiting in waitingSubclasses.removeValue(forKey: swiftName) ?? [] {
+            generateClass(waiting.complex, typeName: waiting.typeName, swiftName: waiting.swiftName)
+        }
         for derived in derivedTypes[typeName] ?? [] {
             _ = swiftType(named: derived)
         }

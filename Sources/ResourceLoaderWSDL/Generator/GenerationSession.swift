@@ -49,6 +49,12 @@ struct GenerationSession {
     /// The classes generated for derived types, in the order they were made: the types an
     /// `xsi:type` may name, which the generated resources' decoder registers.
     var derivedClasses: [String] = []
+    /// The classes whose models are being made or wait for their base's: a subclass of one of
+    /// them waits in ``waitingSubclasses``.
+    var unfinishedClasses: Set<String> = []
+    /// The subclasses that wait for their superclass's model, by the superclass's name: made
+    /// once it is, with all of its fields.
+    var waitingSubclasses: [String: [(complex: XSDComplexType, typeName: QualifiedName, swiftName: String)]] = [:]
     /// The name of the enum that holds the decoder knowing ``derivedClasses``, once claimed.
     var derivedTypesName: String?
     /// The global elements that name each element as their substitution group head, in name

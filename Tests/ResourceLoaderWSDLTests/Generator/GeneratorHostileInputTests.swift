@@ -113,6 +113,24 @@ extension GeneratorSnippets {
               </xsd:sequence>
             </xsd:complexType>
             """)
+
+    /// A base type reached first whose element has a type derived from it.
+    static let baseHoldingItsDerivedType = operation(
+        requestType: "tns:Node",
+        schema: """
+            <xsd:complexType name="Node">
+              <xsd:sequence>
+                <xsd:element name="name" type="xsd:string"/>
+                <xsd:element name="child" type="tns:Special" minOccurs="0"/>
+              </xsd:sequence>
+              <xsd:attribute name="id" type="xsd:int" use="required"/>
+            </xsd:complexType>
+            <xsd:complexType name="Special">
+              <xsd:complexContent><xsd:extension base="tns:Node"><xsd:sequence>
+                <xsd:element name="flag" type="xsd:boolean"/>
+              </xsd:sequence></xsd:extension></xsd:complexContent>
+            </xsd:complexType>
+            """)
 }
 
 @Suite("Generator: hostile input")
@@ -182,6 +200,22 @@ struct GeneratorHostileInputTests {
         let child = try #require(GeneratorSnippets.declaration("NodeChild", in: types))
         #expect(child.contains("    var label: String\n    /// At most one item: the type holds itself through this element.\n    var child: [NodeChild]\n    var depth: Int32\n"))
         #expect(!types.contains("NodeChildChild"))
+    }
+
+    @Test func aBaseTypeThatHoldsItsDerivedTypeIsInheritedInFull() throws {
+        // GIVEN a base type, reached first, one of whose elements has a type derived from it
+        // WHEN it is generated
+        let output = try GeneratorSnippets.generate(GeneratorSnippets.baseHoldingItsDerivedType)
+        #expect(Self.summary(output) == [])
+        // THEN the derived class takes the base's fields and passes them on, and its schema
+        // has the base's entries
+        let types = Self.types(output)
+        let special = try #require(GeneratorSnippets.declaration("Special", in: types))
+        #expect(special.contains("    init(name: String, child: Special? = nil, id: Int32, flag: Bool) {\n"))
+        #expect(special.contains("        super.init(name: name, child: child, id: id)\n"))
+        #expect(special.contains(#""id": .attribute"#))
+        let node = try #require(GeneratorSnippets.declaration("Node", in: types))
+        #expect(node.contains("    let child: Special?\n"))
     }
 
     @Test func documentationWithLineBreaksIsOnlyCommentLines() {
