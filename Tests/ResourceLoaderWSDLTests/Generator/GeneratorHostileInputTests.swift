@@ -131,6 +131,45 @@ extension GeneratorSnippets {
               </xsd:sequence></xsd:extension></xsd:complexContent>
             </xsd:complexType>
             """)
+
+    /// Types derived from themselves: directly and through another type, complex and simple,
+    /// and a type that extends one of them.
+    static let cyclicDerivations = operation(
+        requestType: "tns:Holder",
+        schema: """
+            <xsd:complexType name="Self">
+              <xsd:complexContent><xsd:extension base="tns:Self"><xsd:sequence>
+                <xsd:element name="own" type="xsd:string"/>
+              </xsd:sequence></xsd:extension></xsd:complexContent>
+            </xsd:complexType>
+            <xsd:complexType name="Ping">
+              <xsd:complexContent><xsd:extension base="tns:Pong"><xsd:sequence>
+                <xsd:element name="ping" type="xsd:string"/>
+              </xsd:sequence></xsd:extension></xsd:complexContent>
+            </xsd:complexType>
+            <xsd:complexType name="Pong">
+              <xsd:complexContent><xsd:extension base="tns:Ping"><xsd:sequence>
+                <xsd:element name="pong" type="xsd:string"/>
+              </xsd:sequence></xsd:extension></xsd:complexContent>
+            </xsd:complexType>
+            <xsd:complexType name="Outside">
+              <xsd:complexContent><xsd:extension base="tns:Ping"><xsd:sequence>
+                <xsd:element name="outside" type="xsd:string"/>
+              </xsd:sequence></xsd:extension></xsd:complexContent>
+            </xsd:complexType>
+            <xsd:simpleType name="Loop"><xsd:restriction base="tns:Loop"><xsd:maxLength value="3"/></xsd:restriction></xsd:simpleType>
+            <xsd:simpleType name="Tick"><xsd:restriction base="tns:Tock"/></xsd:simpleType>
+            <xsd:simpleType name="Tock"><xsd:restriction base="tns:Tick"/></xsd:simpleType>
+            <xsd:complexType name="Holder">
+              <xsd:sequence>
+                <xsd:element name="self" type="tns:Self"/>
+                <xsd:element name="ping" type="tns:Ping"/>
+                <xsd:element name="outside" type="tns:Outside"/>
+                <xsd:element name="loop" type="tns:Loop"/>
+                <xsd:element name="tick" type="tns:Tick"/>
+              </xsd:sequence>
+            </xsd:complexType>
+            """)
 }
 
 @Suite("Generator: hostile input")
@@ -216,6 +255,34 @@ struct GeneratorHostileInputTests {
         #expect(special.contains(#""id": .attribute"#))
         let node = try #require(GeneratorSnippets.declaration("Node", in: types))
         #expect(node.contains("    let child: Special?\n"))
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func typesDerivedFromThemselvesAreDiagnosedAndGeneratedWithoutTheirDerivation() throws {
+        // GIVEN types derived from themselves, directly or through another type, and a type
+        // that extends one of them
+        // WHEN it is generated
+        let output = try GeneratorSnippets.generate(GeneratorSnippets.cyclicDerivations)
+        // THEN each type of a cycle has an error diagnostic, in name order
+        let schema = "/wsdl:definitions[@name='Test']/wsdl:types/xsd:schema"
+        #expect(Self.summary(output) == [
+            "error invalidAttribute \(schema)/xsd:simpleType[@name='Loop']",
+            "error invalidAttribute \(schema)/xsd:complexType[@name='Ping']",
+            "error invalidAttribute \(schema)/xsd:complexType[@name='Pong']",
+            "error invalidAttribute \(schema)/xsd:complexType[@name='Self']",
+            "error invalidAttribute \(schema)/xsd:simpleType[@name='Tick']",
+            "error invalidAttribute \(schema)/xsd:simpleType[@name='Tock']",
+        ])
+        // AND is generated with its own content only: a complex type as a struct, a simple type
+        // as text; a type that extends one of them is a subclass of its class
+        let types = Self.types(output)
+        let holder = try #require(GeneratorSnippets.declaration("Holder", in: types))
+        #expect(holder.contains("    var self2: SelfType\n    var ping: Ping\n    var outside: Outside\n    var loop: String\n    var tick: String\n"))
+        let selfType = try #require(GeneratorSnippets.declaration("SelfType", in: types))
+        #expect(selfType.contains("struct SelfType: Codable") && selfType.contains("    var own: String\n"))
+        let outside = try #require(GeneratorSnippets.declaration("Outside", in: types))
+        #expect(outside.contains("final class Outside: Ping, @unchecked Sendable {"))
+        #expect(outside.contains("    init(ping: String, outside: String) {\n"))
     }
 
     @Test func documentationWithLineBreaksIsOnlyCommentLines() {
