@@ -142,6 +142,7 @@ extension GenerationSession {
             derivedClasses.append(swiftName)
         }
         let inherited = builder.fields.count
+        builder.inheritedFieldCount = inherited
         var own = complex
         if superclass != nil { own.derivation = nil }
         collectFields(of: own, into: &builder, visited: [typeName])
@@ -171,20 +172,56 @@ extension GenerationSession {
         var names = NameRegistry(reserved: GenerationSession.reservedMemberNames)
         var fields: [GeneratedModel.Field] = []
         var choiceCount = 0
+        /// The first fields, which a class inherits from its superclass.
+        var inheritedFieldCount = 0
         /// Where the type is declared, for diagnostics.
         var location: WSDLSourceLocation
     }
 
     /// Appends a field, unless one with the same XML name is there already: coding keys name
     /// elements and attributes by their local names, so the second is left out.
+    ///
+    /// The field of a choice or of a substitution group, which is written as its elements and
+    /// has none of its own, is keyed by its Swift name, and never takes a key an element or an
+    /// attribute has: it gives up its name to an element or attribute named so, and takes the
+    /// next free one. (In a subclass, an element may have the key of an inherited choice: the
+    /// coding keys of a class are its own fields'.)
     mutating func append(_ field: GeneratedModel.Field, to builder: inout FieldBuilder) {
-        guard !builder.fields.contains(where: { $0.key == field.key }) else {
-            diagnose(
-                .unsupportedContent, at: builder.location,
-                "a second element or attribute named \(field.key) in \(builder.owner) is left out: the names of a type's elements and attributes must differ")
+        guard !field.isChoice else {
+            builder.fields.append(field)
+            freeKey(ofChoiceAt: builder.fields.count - 1, in: &builder)
             return
         }
+        var field = field
+        if let index = builder.fields.firstIndex(where: { $0.key == field.key }) {
+            guard builder.fields[index].isChoice else {
+                diagnose(
+                    .unsupportedContent, at: builder.location,
+                    "a second element or attribute named \(field.key) in \(builder.owner) is left out: the names of a type's elements and attributes must differ")
+                return
+            }
+            if index >= builder.inheritedFieldCount {
+                let choiceName = builder.fields[index].swiftName
+                builder.fields[index].swiftName = field.swiftName
+                builder.fields[index].key = field.swiftName
+                field.swiftName = choiceName
+                builder.fields.append(field)
+                freeKey(ofChoiceAt: index, in: &builder)
+                return
+            }
+        }
         builder.fields.append(field)
+    }
+
+    /// Renames the choice's or substitution group's field at `index`, while another field has
+    /// its key, to the next free name.
+    mutating func freeKey(ofChoiceAt index: Int, in builder: inout FieldBuilder) {
+        let base = builder.fields[index].swiftName
+        while builder.fields.indices.contains(where: { $0 != index && builder.fields[$0].key == builder.fields[index].key }) {
+            let name = builder.names.claim(base)
+            builder.fields[index].swiftName = name
+            builder.fields[index].key = name
+        }
     }
 
     /// Adds the fields of `complex`, its base's first.
