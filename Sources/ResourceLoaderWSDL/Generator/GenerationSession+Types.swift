@@ -368,6 +368,13 @@ extension GenerationSession {
                 }
                 continue
             }
+            guard !cases.contains(where: { $0.key == element.name.name }) else {
+                // The enum's coding keys are local names, and it reads its elements by them.
+                diagnose(
+                    .unsupportedContent, at: location,
+                    "a second element named \(element.name.name) in a choice of \(builder.owner) is left out: the elements of a choice must have different local names")
+                continue
+            }
             if element.isGlobal { reportSubstitution(of: element) }
             let type: String
             if element.isGlobal, case .anonymous = element.type {

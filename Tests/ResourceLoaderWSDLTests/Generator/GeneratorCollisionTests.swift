@@ -33,6 +33,43 @@ extension GeneratorSnippets {
               </xsd:sequence></xsd:extension></xsd:complexContent>
             </xsd:complexType>
             """)
+
+    /// A choice between an unqualified local element `id` and a reference to the global
+    /// element `id`: one local name in two namespaces.
+    static let choiceOfOneLocalName = operation(
+        requestType: "tns:Ref",
+        schema: """
+            <xsd:element name="id" type="xsd:int"/>
+            <xsd:complexType name="Ref">
+              <xsd:choice>
+                <xsd:element name="id" type="xsd:string" form="unqualified"/>
+                <xsd:element ref="tns:id"/>
+              </xsd:choice>
+            </xsd:complexType>
+            """)
+
+    /// A document/literal bare operation whose request and response each have two parts
+    /// whose elements have one local name in two namespaces.
+    static let barePartsOfOneLocalName = Snippet.wsdl(
+        """
+        <wsdl:types>
+          <xsd:schema targetNamespace="urn:test" elementFormDefault="qualified">
+            <xsd:element name="item" type="xsd:string"/>
+          </xsd:schema>
+          <xsd:schema targetNamespace="urn:other" elementFormDefault="qualified">
+            <xsd:element name="item" type="xsd:int"/>
+          </xsd:schema>
+        </wsdl:types>
+        <wsdl:message name="In" xmlns:o="urn:other"><wsdl:part name="first" element="tns:item"/><wsdl:part name="second" element="o:item"/></wsdl:message>
+        <wsdl:message name="Out" xmlns:o="urn:other"><wsdl:part name="mine" element="tns:item"/><wsdl:part name="theirs" element="o:item"/></wsdl:message>
+        <wsdl:portType name="P"><wsdl:operation name="Lookup"><wsdl:input message="tns:In"/><wsdl:output message="tns:Out"/></wsdl:operation></wsdl:portType>
+        <wsdl:binding name="B" type="tns:P">
+          <soap:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
+          <wsdl:operation name="Lookup"><soap:operation soapAction="lookup"/>
+            <wsdl:input><soap:body use="literal"/></wsdl:input><wsdl:output><soap:body use="literal"/></wsdl:output>
+          </wsdl:operation>
+        </wsdl:binding>
+        """)
 }
 
 /// Names and coding keys that would collide in the generated code: fields the generator adds
@@ -73,5 +110,38 @@ struct GeneratorCollisionTests {
         let derived = try #require(GeneratorSnippets.declaration("Derived", in: Self.text(output)))
         #expect(derived.contains("    init(choice: BaseChoice, choice2: String) {\n"))
         #expect(derived.contains("        case choice2 = \"choice\"\n"))
+    }
+
+    @Test func aChoiceOfTwoElementsOfOneLocalNameKeepsTheFirst() throws {
+        // GIVEN a choice of an unqualified `id` and a reference to the qualified `id`
+        // WHEN it is generated
+        let output = try GeneratorSnippets.generate(GeneratorSnippets.choiceOfOneLocalName)
+        // THEN the second is left out and diagnosed, so that the enum's coding keys differ
+        #expect(Self.summary(output) == [
+            "warning unsupportedContent /wsdl:definitions[@name='Test']/wsdl:types/xsd:schema/xsd:complexType[@name='Ref']",
+        ])
+        let choice = try #require(GeneratorSnippets.declaration("RefChoice", in: Self.text(output)))
+        #expect(choice.contains("    case id(String)\n}"))
+        #expect(!choice.contains("id2"))
+    }
+
+    @Test func barePartsWhoseElementsHaveOneLocalNameKeepTheFirst() throws {
+        // GIVEN a bare request and response, each with two parts whose elements are `item` in
+        // two namespaces
+        // WHEN it is generated
+        let output = try GeneratorSnippets.generate(GeneratorSnippets.barePartsOfOneLocalName)
+        // THEN the second part of each is left out and diagnosed, so that the coding keys and
+        // the schema's fields differ
+        #expect(Self.summary(output) == [
+            "warning unsupportedContent /wsdl:definitions[@name='Test']/wsdl:binding[@name='B']/wsdl:operation[@name='Lookup']",
+            "warning unsupportedContent /wsdl:definitions[@name='Test']/wsdl:binding[@name='B']/wsdl:operation[@name='Lookup']",
+        ])
+        let text = Self.text(output)
+        let body = try #require(GeneratorSnippets.declaration("LookupBody", in: text))
+        #expect(body.contains("    var first: String\n\n"))
+        #expect(!body.contains("second"))
+        let response = try #require(GeneratorSnippets.declaration("LookupResponseBody", in: text))
+        #expect(response.contains("    var mine: String\n\n"))
+        #expect(!response.contains("theirs"))
     }
 }
