@@ -3,17 +3,19 @@ import ResourceLoader
 /// One run of ``WSDLGenerator``: the names handed out, the models made so far, and the
 /// diagnostics found.
 struct GenerationSession {
-    /// Names the generated code uses from Swift, Foundation and ResourceLoader: a schema type
-    /// with one of these names gets a suffix instead of shadowing it.
+    /// Names the generated code uses from Swift, Foundation and ResourceLoader, and the
+    /// associated types a resource has (`Model`, `Root`, `ValidatedResponse`), which its
+    /// members name: a schema type with one of these names gets a suffix instead of shadowing it.
     static let reservedTypeNames: Set<String> = [
         "Any", "Array", "Bool", "Character", "Codable", "CodingKey", "CodingKeys", "Data", "Date", "Decimal",
         "Decodable", "Decoder", "Dictionary", "Double", "Encodable", "Encoder", "Equatable", "Error", "Float",
-        "Foundation", "Hashable", "HTTPMethod", "Int", "Int8", "Int16", "Int32", "Int64", "Never", "Optional",
-        "Protocol", "RawRepresentable", "RequestBody", "ResourceError", "ResourceLoader", "Result", "Self",
-        "Sendable", "Set", "SOAPBinding", "SOAPHeaderBlock", "SOAPParameters", "SOAPResourceType",
+        "Foundation", "Hashable", "Hasher", "HTTPMethod", "Int", "Int8", "Int16", "Int32", "Int64", "Model", "Never",
+        "ObjectIdentifier", "Optional", "Protocol", "RawRepresentable", "RequestBody", "ResourceError", "ResourceLoader",
+        "Result", "Root", "Self", "Sendable", "Set", "SOAPBinding", "SOAPHeaderBlock", "SOAPParameters", "SOAPResourceType",
         "SOAPResponseHeaders", "SOAPVersion", "String", "Substring", "Type", "UInt", "UInt8", "UInt16", "UInt32",
-        "UInt64", "URL", "URLRequest", "UUID", "Void", "XMLChoice", "XMLDate", "XMLDateTime", "XMLQualifiedName",
-        "Swift", "XMLSchemaType", "XMLTime", "XMLTree", "XMLTreeDecoder", "XMLTreeEncoder", "XMLTypeSchema",
+        "UInt64", "URL", "URLRequest", "UUID", "ValidatedResponse", "Void", "XMLChoice", "XMLDate", "XMLDateTime",
+        "XMLQualifiedName", "Swift", "XMLSchemaType", "XMLTime", "XMLTree", "XMLTreeDecoder", "XMLTreeEncoder",
+        "XMLTypeSchema",
     ]
 
     /// Names a model's fields cannot take: members every model has (`hashValue` is

@@ -70,6 +70,50 @@ extension GeneratorSnippets {
           </wsdl:operation>
         </wsdl:binding>
         """)
+
+    /// Types named like the names generated code uses unqualified: a resource's associated
+    /// types (`Model`, `Root`, `ValidatedResponse`) and what a class's `Hashable` conformance
+    /// names (`Hasher`, `ObjectIdentifier`).
+    static let namesGeneratedCodeUses = Snippet.wsdl(
+        Snippet.types(
+            """
+            <xsd:complexType name="Model"><xsd:sequence><xsd:element name="a" type="xsd:string"/></xsd:sequence></xsd:complexType>
+            <xsd:complexType name="Root"><xsd:sequence><xsd:element name="b" type="xsd:string"/></xsd:sequence></xsd:complexType>
+            <xsd:complexType name="ValidatedResponse"><xsd:sequence><xsd:element name="c" type="xsd:string"/></xsd:sequence></xsd:complexType>
+            <xsd:complexType name="Hasher"><xsd:sequence/></xsd:complexType>
+            <xsd:complexType name="ObjectIdentifier">
+              <xsd:complexContent><xsd:extension base="tns:Hasher"><xsd:sequence>
+                <xsd:element name="d" type="xsd:string"/>
+              </xsd:sequence></xsd:extension></xsd:complexContent>
+            </xsd:complexType>
+            <xsd:element name="Get"><xsd:complexType><xsd:sequence><xsd:element name="h" type="tns:Hasher"/></xsd:sequence></xsd:complexType></xsd:element>
+            <xsd:element name="GetResponse" type="tns:Model"/>
+            <xsd:element name="Find"><xsd:complexType><xsd:sequence/></xsd:complexType></xsd:element>
+            <xsd:element name="FindResponse" type="tns:Root"/>
+            <xsd:element name="Stamp" type="tns:ValidatedResponse"/>
+            """)
+            + """
+            <wsdl:message name="GetIn"><wsdl:part name="parameters" element="tns:Get"/></wsdl:message>
+            <wsdl:message name="GetOut"><wsdl:part name="parameters" element="tns:GetResponse"/></wsdl:message>
+            <wsdl:message name="FindIn"><wsdl:part name="parameters" element="tns:Find"/></wsdl:message>
+            <wsdl:message name="FindOut"><wsdl:part name="parameters" element="tns:FindResponse"/></wsdl:message>
+            <wsdl:message name="StampHeader"><wsdl:part name="stamp" element="tns:Stamp"/></wsdl:message>
+            <wsdl:portType name="P">
+              <wsdl:operation name="Get"><wsdl:input message="tns:GetIn"/><wsdl:output message="tns:GetOut"/></wsdl:operation>
+              <wsdl:operation name="Find"><wsdl:input message="tns:FindIn"/><wsdl:output message="tns:FindOut"/></wsdl:operation>
+            </wsdl:portType>
+            <wsdl:binding name="B" type="tns:P">
+              <soap:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
+              <wsdl:operation name="Get"><soap:operation soapAction="get"/>
+                <wsdl:input><soap:body use="literal"/><soap:header message="tns:StampHeader" part="stamp" use="literal"/></wsdl:input>
+                <wsdl:output><soap:body use="literal"/></wsdl:output>
+              </wsdl:operation>
+              <wsdl:operation name="Find"><soap:operation soapAction="find"/>
+                <wsdl:input><soap:body use="literal"/></wsdl:input>
+                <wsdl:output><soap:body use="literal"/><soap:header message="tns:StampHeader" part="stamp" use="literal"/></wsdl:output>
+              </wsdl:operation>
+            </wsdl:binding>
+            """)
 }
 
 /// Names and coding keys that would collide in the generated code: fields the generator adds
@@ -143,5 +187,22 @@ struct GeneratorCollisionTests {
         let response = try #require(GeneratorSnippets.declaration("LookupResponseBody", in: text))
         #expect(response.contains("    var mine: String\n\n"))
         #expect(!response.contains("theirs"))
+    }
+
+    @Test func typesNamedLikeWhatGeneratedCodeUsesGetASuffix() throws {
+        // GIVEN types named Model, Root, ValidatedResponse, Hasher and ObjectIdentifier
+        // WHEN they are generated
+        let output = try GeneratorSnippets.generate(GeneratorSnippets.namesGeneratedCodeUses)
+        #expect(Self.summary(output) == [])
+        // THEN none of them takes its name
+        let text = Self.text(output)
+        for name in ["Model", "Root", "ValidatedResponse", "Hasher", "ObjectIdentifier"] {
+            #expect(GeneratorSnippets.declaration(name, in: text) == nil, "\(name) is declared")
+            #expect(GeneratorSnippets.declaration(name + "Type", in: text) != nil, "\(name)Type is not declared")
+        }
+        #expect(text.contains("    typealias Model = ModelType\n"))
+        #expect(text.contains("    typealias Root = RootType\n"))
+        #expect(text.contains("    var stamp: ValidatedResponseType?\n"))
+        #expect(text.contains("func hash(into hasher: inout Hasher)"))
     }
 }
