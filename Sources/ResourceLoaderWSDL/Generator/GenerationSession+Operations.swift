@@ -254,13 +254,24 @@ extension GenerationSession {
     )
 
     /// Makes a struct whose fields are message parts, and returns its name.
+    ///
+    /// A part whose element has the local name of an earlier part's (in another namespace) is
+    /// left out and diagnosed, as an element of a type is: coding keys are local names.
     mutating func partsStructure(name: String, documentation: String, namespace: String?, location: WSDLSourceLocation, parts: [MessagePart]) -> String {
         var names = NameRegistry(reserved: GenerationSession.reservedMemberNames)
-        let fields = parts.map { part in
-            GeneratedModel.Field(
-                swiftName: names.claim(SwiftNaming.memberName(part.name)), key: part.element.name, type: part.type.type,
-                structTarget: part.type.structTarget, cardinality: part.isNillable ? .optional : .one, kind: .element,
-                namespace: part.element.namespace, isNillable: part.isNillable, isChoice: part.isChoice, documentation: part.documentation)
+        var fields: [GeneratedModel.Field] = []
+        for part in parts {
+            guard !fields.contains(where: { $0.key == part.element.name }) else {
+                diagnose(
+                    .unsupportedContent, at: location,
+                    "the part \(part.name) of \(name) is left out: its element has the local name of another part's, \(part.element.name), and the names of the parts' elements must differ")
+                continue
+            }
+            fields.append(
+                GeneratedModel.Field(
+                    swiftName: names.claim(SwiftNaming.memberName(part.name)), key: part.element.name, type: part.type.type,
+                    structTarget: part.type.structTarget, cardinality: part.isNillable ? .optional : .one, kind: .element,
+                    namespace: part.element.namespace, isNillable: part.isNillable, isChoice: part.isChoice, documentation: part.documentation))
         }
         models.append(.structure(.init(name: name, documentation: documentation, namespace: namespace, typeName: nil, fields: fields, location: location)))
         return name

@@ -13,8 +13,15 @@ extension GenerationSession {
         case .named(let name):
             return swiftType(named: name)
         case .anonymous(.complex(let complex)):
+            // An anonymous type reached again while its struct is being made (through a group or
+            // a base type that holds it) is that struct: the recursion ``breakRecursion()`` breaks.
+            if let known = anonymousTypesInProgress.last(where: { $0.complex.location == complex.location && $0.namespace == namespace && $0.complex == complex }) {
+                return (known.name, known.name)
+            }
             let name = claimTypeName(for: nil, hint: hint)
+            anonymousTypesInProgress.append((complex, namespace, name))
             generateStructure(complex, name: name, namespace: namespace, documentation: "An anonymous type of the schema.")
+            anonymousTypesInProgress.removeLast()
             return (name, name)
         case .anonymous(.simple(let simple)):
             return (swiftType(ofSimple: simple, key: nil, hint: hint), nil)
@@ -111,11 +118,20 @@ extension GenerationSession {
 
     /// Makes the class `swiftName` for a type of an extension hierarchy: a subclass of its
     /// base's class that adds its own content, then the classes of the types that extend it.
+    ///
+    /// A subclass whose base's class is still being made (an element of the base, or of a type
+    /// the base holds, has the derived type) is made once the base's class is, so that it
+    /// inherits all of the base's fields.
     mutating func generateClass(_ complex: XSDComplexType, typeName: QualifiedName, swiftName: String) {
+        unfinishedClasses.insert(swiftName)
         var builder = FieldBuilder(owner: swiftName, namespace: typeName.namespace, location: complex.location)
         var superclass: String?
         if let base = extensionBase(of: complex) {
             let baseName = swiftType(named: base).type
+            if unfinishedClasses.contains(baseName) {
+                waitingSubclasses[baseName, default: []].append((complex, typeName, swiftName))
+                return
+            }
             superclass = baseName
             for case .structure(let model) in models where model.name == baseName {
                 for field in model.fields {
@@ -126,6 +142,7 @@ extension GenerationSession {
             derivedClasses.append(swiftName)
         }
         let inherited = builder.fields.count
+        builder.inheritedFieldCount = inherited
         var own = complex
         if superclass != nil { own.derivation = nil }
         collectFields(of: own, into: &builder, visited: [typeName])
@@ -139,6 +156,10 @@ extension GenerationSession {
                     name: swiftName, documentation: documentation, namespace: typeName.namespace, typeName: typeName, fields: builder.fields,
                     location: complex.location,
                     inheritance: .init(superclass: superclass, inheritedFieldCount: inherited, isFinal: derivedTypes[typeName] == nil))))
+        unfinishedClasses.remove(swiftName)
+        for waiting in waitingSubclasses.removeValue(forKey: swiftName) ?? [] {
+            generateClass(waiting.complex, typeName: waiting.typeName, swiftName: waiting.swiftName)
+        }
         for derived in derivedTypes[typeName] ?? [] {
             _ = swiftType(named: derived)
         }
@@ -151,20 +172,56 @@ extension GenerationSession {
         var names = NameRegistry(reserved: GenerationSession.reservedMemberNames)
         var fields: [GeneratedModel.Field] = []
         var choiceCount = 0
+        /// The first fields, which a class inherits from its superclass.
+        var inheritedFieldCount = 0
         /// Where the type is declared, for diagnostics.
         var location: WSDLSourceLocation
     }
 
     /// Appends a field, unless one with the same XML name is there already: coding keys name
     /// elements and attributes by their local names, so the second is left out.
+    ///
+    /// The field of a choice or of a substitution group, which is written as its elements and
+    /// has none of its own, is keyed by its Swift name, and never takes a key an element or an
+    /// attribute has: it gives up its name to an element or attribute named so, and takes the
+    /// next free one. (In a subclass, an element may have the key of an inherited choice: the
+    /// coding keys of a class are its own fields'.)
     mutating func append(_ field: GeneratedModel.Field, to builder: inout FieldBuilder) {
-        guard !builder.fields.contains(where: { $0.key == field.key }) else {
-            diagnose(
-                .unsupportedContent, at: builder.location,
-                "a second element or attribute named \(field.key) in \(builder.owner) is left out: the names of a type's elements and attributes must differ")
+        guard !field.isChoice else {
+            builder.fields.append(field)
+            freeKey(ofChoiceAt: builder.fields.count - 1, in: &builder)
             return
         }
+        var field = field
+        if let index = builder.fields.firstIndex(where: { $0.key == field.key }) {
+            guard builder.fields[index].isChoice else {
+                diagnose(
+                    .unsupportedContent, at: builder.location,
+                    "a second element or attribute named \(field.key) in \(builder.owner) is left out: the names of a type's elements and attributes must differ")
+                return
+            }
+            if index >= builder.inheritedFieldCount {
+                let choiceName = builder.fields[index].swiftName
+                builder.fields[index].swiftName = field.swiftName
+                builder.fields[index].key = field.swiftName
+                field.swiftName = choiceName
+                builder.fields.append(field)
+                freeKey(ofChoiceAt: index, in: &builder)
+                return
+            }
+        }
         builder.fields.append(field)
+    }
+
+    /// Renames the choice's or substitution group's field at `index`, while another field has
+    /// its key, to the next free name.
+    mutating func freeKey(ofChoiceAt index: Int, in builder: inout FieldBuilder) {
+        let base = builder.fields[index].swiftName
+        while builder.fields.indices.contains(where: { $0 != index && builder.fields[$0].key == builder.fields[index].key }) {
+            let name = builder.names.claim(base)
+            builder.fields[index].swiftName = name
+            builder.fields[index].key = name
+        }
     }
 
     /// Adds the fields of `complex`, its base's first.
@@ -309,6 +366,13 @@ extension GenerationSession {
                 for substitute in elements where !cases.contains(where: { $0.key == substitute.name.name }) {
                     cases.append((caseNames.claim(SwiftNaming.memberName(substitute.name.name)), substitute.name.name, substituteType(substitute).type))
                 }
+                continue
+            }
+            guard !cases.contains(where: { $0.key == element.name.name }) else {
+                // The enum's coding keys are local names, and it reads its elements by them.
+                diagnose(
+                    .unsupportedContent, at: location,
+                    "a second element named \(element.name.name) in a choice of \(builder.owner) is left out: the elements of a choice must have different local names")
                 continue
             }
             if element.isGlobal { reportSubstitution(of: element) }

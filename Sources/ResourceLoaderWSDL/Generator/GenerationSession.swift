@@ -3,17 +3,19 @@ import ResourceLoader
 /// One run of ``WSDLGenerator``: the names handed out, the models made so far, and the
 /// diagnostics found.
 struct GenerationSession {
-    /// Names the generated code uses from Swift, Foundation and ResourceLoader: a schema type
-    /// with one of these names gets a suffix instead of shadowing it.
+    /// Names the generated code uses from Swift, Foundation and ResourceLoader, and the
+    /// associated types a resource has (`Model`, `Root`, `ValidatedResponse`), which its
+    /// members name: a schema type with one of these names gets a suffix instead of shadowing it.
     static let reservedTypeNames: Set<String> = [
         "Any", "Array", "Bool", "Character", "Codable", "CodingKey", "CodingKeys", "Data", "Date", "Decimal",
         "Decodable", "Decoder", "Dictionary", "Double", "Encodable", "Encoder", "Equatable", "Error", "Float",
-        "Foundation", "Hashable", "HTTPMethod", "Int", "Int8", "Int16", "Int32", "Int64", "Never", "Optional",
-        "Protocol", "RawRepresentable", "RequestBody", "ResourceError", "ResourceLoader", "Result", "Self",
-        "Sendable", "Set", "SOAPBinding", "SOAPHeaderBlock", "SOAPParameters", "SOAPResourceType",
+        "Foundation", "Hashable", "Hasher", "HTTPMethod", "Int", "Int8", "Int16", "Int32", "Int64", "Model", "Never",
+        "ObjectIdentifier", "Optional", "Protocol", "RawRepresentable", "RequestBody", "ResourceError", "ResourceLoader",
+        "Result", "Root", "Self", "Sendable", "Set", "SOAPBinding", "SOAPHeaderBlock", "SOAPParameters", "SOAPResourceType",
         "SOAPResponseHeaders", "SOAPVersion", "String", "Substring", "Type", "UInt", "UInt8", "UInt16", "UInt32",
-        "UInt64", "URL", "URLRequest", "UUID", "Void", "XMLChoice", "XMLDate", "XMLDateTime", "XMLQualifiedName",
-        "Swift", "XMLSchemaType", "XMLTime", "XMLTree", "XMLTreeDecoder", "XMLTreeEncoder", "XMLTypeSchema",
+        "UInt64", "URL", "URLRequest", "UUID", "ValidatedResponse", "Void", "XMLChoice", "XMLDate", "XMLDateTime",
+        "XMLQualifiedName", "Swift", "XMLSchemaType", "XMLTime", "XMLTree", "XMLTreeDecoder", "XMLTreeEncoder",
+        "XMLTypeSchema",
     ]
 
     /// Names a model's fields cannot take: members every model has (`hashValue` is
@@ -34,6 +36,9 @@ struct GenerationSession {
     var enumerationNames: [QualifiedName: String] = [:]
     /// The Swift names of the global elements with anonymous types.
     var elementTypeNames: [QualifiedName: String] = [:]
+    /// The anonymous complex types whose structs are being made, innermost last, with the
+    /// namespace their children are qualified by.
+    var anonymousTypesInProgress: [(complex: XSDComplexType, namespace: String?, name: String)] = []
     /// The rendered resources, in order.
     var resources: [String] = []
     /// The named types some other type derives from.
@@ -46,6 +51,12 @@ struct GenerationSession {
     /// The classes generated for derived types, in the order they were made: the types an
     /// `xsi:type` may name, which the generated resources' decoder registers.
     var derivedClasses: [String] = []
+    /// The classes whose models are being made or wait for their base's: a subclass of one of
+    /// them waits in ``waitingSubclasses``.
+    var unfinishedClasses: Set<String> = []
+    /// The subclasses that wait for their superclass's model, by the superclass's name: made
+    /// once it is, with all of its fields.
+    var waitingSubclasses: [String: [(complex: XSDComplexType, typeName: QualifiedName, swiftName: String)]] = [:]
     /// The name of the enum that holds the decoder knowing ``derivedClasses``, once claimed.
     var derivedTypesName: String?
     /// The global elements that name each element as their substitution group head, in name
@@ -55,8 +66,29 @@ struct GenerationSession {
     var substitutionGroupNames: [QualifiedName: String] = [:]
 
     init(document: WSDLDocument, configuration: WSDLGeneratorConfiguration) {
+        // A type derived from itself, directly or through other types, is an error of the
+        // schema: it is generated without its derivation, so that nothing follows the cycle.
+        var document = document
+        var found: [WSDLDiagnostic] = []
+        for name in Self.typesDerivedFromThemselves(document.schemas.types).sorted() {
+            guard let type = document.schemas.types[name], let base = Self.derivationBase(of: type) else { continue }
+            switch type {
+            case .complex(var complex):
+                complex.derivation = nil
+                document.schemas.types[name] = .complex(complex)
+            case .simple(var simple):
+                guard case .restriction(_, let facets) = simple.variety else { continue }
+                simple.variety = .restriction(base: .named(XSDBuiltInType.anySimpleType.qualifiedName), facets: facets)
+                document.schemas.types[name] = .simple(simple)
+            }
+            found.append(
+                WSDLDiagnostic(
+                    severity: .error, construct: .invalidAttribute, location: type.location,
+                    message: "the type \(name) is derived from itself (its base is \(base)): it is generated without its derivation"))
+        }
         self.document = document
         self.configuration = configuration
+        diagnostics = found
         var bases: Set<QualifiedName> = []
         var derived: [QualifiedName: [QualifiedName]] = [:]
         for (name, type) in document.schemas.types {
@@ -76,6 +108,46 @@ struct GenerationSession {
             members[head, default: []].append(element)
         }
         substitutionMembers = members.mapValues { $0.sorted { $0.name < $1.name } }
+    }
+
+    /// The named types whose derivation leads back to themselves: each is on a cycle of bases
+    /// (`complexContent` or `simpleContent` bases, and the bases of simple types' restrictions).
+    static func typesDerivedFromThemselves(_ types: [QualifiedName: XSDType]) -> Set<QualifiedName> {
+        // Each type has at most one base, so a walk from each type along its bases either ends or
+        // comes back to a type of the same walk; a type seen by an earlier walk is settled.
+        var settled: Set<QualifiedName> = []
+        var cyclic: Set<QualifiedName> = []
+        for start in types.keys where !settled.contains(start) {
+            var path: [QualifiedName] = []
+            var positions: [QualifiedName: Int] = [:]
+            var current: QualifiedName? = start
+            while let name = current, !settled.contains(name), XSDBuiltInType(name: name) == nil, let type = types[name] {
+                if let position = positions[name] {
+                    cyclic.formUnion(path[position...])
+                    break
+                }
+                positions[name] = path.count
+                path.append(name)
+                current = derivationBase(of: type)
+            }
+            settled.formUnion(path)
+        }
+        return cyclic
+    }
+
+    /// The named type `type` is derived from: a complex type's base, or the base of a simple
+    /// type's restriction (through anonymous simple types written as bases).
+    static func derivationBase(of type: XSDType) -> QualifiedName? {
+        switch type {
+        case .complex(let complex):
+            return complex.derivation?.base
+        case .simple(let simple):
+            guard case .restriction(let base, _) = simple.variety else { return nil }
+            switch base {
+            case .named(let name): return name
+            case .anonymous(let type): return derivationBase(of: type)
+            }
+        }
     }
 
     /// The access modifier and a space, or nothing for `internal`.

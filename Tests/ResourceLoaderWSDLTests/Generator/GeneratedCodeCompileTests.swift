@@ -86,6 +86,7 @@ struct GeneratedCodeCompileTests {
     /// envelope, each printed.
     static let program = """
         import Animals
+        import BaseHoldingDerived
         import Foundation
         import Plugged
         import ResourceLoader
@@ -106,8 +107,12 @@ struct GeneratedCodeCompileTests {
         print("plugged: \\(pluggedAction ?? "-")")
         let zoo = Zoo(animals: [Dog(name: "Rex", id: 1, barks: true), Puppy(name: "Bit", barks: false, weeks: 9, toys: ["ball"])], vehicle: .car("van"))
         let zooData = try XMLTreeEncoder().encode(zoo, as: XMLQualifiedName("Call", namespaceURI: "urn:test"))
-        let zooBack = try DerivedTypes.decoder.decode(Zoo.self, from: XMLTree(data: zooData).root)
+        let zooBack = try Animals.DerivedTypes.decoder.decode(Zoo.self, from: XMLTree(data: zooData).root)
         print("zoo: \\(zooBack == zoo) \\(zooBack.animals.map { "\\(type(of: $0))" }) \\(String(decoding: zooData, as: UTF8.self))")
+        let node = BaseHoldingDerived.Node(name: "root", child: BaseHoldingDerived.Special(name: "leaf", id: 2, flag: true), id: 1)
+        let nodeData = try XMLTreeEncoder().encode(node, as: XMLQualifiedName("Call", namespaceURI: "urn:test"))
+        let nodeBack = try BaseHoldingDerived.DerivedTypes.decoder.decode(BaseHoldingDerived.Node.self, from: XMLTree(data: nodeData).root)
+        print("node: \\(nodeBack == node) \\(String(decoding: nodeData, as: UTF8.self))")
         """
 
     @Test(.enabled(if: swift != nil, "swift is not on PATH: the generated code is not compiled"))
@@ -128,6 +133,15 @@ struct GeneratedCodeCompileTests {
             ("Animals", GeneratorSnippets.polymorphism, WSDLGeneratorConfiguration(accessModifier: .public)),
             ("Drawings", GeneratorSnippets.substitutionGroups, WSDLGeneratorConfiguration(accessModifier: .public)),
             ("Hostile", GeneratorSnippets.hostile, WSDLGeneratorConfiguration(accessModifier: .public)),
+            ("RecursiveGroup", GeneratorSnippets.recursiveGroup, WSDLGeneratorConfiguration()),
+            ("AnonymousExtension", GeneratorSnippets.anonymousExtensionOfItsHolder, WSDLGeneratorConfiguration()),
+            ("BaseHoldingDerived", GeneratorSnippets.baseHoldingItsDerivedType, WSDLGeneratorConfiguration(accessModifier: .public)),
+            ("CyclicDerivations", GeneratorSnippets.cyclicDerivations, WSDLGeneratorConfiguration()),
+            ("SyntheticFieldNames", GeneratorSnippets.syntheticFieldNames, WSDLGeneratorConfiguration()),
+            ("InheritedChoiceName", GeneratorSnippets.inheritedChoiceName, WSDLGeneratorConfiguration()),
+            ("ChoiceKeys", GeneratorSnippets.choiceOfOneLocalName, WSDLGeneratorConfiguration()),
+            ("BareKeys", GeneratorSnippets.barePartsOfOneLocalName, WSDLGeneratorConfiguration()),
+            ("ReservedNames", GeneratorSnippets.namesGeneratedCodeUses, WSDLGeneratorConfiguration(accessModifier: .public)),
         ]
         for library in libraries where library.name != "Calc" {
             let output = try GeneratorSnippets.generate(library.wsdl, configuration: library.configuration)
@@ -176,7 +190,7 @@ struct GeneratedCodeCompileTests {
                     .target(
                         name: "Plugged", dependencies: [\(resourceLoader)], \(strict),
                         plugins: [.plugin(name: "ResourceLoaderWSDLPlugin", package: "\(Self.packageRoot.lastPathComponent)")]),
-                    .executableTarget(name: "Runner", dependencies: ["Shop", "Plugged", "Animals", \(resourceLoader)], \(strict)),
+                    .executableTarget(name: "Runner", dependencies: ["Shop", "Plugged", "Animals", "BaseHoldingDerived", \(resourceLoader)], \(strict)),
                 ],
                 swiftLanguageModes: [.v6]
             )
@@ -206,6 +220,10 @@ struct GeneratedCodeCompileTests {
         #expect(result.output.contains(#"zoo: true ["Dog", "Puppy"] "#))
         #expect(result.output.contains(#"xsi:type="ns1:Dog""#) && result.output.contains(#"xsi:type="ns1:Puppy""#))
         #expect(result.output.contains("car>van</"))
+        // AND a subclass held by its base comes back equal, with the base's attribute
+        let nodeLine = result.output.split(separator: "\n").first { $0.hasPrefix("node: ") }.map(String.init) ?? ""
+        #expect(nodeLine.hasPrefix("node: true "), "\(nodeLine)")
+        #expect(nodeLine.contains(#"id="2""#) && nodeLine.contains("<name>leaf</name>"), "\(nodeLine)")
         // AND the plugin's diagnostics are in the build log
         #expect(build.output.contains("Generating SOAP resources from Shop.wsdl"))
     }

@@ -81,6 +81,95 @@ extension GeneratorSnippets {
               <wsdl:port name="HoldersPort" binding="tns:HoldersSoap"><soap:address location="http://example.com/my service/a&quot;b"/></wsdl:port>
             </wsdl:service>
             """)
+
+    /// A group that holds itself through a local element of an anonymous type, used by a
+    /// named type.
+    static let recursiveGroup = operation(
+        requestType: "tns:Filter",
+        schema: """
+            <xsd:group name="Expr">
+              <xsd:sequence>
+                <xsd:element name="field" type="xsd:string" minOccurs="0"/>
+                <xsd:element name="and" minOccurs="0">
+                  <xsd:complexType><xsd:sequence><xsd:group ref="tns:Expr"/></xsd:sequence></xsd:complexType>
+                </xsd:element>
+              </xsd:sequence>
+            </xsd:group>
+            <xsd:complexType name="Filter"><xsd:sequence><xsd:group ref="tns:Expr"/></xsd:sequence></xsd:complexType>
+            """)
+
+    /// A named type with a local element whose anonymous type extends the named type.
+    static let anonymousExtensionOfItsHolder = operation(
+        requestType: "tns:Node",
+        schema: """
+            <xsd:complexType name="Node">
+              <xsd:sequence>
+                <xsd:element name="label" type="xsd:string"/>
+                <xsd:element name="child" minOccurs="0">
+                  <xsd:complexType><xsd:complexContent><xsd:extension base="tns:Node"><xsd:sequence>
+                    <xsd:element name="depth" type="xsd:int"/>
+                  </xsd:sequence></xsd:extension></xsd:complexContent></xsd:complexType>
+                </xsd:element>
+              </xsd:sequence>
+            </xsd:complexType>
+            """)
+
+    /// A base type reached first whose element has a type derived from it.
+    static let baseHoldingItsDerivedType = operation(
+        requestType: "tns:Node",
+        schema: """
+            <xsd:complexType name="Node">
+              <xsd:sequence>
+                <xsd:element name="name" type="xsd:string"/>
+                <xsd:element name="child" type="tns:Special" minOccurs="0"/>
+              </xsd:sequence>
+              <xsd:attribute name="id" type="xsd:int" use="required"/>
+            </xsd:complexType>
+            <xsd:complexType name="Special">
+              <xsd:complexContent><xsd:extension base="tns:Node"><xsd:sequence>
+                <xsd:element name="flag" type="xsd:boolean"/>
+              </xsd:sequence></xsd:extension></xsd:complexContent>
+            </xsd:complexType>
+            """)
+
+    /// Types derived from themselves: directly and through another type, complex and simple,
+    /// and a type that extends one of them.
+    static let cyclicDerivations = operation(
+        requestType: "tns:Holder",
+        schema: """
+            <xsd:complexType name="Self">
+              <xsd:complexContent><xsd:extension base="tns:Self"><xsd:sequence>
+                <xsd:element name="own" type="xsd:string"/>
+              </xsd:sequence></xsd:extension></xsd:complexContent>
+            </xsd:complexType>
+            <xsd:complexType name="Ping">
+              <xsd:complexContent><xsd:extension base="tns:Pong"><xsd:sequence>
+                <xsd:element name="ping" type="xsd:string"/>
+              </xsd:sequence></xsd:extension></xsd:complexContent>
+            </xsd:complexType>
+            <xsd:complexType name="Pong">
+              <xsd:complexContent><xsd:extension base="tns:Ping"><xsd:sequence>
+                <xsd:element name="pong" type="xsd:string"/>
+              </xsd:sequence></xsd:extension></xsd:complexContent>
+            </xsd:complexType>
+            <xsd:complexType name="Outside">
+              <xsd:complexContent><xsd:extension base="tns:Ping"><xsd:sequence>
+                <xsd:element name="outside" type="xsd:string"/>
+              </xsd:sequence></xsd:extension></xsd:complexContent>
+            </xsd:complexType>
+            <xsd:simpleType name="Loop"><xsd:restriction base="tns:Loop"><xsd:maxLength value="3"/></xsd:restriction></xsd:simpleType>
+            <xsd:simpleType name="Tick"><xsd:restriction base="tns:Tock"/></xsd:simpleType>
+            <xsd:simpleType name="Tock"><xsd:restriction base="tns:Tick"/></xsd:simpleType>
+            <xsd:complexType name="Holder">
+              <xsd:sequence>
+                <xsd:element name="self" type="tns:Self"/>
+                <xsd:element name="ping" type="tns:Ping"/>
+                <xsd:element name="outside" type="tns:Outside"/>
+                <xsd:element name="loop" type="tns:Loop"/>
+                <xsd:element name="tick" type="tns:Tick"/>
+              </xsd:sequence>
+            </xsd:complexType>
+            """)
 }
 
 @Suite("Generator: hostile input")
@@ -107,6 +196,93 @@ struct GeneratorHostileInputTests {
         #expect(text.contains(#"case "a\rpublic let injected2 = 1": self = .aPublicLetInjected21"#))
         #expect(text.contains(#""q\"\\\u{2028}x\u{85}y""#))
         #expect(text.contains(#"var soapAction: String? { "urn:a\rb\"c\\d\u{2028}e" }"#))
+    }
+
+    /// The diagnostics as `severity construct path` lines.
+    static func summary(_ output: WSDLGeneratorOutput) -> [String] {
+        output.diagnostics.map { "\($0.severity.rawValue) \($0.construct.rawValue) \($0.location.path)" }
+    }
+
+    /// The generated models, all files together.
+    static func types(_ output: WSDLGeneratorOutput) -> String {
+        output.files.filter { $0.name.hasPrefix("Types") }.map(\.contents).joined(separator: "\n")
+    }
+
+    @Test func aGroupThatHoldsItselfThroughAnAnonymousTypeIsRecursiveContent() throws {
+        // GIVEN a group whose local element's anonymous type refers to the group again
+        // WHEN it is generated
+        let output = try GeneratorSnippets.generate(GeneratorSnippets.recursiveGroup)
+        // THEN the anonymous type is one struct that holds itself through an array of at most
+        // one item, and the recursion is diagnosed once
+        #expect(Self.summary(output) == [
+            "warning recursiveContent /wsdl:definitions[@name='Test']/wsdl:types/xsd:schema/xsd:group[@name='Expr']/xsd:sequence/xsd:element[@name='and']/xsd:complexType",
+        ])
+        let types = Self.types(output)
+        let filter = try #require(GeneratorSnippets.declaration("Filter", in: types))
+        #expect(filter.contains("    var field: String?\n    var and: FilterAnd?\n"))
+        let and = try #require(GeneratorSnippets.declaration("FilterAnd", in: types))
+        #expect(and.contains("    var field: String?\n    /// At most one item: the type holds itself through this element.\n    var and: [FilterAnd]\n"))
+        #expect(!types.contains("FilterAndAnd"))
+    }
+
+    @Test func anAnonymousTypeThatExtendsItsHolderIsRecursiveContent() throws {
+        // GIVEN a named type whose local element's anonymous type extends the named type
+        // WHEN it is generated
+        let output = try GeneratorSnippets.generate(GeneratorSnippets.anonymousExtensionOfItsHolder)
+        // THEN the anonymous type has the base's content and its own, and holds itself through
+        // an array of at most one item
+        #expect(Self.summary(output).contains(
+            "warning recursiveContent /wsdl:definitions[@name='Test']/wsdl:types/xsd:schema/xsd:complexType[@name='Node']/xsd:sequence/xsd:element[@name='child']/xsd:complexType"))
+        let types = Self.types(output)
+        let node = try #require(GeneratorSnippets.declaration("Node", in: types))
+        #expect(node.contains("    var label: String\n    var child: NodeChild?\n"))
+        let child = try #require(GeneratorSnippets.declaration("NodeChild", in: types))
+        #expect(child.contains("    var label: String\n    /// At most one item: the type holds itself through this element.\n    var child: [NodeChild]\n    var depth: Int32\n"))
+        #expect(!types.contains("NodeChildChild"))
+    }
+
+    @Test func aBaseTypeThatHoldsItsDerivedTypeIsInheritedInFull() throws {
+        // GIVEN a base type, reached first, one of whose elements has a type derived from it
+        // WHEN it is generated
+        let output = try GeneratorSnippets.generate(GeneratorSnippets.baseHoldingItsDerivedType)
+        #expect(Self.summary(output) == [])
+        // THEN the derived class takes the base's fields and passes them on, and its schema
+        // has the base's entries
+        let types = Self.types(output)
+        let special = try #require(GeneratorSnippets.declaration("Special", in: types))
+        #expect(special.contains("    init(name: String, child: Special? = nil, id: Int32, flag: Bool) {\n"))
+        #expect(special.contains("        super.init(name: name, child: child, id: id)\n"))
+        #expect(special.contains(#""id": .attribute"#))
+        let node = try #require(GeneratorSnippets.declaration("Node", in: types))
+        #expect(node.contains("    let child: Special?\n"))
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func typesDerivedFromThemselvesAreDiagnosedAndGeneratedWithoutTheirDerivation() throws {
+        // GIVEN types derived from themselves, directly or through another type, and a type
+        // that extends one of them
+        // WHEN it is generated
+        let output = try GeneratorSnippets.generate(GeneratorSnippets.cyclicDerivations)
+        // THEN each type of a cycle has an error diagnostic, in name order
+        let schema = "/wsdl:definitions[@name='Test']/wsdl:types/xsd:schema"
+        #expect(Self.summary(output) == [
+            "error invalidAttribute \(schema)/xsd:simpleType[@name='Loop']",
+            "error invalidAttribute \(schema)/xsd:complexType[@name='Ping']",
+            "error invalidAttribute \(schema)/xsd:complexType[@name='Pong']",
+            "error invalidAttribute \(schema)/xsd:complexType[@name='Self']",
+            "error invalidAttribute \(schema)/xsd:simpleType[@name='Tick']",
+            "error invalidAttribute \(schema)/xsd:simpleType[@name='Tock']",
+        ])
+        // AND is generated with its own content only: a complex type as a struct, a simple type
+        // as text; a type that extends one of them is a subclass of its class
+        let types = Self.types(output)
+        let holder = try #require(GeneratorSnippets.declaration("Holder", in: types))
+        #expect(holder.contains("    var self2: SelfType\n    var ping: Ping\n    var outside: Outside\n    var loop: String\n    var tick: String\n"))
+        let selfType = try #require(GeneratorSnippets.declaration("SelfType", in: types))
+        #expect(selfType.contains("struct SelfType: Codable") && selfType.contains("    var own: String\n"))
+        let outside = try #require(GeneratorSnippets.declaration("Outside", in: types))
+        #expect(outside.contains("final class Outside: Ping, @unchecked Sendable {"))
+        #expect(outside.contains("    init(ping: String, outside: String) {\n"))
     }
 
     @Test func documentationWithLineBreaksIsOnlyCommentLines() {
