@@ -77,7 +77,7 @@ let package = Package(
         ),
         .trait(
             name: "Metrics",
-            description: "ResourceLoaderMetrics: a fetch monitor that records swift-metrics counters, timers and a gauge."
+            description: "ResourceLoaderMetrics: a fetch monitor that records swift-metrics counters, timers and a meter."
         ),
         .trait(
             name: "Tracing",

@@ -69,8 +69,10 @@ import FoundationNetworking
 ///   the client: whoever made the client shuts it down, after the last request through the
 ///   transport has answered. ``shutdown()`` does nothing.
 ///
-/// Completion handlers run on one of the client's event loops: they must not block (hand heavy
-/// work, such as parsing, to another queue, as `ResourceService` does).
+/// Completion handlers run on one of the client's event loops (or on the cancelling thread, on
+/// the caller's thread for a request that cannot be sent, and, with a client that traces, on a
+/// thread that reads a streamed body): they must not block (hand heavy work, such as parsing, to
+/// another queue, as `ResourceService` does).
 ///
 /// ## Tracing
 ///

@@ -32,9 +32,9 @@ import FoundationNetworking
 /// The dimension values:
 /// - `method`: the request's method (`GET`, `POST`…), or `none` when the request could not be
 ///   built;
-/// - `status_class`: `2xx`, `3xx`, `4xx` or `5xx` from the last response's status, or `error`
-///   when the fetch ended without an HTTP response (a transport failure, a cancellation, the
-///   deadline, a request that could not be built or adapted). A fetch can fail with a `2xx`
+/// - `status_class`: `1xx`, `2xx`, `3xx`, `4xx` or `5xx` from the last response's status, or
+///   `error` when the fetch ended without an HTTP response (a transport failure, a cancellation,
+///   the deadline, a request that could not be built or adapted). A fetch can fail with a `2xx`
 ///   status class (its body did not parse): `resourceloader_request_errors` counts failures;
 /// - `resource_type`: the resource type's name, such as `Cities`;
 /// - `error_type`: the `ResourceError` case without its associated values (`transport`,
@@ -146,6 +146,7 @@ public struct MetricsFetchMonitor: FetchMonitor {
         switch error {
         case .transport: "transport"
         case .authenticationFailed: "authenticationFailed"
+        case .downloadInterrupted: "downloadInterrupted"
         default: error.logName
         }
     }

@@ -157,6 +157,9 @@ struct MetricsFetchMonitorTests {
         #expect(MetricsFetchMonitor.caseName(of: .transport(.timedOut, underlying: URLError(.timedOut))) == "transport")
         #expect(MetricsFetchMonitor.caseName(of: .authenticationFailed(.noCredential)) == "authenticationFailed")
         #expect(MetricsFetchMonitor.caseName(of: .cancelled) == "cancelled")
+        let partial = ResumableDownload(partialFile: URL(fileURLWithPath: "/tmp/partial"), byteCount: 10, validator: .entityTag("\"v\""))
+        #expect(MetricsFetchMonitor.caseName(of: .downloadInterrupted(partial, underlying: .transport(.networkConnectionLost, underlying: URLError(.networkConnectionLost))))
+            == "downloadInterrupted")
     }
 }
 
