@@ -21,7 +21,9 @@ import FoundationNetworking
 /// When the body has all arrived the file is flushed, closed and checked against the expected
 /// SHA-256 and the server's `Content-Digest`/`Repr-Digest`, then left in ``DownloadStaging``
 /// for the service to validate and place. On any failure the file is closed and removed, or,
-/// when the resource keeps partial files and the answer had a validator, kept to resume.
+/// when the resource keeps partial files and the answer had a validator, kept to resume. The
+/// partial file being resumed is left for the download's outcome to keep or remove, unless it
+/// is of another version, does not match a digest or crossed the size limit.
 final class FileDownloadReceiver: TransferReceiver {
     /// What a download's receivers share.
     struct Configuration: Sendable {
@@ -225,12 +227,12 @@ final class FileDownloadReceiver: TransferReceiver {
             if error == nil, writing.counting == nil { configuration.progress?(writing.file.size, nil, .decodedBytes) }
             if let error {
                 writing.file.close()
-                resumable = keepOrRemove(writing)
+                resumable = keepOrRemove(writing, after: error)
                 answer = .failure(error)
             } else if let expected = writing.expectedSize, writing.file.size != expected {
                 // A body that ended short of its Content-Range: as if the connection were cut.
                 writing.file.close()
-                resumable = keepOrRemove(writing)
+                resumable = keepOrRemove(writing, after: nil)
                 answer = .failure(URLError(.networkConnectionLost))
             } else {
                 do {
@@ -417,9 +419,14 @@ final class FileDownloadReceiver: TransferReceiver {
     }
 
     /// Keeps the file of an interrupted download to resume, when the resource asks and it can
-    /// be resumed; removes it otherwise.
-    private func keepOrRemove(_ writing: Writing) -> ResumableDownload? {
-        guard configuration.keepsPartialFile, let resumable = resumableFile(of: writing) else {
+    /// be resumed; removes it otherwise. The partial file being resumed is left whenever it can
+    /// be resumed, whatever the resource asks: a retry sends the same range and needs it, and
+    /// the download's outcome keeps or removes it (``DownloadService``). A body that crossed
+    /// ``TransferOptions/maximumDownloadBytes`` is never kept.
+    private func keepOrRemove(_ writing: Writing, after error: (any Error)?) -> ResumableDownload? {
+        let tooLarge = if case .responseTooLarge? = error as? ResourceError { true } else { false }
+        let isResumedPartial = writing.file.url == configuration.resumeFrom?.partialFile
+        guard !tooLarge, configuration.keepsPartialFile || isResumedPartial, let resumable = resumableFile(of: writing) else {
             DownloadFile.remove(writing.file.url)
             return nil
         }
@@ -435,8 +442,10 @@ final class FileDownloadReceiver: TransferReceiver {
         )
     }
 
-    /// The partial file being resumed, after an answer that wrote nothing to it: kept as it was
-    /// when the resource keeps partial files, removed otherwise. Nothing when not resuming.
+    /// The partial file being resumed, after an answer that wrote nothing to it: left as it
+    /// was, whatever the resource asks, since a retry sends the same range and needs it; the
+    /// download's outcome keeps or removes it (``DownloadService``). Nothing when not resuming,
+    /// or when the file is gone.
     private func keepOrRemoveResumedPartial(after error: (any Error)?) -> ResumableDownload? {
         guard let partial = configuration.resumeFrom else { return nil }
         switch error as? ResourceError {
@@ -445,10 +454,7 @@ final class FileDownloadReceiver: TransferReceiver {
         default:
             break
         }
-        guard configuration.keepsPartialFile, FileManager.default.fileExists(atPath: partial.partialFile.path) else {
-            DownloadFile.remove(partial.partialFile)
-            return nil
-        }
+        guard FileManager.default.fileExists(atPath: partial.partialFile.path) else { return nil }
         return partial
     }
 

@@ -151,6 +151,30 @@ struct DownloadServiceTests {
         }
     }
 
+    @Test func aBodyOverTheDownloadLimitLeavesNothingEvenWhenPartialFilesAreKept() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        // GIVEN a body with a strong ETag and no declared length, over the download limit, for
+        // a resource that keeps partial files
+        let session = FakeURLSession()
+        session.stub(.any, with: FakeResponse.status(200, headers: ["ETag": "\"v1\""], body: DownloadFixtures.body(100_000)).inPieces(10))
+        let limited = DownloadService<TestDownload>(session: session, options: TransferOptions(maximumDownloadBytes: 60_000))
+        var resource = TestDownload(url: URL(string: "https://x.test/data")!, destination: scratch.file("data.bin"))
+        resource.keepsPartialFile = true
+
+        // WHEN it is downloaded
+        let error = await #expect(throws: ResourceError.self) { try await limited.fetch(resource) }
+
+        // THEN it stops as too large, and the bytes written so far are not kept
+        guard case .responseTooLarge(let limit) = error else {
+            Issue.record("expected responseTooLarge, got \(String(describing: error))")
+            return
+        }
+        #expect(limit == 60_000)
+        #expect(scratch.contents().isEmpty)
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
     @Test func aRepeatedDeclaredLengthOverTheDownloadLimitFailsOnTheHead() async throws {
         // GIVEN a head that declares its length twice, over the download limit, and a connection
         // that drops before any of the body: only a refusal on the head fails as too large
