@@ -24,7 +24,7 @@ import FoundationNetworking
 /// when the resource keeps partial files and the answer had a validator, kept to resume. The
 /// partial file being resumed is left for the download's outcome to keep or remove, unless it
 /// is of another version, does not match a digest or crossed the size limit.
-final class FileDownloadReceiver: TransferReceiver {
+final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
     /// What a download's receivers share.
     struct Configuration: Sendable {
         let destination: URL
@@ -46,6 +46,8 @@ final class FileDownloadReceiver: TransferReceiver {
     private struct Writing {
         var file: DownloadFile
         let head: ResponseHead
+        /// Where this answer's bytes begin in the file: the partial file's length for a `206`.
+        let offset: Int64
         /// The whole file's digest, when something checks it.
         var whole: SHA256?
         /// The digest of this answer's bytes alone, for a `Content-Digest` of a `206`.
@@ -94,6 +96,8 @@ final class FileDownloadReceiver: TransferReceiver {
     private let completion: @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
     // `mode` is a `Locked`: its lock guards the mode and the open file in it.
     private let mode = Locked(Mode.waiting)
+    // `received` is a `Locked`: its lock guards the count of the body's bytes.
+    private let received = Locked(0)
 
     init(
         configuration: Configuration,
@@ -105,6 +109,10 @@ final class FileDownloadReceiver: TransferReceiver {
         self.completion = completion
         staging.receiverStarted()
     }
+
+    /// The bytes of the body received: those written to the file, or of an answer kept in
+    /// memory; set before the answer is handed on.
+    var bodyByteCount: Int { received.withLock { $0 } }
 
     /// Request-body progress is not a download's.
     func transferDidSend(_ sent: Int64, of expected: Int64?) {}
@@ -247,6 +255,12 @@ final class FileDownloadReceiver: TransferReceiver {
                 }
             }
         }
+        let bodyBytes = switch current {
+        case .collecting(_, let body): body.count
+        case .writing(let writing): Int(clamping: writing.file.size - writing.offset)
+        case .waiting, .alreadyComplete, .finished: 0
+        }
+        received.withLock { $0 = bodyBytes }
         staging.receiverFinished(staged: staged, resumable: resumable)
         completion(answer)
     }
@@ -375,6 +389,7 @@ final class FileDownloadReceiver: TransferReceiver {
         return Writing(
             file: file,
             head: head,
+            offset: offset,
             whole: checksWhole ? SHA256() : nil,
             message: contentDigest != nil && offset > 0 ? SHA256() : nil,
             contentDigest: contentDigest,

@@ -123,4 +123,43 @@ struct DownloadRetryTests {
         #expect(scratch.contents().isEmpty)
         #expect(scratch.openDescriptors().isEmpty)
     }
+
+    @Test func monitorsAreToldTheSizeOfEachAnswersBody() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        // GIVEN a download answered 503 with a 4-byte body, then with 60,000 bytes
+        let body = DownloadFixtures.body(60_000)
+        let session = FakeURLSession()
+        session.stub(.any, with: [
+            .status(503, body: Data("busy".utf8)),
+            FakeResponse.status(200, headers: ["Content-Length": "60000"], body: body).inPieces(6),
+        ])
+        let recorder = EventRecorder()
+        let resource = TestDownload(url: URL(string: "https://example.com/data")!, destination: scratch.file("data.bin"))
+
+        // WHEN it is downloaded
+        _ = try await Self.service(session, monitors: [recorder]).fetch(resource)
+
+        // THEN each response's body size is the bytes received, whether kept in memory or
+        // written to the file, and so is the finished fetch's
+        #expect(recorder.events.filter { $0.hasPrefix("response") } == ["response 1 503 4B", "response 2 200 60000B"])
+        #expect(recorder.finishedEvents.map(\.bodyByteCount) == [60_000])
+    }
+
+    @Test func monitorsAreToldTheSizeOfAResumedAnswersBody() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        // GIVEN a resume answered with the 4 bytes left
+        let resource = try Self.resuming(in: scratch)
+        let session = FakeURLSession()
+        session.stub(.any, with: Self.rest())
+        let recorder = EventRecorder()
+
+        // WHEN it is downloaded
+        _ = try await Self.service(session, monitors: [recorder]).fetch(resource)
+
+        // THEN the body's size is the 206's, not the file's
+        #expect(recorder.events.filter { $0.hasPrefix("response") } == ["response 1 206 4B"])
+        #expect(recorder.finishedEvents.map(\.bodyByteCount) == [4])
+    }
 }
