@@ -102,7 +102,8 @@ public enum FetchEvent {
         /// (`badServerResponse`) and is not reported as a response, so in the events a
         /// ``ResourcePipeline`` reports this is never `nil`.
         public let statusCode: Int?
-        /// The size of the response body, in bytes.
+        /// The size of the response body, in bytes: for a download, the bytes of it written to
+        /// the file (decoded, when the transport decodes a content coding).
         public let bodyByteCount: Int
         /// From handing the request to the transport to its answer.
         public let duration: Duration
@@ -177,7 +178,8 @@ public enum FetchEvent {
         public let result: Result<Void, ResourceError>
         /// The last response's HTTP status code; `nil` without an HTTP response.
         public let statusCode: Int?
-        /// The size of the last response's body, in bytes; `nil` without a response.
+        /// The size of the last response's body, in bytes, as ``ResponseReceived/bodyByteCount``
+        /// counts it; `nil` without a response.
         public let bodyByteCount: Int?
         /// How many attempts were handed to the transport: `0` when none was.
         public let attempts: Int

@@ -70,10 +70,7 @@ final class PipelineFetch: Sendable {
             let attempt = nextAttempt(with: request)
             let sent = attemptSent(request, attempt: attempt)
             FetchEvent.Context.$current.withValue(context) {
-                pending.transfer(
-                    request, through: pipeline.session, options: plan.options, makeReceiver: plan.makeReceiver, checked: true
-                ) { [self] answer in
-                    let outcome = self.answer(answer, attempt: attempt, sentAt: sent)
+                transfer(request, attempt: attempt, sentAt: sent, plan: plan, pending: pending) { [self] outcome in
                     if case .success(let answer) = outcome { received(answer) }
                     onAnswer(outcome)
                 }
@@ -116,11 +113,8 @@ final class PipelineFetch: Sendable {
             guard !pending.isFinished else { return }
             let attempt = nextAttempt(with: adapted)
             let sent = attemptSent(adapted, attempt: attempt)
-            pending.transfer(
-                adapted, through: pipeline.session, options: plan.options, makeReceiver: plan.makeReceiver, checked: true
-            ) { [self, adapted, generation] answer in
+            transfer(adapted, attempt: attempt, sentAt: sent, plan: plan, pending: pending) { [self, adapted, generation] outcome in
                 var tries = Tries()
-                let outcome = self.answer(answer, attempt: attempt, sentAt: sent)
                 let next = self.next(after: outcome, of: adapted, attempt: attempt, generation: generation, plan: plan, tries: &tries)
                 if case .finish(let outcome) = next {
                     onAnswer(outcome)
@@ -222,7 +216,7 @@ final class PipelineFetch: Sendable {
             if Task.isCancelled { return .failure(.cancelled) }
             if let refusal = request.refusalForTransport { return .failure(refusal) }
             let attempt = nextAttempt(with: request)
-            let outcome = await send(request, attempt: attempt, options: plan.options, makeReceiver: plan.makeReceiver)
+            let outcome = await send(request, attempt: attempt, plan: plan)
             let next = next(after: outcome, of: request, attempt: attempt, generation: generation, plan: plan, tries: &tries)
             if let outcome = await carryOut(next) { return outcome }
             replaying = next.isReplay
@@ -344,12 +338,17 @@ final class PipelineFetch: Sendable {
         return pipeline.stopwatch.elapsed()
     }
 
-    /// The transport's answer to `attempt`, sent at `sentAt`.
-    private func answer(_ answer: Result<(Data, ResponseHead), any Error>, attempt: Int, sentAt: Duration) -> Result<FetchAnswer, ResourceError> {
+    /// The transport's answer to `attempt`, sent at `sentAt`, whose body had `bodyByteCount`
+    /// bytes when its receiver counted them.
+    private func answer(
+        _ answer: Result<(Data, ResponseHead), any Error>, attempt: Int, sentAt: Duration, bodyByteCount: Int?
+    ) -> Result<FetchAnswer, ResourceError> {
         let duration = pipeline.stopwatch.elapsed() - sentAt
         switch answer {
         case .success(let (data, response)):
-            return .success(FetchAnswer(data: data, response: response, attempt: attempt, duration: duration))
+            return .success(
+                FetchAnswer(data: data, response: response, attempt: attempt, duration: duration, bodyByteCount: bodyByteCount)
+            )
         case .failure(let error):
             return .failure(ResourceError(transportError: error))
         }
@@ -357,22 +356,48 @@ final class PipelineFetch: Sendable {
 
     /// Tells the monitors of the attempt and hands `request`, already checked, to the transport;
     /// returns its answer, or ``ResourceError/cancelled`` when the calling task is cancelled first.
-    private func send(
-        _ request: URLRequest, attempt: Int, options: TransferOptions, makeReceiver: ReceiverFactory? = nil
-    ) async -> Result<FetchAnswer, ResourceError> {
+    private func send(_ request: URLRequest, attempt: Int, plan: FetchPlan) async -> Result<FetchAnswer, ResourceError> {
         let sentAt = attemptSent(request, attempt: attempt)
-        let session = pipeline.session
         let pending = PendingFetch<FetchAnswer>(callbackQueue: nil)
         return await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
                 pending.whenFinished { continuation.resume(returning: $0) }
                 guard !pending.isFinished else { return }
-                pending.transfer(request, through: session, options: options, makeReceiver: makeReceiver, checked: true) { [self] answer in
-                    pending.finish(self.answer(answer, attempt: attempt, sentAt: sentAt))
+                transfer(request, attempt: attempt, sentAt: sentAt, plan: plan, pending: pending) { outcome in
+                    pending.finish(outcome)
                 }
             }
         } onCancel: {
             pending.cancel()
+        }
+    }
+
+    /// Hands `request`, already checked, to the transport for `attempt`, sent at `sentAt`, through
+    /// `pending`; `onAnswer` receives the answer, with the size of its body: its data's, or what
+    /// a receiver that writes the body elsewhere counted (``BodyByteCounting``).
+    private func transfer<Value>(
+        _ request: URLRequest,
+        attempt: Int,
+        sentAt: Duration,
+        plan: FetchPlan,
+        pending: PendingFetch<Value>,
+        onAnswer: @escaping @Sendable (Result<FetchAnswer, ResourceError>) -> Void
+    ) {
+        // The receiver's count, read weakly: the receiver holds the completion that reads it.
+        let count = Locked<(@Sendable () -> Int?)?>(nil)
+        let makeReceiver = plan.makeReceiver.map { make -> ReceiverFactory in
+            { request, options, completion in
+                let receiver = make(request, options, completion)
+                if let counting = receiver as? any BodyByteCounting & TransferReceiver {
+                    count.withLock { $0 = { [weak counting] in counting?.bodyByteCount } }
+                }
+                return receiver
+            }
+        }
+        pending.transfer(request, through: pipeline.session, options: plan.options, makeReceiver: makeReceiver, checked: true) {
+            [self] answer in
+            let bodyByteCount = count.withLock { $0 }?()
+            onAnswer(self.answer(answer, attempt: attempt, sentAt: sentAt, bodyByteCount: bodyByteCount))
         }
     }
 
@@ -387,13 +412,13 @@ final class PipelineFetch: Sendable {
         let statusCode = answer.response.statusCode
         state.withLock { state in
             state.statusCode = statusCode
-            state.bodyByteCount = answer.data.count
+            state.bodyByteCount = answer.bodyByteCount
         }
         let event = FetchEvent.ResponseReceived(
             context: context,
             attempt: answer.attempt,
             statusCode: statusCode,
-            bodyByteCount: answer.data.count,
+            bodyByteCount: answer.bodyByteCount,
             duration: answer.duration
         )
         for monitor in pipeline.monitors { monitor.responseReceived(event) }

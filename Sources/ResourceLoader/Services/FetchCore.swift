@@ -6,12 +6,24 @@ import FoundationNetworking
 
 /// What the transport answered the last attempt of a fetch with.
 struct FetchAnswer: Sendable {
+    /// The body held in memory: empty for a download's, which went to a file.
     let data: Data
     let response: ResponseHead
     /// The attempt that answered, from 1.
     let attempt: Int
     /// How long the attempt took, on the pipeline's stopwatch; zero without a pipeline.
     let duration: Duration
+    /// The bytes of the body received: ``data``'s count, or those a receiver wrote elsewhere
+    /// (``BodyByteCounting``).
+    let bodyByteCount: Int
+
+    init(data: Data, response: ResponseHead, attempt: Int, duration: Duration, bodyByteCount: Int? = nil) {
+        self.data = data
+        self.response = response
+        self.attempt = attempt
+        self.duration = duration
+        self.bodyByteCount = bodyByteCount ?? data.count
+    }
 }
 
 /// What the attempts of one fetch run with: the pipeline's hooks as the resource adjusted them,

@@ -12,6 +12,13 @@ typealias ReceiverFactory = @Sendable (
     _ completion: @escaping @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
 ) -> any TransferReceiver
 
+/// A receiver that does not hand its body to the completion (a download's goes to a file), and
+/// counts its bytes instead, for the monitors.
+protocol BodyByteCounting: AnyObject {
+    /// The bytes of the body received, once the receiver has handed its answer on.
+    var bodyByteCount: Int { get }
+}
+
 /// One fetch in flight: delivers exactly one outcome, whoever finishes first.
 ///
 /// The transfer's answer, ``cancel()`` and the deadline all race to finish the fetch; the first

@@ -73,7 +73,7 @@ public struct TransferOptions: Sendable, Hashable {
     /// ``maximumResponseBytes`` (which still bounds the body of an error answer, kept in memory).
     /// A declared `Content-Length` over it fails before the body is read, and a body without one
     /// is stopped as soon as it crosses it, with ``ResourceError/responseTooLarge(limit:)``; the
-    /// temporary file is removed.
+    /// temporary file is removed, even when the resource keeps partial files.
     public var maximumDownloadBytes: Int64
 
     /// Creates options. With no arguments, every limit has its default.

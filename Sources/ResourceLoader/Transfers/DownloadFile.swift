@@ -43,15 +43,34 @@ struct DownloadFile {
     /// The bytes in the file.
     private(set) var size: Int64
 
+    /// The longest file name, in bytes (`NAME_MAX` on Linux and Apple platforms).
+    static let maximumNameBytes = 255
+
     /// Creates an empty temporary file in the destination's directory, creating the directories
-    /// that are missing.
+    /// that are missing. Its name is `.name.UUID.download`, with as much of the destination's name
+    /// as keeps it within ``maximumNameBytes`` (whole characters).
     static func temporary(beside destination: URL) throws(ResourceError) -> DownloadFile {
         let directory = destination.deletingLastPathComponent()
         try createDirectories(directory)
-        let url = directory.appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString).download")
+        let suffix = ".\(UUID().uuidString).download"
+        let name = prefix(of: destination.lastPathComponent, fittingIn: maximumNameBytes - 1 - suffix.utf8.count)
+        let url = directory.appendingPathComponent(".\(name)\(suffix)")
         let descriptor = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw failure(.open, url) }
         return DownloadFile(url: url, descriptor: descriptor, size: 0)
+    }
+
+    /// The longest prefix of `name`, in whole characters, whose UTF-8 form has at most `bytes`
+    /// bytes.
+    static func prefix(of name: String, fittingIn bytes: Int) -> Substring {
+        var used = 0
+        var end = name.startIndex
+        for index in name.indices {
+            used += name[index].utf8.count
+            guard used <= bytes else { break }
+            end = name.index(after: index)
+        }
+        return name[..<end]
     }
 
     /// Opens the partial file of a download being resumed, for appending after its first

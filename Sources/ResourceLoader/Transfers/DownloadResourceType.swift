@@ -43,7 +43,10 @@ public protocol DownloadResourceType: NetworkResourceType {
     /// `underlying` (``ResourceError/cancelled`` for a cancellation). A finished file that
     /// cannot be placed (a file appeared at the destination under
     /// ``DownloadOverwritePolicy/failIfExists``) or is cancelled before it is placed is kept the
-    /// same way, with every byte. Default: `false`: the partial file is removed.
+    /// same way, with every byte. A body that crosses ``TransferOptions/maximumDownloadBytes``
+    /// is never kept. Default: `false`: the partial file is removed once the download has
+    /// failed; the attempts a pipeline's ``RetryPolicy`` makes before then all resume the
+    /// partial file of ``resumeFrom``.
     var keepsPartialFile: Bool { get }
 
     /// Makes the model from the placed file at `url` (the ``destination``), with the response

@@ -176,7 +176,7 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
         }
         fetch?.built(request)
         let options = resource.transferOptions(self.options)
-        let staging = DownloadStaging(bound: settleBound)
+        let staging = DownloadStaging(bound: settleBound, resumesPartialFile: resource.resumeFrom != nil)
         let configuration = FileDownloadReceiver.Configuration(
             destination: resource.destination,
             overwritePolicy: resource.overwritePolicy,
@@ -202,7 +202,7 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
         switch answer {
         case .failure(let error):
             staging.discardStaged()
-            if let partial = staging.resumable { return .failure(.downloadInterrupted(partial, underlying: error)) }
+            if let partial = Self.keptPartial(in: staging, for: resource) { return .failure(.downloadInterrupted(partial, underlying: error)) }
             return .failure(error)
         case .success(let last):
             guard let staged = staging.takeStaged() else {
@@ -210,7 +210,7 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
                 // partial file kept to resume (by an earlier attempt, or the one being resumed)
                 // goes with the error.
                 let failure = Self.failure(for: last, resource: resource)
-                if let partial = staging.resumable, case .failure(let error) = failure {
+                if let partial = Self.keptPartial(in: staging, for: resource), case .failure(let error) = failure {
                     return .failure(.downloadInterrupted(partial, underlying: error))
                 }
                 return failure
@@ -223,6 +223,17 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
             guard let fetch else { return Self.place(staged, for: resource) }
             return fetch.makeModel { Self.place(staged, for: resource) }
         }
+    }
+
+    /// The partial file a failed download leaves to resume, when its resource keeps partial
+    /// files. Otherwise the partial file being resumed, which the attempts left for a retry, is
+    /// removed now that no attempt follows.
+    private static func keptPartial(in staging: DownloadStaging, for resource: Resource) -> ResumableDownload? {
+        guard resource.keepsPartialFile else {
+            staging.discardResumable()
+            return nil
+        }
+        return staging.resumable
     }
 
     /// Whether `resource` accepts the status of `head`: its validation, with no body.

@@ -9,6 +9,9 @@ import Foundation
 /// has run out with a receiver still live, the staging is abandoned, and a receiver that
 /// finishes afterwards has what it leaves (a finished file, a partial file kept to resume)
 /// removed, since nobody will place or resume it.
+///
+/// Every attempt of a resumed download works on the one partial file being resumed: what the
+/// latest receiver leaves, even nothing (it removed the file), replaces what an earlier one kept.
 final class DownloadStaging: Sendable {
     /// A finished, verified file, not yet at its destination.
     struct Staged: Sendable {
@@ -33,9 +36,12 @@ final class DownloadStaging: Sendable {
     /// How long ``settled()`` waits for a receiver to finish: 10 seconds unless a test injects
     /// a shorter one.
     let bound: Duration
+    /// Whether the download resumes a partial file, which every receiver works on.
+    let resumesPartialFile: Bool
 
-    init(bound: Duration = .seconds(10)) {
+    init(bound: Duration = .seconds(10), resumesPartialFile: Bool = false) {
         self.bound = bound
+        self.resumesPartialFile = resumesPartialFile
     }
 
     /// A receiver was made and will finish once.
@@ -44,7 +50,8 @@ final class DownloadStaging: Sendable {
     }
 
     /// A receiver has finished, leaving a staged file, a partial file kept to resume, or
-    /// neither. A partial kept by an earlier attempt and not reused is removed. What a receiver
+    /// neither. A partial kept by an earlier attempt and not reused is removed; for a resumed
+    /// download, one the latest receiver removed is no longer kept. What a receiver
     /// leaves after the staging was abandoned is removed, unless it is the partial file already
     /// handed over.
     func receiverFinished(staged: Staged?, resumable: ResumableDownload?) {
@@ -60,7 +67,7 @@ final class DownloadStaging: Sendable {
             {
                 strays.append(previous)
             }
-            if staged != nil || resumable != nil { state.resumable = resumable }
+            if staged != nil || resumable != nil || resumesPartialFile { state.resumable = resumable }
             if let staged { state.staged = staged }
             guard state.live <= 0 else { return ([], strays) }
             defer { state.waiters = [] }
@@ -118,6 +125,17 @@ final class DownloadStaging: Sendable {
     /// The partial file kept to resume, if any.
     var resumable: ResumableDownload? {
         state.withLock { $0.resumable }
+    }
+
+    /// Removes the partial file kept to resume: the download failed, and its resource does not
+    /// keep partial files. A receiver that finishes after an abandoned wait then has what it
+    /// leaves removed too.
+    func discardResumable() {
+        let kept = state.withLock { state -> ResumableDownload? in
+            defer { state.resumable = nil }
+            return state.resumable
+        }
+        if let kept { DownloadFile.remove(kept.partialFile) }
     }
 
     /// Removes a staged file that will not be placed (the fetch failed or was cancelled after

@@ -21,8 +21,10 @@ import FoundationNetworking
 /// When the body has all arrived the file is flushed, closed and checked against the expected
 /// SHA-256 and the server's `Content-Digest`/`Repr-Digest`, then left in ``DownloadStaging``
 /// for the service to validate and place. On any failure the file is closed and removed, or,
-/// when the resource keeps partial files and the answer had a validator, kept to resume.
-final class FileDownloadReceiver: TransferReceiver {
+/// when the resource keeps partial files and the answer had a validator, kept to resume. The
+/// partial file being resumed is left for the download's outcome to keep or remove, unless it
+/// is of another version, does not match a digest or crossed the size limit.
+final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
     /// What a download's receivers share.
     struct Configuration: Sendable {
         let destination: URL
@@ -44,6 +46,8 @@ final class FileDownloadReceiver: TransferReceiver {
     private struct Writing {
         var file: DownloadFile
         let head: ResponseHead
+        /// Where this answer's bytes begin in the file: the partial file's length for a `206`.
+        let offset: Int64
         /// The whole file's digest, when something checks it.
         var whole: SHA256?
         /// The digest of this answer's bytes alone, for a `Content-Digest` of a `206`.
@@ -92,6 +96,8 @@ final class FileDownloadReceiver: TransferReceiver {
     private let completion: @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
     // `mode` is a `Locked`: its lock guards the mode and the open file in it.
     private let mode = Locked(Mode.waiting)
+    // `received` is a `Locked`: its lock guards the count of the body's bytes.
+    private let received = Locked(0)
 
     init(
         configuration: Configuration,
@@ -103,6 +109,10 @@ final class FileDownloadReceiver: TransferReceiver {
         self.completion = completion
         staging.receiverStarted()
     }
+
+    /// The bytes of the body received: those written to the file, or of an answer kept in
+    /// memory; set before the answer is handed on.
+    var bodyByteCount: Int { received.withLock { $0 } }
 
     /// Request-body progress is not a download's.
     func transferDidSend(_ sent: Int64, of expected: Int64?) {}
@@ -225,12 +235,12 @@ final class FileDownloadReceiver: TransferReceiver {
             if error == nil, writing.counting == nil { configuration.progress?(writing.file.size, nil, .decodedBytes) }
             if let error {
                 writing.file.close()
-                resumable = keepOrRemove(writing)
+                resumable = keepOrRemove(writing, after: error)
                 answer = .failure(error)
             } else if let expected = writing.expectedSize, writing.file.size != expected {
                 // A body that ended short of its Content-Range: as if the connection were cut.
                 writing.file.close()
-                resumable = keepOrRemove(writing)
+                resumable = keepOrRemove(writing, after: nil)
                 answer = .failure(URLError(.networkConnectionLost))
             } else {
                 do {
@@ -245,6 +255,12 @@ final class FileDownloadReceiver: TransferReceiver {
                 }
             }
         }
+        let bodyBytes = switch current {
+        case .collecting(_, let body): body.count
+        case .writing(let writing): Int(clamping: writing.file.size - writing.offset)
+        case .waiting, .alreadyComplete, .finished: 0
+        }
+        received.withLock { $0 = bodyBytes }
         staging.receiverFinished(staged: staged, resumable: resumable)
         completion(answer)
     }
@@ -373,6 +389,7 @@ final class FileDownloadReceiver: TransferReceiver {
         return Writing(
             file: file,
             head: head,
+            offset: offset,
             whole: checksWhole ? SHA256() : nil,
             message: contentDigest != nil && offset > 0 ? SHA256() : nil,
             contentDigest: contentDigest,
@@ -417,9 +434,14 @@ final class FileDownloadReceiver: TransferReceiver {
     }
 
     /// Keeps the file of an interrupted download to resume, when the resource asks and it can
-    /// be resumed; removes it otherwise.
-    private func keepOrRemove(_ writing: Writing) -> ResumableDownload? {
-        guard configuration.keepsPartialFile, let resumable = resumableFile(of: writing) else {
+    /// be resumed; removes it otherwise. The partial file being resumed is left whenever it can
+    /// be resumed, whatever the resource asks: a retry sends the same range and needs it, and
+    /// the download's outcome keeps or removes it (``DownloadService``). A body that crossed
+    /// ``TransferOptions/maximumDownloadBytes`` is never kept.
+    private func keepOrRemove(_ writing: Writing, after error: (any Error)?) -> ResumableDownload? {
+        let tooLarge = if case .responseTooLarge? = error as? ResourceError { true } else { false }
+        let isResumedPartial = writing.file.url == configuration.resumeFrom?.partialFile
+        guard !tooLarge, configuration.keepsPartialFile || isResumedPartial, let resumable = resumableFile(of: writing) else {
             DownloadFile.remove(writing.file.url)
             return nil
         }
@@ -435,8 +457,10 @@ final class FileDownloadReceiver: TransferReceiver {
         )
     }
 
-    /// The partial file being resumed, after an answer that wrote nothing to it: kept as it was
-    /// when the resource keeps partial files, removed otherwise. Nothing when not resuming.
+    /// The partial file being resumed, after an answer that wrote nothing to it: left as it
+    /// was, whatever the resource asks, since a retry sends the same range and needs it; the
+    /// download's outcome keeps or removes it (``DownloadService``). Nothing when not resuming,
+    /// or when the file is gone.
     private func keepOrRemoveResumedPartial(after error: (any Error)?) -> ResumableDownload? {
         guard let partial = configuration.resumeFrom else { return nil }
         switch error as? ResourceError {
@@ -445,10 +469,7 @@ final class FileDownloadReceiver: TransferReceiver {
         default:
             break
         }
-        guard configuration.keepsPartialFile, FileManager.default.fileExists(atPath: partial.partialFile.path) else {
-            DownloadFile.remove(partial.partialFile)
-            return nil
-        }
+        guard FileManager.default.fileExists(atPath: partial.partialFile.path) else { return nil }
         return partial
     }
 

@@ -6,10 +6,15 @@ import Foundation
 /// let expected = SHA256Digest(hex: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
 /// ```
 ///
-/// A value that exists has exactly 32 bytes: the initialisers refuse anything else.
+/// A value that exists has exactly 32 bytes: the initialisers refuse anything else, decoding
+/// included.
 public struct SHA256Digest: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The digest's 32 bytes.
     public let bytes: [UInt8]
+
+    private enum CodingKeys: String, CodingKey {
+        case bytes
+    }
 
     /// A digest from its 32 bytes; `nil` for any other count.
     public init?<Bytes: Sequence<UInt8>>(bytes: Bytes) {
@@ -28,6 +33,20 @@ public struct SHA256Digest: Sendable, Hashable, Codable, CustomStringConvertible
         for index in stride(from: 0, to: 64, by: 2) {
             guard let high = Self.value(ofHexDigit: digits[index]), let low = Self.value(ofHexDigit: digits[index + 1]) else { return nil }
             bytes.append(high << 4 | low)
+        }
+        self.bytes = bytes
+    }
+
+    /// Decodes a digest encoded as ``bytes``.
+    ///
+    /// - Throws: `DecodingError.dataCorrupted` when there are not exactly 32 bytes.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let bytes = try container.decode([UInt8].self, forKey: .bytes)
+        guard bytes.count == 32 else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .bytes, in: container, debugDescription: "A SHA-256 digest has 32 bytes, not \(bytes.count)."
+            )
         }
         self.bytes = bytes
     }

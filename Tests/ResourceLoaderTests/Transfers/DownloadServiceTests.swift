@@ -151,6 +151,83 @@ struct DownloadServiceTests {
         }
     }
 
+    @Test func aBodyOverTheDownloadLimitLeavesNothingEvenWhenPartialFilesAreKept() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        // GIVEN a body with a strong ETag and no declared length, over the download limit, for
+        // a resource that keeps partial files
+        let session = FakeURLSession()
+        session.stub(.any, with: FakeResponse.status(200, headers: ["ETag": "\"v1\""], body: DownloadFixtures.body(100_000)).inPieces(10))
+        let limited = DownloadService<TestDownload>(session: session, options: TransferOptions(maximumDownloadBytes: 60_000))
+        var resource = TestDownload(url: URL(string: "https://x.test/data")!, destination: scratch.file("data.bin"))
+        resource.keepsPartialFile = true
+
+        // WHEN it is downloaded
+        let error = await #expect(throws: ResourceError.self) { try await limited.fetch(resource) }
+
+        // THEN it stops as too large, and the bytes written so far are not kept
+        guard case .responseTooLarge(let limit) = error else {
+            Issue.record("expected responseTooLarge, got \(String(describing: error))")
+            return
+        }
+        #expect(limit == 60_000)
+        #expect(scratch.contents().isEmpty)
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
+    @Test(arguments: [
+        String(repeating: "n", count: 251) + ".bin",
+        String(repeating: "é", count: 125) + ".bin",
+        String(repeating: "😀", count: 62) + ".bin",
+    ])
+    func aDestinationWithALongNameIsDownloadedBesideItself(name: String) async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        // GIVEN a destination whose name is NAME_MAX bytes long, or nearly, in UTF-8
+        #expect(name.utf8.count <= 255)
+        let session = FakeURLSession()
+        let body = DownloadFixtures.body(10_000)
+        session.stub(.any, with: .status(200, headers: ["Content-Length": "10000"], body: body))
+
+        // WHEN it is downloaded
+        let placed = try await DownloadService<TestDownload>(session: session).fetch(
+            TestDownload(url: URL(string: "https://x.test/data")!, destination: scratch.file(name))
+        )
+
+        // THEN its temporary file had a name the file system takes, and it is placed
+        #expect(try Data(contentsOf: placed) == body)
+        #expect(scratch.contents() == [name])
+    }
+
+    @Test(arguments: [
+        "data.bin",
+        String(repeating: "n", count: 255),
+        String(repeating: "é", count: 127) + "n",
+        String(repeating: "😀", count: 63) + "nnn",
+    ])
+    func aTemporaryFileNameFitsInNameMaxWithoutSplittingACharacter(name: String) throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        var file = try DownloadFile.temporary(beside: scratch.file(name))
+        file.close()
+        defer { DownloadFile.remove(file.url) }
+        let temporary = file.url.lastPathComponent
+        #expect(temporary.utf8.count <= 255)
+        #expect(file.url.deletingLastPathComponent().standardizedFileURL == scratch.url.standardizedFileURL)
+        #expect(temporary.hasPrefix("."))
+        #expect(temporary.hasSuffix(".download"))
+        // The part of the destination's name kept is a prefix of whole characters: the whole
+        // name when it fits.
+        let kept = String(temporary.dropFirst().dropLast(".download".count + 37))
+        #expect(!kept.isEmpty && name.hasPrefix(kept))
+        if name.utf8.count <= 200 {
+            #expect(kept == name)
+        } else {
+            // As much as fits: no room left for one more character (of at most 4 bytes).
+            #expect(kept.utf8.count > 255 - temporary.utf8.count + kept.utf8.count - 4)
+        }
+    }
+
     @Test func aRepeatedDeclaredLengthOverTheDownloadLimitFailsOnTheHead() async throws {
         // GIVEN a head that declares its length twice, over the download limit, and a connection
         // that drops before any of the body: only a refusal on the head fails as too large

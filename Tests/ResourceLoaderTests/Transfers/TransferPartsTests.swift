@@ -18,6 +18,25 @@ struct TransferPartsTests {
         #expect(DigestFields.sha256(in: "SHA-256=:\(Self.abc):") == nil)
     }
 
+    @Test func aDecodedDigestHas32BytesAndIsEncodedAsBefore() throws {
+        let digest = SHA256Digest(of: Data("abc".utf8))
+        let encoded = try JSONEncoder().encode(digest)
+        // The encoded form: the synthesized one, its bytes as a list of numbers.
+        let object = try #require(try JSONSerialization.jsonObject(with: encoded) as? [String: Any])
+        #expect((object["bytes"] as? [Int])?.count == 32)
+        #expect(try JSONDecoder().decode(SHA256Digest.self, from: encoded) == digest)
+        for count in [0, 31, 33] {
+            let bad = Data("{\"bytes\":[\((0..<count).map { _ in "1" }.joined(separator: ","))]}".utf8)
+            #expect(throws: DecodingError.self) { try JSONDecoder().decode(SHA256Digest.self, from: bad) }
+            do {
+                _ = try JSONDecoder().decode(SHA256Digest.self, from: bad)
+            } catch DecodingError.dataCorrupted {
+            } catch {
+                Issue.record("expected dataCorrupted for \(count) bytes, got \(error)")
+            }
+        }
+    }
+
     @Test func contentRangesAreReadAsRFC9110WritesThem() {
         let full = ContentRange("bytes 10-19/100")
         #expect(full?.first == 10 && full?.last == 19 && full?.completeLength == 100)
