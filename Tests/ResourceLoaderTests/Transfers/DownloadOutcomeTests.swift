@@ -309,11 +309,12 @@ struct DownloadOutcomeTests {
     func whatATransportLeavesAfterTheOutcomeWentWithoutItIsRemoved(cut: Bool) async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
-        // GIVEN a transport that ends the transfer 1 s after it started (a whole body, or a
+        // GIVEN a transport that ends the transfer 5 s after it started (a whole body, or a
         // cut one with a strong ETag for a resource that keeps partial files), a deadline of
-        // 100 ms, and an outcome that waits 50 ms for the transport
+        // 100 ms, and an outcome that waits 50 ms for the transport (the margin keeps a machine
+        // under load from letting the transport complete before the outcome is settled)
         let transport = LateCompletingTransport(
-            body: DownloadFixtures.body(20_000), delay: .seconds(1), failure: cut ? URLError(.networkConnectionLost) : nil
+            body: DownloadFixtures.body(20_000), delay: .seconds(5), failure: cut ? URLError(.networkConnectionLost) : nil
         )
         let service = DownloadService<TestDownload>(
             session: transport, options: TransferOptions(deadline: .milliseconds(100)), pipeline: nil, writer: .system,
