@@ -506,8 +506,8 @@ extension TransportConformance {
             do {
                 record = try await transfer(request)
             } catch {
-                let server = arrived.withLock { $0 }.map { "the server had read the request, with \($0) body bytes" }
-                throw fail("\(error.reason); \(server ?? "the server had not read the whole request")")
+                let serverSide = arrived.withLock { $0 }.map { "the server had read the request, with \($0) body bytes" }
+                throw fail("\(error.reason); \(serverSide ?? "the server had not read the whole request")")
             }
             try expectSuccess(record, body: body)
         }

@@ -228,8 +228,7 @@ public struct CachingTransport: HTTPTransport {
         let deadline = BackgroundDeadline()
         let storing = StoringReceiver(
             receiver: BackgroundValidationReceiver(
-                cache: cache, key: key, token: token, deadline: deadline,
-                limit: min(options.maximumResponseBytes, cache.maximumBodyBytes)),
+                cache: cache, key: key, token: token, deadline: deadline, limit: cache.bodyLimit(for: options)),
             transport: self,
             request: request,
             key: key,

@@ -57,6 +57,12 @@ public final class HTTPCache: Sendable {
         self.staleIfErrorLimit = staleIfErrorLimit
     }
 
+    /// The most body bytes the cache keeps of a transfer with `options`: ``maximumBodyBytes``, or
+    /// the transfer's size limit when smaller.
+    func bodyLimit(for options: TransferOptions) -> Int {
+        min(options.maximumResponseBytes, maximumBodyBytes)
+    }
+
     /// Removes every stored response.
     public func removeAll() {
         store.removeAll()

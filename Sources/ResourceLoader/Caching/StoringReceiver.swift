@@ -83,7 +83,7 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
         isResend: Bool = false
     ) {
         self.options = options
-        self.bodyLimit = min(options.maximumResponseBytes, transport.cache.maximumBodyBytes)
+        self.bodyLimit = transport.cache.bodyLimit(for: options)
         self.isResend = isResend
         self.receiver = receiver
         self.collector = receiver as? ResponseCollector
@@ -182,7 +182,7 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
         }
         if validating { report?(.conditionalMiss) }
         var keepsBody = false
-        if let reason = reasonNotToStore(head) ?? (!isHEAD && (Self.declaredLength(of: head) ?? 0) > bodyLimit ? .tooLarge : nil) {
+        if let reason = reasonNotToKeep(head) {
             report?(.notStored(reason))
             cache.store.removeResponse(forKey: storageKey)
         } else {
@@ -213,13 +213,14 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
     }
 
     func transferDidReceive(_ chunk: Data) -> TransferDecision {
-        if lock.withLock({ state.answeredFromCache || state.resends }) { return .proceed }
         // Past the largest body kept, the response is not stored, nor is what it replaces kept.
-        let outgrown = lock.withLock { () -> Bool in
-            guard state.body != nil else { return false }
+        let (passes, outgrown) = lock.withLock { () -> (Bool, Bool) in
+            if state.answeredFromCache || state.resends { return (false, false) }
+            guard state.body != nil else { return (true, false) }
             state.keptBytes += chunk.count
-            return state.keptBytes > bodyLimit
+            return (true, state.keptBytes > bodyLimit)
         }
+        guard passes else { return .proceed }
         if outgrown {
             dropBody(reason: .tooLarge)
             cache.store.removeResponse(forKey: lock.withLock { state.storageKey } ?? key)
@@ -344,6 +345,14 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
             return state.body != nil
         }
         if dropped { report?(.notStored(reason)) }
+    }
+
+    /// Why the body of `head` is not kept: a reason not to store the response, or a declared
+    /// length past ``bodyLimit``.
+    private func reasonNotToKeep(_ head: ResponseHead) -> CachePolicy.NotStoredReason? {
+        if let reason = reasonNotToStore(head) { return reason }
+        guard !isHEAD, let declared = Self.declaredLength(of: head), declared > bodyLimit else { return nil }
+        return .tooLarge
     }
 
     private func reasonNotToStore(_ head: ResponseHead) -> CachePolicy.NotStoredReason? {
