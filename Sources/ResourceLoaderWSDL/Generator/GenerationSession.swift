@@ -66,26 +66,11 @@ struct GenerationSession {
     var substitutionGroupNames: [QualifiedName: String] = [:]
 
     init(document: WSDLDocument, configuration: WSDLGeneratorConfiguration) {
-        // A type derived from itself, directly or through other types, is an error of the
-        // schema: it is generated without its derivation, so that nothing follows the cycle.
+        // A type derived from itself is an error of the schema. The reader leaves out the
+        // derivations of such types; a document made by hand gets the same here, so that nothing
+        // follows a cycle.
         var document = document
-        var found: [WSDLDiagnostic] = []
-        for name in Self.typesDerivedFromThemselves(document.schemas.types).sorted() {
-            guard let type = document.schemas.types[name], let base = Self.derivationBase(of: type) else { continue }
-            switch type {
-            case .complex(var complex):
-                complex.derivation = nil
-                document.schemas.types[name] = .complex(complex)
-            case .simple(var simple):
-                guard case .restriction(_, let facets) = simple.variety else { continue }
-                simple.variety = .restriction(base: .named(XSDBuiltInType.anySimpleType.qualifiedName), facets: facets)
-                document.schemas.types[name] = .simple(simple)
-            }
-            found.append(
-                WSDLDiagnostic(
-                    severity: .error, construct: .invalidAttribute, location: type.location,
-                    message: "the type \(name) is derived from itself (its base is \(base)): it is generated without its derivation"))
-        }
+        let found = DerivationCycles.remove(from: &document.schemas.types)
         self.document = document
         self.configuration = configuration
         diagnostics = found
@@ -108,46 +93,6 @@ struct GenerationSession {
             members[head, default: []].append(element)
         }
         substitutionMembers = members.mapValues { $0.sorted { $0.name < $1.name } }
-    }
-
-    /// The named types whose derivation leads back to themselves: each is on a cycle of bases
-    /// (`complexContent` or `simpleContent` bases, and the bases of simple types' restrictions).
-    static func typesDerivedFromThemselves(_ types: [QualifiedName: XSDType]) -> Set<QualifiedName> {
-        // Each type has at most one base, so a walk from each type along its bases either ends or
-        // comes back to a type of the same walk; a type seen by an earlier walk is settled.
-        var settled: Set<QualifiedName> = []
-        var cyclic: Set<QualifiedName> = []
-        for start in types.keys where !settled.contains(start) {
-            var path: [QualifiedName] = []
-            var positions: [QualifiedName: Int] = [:]
-            var current: QualifiedName? = start
-            while let name = current, !settled.contains(name), XSDBuiltInType(name: name) == nil, let type = types[name] {
-                if let position = positions[name] {
-                    cyclic.formUnion(path[position...])
-                    break
-                }
-                positions[name] = path.count
-                path.append(name)
-                current = derivationBase(of: type)
-            }
-            settled.formUnion(path)
-        }
-        return cyclic
-    }
-
-    /// The named type `type` is derived from: a complex type's base, or the base of a simple
-    /// type's restriction (through anonymous simple types written as bases).
-    static func derivationBase(of type: XSDType) -> QualifiedName? {
-        switch type {
-        case .complex(let complex):
-            return complex.derivation?.base
-        case .simple(let simple):
-            guard case .restriction(let base, _) = simple.variety else { return nil }
-            switch base {
-            case .named(let name): return name
-            case .anonymous(let type): return derivationBase(of: type)
-            }
-        }
     }
 
     /// The access modifier and a space, or nothing for `internal`.

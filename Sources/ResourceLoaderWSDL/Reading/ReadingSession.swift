@@ -107,6 +107,7 @@ final class ReadingSession {
         let services = deferredServices.map(readService)
         checkReferences()
         checkEncodedArrays(reachableFrom: bindings)
+        diagnostics += DerivationCycles.remove(from: &types)
 
         return WSDLDocument(
             targetNamespace: root.attribute(named: "targetNamespace"), name: root.attribute(named: "name"),

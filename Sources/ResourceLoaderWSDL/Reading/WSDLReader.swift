@@ -21,7 +21,9 @@ import ResourceLoader
 ///
 /// Only a main document that cannot be read, is not well-formed or is not WSDL 1.1 throws.
 /// Everything else that cannot be read as written becomes a ``WSDLDiagnostic`` in
-/// ``WSDLDocument/diagnostics``, and reading goes on with the rest.
+/// ``WSDLDocument/diagnostics``, and reading goes on with the rest. A type derived from itself,
+/// directly or through other types, is read without its derivation, so that a walk along a
+/// type's bases always ends.
 public struct WSDLReader: Sendable {
     /// The options: location map and limits.
     public var options: WSDLReaderOptions

@@ -285,6 +285,28 @@ struct GeneratorHostileInputTests {
         #expect(outside.contains("    init(ping: String, outside: String) {\n"))
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func aDerivationCycleMadeByHandIsDiagnosedAndGeneratedWithoutIt() throws {
+        // GIVEN a document read without diagnostics, whose type is then made to extend itself
+        var document = try Snippet.read(GeneratorSnippets.cyclicDerivations)
+        document.diagnostics = []
+        let name = Snippet.name("Outside")
+        guard case .complex(var outside) = try #require(document.schemas.types[name]) else {
+            Issue.record("Outside is not a complex type")
+            return
+        }
+        outside.derivation = XSDDerivation(method: .extension, content: .complex, base: name)
+        document.schemas.types[name] = .complex(outside)
+        // WHEN it is generated
+        let output = WSDLGenerator().generate(document)
+        // THEN the generator diagnoses the cycle and generates the type without its derivation
+        let schema = "/wsdl:definitions[@name='Test']/wsdl:types/xsd:schema"
+        #expect(Self.summary(output) == ["error invalidAttribute \(schema)/xsd:complexType[@name='Outside']"])
+        let types = Self.types(output)
+        let generated = try #require(GeneratorSnippets.declaration("Outside", in: types))
+        #expect(generated.contains("struct Outside: Codable") && generated.contains("    var outside: String\n"))
+    }
+
     @Test func documentationWithLineBreaksIsOnlyCommentLines() {
         for lineBreak in Self.lineBreaks.map(String.init) + ["\r\n"] {
             #expect(

@@ -91,4 +91,50 @@ struct WSDLReaderRobustnessTests {
             #expect(document.bindings.first?.operations.count == 1)
         }
     }
+    @Test(.timeLimit(.minutes(1)))
+    func typesDerivedFromThemselvesAreDiagnosedWhenReadAndReadWithoutTheirDerivation() throws {
+        // GIVEN types derived from themselves, directly or through another type, complex and
+        // simple, and a type that extends one of them
+        // WHEN the document is read
+        let document = try Snippet.read(GeneratorSnippets.cyclicDerivations)
+        // THEN each type of a cycle has an error diagnostic, in name order
+        let schema = "/wsdl:definitions[@name='Test']/wsdl:types/xsd:schema"
+        #expect(document.diagnostics.map { "\($0.severity.rawValue) \($0.construct.rawValue) \($0.location.path)" } == [
+            "error invalidAttribute \(schema)/xsd:simpleType[@name='Loop']",
+            "error invalidAttribute \(schema)/xsd:complexType[@name='Ping']",
+            "error invalidAttribute \(schema)/xsd:complexType[@name='Pong']",
+            "error invalidAttribute \(schema)/xsd:complexType[@name='Self']",
+            "error invalidAttribute \(schema)/xsd:simpleType[@name='Tick']",
+            "error invalidAttribute \(schema)/xsd:simpleType[@name='Tock']",
+        ])
+        #expect(document.diagnostics.allSatisfy { $0.message.contains("is derived from itself") })
+        // AND no walk along the bases of the model read comes back to where it started
+        for (name, type) in document.schemas.types {
+            var seen: Set<QualifiedName> = [name]
+            var base = Self.namedBase(of: type)
+            while let next = base, let nextType = document.schemas.types[next] {
+                guard seen.insert(next).inserted else {
+                    Issue.record("\(name) leads back to \(next)")
+                    break
+                }
+                base = Self.namedBase(of: nextType)
+            }
+        }
+        // AND the type that extends one of them keeps its own derivation
+        guard case .complex(let outside) = try #require(document.schemas.types[Snippet.name("Outside")]) else {
+            Issue.record("Outside is not a complex type")
+            return
+        }
+        #expect(outside.derivation?.base == Snippet.name("Ping"))
+    }
+
+    /// The named type `type` is derived from, if any.
+    static func namedBase(of type: XSDType) -> QualifiedName? {
+        switch type {
+        case .complex(let complex): return complex.derivation?.base
+        case .simple(let simple):
+            guard case .restriction(.named(let base), _) = simple.variety else { return nil }
+            return base
+        }
+    }
 }
