@@ -278,10 +278,12 @@ public struct CachePolicy: Sendable {
 
     /// The fields a `304` never replaces in a stored response: `Content-Length` (section 3.2),
     /// `Content-Encoding` (the stored body is kept as the transport decoded it, so its coding is
-    /// the stored one), and the hop-by-hop fields. Every other field of the `304`, `Content-Type`
-    /// included, replaces the stored one, as the `cache-tests` suite expects.
+    /// the stored one), `Content-Digest` and `Repr-Digest` (they describe the stored body as it
+    /// was kept, and a decoded body is kept without those of the coded bytes), and the
+    /// hop-by-hop fields. Every other field of the `304`, `Content-Type` included, replaces the
+    /// stored one, as the `cache-tests` suite expects.
     public static let fieldsKeptOnUpdate: Set<String> = [
-        "content-length", "content-encoding", "connection", "keep-alive",
+        "content-length", "content-encoding", "content-digest", "repr-digest", "connection", "keep-alive",
         "proxy-connection", "te", "trailer", "transfer-encoding", "upgrade",
     ]
 

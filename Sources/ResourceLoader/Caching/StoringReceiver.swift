@@ -41,6 +41,8 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
         var storageKey: String?
         /// The body bytes that arrived while the body was kept.
         var keptBytes = 0
+        /// Whether the transport reported coded bytes: it decodes the body it hands on.
+        var decodedByTransport = false
     }
 
     private let receiver: any TransferReceiver
@@ -208,7 +210,11 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
     }
 
     func transferDidReceive(codedByteCount: Int) {
-        if lock.withLock({ state.answeredFromCache || state.resends }) { return }
+        let skips = lock.withLock { () -> Bool in
+            state.decodedByTransport = true
+            return state.answeredFromCache || state.resends
+        }
+        if skips { return }
         receiver.transferDidReceive(codedByteCount: codedByteCount)
     }
 
@@ -369,9 +375,10 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
             report?(.notStored(.varyAll))
             return
         }
-        // The transport decoded a coding it asked for itself: the body kept is the decoded one,
-        // which the digests of the coded bytes do not describe.
-        let keepsContentEncoding = request.value(forHTTPHeaderField: "Accept-Encoding") != nil
+        // The transport decoded a coding it asked for itself, or one it reported the coded bytes
+        // of: the body kept is the decoded one, which the digests of the coded bytes do not
+        // describe.
+        let keepsContentEncoding = request.value(forHTTPHeaderField: "Accept-Encoding") != nil && !lock.withLock { state.decodedByTransport }
         let decoded = !keepsContentEncoding && head.value(forHTTPHeaderField: "Content-Encoding").map { !TransferRules.isIdentity($0) } == true
         let connectionOptions = CachePolicy.connectionOptions(of: head)
         var fields: [(name: String, value: String)] = []

@@ -104,4 +104,60 @@ struct CacheBodyLimitTests {
         #expect(hit.head.value(forHTTPHeaderField: "Content-Digest") == nil)
         #expect(harness.origin.requestCount == 1)
     }
+    @Test("A 304 or a HEAD answer never puts the coded bytes' digests back onto a decoded stored body")
+    func aValidationKeepsTheStoredDigests() async throws {
+        for validatesWithHEAD in [false, true] {
+            let harness = CacheHarness(mode: .shared)
+            let digest = "sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:"
+            harness.origin.enqueue(
+                status: 200,
+                headers: ["Cache-Control": "max-age=1", "Content-Encoding": "gzip", "Repr-Digest": digest, "ETag": "\"e\""],
+                body: "decoded")
+            // The validation carries the digests of the coded representation.
+            let fields = ["Cache-Control": "max-age=60", "ETag": "\"e\"", "Repr-Digest": digest, "Content-Digest": digest]
+            if validatesWithHEAD {
+                harness.origin.enqueue(status: 200, headers: fields.merging(["Content-Encoding": "gzip"]) { $1 }, body: "")
+            } else {
+                harness.origin.enqueue(status: 304, headers: fields, body: "")
+            }
+            _ = try await harness.get()
+            harness.date.advance(by: 10)
+            if validatesWithHEAD {
+                _ = try await harness.send(CacheTesting.request(method: "HEAD"))
+            } else {
+                #expect(try await harness.get().body == "decoded")
+            }
+            #expect(harness.origin.requestCount == 2)
+            let stored = try #require(harness.cache.store.cachedResponse(forKey: key), "HEAD: \(validatesWithHEAD)")
+            #expect(stored.value(forHTTPHeaderField: "Cache-Control") == "max-age=60", "HEAD: \(validatesWithHEAD)")
+            #expect(stored.value(forHTTPHeaderField: "Repr-Digest") == nil, "HEAD: \(validatesWithHEAD)")
+            #expect(stored.value(forHTTPHeaderField: "Content-Digest") == nil, "HEAD: \(validatesWithHEAD)")
+        }
+    }
+
+    @Test("A body a transport decoded for a request that named its own Accept-Encoding is stored decoded, without the coding or its digests")
+    func aBodyDecodedForTheRequestsOwnCodingIsStoredDecoded() async throws {
+        let body = Data(String(repeating: "decoded body ", count: 100).utf8)
+        let gzip = Data(Compressor.compress(Array(body), .gzip))
+        let digest = "sha-256=:\(Data(SHA256Digest(of: gzip).bytes).base64EncodedString()):"
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(200, headers: ["Cache-Control": "max-age=60", "Content-Encoding": "gzip", "Content-Digest": digest], body: gzip))
+        let date = TestDate()
+        let cache = HTTPCache(store: MemoryCacheStore(byteLimit: 1 << 20))
+        let transport = CachingTransport(wrapping: session, cache: cache, now: { date.now })
+        let request = CacheTesting.request(headers: ["Accept-Encoding": "gzip"])
+        for _ in 0..<2 {
+            let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<(Data, ResponseHead), any Error>, Never>) in
+                let collector = ResponseCollector(maximumBytes: 1 << 20) { continuation.resume(returning: $0) }
+                _ = transport.startTransfer(request, options: TransferOptions(), receiver: collector)
+            }
+            #expect(try result.get().0 == body)
+        }
+        #expect(session.receivedRequests.count == 1)
+        let stored = try #require(cache.store.cachedResponse(forKey: key))
+        #expect(stored.body == body)
+        #expect(stored.value(forHTTPHeaderField: "Content-Encoding") == nil)
+        #expect(stored.value(forHTTPHeaderField: "Content-Digest") == nil)
+        #expect(stored.value(forHTTPHeaderField: "Content-Length") == String(body.count))
+    }
 }
