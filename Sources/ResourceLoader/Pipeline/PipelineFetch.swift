@@ -195,6 +195,7 @@ final class PipelineFetch: Sendable {
                 request = alreadyAdapted
                 adapted = nil
             } else {
+                if let requestForAttempt = plan.requestForAttempt { request = requestForAttempt(built) }
                 for adapter in plan.adapters {
                     do {
                         request = try await adapter.adapt(request)

@@ -38,6 +38,11 @@ struct FetchPlan: Sendable {
     /// Makes the receiver of each attempt's response; `nil` for a ``ResponseCollector`` (a
     /// download gives one that writes to a file).
     var makeReceiver: ReceiverFactory?
+    /// The request an attempt made in a task of its own (a retry, a replay, or a first attempt
+    /// whose adapters may suspend) starts from, given the request as built, before the adapters
+    /// run; `nil` for the request as built. A download's asks for the rest of the partial file
+    /// the attempts before it left.
+    var requestForAttempt: (@Sendable (_ built: URLRequest) -> URLRequest)?
 
     /// A plan with no hooks: one attempt with `options`.
     init(options: TransferOptions) {

@@ -45,8 +45,8 @@ public protocol DownloadResourceType: NetworkResourceType {
     /// ``DownloadOverwritePolicy/failIfExists``) or is cancelled before it is placed is kept the
     /// same way, with every byte. A body that crosses ``TransferOptions/maximumDownloadBytes``
     /// is never kept. Default: `false`: the partial file is removed once the download has
-    /// failed; the attempts a pipeline's ``RetryPolicy`` makes before then all resume the
-    /// partial file of ``resumeFrom``.
+    /// failed; until then, each attempt a pipeline's ``RetryPolicy`` makes resumes the partial
+    /// file of ``resumeFrom`` as the attempts before it left it.
     var keepsPartialFile: Bool { get }
 
     /// Makes the model from the placed file at `url` (the ``destination``), with the response

@@ -18,7 +18,9 @@ import FoundationNetworking
 /// receiver of the body differs: a file instead of memory. The steps:
 /// 1. ``NetworkResourceType/urlRequest()`` builds the request; for a resource that
 ///    ``DownloadResourceType/resumeFrom`` a partial file, `Range: bytes=N-` and `If-Range` are
-///    added;
+///    added. Each attempt a pipeline's ``RetryPolicy`` makes after the first asks for the rest of
+///    the partial file as the attempts before it left it: after its last byte, under the
+///    validator of the answer that wrote it; or for the whole body when they left none;
 /// 2. the transport sends it; an answer the resource accepts is written to a temporary file
 ///    beside the destination, within ``TransferOptions/maximumDownloadBytes``, and hashed as it
 ///    is written; any other answer is kept in memory and reported by
@@ -159,29 +161,20 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
         progress: TransferProgressReporter?
     ) async -> Result<Resource.Model, ResourceError> {
         if Task.isCancelled { return .failure(.cancelled) }
-        var request: URLRequest
+        let built: URLRequest
         do {
-            request = try resource.urlRequest()
+            built = try resource.urlRequest()
         } catch {
             return .failure(error)
         }
-        if let partial = resource.resumeFrom {
-            request.setValue("bytes=\(partial.byteCount)-", forHTTPHeaderField: "Range")
-            request.setValue(partial.validator.ifRangeValue, forHTTPHeaderField: "If-Range")
-            // The range counts the bytes of the representation as stored: a coded 206 could not
-            // be appended, so the resume asks for none unless the resource names a coding.
-            if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
-                request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
-            }
-        }
+        let request = Self.request(built, resuming: resource.resumeFrom)
         fetch?.built(request)
         let options = resource.transferOptions(self.options)
-        let staging = DownloadStaging(bound: settleBound, resumesPartialFile: resource.resumeFrom != nil)
+        let staging = DownloadStaging(bound: settleBound, resumeFrom: resource.resumeFrom)
         let configuration = FileDownloadReceiver.Configuration(
             destination: resource.destination,
             overwritePolicy: resource.overwritePolicy,
             expectedSHA256: resource.expectedSHA256,
-            resumeFrom: resource.resumeFrom,
             keepsPartialFile: resource.keepsPartialFile,
             maximumBytes: options.maximumDownloadBytes,
             maximumErrorBodyBytes: options.maximumResponseBytes,
@@ -197,6 +190,9 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
         plan.makeReceiver = { _, _, completion in
             FileDownloadReceiver(configuration: configuration, staging: staging, completion: completion)
         }
+        // A retry asks for the rest of the partial file the attempts before it left, which its
+        // receiver continues (`DownloadStaging.resumePoint`).
+        plan.requestForAttempt = { _ in Self.request(built, resuming: staging.resumePoint) }
         let answer = await FetchCore.awaiting(request, plan: plan, session: session, fetch: fetch)
         await staging.settled()
         switch answer {
@@ -223,6 +219,21 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
             guard let fetch else { return Self.place(staged, for: resource) }
             return fetch.makeModel { Self.place(staged, for: resource) }
         }
+    }
+
+    /// `request`, as the resource built it, asking for the bytes after `partial` when there is
+    /// one: `Range: bytes=N-`, and `If-Range` with its validator (RFC 9110 §13.1.5, §14.2).
+    private static func request(_ request: URLRequest, resuming partial: ResumableDownload?) -> URLRequest {
+        guard let partial else { return request }
+        var request = request
+        request.setValue("bytes=\(partial.byteCount)-", forHTTPHeaderField: "Range")
+        request.setValue(partial.validator.ifRangeValue, forHTTPHeaderField: "If-Range")
+        // The range counts the bytes of the representation as stored: a coded 206 could not
+        // be appended, so the resume asks for none unless the resource names a coding.
+        if request.value(forHTTPHeaderField: "Accept-Encoding") == nil {
+            request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        }
+        return request
     }
 
     /// The partial file a failed download leaves to resume, when its resource keeps partial

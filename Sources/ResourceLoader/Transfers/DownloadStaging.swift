@@ -10,8 +10,11 @@ import Foundation
 /// finishes afterwards has what it leaves (a finished file, a partial file kept to resume)
 /// removed, since nobody will place or resume it.
 ///
-/// Every attempt of a resumed download works on the one partial file being resumed: what the
-/// latest receiver leaves, even nothing (it removed the file), replaces what an earlier one kept.
+/// Each attempt continues the partial file the attempts before it left (for the first, the
+/// resource's ``DownloadResourceType/resumeFrom``): what the latest receiver leaves, even nothing
+/// (it removed the file, or kept none), replaces what an earlier one kept, and is what the next
+/// attempt asks the rest of (``resumePoint``), under the validator of the answer that wrote it.
+/// With nothing left, the next attempt starts from the first byte.
 final class DownloadStaging: Sendable {
     /// A finished, verified file, not yet at its destination.
     struct Staged: Sendable {
@@ -24,7 +27,11 @@ final class DownloadStaging: Sendable {
 
     private struct State {
         var staged: Staged?
+        /// What the receivers left to resume, for the outcome: nothing until one has finished.
         var resumable: ResumableDownload?
+        /// The partial file the next attempt continues: the resource's until a receiver has
+        /// finished, then what the latest one left.
+        var resumePoint: ResumableDownload?
         var live = 0
         var waiters: [@Sendable () -> Void] = []
         /// Whether the wait ran out with a receiver still live: the outcome went without it.
@@ -32,28 +39,38 @@ final class DownloadStaging: Sendable {
     }
 
     // `state` is a `Locked`: its lock guards every field of `State`.
-    private let state = Locked(State())
+    private let state: Locked<State>
     /// How long ``settled()`` waits for a receiver to finish: 10 seconds unless a test injects
     /// a shorter one.
     let bound: Duration
-    /// Whether the download resumes a partial file, which every receiver works on.
-    let resumesPartialFile: Bool
 
-    init(bound: Duration = .seconds(10), resumesPartialFile: Bool = false) {
+    /// Creates the staging of a download that resumes `resumeFrom`, or starts from the first
+    /// byte when it is `nil`.
+    init(bound: Duration = .seconds(10), resumeFrom: ResumableDownload? = nil) {
         self.bound = bound
-        self.resumesPartialFile = resumesPartialFile
+        self.state = Locked(State(resumePoint: resumeFrom))
     }
 
-    /// A receiver was made and will finish once.
-    func receiverStarted() {
-        state.withLock { $0.live += 1 }
+    /// The partial file the next attempt continues, asking for the bytes after it under its
+    /// validator; `nil` when it starts from the first byte.
+    var resumePoint: ResumableDownload? {
+        state.withLock { $0.resumePoint }
+    }
+
+    /// A receiver was made and will finish once; returns the partial file it continues
+    /// (``resumePoint``), since the receiver of the attempt before it has finished.
+    func receiverStarted() -> ResumableDownload? {
+        state.withLock { state in
+            state.live += 1
+            return state.resumePoint
+        }
     }
 
     /// A receiver has finished, leaving a staged file, a partial file kept to resume, or
-    /// neither. A partial kept by an earlier attempt and not reused is removed; for a resumed
-    /// download, one the latest receiver removed is no longer kept. What a receiver
-    /// leaves after the staging was abandoned is removed, unless it is the partial file already
-    /// handed over.
+    /// neither: what it leaves replaces what an earlier one kept, and is what the next attempt
+    /// continues. A partial kept by an earlier attempt and not reused is removed. What a
+    /// receiver leaves after the staging was abandoned is removed, unless it is the partial file
+    /// already handed over.
     func receiverFinished(staged: Staged?, resumable: ResumableDownload?) {
         let (waiters, strays) = state.withLock { state -> ([@Sendable () -> Void], [URL]) in
             state.live -= 1
@@ -62,12 +79,11 @@ final class DownloadStaging: Sendable {
                 return ([], [staged?.url, resumable?.partialFile].compactMap { $0 }.filter { $0 != handedOver })
             }
             var strays: [URL] = []
-            if let previous = state.resumable?.partialFile,
-                previous != resumable?.partialFile, previous != staged?.url, staged != nil || resumable != nil
-            {
+            if let previous = state.resumable?.partialFile, previous != resumable?.partialFile, previous != staged?.url {
                 strays.append(previous)
             }
-            if staged != nil || resumable != nil || resumesPartialFile { state.resumable = resumable }
+            state.resumable = resumable
+            state.resumePoint = resumable
             if let staged { state.staged = staged }
             guard state.live <= 0 else { return ([], strays) }
             defer { state.waiters = [] }

@@ -22,15 +22,20 @@ import FoundationNetworking
 /// SHA-256 and the server's `Content-Digest`/`Repr-Digest`, then left in ``DownloadStaging``
 /// for the service to validate and place. On any failure the file is closed and removed, or,
 /// when the resource keeps partial files and the answer had a validator, kept to resume. The
-/// partial file being resumed is left for the download's outcome to keep or remove, unless it
-/// is of another version, does not match a digest or crossed the size limit.
+/// partial file being resumed is left for the next attempt, or the download's outcome, to keep
+/// or remove, unless it is of another version, does not match a digest or crossed the size
+/// limit.
+///
+/// The partial file an attempt resumes is the one the attempts before it left
+/// (``DownloadStaging/resumePoint``): the resource's ``DownloadResourceType/resumeFrom`` for the
+/// first; the bytes a cut `206` added, or those a cut `200` wrote under its own validator, for a
+/// retry; none, and a fresh file, when an earlier attempt removed it.
 final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
     /// What a download's receivers share.
     struct Configuration: Sendable {
         let destination: URL
         let overwritePolicy: DownloadOverwritePolicy
         let expectedSHA256: SHA256Digest?
-        let resumeFrom: ResumableDownload?
         let keepsPartialFile: Bool
         let maximumBytes: Int64
         let maximumErrorBodyBytes: Int
@@ -93,6 +98,9 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
 
     private let configuration: Configuration
     private let staging: DownloadStaging
+    /// The partial file this attempt continues, as the attempts before it left it; `nil` when it
+    /// starts from the first byte.
+    private let resumeFrom: ResumableDownload?
     private let completion: @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
     // `mode` is a `Locked`: its lock guards the mode and the open file in it.
     private let mode = Locked(Mode.waiting)
@@ -107,7 +115,7 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
         self.configuration = configuration
         self.staging = staging
         self.completion = completion
-        staging.receiverStarted()
+        self.resumeFrom = staging.receiverStarted()
     }
 
     /// The bytes of the body received: those written to the file, or of an answer kept in
@@ -223,7 +231,7 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
             } else {
                 do {
                     try verifyWholeFile(file.url)
-                    staged = .init(url: file.url, head: head, resumable: configuration.keepsPartialFile ? configuration.resumeFrom : nil)
+                    staged = .init(url: file.url, head: head, resumable: configuration.keepsPartialFile ? resumeFrom : nil)
                     answer = .success((Data(), head))
                 } catch {
                     DownloadFile.remove(file.url)
@@ -269,7 +277,7 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
 
     /// Where the body of the answer with `head` goes.
     private func mode(for head: ResponseHead) throws(ResourceError) -> Mode {
-        if let partial = configuration.resumeFrom {
+        if let partial = resumeFrom {
             switch head.statusCode {
             case 206:
                 return try continuing(partial, with: head)
@@ -290,7 +298,7 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
         }
         try checkDestination()
         var file: DownloadFile
-        if let partial = configuration.resumeFrom {
+        if let partial = resumeFrom {
             // A full answer to a resumed download: it starts over, in the partial file, made
             // anew when it is gone.
             file = try DownloadFile.restarting(partial.partialFile)
@@ -435,12 +443,12 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
 
     /// Keeps the file of an interrupted download to resume, when the resource asks and it can
     /// be resumed; removes it otherwise. The partial file being resumed is left whenever it can
-    /// be resumed, whatever the resource asks: a retry sends the same range and needs it, and
-    /// the download's outcome keeps or removes it (``DownloadService``). A body that crossed
+    /// be resumed, whatever the resource asks: a retry asks for the bytes after it and needs it,
+    /// and the download's outcome keeps or removes it (``DownloadService``). A body that crossed
     /// ``TransferOptions/maximumDownloadBytes`` is never kept.
     private func keepOrRemove(_ writing: Writing, after error: (any Error)?) -> ResumableDownload? {
         let tooLarge = if case .responseTooLarge? = error as? ResourceError { true } else { false }
-        let isResumedPartial = writing.file.url == configuration.resumeFrom?.partialFile
+        let isResumedPartial = writing.file.url == resumeFrom?.partialFile
         guard !tooLarge, configuration.keepsPartialFile || isResumedPartial, let resumable = resumableFile(of: writing) else {
             DownloadFile.remove(writing.file.url)
             return nil
@@ -458,11 +466,11 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
     }
 
     /// The partial file being resumed, after an answer that wrote nothing to it: left as it
-    /// was, whatever the resource asks, since a retry sends the same range and needs it; the
-    /// download's outcome keeps or removes it (``DownloadService``). Nothing when not resuming,
-    /// or when the file is gone.
+    /// was, whatever the resource asks, since a retry asks for the same range and needs it;
+    /// the download's outcome keeps or removes it (``DownloadService``). Nothing when not
+    /// resuming, or when the file is gone.
     private func keepOrRemoveResumedPartial(after error: (any Error)?) -> ResumableDownload? {
-        guard let partial = configuration.resumeFrom else { return nil }
+        guard let partial = resumeFrom else { return nil }
         switch error as? ResourceError {
         case .resumeRefused(.validatorChanged), .resumeRefused(.rangeNotSatisfiable):
             return nil  // Of another version: already removed.
