@@ -19,7 +19,9 @@ import Foundation
 /// A fetch that fails stops early and goes straight to ``fetchFinished(_:)``: one whose request
 /// cannot be built, adapted or given a credential before its first attempt, or that the
 /// transport must refuse (``ResourceError/invalidRequest(reason:)``), sees only that event.
-/// Events of different fetches interleave; use
+/// No event of a fetch follows its ``fetchFinished(_:)``: a fetch that ends on another thread
+/// (its deadline passes, or it is cancelled) while the monitors are told of an event waits until
+/// every monitor has been told of it. Events of different fetches interleave; use
 /// ``FetchEvent/Context/fetchID`` to tell them apart. Monitors are called in the pipeline's order
 /// on whatever thread the fetch is on, so they must be quick and must not block; hand slow work to
 /// a queue or an actor of your own. ``fetchFinished(_:)`` runs just before the caller receives the

@@ -26,6 +26,7 @@ final class PipelineFetch: Sendable {
     private let start: Duration
     // `state` is a `Locked`: its lock guards every field of `State`.
     private let state = Locked(State())
+    private let events = MonitorEvents()
 
     init(pipeline: ResourcePipeline, resourceType: any ResourceType.Type) {
         self.pipeline = pipeline
@@ -67,8 +68,9 @@ final class PipelineFetch: Sendable {
                 onAnswer(.failure(refusal))
                 return
             }
-            let attempt = nextAttempt(with: request)
-            let sent = attemptSent(request, attempt: attempt)
+            // A fetch that ended while the monitors were told (its deadline, a cancellation)
+            // sends nothing: its outcome is settled.
+            guard let attempt = nextAttempt(with: request), let sent = attemptSent(request, attempt: attempt) else { return }
             FetchEvent.Context.$current.withValue(context) {
                 transfer(request, attempt: attempt, sentAt: sent, plan: plan, pending: pending) { [self] outcome in
                     if case .success(let answer) = outcome { received(answer) }
@@ -110,9 +112,9 @@ final class PipelineFetch: Sendable {
                 onAnswer(.failure(refusal))
                 return
             }
-            guard !pending.isFinished else { return }
-            let attempt = nextAttempt(with: adapted)
-            let sent = attemptSent(adapted, attempt: attempt)
+            guard !pending.isFinished, let attempt = nextAttempt(with: adapted), let sent = attemptSent(adapted, attempt: attempt) else {
+                return
+            }
             transfer(adapted, attempt: attempt, sentAt: sent, plan: plan, pending: pending) { [self, adapted, generation] outcome in
                 var tries = Tries()
                 let next = self.next(after: outcome, of: adapted, attempt: attempt, generation: generation, plan: plan, tries: &tries)
@@ -216,7 +218,7 @@ final class PipelineFetch: Sendable {
             }
             if Task.isCancelled { return .failure(.cancelled) }
             if let refusal = request.refusalForTransport { return .failure(refusal) }
-            let attempt = nextAttempt(with: request)
+            guard let attempt = nextAttempt(with: request) else { return .failure(.cancelled) }
             let outcome = await send(request, attempt: attempt, plan: plan)
             let next = next(after: outcome, of: request, attempt: attempt, generation: generation, plan: plan, tries: &tries)
             if let outcome = await carryOut(next) { return outcome }
@@ -318,8 +320,8 @@ final class PipelineFetch: Sendable {
     }
 
     /// Counts an attempt with `request`; before the first, tells the monitors the request is
-    /// ready.
-    private func nextAttempt(with request: URLRequest) -> Int {
+    /// ready. `nil` when the fetch ended meanwhile: no attempt is to be made.
+    private func nextAttempt(with request: URLRequest) -> Int? {
         let attempt = state.withLock { state -> Int in
             state.request = request
             state.attempts += 1
@@ -327,15 +329,16 @@ final class PipelineFetch: Sendable {
         }
         if attempt == 1 {
             let event = FetchEvent.RequestReady(context: context, request: request)
-            for monitor in pipeline.monitors { monitor.requestReady(event) }
+            guard events.tell(pipeline.monitors, { $0.requestReady(event) }) else { return nil }
         }
         return attempt
     }
 
-    /// Tells the monitors that `attempt` is being sent; returns when, on the pipeline's stopwatch.
-    private func attemptSent(_ request: URLRequest, attempt: Int) -> Duration {
+    /// Tells the monitors that `attempt` is being sent; returns when, on the pipeline's
+    /// stopwatch, or `nil` when the fetch ended meanwhile: the attempt is not to be sent.
+    private func attemptSent(_ request: URLRequest, attempt: Int) -> Duration? {
         let event = FetchEvent.AttemptSent(context: context, attempt: attempt, request: request)
-        for monitor in pipeline.monitors { monitor.attemptSent(event) }
+        guard events.tell(pipeline.monitors, { $0.attemptSent(event) }) else { return nil }
         return pipeline.stopwatch.elapsed()
     }
 
@@ -358,7 +361,7 @@ final class PipelineFetch: Sendable {
     /// Tells the monitors of the attempt and hands `request`, already checked, to the transport;
     /// returns its answer, or ``ResourceError/cancelled`` when the calling task is cancelled first.
     private func send(_ request: URLRequest, attempt: Int, plan: FetchPlan) async -> Result<FetchAnswer, ResourceError> {
-        let sentAt = attemptSent(request, attempt: attempt)
+        guard let sentAt = attemptSent(request, attempt: attempt) else { return .failure(.cancelled) }
         let pending = PendingFetch<FetchAnswer>(callbackQueue: nil)
         return await withTaskCancellationHandler {
             await withUnsafeContinuation { continuation in
@@ -405,7 +408,7 @@ final class PipelineFetch: Sendable {
     /// Tells the monitors another attempt follows `attempt` after `delay`.
     private func scheduled(after attempt: Int, delay: Duration, reason: FetchEvent.RetryScheduled.Reason) {
         let event = FetchEvent.RetryScheduled(context: context, attempt: attempt, delay: delay, reason: reason)
-        for monitor in pipeline.monitors { monitor.retryScheduled(event) }
+        _ = events.tell(pipeline.monitors) { $0.retryScheduled(event) }
     }
 
     /// Tells the monitors of `answer`, before it is validated.
@@ -422,7 +425,7 @@ final class PipelineFetch: Sendable {
             bodyByteCount: answer.bodyByteCount,
             duration: answer.duration
         )
-        for monitor in pipeline.monitors { monitor.responseReceived(event) }
+        _ = events.tell(pipeline.monitors) { $0.responseReceived(event) }
     }
 
     /// Runs `process` (validation and parsing), timed, and tells the monitors when it made a model.
@@ -432,12 +435,13 @@ final class PipelineFetch: Sendable {
         let result = process()
         if case .success = result {
             let event = FetchEvent.ModelMade(context: context, duration: stopwatch.elapsed() - startedAt)
-            for monitor in pipeline.monitors { monitor.modelMade(event) }
+            _ = events.tell(pipeline.monitors) { $0.modelMade(event) }
         }
         return result
     }
 
-    /// Tells the monitors the fetch is over.
+    /// Tells the monitors the fetch is over, once: after the event they are being told, if any,
+    /// and before no other.
     func finished<Model>(with result: Result<Model, ResourceError>) {
         let duration = pipeline.stopwatch.elapsed() - start
         let state = state.withLock { $0 }
@@ -450,7 +454,39 @@ final class PipelineFetch: Sendable {
             attempts: state.attempts,
             duration: duration
         )
-        for monitor in pipeline.monitors { monitor.fetchFinished(event) }
+        events.end(pipeline.monitors) { $0.fetchFinished(event) }
+    }
+}
+
+/// The order of one fetch's events with its end. A fetch can end on another thread while its
+/// monitors are told of an event (its deadline passes, or it is cancelled): that event is told to
+/// every monitor first, then ``FetchMonitor/fetchFinished(_:)``, and no event after it.
+private final class MonitorEvents: @unchecked Sendable {
+    // `lock` guards `isOver`, and is held while the monitors are told, so that the end waits for
+    // an event being told. It is recursive: a monitor may end the fetch from its own call.
+    private let lock = NSRecursiveLock()
+    private var isOver = false
+
+    /// Tells each of `monitors` with `call`, unless the fetch is over; returns whether it was
+    /// still going on once they were told.
+    func tell(_ monitors: [any FetchMonitor], _ call: (any FetchMonitor) -> Void) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        for monitor in monitors {
+            guard !isOver else { return false }
+            call(monitor)
+        }
+        return !isOver
+    }
+
+    /// Marks the fetch over and tells each of `monitors` with `call`: once, whoever calls it
+    /// again.
+    func end(_ monitors: [any FetchMonitor], _ call: (any FetchMonitor) -> Void) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isOver else { return }
+        isOver = true
+        for monitor in monitors { call(monitor) }
     }
 }
 

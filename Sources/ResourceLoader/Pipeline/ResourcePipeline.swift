@@ -47,7 +47,10 @@ import FoundationNetworking
 /// 4. ``FetchMonitor/fetchFinished(_:)``, exactly once per fetch, whatever the outcome
 ///    (cancellation and the deadline included), just before the caller receives it.
 ///
-/// Every monitor sees every event, in the order of ``monitors``. While the pipeline runs the
+/// Every monitor sees every event, in the order of ``monitors``, and none after
+/// ``FetchMonitor/fetchFinished(_:)``: a fetch that ends on another thread (its deadline, a
+/// cancellation) while the monitors are told of an event tells them of it first, and then sends
+/// no attempt. While the pipeline runs the
 /// adapters, the credential store and the transport of a fetch, ``FetchEvent/Context/current``
 /// names that fetch.
 ///

@@ -130,6 +130,11 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
             return
         }
         let number = beginTransfer()
+        // A fetch that is already over sends nothing; its outcome may wait for the attach.
+        guard !isFinished else {
+            attach(NotSent(), number: number)
+            return
+        }
         // `onAnswer` only hands the answer on (to the callback queue, or to the waiting task),
         // so the collector calls it where the transfer ends, without a thread hop.
         let completion: @Sendable (Result<(Data, ResponseHead), any Error>) -> Void = { [self] answer in
@@ -317,4 +322,9 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
     private func stop(with error: ResourceError) {
         _ = finish(.failure(error), onCallbackQueue: false, cancelsTransfer: true)
     }
+}
+
+/// The transfer of a fetch that was over before it could begin: nothing to cancel.
+private final class NotSent: Cancellable {
+    func cancel() {}
 }

@@ -301,4 +301,88 @@ struct FetchMonitorTests {
         #expect(durations["fetch"] == .milliseconds(330))
         #expect(recorder.finishedEvents.first?.duration == .milliseconds(330))
     }
+    /// Blocks the thread that tells it a request is ready until it is told the fetch finished, or
+    /// a second passes: a monitor that is still running, on one thread, when the fetch ends on
+    /// another. `onEnter` runs first, on another thread.
+    final class ReadyGate: FetchMonitor, @unchecked Sendable {
+        private let finished = DispatchSemaphore(value: 0)
+        // `lock` guards `state`.
+        private let lock = NSLock()
+        private var state = (entered: false, returned: false, onEnter: nil as (@Sendable () -> Void)?)
+
+        var hasReturned: Bool { lock.withLock { state.returned } }
+
+        /// Runs `action` on another thread when the gate is entered.
+        func onEnter(_ action: @escaping @Sendable () -> Void) {
+            lock.withLock { state.onEnter = action }
+        }
+
+        func requestReady(_ event: FetchEvent.RequestReady) {
+            if let action = lock.withLock({ state.onEnter }) { DispatchQueue.global().async(execute: action) }
+            _ = finished.wait(timeout: .now() + 1)
+            lock.withLock { state.returned = true }
+        }
+
+        func fetchFinished(_ event: FetchEvent.Finished) {
+            finished.signal()
+        }
+    }
+
+    /// Holds a task set later, to cancel it from another thread.
+    final class TaskBox: @unchecked Sendable {
+        private let set = DispatchSemaphore(value: 0)
+        // `lock` guards `task`.
+        private let lock = NSLock()
+        private var task: Task<Result<[City], ResourceError>, Never>?
+
+        func set(_ task: Task<Result<[City], ResourceError>, Never>) {
+            lock.withLock { self.task = task }
+            set.signal()
+        }
+
+        /// Waits for the task (at most ten seconds), then cancels it.
+        func cancelOnceSet() {
+            _ = set.wait(timeout: .now() + 10)
+            lock.withLock { task }?.cancel()
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true])
+    func aFetchThatEndsWhileAMonitorIsToldOfItsRequestSendsNothingAndNoEventFollowsFetchFinished(inATask: Bool) async throws {
+        // GIVEN a monitor still being told the request is ready, ahead of another monitor, when
+        // the fetch ends on another thread: by its deadline, for a fetch whose first attempt
+        // needs no task; cancelled, for one whose attempts run in a task
+        session.stub(.any, with: .json(#"{"cities": []}"#))
+        let gate = ReadyGate()
+        let adapters: [any RequestAdapter] = inATask ? [ClosureRequestAdapter { (request: URLRequest) async throws -> URLRequest in request }] : []
+        let options = TransferOptions(deadline: inATask ? nil : .milliseconds(100))
+        let service = ResourceService<CitiesResource>(
+            pipeline: ResourcePipeline(session: session, options: options, adapters: adapters, monitors: [gate, recorder]))
+        let result: Result<[City], ResourceError>
+        if inATask {
+            // Cancelled from another thread once the gate is entered.
+            let started = TaskBox()
+            gate.onEnter { started.cancelOnceSet() }
+            let task = Task { await Result { () async throws(ResourceError) in try await service.fetch(CitiesResource()) } }
+            started.set(task)
+            result = await task.value
+        } else {
+            // The first attempt runs on the thread that starts the fetch: not one of the test's.
+            let (outcomes, outcome) = AsyncStream<Result<[City], ResourceError>>.makeStream()
+            DispatchQueue.global().async {
+                service.fetch(CitiesResource(), callbackQueue: DispatchQueue(label: "test")) { outcome.yield($0) }
+            }
+            result = try #require(await outcomes.first { _ in true })
+        }
+        #expect(result.failure?.caseName == (inATask ? "cancelled" : "timedOut"))
+
+        // THEN once the monitor returns, the request never reaches the transport, and no event
+        // reaches the other monitor after fetchFinished
+        try await waitUntil { gate.hasReturned && recorder.events.count >= 2 }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(session.receivedRequests.isEmpty)
+        let events = recorder.events
+        #expect(events.filter { $0.hasPrefix("finished") }.count == 1, "\(events)")
+        #expect(events.last == "finished \(inATask ? "cancelled" : "timedOut") attempts=1", "\(events)")
+    }
 }
