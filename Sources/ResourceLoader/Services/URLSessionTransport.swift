@@ -569,7 +569,12 @@ extension URLSessionTransport {
             let task = restart.transport.makeTask(for: request, streams: transfer.receiver as? StreamedBodyReceiver)
             transfers.withLock { $0[ObjectIdentifier(task)] = transfer }
             task.resume()
-            if !restart.handle.move(to: task) { task.cancel() }
+            // Cancelled meanwhile: the handle marked the task before this one. The new task is
+            // marked as well, so that however it ends, it ends as cancelled.
+            if !restart.handle.move(to: task) {
+                markCancelled(task)
+                task.cancel()
+            }
         }
 
         func urlSession(
