@@ -157,8 +157,8 @@ public final class AsyncHTTPClientTransport: URLSessionType {
     /// when the client follows no redirect itself (the transport made it, or was told so) and the
     /// tracer is not a no-op; else `nil`, and every request goes through the delegate API.
     let tracer: (any Tracer)?
-    /// Set once the owned client is being shut down.
-    private let isShutDown = OnceFlag()
+    /// The transfers in flight, and whether the owned client is being shut down.
+    let inFlight = InFlight()
     /// Checks the idle timeouts of the transfers in flight.
     let idleTimeouts: IdleTimeouts
     /// Whether the transport asks for `gzip` and `deflate` and decodes them itself: only over a
@@ -242,38 +242,69 @@ public final class AsyncHTTPClientTransport: URLSessionType {
     }
 
     deinit {
-        guard ownership == .owned, !markShutDown() else { return }
+        guard ownership == .owned, inFlight.shutDown(whenIdle: nil).shutsDown else { return }
         // No request is in flight: each one keeps the transport alive until it has answered.
         client.shutdown().whenComplete { _ in }
     }
 
-    /// Shuts down the client the transport owns, once the requests in flight have ended.
+    /// Shuts down the client the transport owns, once the requests in flight have ended: they
+    /// end as they would have, and this returns after them.
     ///
     /// Does nothing for ``shared`` and for a transport that borrows its client, and nothing
-    /// the second time. Requests sent afterwards fail with `URLError.Code.cannotConnectToHost`.
+    /// the second time. Requests sent afterwards, from the moment this is called, fail with
+    /// `URLError.Code.cannotConnectToHost` (``urlError(for:)`` of AsyncHTTPClient's
+    /// `alreadyShutdown`).
     public func shutdown() async throws {
-        guard ownership == .owned, !markShutDown() else { return }
+        guard ownership == .owned else { return }
+        let shutsDown = await withCheckedContinuation { continuation in
+            let now = inFlight.shutDown { continuation.resume(returning: true) }
+            if !now.waits { continuation.resume(returning: now.shutsDown) }
+        }
+        guard shutsDown else { return }
         try await client.shutdown()
     }
 
-    /// Sets the shut-down flag; returns whether it was set already.
-    private func markShutDown() -> Bool {
-        isShutDown.set()
-    }
-
-    /// A flag that is set once.
-    private final class OnceFlag: @unchecked Sendable {
-        // `lock` guards `isSet`.
+    /// Counts the transfers in flight, so that ``shutdown()`` waits for them, and refuses new
+    /// ones once it was called.
+    final class InFlight: @unchecked Sendable {
+        // `lock` guards every field.
         private let lock = NSLock()
-        private var isSet = false
+        private var count = 0
+        private var isShutDown = false
+        /// Called once `count` reaches zero after the shutdown.
+        private var whenIdle: (@Sendable () -> Void)?
 
-        /// Sets the flag; returns whether it was set already.
-        func set() -> Bool {
+        /// Counts a transfer in; `false` once the shutdown was called.
+        func begin() -> Bool {
             lock.lock()
             defer { lock.unlock() }
-            let was = isSet
-            isSet = true
-            return was
+            guard !isShutDown else { return false }
+            count += 1
+            return true
+        }
+
+        /// Counts a transfer out.
+        func end() {
+            let idle = lock.withLock { () -> (@Sendable () -> Void)? in
+                count -= 1
+                guard count == 0, let whenIdle else { return nil }
+                self.whenIdle = nil
+                return whenIdle
+            }
+            idle?()
+        }
+
+        /// Marks the shutdown. Returns whether this call shuts down (`false` the second time),
+        /// and whether `whenIdle` will be called when the last transfer ends (`true`) rather
+        /// than never (nothing in flight, or not this call's shutdown).
+        func shutDown(whenIdle: (@Sendable () -> Void)?) -> (shutsDown: Bool, waits: Bool) {
+            lock.lock()
+            defer { lock.unlock() }
+            guard !isShutDown else { return (false, false) }
+            isShutDown = true
+            guard count > 0, let whenIdle else { return (true, false) }
+            self.whenIdle = whenIdle
+            return (true, true)
         }
     }
 
@@ -292,6 +323,11 @@ public final class AsyncHTTPClientTransport: URLSessionType {
         options: TransferOptions,
         receiver: any TransferReceiver
     ) -> any Cancellable {
+        // Once ``shutdown()`` was called, the client is as good as shut down.
+        guard inFlight.begin() else {
+            receiver.transferDidComplete(with: Transfer.failure(for: HTTPClientError.alreadyShutdown))
+            return Refused()
+        }
         let receiver = decodesContent ? TransferRules.decodingContent(for: receiver, limit: options.maximumResponseBytes) : receiver
         let transfer = Transfer(transport: self, original: request, options: options, receiver: receiver)
         if let deadline = transfer.idleDeadline() { idleTimeouts.watch(transfer, until: deadline) }
@@ -531,6 +567,7 @@ extension AsyncHTTPClientTransport {
                 return (true, state.isDelivering, state.task, state.bodyReader)
             }
             guard claimed else { return false }
+            defer { transport.inFlight.end() }
             // A body read waiting for its next piece returns at once, and its file is closed.
             reader?.close()
             if idleTimeout != nil { transport.idleTimeouts.stopWatching(self) }
@@ -993,3 +1030,9 @@ extension AsyncHTTPClientTransport {
     }
 }
 #endif
+
+/// The transfer of a request sent after ``AsyncHTTPClientTransport/shutdown()``: answered at
+/// once, nothing to cancel.
+private final class Refused: Cancellable {
+    func cancel() {}
+}

@@ -51,6 +51,33 @@ struct AsyncHTTPClientTransportTests {
         #expect(underlying as? HTTPClientError == .alreadyShutdown)
     }
 
+    @Test func aShutdownWaitsForTheRequestsInFlightAndRefusesNewOnes() async throws {
+        // GIVEN an owned client with a request in flight, which the server answers after a while
+        let server = try LoopbackHTTPServer { _ in .json(#"{"a":"b"}"#).delayed(by: .milliseconds(500)) }
+        defer { server.stop() }
+        let transport = AsyncHTTPClientTransport()
+        let inFlight = Task { await answer(transport, URLRequest(url: server.baseURL)) }
+        try await waitUntil { server.requestCount == 1 }
+        // WHEN the transport is shut down meanwhile
+        let shutdown = Task { try await transport.shutdown() }
+        // THEN a request sent once the shutdown began is refused, as after the shutdown (one
+        // sent before it began is answered, and waited for)
+        var refused: ResourceError?
+        for _ in 0..<100 where refused == nil {
+            if case .failure(let error)? = await answer(transport, URLRequest(url: server.baseURL)) {
+                refused = ResourceError(transportError: error)
+            }
+        }
+        guard case .transport(.cannotConnectToHost, let underlying)? = refused else {
+            Issue.record("expected cannotConnectToHost, got \(String(describing: refused))")
+            return
+        }
+        #expect(underlying as? HTTPClientError == .alreadyShutdown)
+        // AND the request in flight gets its answer, and the shutdown ends after it
+        #expect(try await inFlight.value?.get().0 == Data(#"{"a":"b"}"#.utf8))
+        try await shutdown.value
+    }
+
     @Test func aBorrowedClientIsLeftRunning() async throws {
         let server = try LoopbackHTTPServer { _ in .json(#"{"a":"b"}"#) }
         defer { server.stop() }
