@@ -1029,10 +1029,10 @@ extension AsyncHTTPClientTransport {
         }
     }
 }
-#endif
 
 /// The transfer of a request sent after ``AsyncHTTPClientTransport/shutdown()``: answered at
 /// once, nothing to cancel.
 private final class Refused: Cancellable {
     func cancel() {}
 }
+#endif

@@ -5,8 +5,9 @@ import ResourceLoaderWSDL
 /// WSDL, generates the Swift files and writes them into the folder, printing every diagnostic.
 ///
 /// Exits with 0 when there is no error diagnostic, 1 when there is one or something cannot be
-/// read or written (the files are written all the same, without what the errors name), and 64
-/// (`EX_USAGE`) for arguments it does not understand.
+/// read or written, and 64 (`EX_USAGE`) for arguments it does not understand. The files are
+/// written all the same when diagnostics have errors, without what the errors name; when one
+/// cannot be written, none is (the folder keeps what it held), and the diagnostics are printed.
 struct GenerateCommand: Equatable {
     /// The WSDL to read.
     var path: String
@@ -80,21 +81,46 @@ struct GenerateCommand: Equatable {
         let output = WSDLGenerator(configuration: configuration).generate(document)
         let folder = URL(fileURLWithPath: outputDirectory, isDirectory: true)
         var lines: [String] = []
+        var status: Int32 = 0
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-            for file in output.files {
-                let url = folder.appendingPathComponent(file.name)
-                let data = Data(file.contents.utf8)
-                // An unchanged file is left alone, so that a build does not compile it again.
-                if (try? Data(contentsOf: url)) != data { try data.write(to: url, options: .atomic) }
-                lines.append("wrote \(url.path)")
-            }
+            for url in try Self.write(output.files, into: folder) { lines.append("wrote \(url.path)") }
         } catch {
-            return ("error: cannot write into \(outputDirectory): \(error)\n", 1)
+            lines.append("error: cannot write into \(outputDirectory): \(error)")
+            status = 1
         }
         for diagnostic in output.diagnostics { lines.append(diagnostic.description) }
         let errors = output.diagnostics.filter { $0.severity == .error }.count
         lines.append("\(CheckCommand.counted(errors, "error")), \(CheckCommand.counted(output.diagnostics.count - errors, "warning"))")
-        return (lines.joined(separator: "\n") + "\n", errors > 0 ? 1 : 0)
+        return (lines.joined(separator: "\n") + "\n", errors > 0 ? 1 : status)
+    }
+
+    /// Writes `files` into `folder` (made if missing), all or none: each changed file is written
+    /// beside its destination first, and only once every one is written are they renamed into
+    /// place. An unchanged file is left alone, so that a build does not compile it again.
+    /// Returns the files' URLs.
+    static func write(_ files: [GeneratedFile], into folder: URL) throws -> [URL] {
+        let manager = FileManager.default
+        try manager.createDirectory(at: folder, withIntermediateDirectories: true)
+        var staged: [(temporary: URL, destination: URL)] = []
+        defer { for file in staged { try? manager.removeItem(at: file.temporary) } }
+        for file in files {
+            let destination = folder.appendingPathComponent(file.name)
+            var isDirectory: ObjCBool = false
+            if manager.fileExists(atPath: destination.path, isDirectory: &isDirectory), isDirectory.boolValue {
+                throw CocoaError(.fileWriteFileExists, userInfo: [NSFilePathErrorKey: destination.path])
+            }
+            let data = Data(file.contents.utf8)
+            if (try? Data(contentsOf: destination)) == data { continue }
+            let temporary = folder.appendingPathComponent(".\(file.name).\(UUID().uuidString).tmp")
+            try data.write(to: temporary)
+            staged.append((temporary, destination))
+        }
+        for file in staged {
+            guard rename(file.temporary.path, file.destination.path) == 0 else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: file.destination.path, NSUnderlyingErrorKey: POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)])
+            }
+        }
+        staged = []
+        return files.map { folder.appendingPathComponent($0.name) }
     }
 }

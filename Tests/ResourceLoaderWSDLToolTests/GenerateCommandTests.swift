@@ -88,4 +88,39 @@ struct GenerateCommandTests {
         #expect(missing.output.hasPrefix("error: /nonexistent/service.wsdl cannot be read"))
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("Types.swift").path))
     }
+    @Test func aFileThatCannotBeWrittenLeavesTheFolderAsItWasAndTheDiagnosticsArePrinted() throws {
+        // GIVEN a folder of files generated before, one of whose names is now taken by a folder
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wsdl-generate-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let wsdl = """
+            <wsdl:definitions targetNamespace="urn:t" xmlns:wsdl="http://schemas.xmlsoap.org/wsdl/" xmlns:soap="http://schemas.xmlsoap.org/wsdl/soap/"
+                xmlns:xsd="http://www.w3.org/2001/XMLSchema" xmlns:tns="urn:t">
+              <wsdl:message name="M"><wsdl:part name="text" type="xsd:string"/></wsdl:message>
+              <wsdl:portType name="P"><wsdl:operation name="log"><wsdl:input message="tns:M"/></wsdl:operation></wsdl:portType>
+              <wsdl:binding name="B" type="tns:P"><soap:binding style="rpc"/>
+                <wsdl:operation name="log"><wsdl:input><soap:body use="literal" namespace="urn:t"/></wsdl:input></wsdl:operation>
+              </wsdl:binding>
+              <wsdl:service name="S"><wsdl:port name="SP" binding="tns:B"><soap:address location="http://127.0.0.1/s"/></wsdl:port></wsdl:service>
+            </wsdl:definitions>
+            """
+        let path = folder.appendingPathComponent("s.wsdl").path
+        try Data(wsdl.utf8).write(to: URL(fileURLWithPath: path))
+        let output = folder.appendingPathComponent("Generated")
+        try FileManager.default.createDirectory(at: output, withIntermediateDirectories: true)
+        for name in ["Types.swift", "Types2.swift", "Operations.swift"] {
+            try Data("// before\n".utf8).write(to: output.appendingPathComponent(name))
+        }
+        try FileManager.default.createDirectory(at: output.appendingPathComponent("Types3.swift"), withIntermediateDirectories: true)
+        // WHEN it is generated into it
+        let result = Tool.run(["generate", path, "--output-directory", output.path])
+        // THEN it fails, no file is replaced and nothing else is left, and the diagnostics are printed
+        #expect(result.status == 1)
+        #expect(result.output.contains("error: cannot write into \(output.path)"))
+        #expect(result.output.contains("the operation log has no response"))
+        for name in ["Types.swift", "Types2.swift", "Operations.swift"] {
+            #expect(try String(contentsOf: output.appendingPathComponent(name), encoding: .utf8) == "// before\n", "\(name)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: output.path).sorted() == ["Operations.swift", "Types.swift", "Types2.swift", "Types3.swift"])
+    }
 }
