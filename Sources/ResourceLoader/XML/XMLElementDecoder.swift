@@ -40,6 +40,9 @@ final class XMLElementDecoder: Decoder {
     fileprivate var schema: XMLTypeSchema?
     /// For a wrapped array under a key: the name of the items inside the wrapper element.
     fileprivate var itemName: String?
+    /// Whether the holding type's schema says the value (or an array's items) is
+    /// `xs:hexBinary` (``XMLTypeSchema/Field/isHexBinary``).
+    fileprivate var isHexBinary = false
     /// For an optional ``XMLChoice``: whether its keyed container found one of its elements.
     fileprivate var choiceProbe: ChoiceProbe?
     /// Whether the decoder reads an ``XMLChoice`` from the element that holds it.
@@ -213,10 +216,12 @@ final class XMLElementDecoder: Decoder {
         case date
         case url
         case decimal
-        /// Base64 or hex text, by ``XMLTreeDecoder/dataDecodingStrategy``.
+        /// Hex text for an `xs:hexBinary` field, else base64 or hex by
+        /// ``XMLTreeDecoder/dataDecodingStrategy``.
         case data
-        /// An ``XMLChoice``: read from the element that holds the property.
-        case choice
+        /// An ``XMLChoice``: read from the element that holds the property, with its schema if
+        /// it has one (which fields are `xs:hexBinary`).
+        case choice(XMLTypeSchema?)
         /// A type that describes itself: its own `init(from:)`, with its schema.
         case described(XMLTypeSchema)
         /// An array, decoded into reserved storage (``XMLDecodableArray``).
@@ -250,7 +255,10 @@ final class XMLElementDecoder: Decoder {
         if type == Data.self { return .data }
         if let choiceArrayType = type as? any XMLChoiceArray.Type { return .choiceArray(choiceArrayType) }
         if let arrayType = type as? any XMLDecodableArray.Type { return .array(arrayType) }
-        if type is any XMLChoice.Type { return .choice }
+        if type is any XMLChoice.Type {
+            let schema = (type as? any XMLSchemaType.Type)?.xmlSchema
+            return .choice(schema?.fields.isEmpty == false ? schema : nil)
+        }
         if let described = type as? any XMLSchemaType.Type {
             // Only a schema's fields change how a value is read (attributes, text, item names):
             // a schema without any reads as no schema, with nothing to look up per property.
@@ -272,9 +280,9 @@ final class XMLElementDecoder: Decoder {
             if !options.derivedTypes.isEmpty, let derived = try derived(type) { return derived }
             schema = nil
             return try T(from: self)
-        case .choice:
+        case .choice(let described):
             // Read from the holder's element, whose `xsi:type` is the holder's, not the choice's.
-            schema = nil
+            schema = described
             return try T(from: self)
         case .described(let described):
             if !options.derivedTypes.isEmpty, let derived = try derived(type) { return derived }
@@ -332,7 +340,7 @@ final class XMLElementDecoder: Decoder {
 
     private func data() throws -> Data {
         let text = try text(for: Data.self)
-        switch options.dataDecodingStrategy {
+        switch isHexBinary ? .hex : options.dataDecodingStrategy {
         case .base64:
             var compact = text
             compact.removeAll { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
@@ -483,26 +491,32 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
 
     private func decoder(for key: Key) throws -> XMLElementDecoder {
         let name = key.stringValue
-        switch fieldKind(key) {
+        let field = schema?.fields[name]
+        let child: XMLElementDecoder
+        switch field?.kind {
         case .attribute?:
             guard let attribute = element.attribute(named: name) else { throw keyNotFound(key) }
-            return XMLElementDecoder(value: .attribute(attribute), parent: decoder, step: .key(key), options: decoder.options)
+            child = XMLElementDecoder(value: .attribute(attribute), parent: decoder, step: .key(key), options: decoder.options)
         case .text?:
-            return XMLElementDecoder(value: .attribute(element.text), parent: decoder, step: .key(key), options: decoder.options)
-        default:
-            break
+            child = XMLElementDecoder(value: .attribute(element.text), parent: decoder, step: .key(key), options: decoder.options)
+        case .element?, nil:
+            if Self.isPositional(key) {
+                // An enum case's value: an xs:hexBinary case's element is hex.
+                let value = XMLElementDecoder(value: .element(element), parent: decoder, step: .key(key), options: decoder.options)
+                value.isHexBinary = decoder.isHexBinary
+                return value
+            }
+            let first = firstChild(named: name)
+            if first == nil, let attribute = element.attribute(named: name) {
+                child = XMLElementDecoder(value: .attribute(attribute), parent: decoder, step: .key(key), options: decoder.options)
+            } else {
+                child = XMLElementDecoder(
+                    value: .matches(parent: element, key: key, first: first), parent: decoder, step: .key(key),
+                    options: decoder.options)
+                child.itemName = field?.itemName
+            }
         }
-        if Self.isPositional(key) {
-            return XMLElementDecoder(value: .element(element), parent: decoder, step: .key(key), options: decoder.options)
-        }
-        let first = firstChild(named: name)
-        if first == nil, let attribute = element.attribute(named: name) {
-            return XMLElementDecoder(value: .attribute(attribute), parent: decoder, step: .key(key), options: decoder.options)
-        }
-        let child = XMLElementDecoder(
-            value: .matches(parent: element, key: key, first: first), parent: decoder, step: .key(key),
-            options: decoder.options)
-        child.itemName = schema?.fields[name]?.itemName
+        if let field, field.isHexBinary { child.isHexBinary = true }
         return child
     }
 
@@ -686,6 +700,8 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
             item.step = .index(currentIndex)
         } else {
             item = XMLElementDecoder(value: .element(element), parent: decoder, step: .index(currentIndex), options: decoder.options)
+            // The items of an xs:hexBinary field's array are hex.
+            item.isHexBinary = decoder.isHexBinary
             spare = item
         }
         advance()
@@ -796,11 +812,15 @@ protocol XMLChoiceArray: XMLDecodableArray {
 extension Array: XMLChoiceArray where Element: XMLChoice & Decodable {
     init(xmlChoicesIn holder: XMLTree.Element, key: any CodingKey, holder decoder: XMLElementDecoder) throws {
         self.init()
+        // The choice's schema, if it has one: which of its elements are xs:hexBinary.
+        var schema: XMLTypeSchema?
+        if case .choice(let described) = XMLElementDecoder.kind(of: Element.self) { schema = described }
         let end = holder.storage.end(of: holder.index)
         var from = holder.index + 1
         while from < end {
             let item = XMLElementDecoder(value: .element(holder), parent: decoder, step: .key(key), options: decoder.options)
             item.readsChoice = true
+            item.schema = schema
             item.choiceItem = ChoiceItem(from: from)
             let value: Element
             do {

@@ -18,7 +18,9 @@ import Foundation
 /// - **Values** (`String`, `Bool`, integers, floating point, `Decimal`, `URL`, `Date`) come from an
 ///   element's ``XMLTree/Element/text`` or an attribute's value. Strings are taken exactly as
 ///   written; other values have surrounding whitespace trimmed first. `Bool` accepts `true`,
-///   `false`, `1` and `0`, as in XML Schema.
+///   `false`, `1` and `0`, as in XML Schema. Empty text (`<homepage/>`) is no `URL`: it is a
+///   `DecodingError.dataCorrupted`, for an optional property too, which an empty element does
+///   not make `nil` (only a missing one or `xsi:nil` does).
 /// - **Arrays** under a key are the child elements repeated with that name; none makes an empty
 ///   array. An array decoded directly from an element (at the top level, or nested in another
 ///   array) is made of that element's children.
@@ -26,7 +28,10 @@ import Foundation
 ///   name, or when the element has `xsi:nil="true"`.
 /// - ``XMLTree/Element`` is itself `Decodable`: a property of that type receives the element, to
 ///   read by hand.
-/// - `Data` is read as base64 (or hex, by ``dataDecodingStrategy``).
+/// - `Data` is read as base64 (or hex, by ``dataDecodingStrategy``); a field whose schema says
+///   ``XMLTypeSchema/Field/isHexBinary`` is read as hex, in either case. Text that is not what
+///   the field expects (an odd number of hex digits, a character that is not a digit) is a
+///   `DecodingError.dataCorrupted`.
 /// - A type that conforms to ``XMLSchemaType`` is read as its ``XMLTypeSchema`` says: attribute
 ///   and text fields from the attribute or the element's own text only, and wrapped arrays from
 ///   the items inside the wrapper element.

@@ -54,13 +54,16 @@ enum GeneratedModel {
         /// Whether the property is a choice, written in place of itself.
         var isChoice: Bool
         var documentation: String?
+        /// Whether the values are `xsd:hexBinary` (`Data` written as hex, not base64).
+        var isHexBinary = false
 
-        /// The property's full Swift type.
+        /// The property's full Swift type: an array of a nillable element holds optional items,
+        /// each of which may be `xsi:nil`.
         var declaredType: String {
             switch cardinality {
             case .one: type
             case .optional: type + "?"
-            case .array: "[" + type + "]"
+            case .array: "[" + type + (isNillable ? "?" : "") + "]"
             }
         }
     }
@@ -81,6 +84,9 @@ enum GeneratedModel {
         /// ``cases``, and the head's namespace, which the enum's `xmlSchema` names; `nil` for a
         /// choice, whose elements are the holder's.
         var substitution: (headNamespace: String?, caseNamespaces: [String?])? = nil
+        /// The keys of the cases whose elements are `xsd:hexBinary`, which the enum's
+        /// `xmlSchema` marks.
+        var hexBinaryKeys: Set<String> = []
     }
 
     /// The declaration's Swift name.

@@ -142,7 +142,7 @@ extension GenerationSession {
             plan.bodyType = partsStructure(
                 name: typeNames.claim(name + "Request", suffix: "Type"),
                 documentation: "The request parts of the operation \(operation.name).", namespace: nil, location: operation.location,
-                parts: input.bodyParts.map { ($0.name, QualifiedName(namespace: nil, name: $0.name), partType($0), false, false, $0.documentation) })
+                parts: input.bodyParts.map { ($0.name, QualifiedName(namespace: nil, name: $0.name), partType($0), false, false, $0.documentation, isHexBinary($0)) })
         case .rpcEncoded, .documentEncoded:
             return nil
         }
@@ -152,7 +152,7 @@ extension GenerationSession {
             plan.modelType = partsStructure(
                 name: typeNames.claim(name + "Response", suffix: "Type"),
                 documentation: "The response parts of the operation \(operation.name).", namespace: nil, location: operation.location,
-                parts: output.bodyParts.map { ($0.name, QualifiedName(namespace: nil, name: $0.name), partType($0), false, false, $0.documentation) })
+                parts: output.bodyParts.map { ($0.name, QualifiedName(namespace: nil, name: $0.name), partType($0), false, false, $0.documentation, isHexBinary($0)) })
         default:
             let outputElement = output.wrapper ?? (output.bodyParts.count == 1 ? output.bodyParts[0].element : nil)
             if let outputElement, let element = document.schemas.element(named: outputElement), !isSubstitutable(element) {
@@ -231,6 +231,14 @@ extension GenerationSession {
         }
     }
 
+    /// Whether an rpc part's values are `xsd:hexBinary`, as its type or element declares them.
+    func isHexBinary(_ part: WSDLPart) -> Bool {
+        switch part.content {
+        case .type(let name): isHexBinary(.named(name))
+        case .element(let name): isHexBinary(document.schemas.element(named: name)?.type)
+        }
+    }
+
     /// Whether elements of a substitution group may stand where `element` is declared, so that
     /// a value of it is one of ``substitutionGroupType(of:)``'s cases.
     func isSubstitutable(_ element: XSDElement) -> Bool {
@@ -242,15 +250,16 @@ extension GenerationSession {
     mutating func bodyPart(_ part: WSDLPart, element: XSDElement) -> MessagePart {
         let documentation = part.documentation ?? element.documentation
         if isSubstitutable(element), let type = substitutionGroupType(of: element) {
-            return (part.name, element.name, (type, nil), false, true, documentation)
+            return (part.name, element.name, (type, nil), false, true, documentation, false)
         }
         reportSubstitution(of: element)
-        return (part.name, element.name, elementType(element), element.isNillable, false, documentation)
+        return (part.name, element.name, elementType(element), element.isNillable, false, documentation, isHexBinary(element.type))
     }
 
     /// A message part as a field of ``partsStructure(name:documentation:namespace:location:parts:)``.
     typealias MessagePart = (
-        name: String, element: QualifiedName, type: (type: String, structTarget: String?), isNillable: Bool, isChoice: Bool, documentation: String?
+        name: String, element: QualifiedName, type: (type: String, structTarget: String?), isNillable: Bool, isChoice: Bool, documentation: String?,
+        isHexBinary: Bool
     )
 
     /// Makes a struct whose fields are message parts, and returns its name.
@@ -271,7 +280,8 @@ extension GenerationSession {
                 GeneratedModel.Field(
                     swiftName: names.claim(SwiftNaming.memberName(part.name)), key: part.element.name, type: part.type.type,
                     structTarget: part.type.structTarget, cardinality: part.isNillable ? .optional : .one, kind: .element,
-                    namespace: part.element.namespace, isNillable: part.isNillable, isChoice: part.isChoice, documentation: part.documentation))
+                    namespace: part.element.namespace, isNillable: part.isNillable, isChoice: part.isChoice, documentation: part.documentation,
+                    isHexBinary: part.isHexBinary))
         }
         models.append(.structure(.init(name: name, documentation: documentation, namespace: namespace, typeName: nil, fields: fields, location: location)))
         return name

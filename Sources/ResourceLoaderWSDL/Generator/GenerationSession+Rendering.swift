@@ -105,7 +105,7 @@ extension GenerationSession {
                 switch field.cardinality {
                 case .one: text += "        self.\(name) = try container.decode(\(field.type).self, forKey: .\(name))\n"
                 case .optional: text += "        self.\(name) = try container.decodeIfPresent(\(field.type).self, forKey: .\(name))\n"
-                case .array: text += "        self.\(name) = try container.decodeIfPresent([\(field.type)].self, forKey: .\(name)) ?? []\n"
+                case .array: text += "        self.\(name) = try container.decodeIfPresent(\(field.declaredType).self, forKey: .\(name)) ?? []\n"
                 }
             }
         }
@@ -210,6 +210,7 @@ extension GenerationSession {
                     if form != elementForm { fieldArguments.append("form: .\(form.rawValue)") }
                 }
                 if field.isNillable { fieldArguments.append("isNillable: true") }
+                if field.isHexBinary { fieldArguments.append("isHexBinary: true") }
                 if fieldArguments.isEmpty { continue }
                 if fieldArguments == ["isNillable: true"] {
                     entries.append("\(SwiftNaming.literal(field.key)): .nillableElement")
@@ -218,14 +219,18 @@ extension GenerationSession {
             case .attribute:
                 if let fieldNamespace = field.namespace {
                     fieldArguments.append(fieldNamespace == namespace ? "form: .qualified" : "namespace: \(SwiftNaming.literal(fieldNamespace))")
-                } else {
+                } else if !field.isHexBinary {
                     entries.append("\(SwiftNaming.literal(field.key)): .attribute")
                     continue
                 }
                 fieldArguments.insert("kind: .attribute", at: 0)
+                if field.isHexBinary { fieldArguments.append("isHexBinary: true") }
             case .text:
-                entries.append("\(SwiftNaming.literal(field.key)): .text")
-                continue
+                guard field.isHexBinary else {
+                    entries.append("\(SwiftNaming.literal(field.key)): .text")
+                    continue
+                }
+                fieldArguments = ["kind: .text", "isHexBinary: true"]
             }
             entries.append("\(SwiftNaming.literal(field.key)): XMLTypeSchema.Field(\(fieldArguments.joined(separator: ", ")))")
         }
@@ -269,7 +274,7 @@ extension GenerationSession {
     /// A choice enum.
     func render(_ choice: GeneratedModel.Choice) -> String {
         var text = SwiftNaming.docComment(choice.documentation ?? "One of the elements of a choice.", indent: "")
-        let conformances = choice.substitution == nil ? "XMLChoice" : "XMLChoice, XMLSchemaType"
+        let conformances = choice.substitution == nil && choice.hexBinaryKeys.isEmpty ? "XMLChoice" : "XMLChoice, XMLSchemaType"
         text += "\(access)indirect enum \(choice.name): Codable, Sendable, Hashable, \(conformances) {\n"
         for item in choice.cases {
             text += SwiftNaming.docComment("The element `\(item.key)`.", indent: "    ")
@@ -286,19 +291,30 @@ extension GenerationSession {
         if let substitution = choice.substitution {
             text += "\n    /// The namespaces of the elements.\n"
             text += "    \(access)static let xmlSchema = \(substitutionSchemaExpression(choice, substitution))\n"
+        } else if !choice.hexBinaryKeys.isEmpty {
+            text += "\n    /// The elements whose `Data` is `xsd:hexBinary`.\n"
+            text += "    \(access)static let xmlSchema = XMLTypeSchema(\n        fields: [\n"
+            for item in choice.cases where choice.hexBinaryKeys.contains(item.key) {
+                text += "            \(SwiftNaming.literal(item.key)): XMLTypeSchema.Field(isHexBinary: true),\n"
+            }
+            text += "        ])\n"
         }
         return text + "}\n"
     }
 
     /// The `XMLTypeSchema` of a substitution group's enum: the head's namespace, and each element
-    /// in another namespace as a field of its own.
+    /// in another namespace, or of `xsd:hexBinary`, as a field of its own.
     func substitutionSchemaExpression(_ choice: GeneratedModel.Choice, _ substitution: (headNamespace: String?, caseNamespaces: [String?])) -> String {
         let head = substitution.headNamespace
         let arguments = head.map { ["namespace: \(SwiftNaming.literal($0))", "elementForm: .qualified"] } ?? ["elementForm: .unqualified"]
         var entries: [String] = []
-        for (item, namespace) in zip(choice.cases, substitution.caseNamespaces) where namespace != head {
-            let field = namespace.map { "XMLTypeSchema.Field(namespace: \(SwiftNaming.literal($0)))" } ?? "XMLTypeSchema.Field(form: .unqualified)"
-            entries.append("\(SwiftNaming.literal(item.key)): \(field)")
+        for (item, namespace) in zip(choice.cases, substitution.caseNamespaces) {
+            let isHexBinary = choice.hexBinaryKeys.contains(item.key)
+            guard namespace != head || isHexBinary else { continue }
+            var arguments: [String] = []
+            if namespace != head { arguments.append(namespace.map { "namespace: \(SwiftNaming.literal($0))" } ?? "form: .unqualified") }
+            if isHexBinary { arguments.append("isHexBinary: true") }
+            entries.append("\(SwiftNaming.literal(item.key)): XMLTypeSchema.Field(\(arguments.joined(separator: ", ")))")
         }
         guard !entries.isEmpty else { return "XMLTypeSchema(" + arguments.joined(separator: ", ") + ")" }
         return "XMLTypeSchema(\n        " + arguments.joined(separator: ", ") + ",\n        fields: [\n"

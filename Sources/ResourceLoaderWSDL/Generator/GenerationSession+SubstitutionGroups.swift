@@ -27,6 +27,19 @@ extension GenerationSession {
         return current.isGlobal ? elementType(current) : swiftType(for: current.type, hint: current.name.name, namespace: current.name.namespace)
     }
 
+    /// The type an element's values are declared with: its own, or, for an element declared
+    /// without a type, its substitution group's head's (or that head's head's).
+    func substituteTypeReference(_ element: XSDElement) -> XSDTypeReference? {
+        var current = element
+        var seen: Set<QualifiedName> = []
+        while current.type == nil, let head = current.substitutionGroup, seen.insert(current.name).inserted,
+            let headElement = document.schemas.element(named: head)
+        {
+            current = headElement
+        }
+        return current.type
+    }
+
     /// Adds a field for a reference to the head of a substitution group: an enum with a case per
     /// element that may stand there (``substitutionGroupType(of:)``), written in place of the
     /// field as the case's element; an array of them when the reference repeats.
@@ -59,6 +72,7 @@ extension GenerationSession {
         var caseNames = NameRegistry(reserved: ["init", "xmlSchema", "self"])
         var cases: [(caseName: String, key: String, type: String)] = []
         var namespaces: [String?] = []
+        var hexBinaryKeys: Set<String> = []
         for element in elements {
             guard !cases.contains(where: { $0.key == element.name.name }) else {
                 diagnose(
@@ -68,11 +82,12 @@ extension GenerationSession {
             }
             cases.append((caseNames.claim(SwiftNaming.memberName(element.name.name)), element.name.name, substituteType(element).type))
             namespaces.append(element.name.namespace)
+            if isHexBinary(substituteTypeReference(element)) { hexBinaryKeys.insert(element.name.name) }
         }
         let documentation = head.isAbstract
             ? "An element of the substitution group of the abstract element `\(head.name.name)`: the case names the element that is written and read."
             : "The element `\(head.name.name)` or an element of its substitution group, which may stand in its place: the case names the element that is written and read."
-        models.append(.choice(.init(name: name, documentation: documentation, cases: cases, substitution: (head.name.namespace, namespaces))))
+        models.append(.choice(.init(name: name, documentation: documentation, cases: cases, substitution: (head.name.namespace, namespaces), hexBinaryKeys: hexBinaryKeys)))
         return name
     }
 }

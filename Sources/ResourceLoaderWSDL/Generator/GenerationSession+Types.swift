@@ -56,6 +56,31 @@ extension GenerationSession {
         }
     }
 
+    /// Whether values of the type `reference` declares are `xsd:hexBinary`: the built-in type, or
+    /// a simple type restricted from it without enumerations (which are generated as enums of
+    /// their own). Their `Data` is written as hex, not base64, so their fields say so in the
+    /// holding type's `xmlSchema`.
+    func isHexBinary(_ reference: XSDTypeReference?) -> Bool {
+        var current = reference
+        var visited: Set<QualifiedName> = []
+        while let reference = current {
+            let simple: XSDSimpleType
+            switch reference {
+            case .named(let name):
+                if let builtIn = XSDBuiltInType(name: name) { return builtIn == .hexBinary }
+                guard visited.insert(name).inserted, case .simple(let named) = document.schemas.type(named: name) else { return false }
+                simple = named
+            case .anonymous(.simple(let anonymous)):
+                simple = anonymous
+            case .anonymous(.complex):
+                return false
+            }
+            guard case .restriction(let base, let facets) = simple.variety, facets.enumerations.isEmpty else { return false }
+            current = base
+        }
+        return false
+    }
+
     /// The Swift type generated code uses for a built-in type: ``XSDBuiltInType/swiftTypeName``,
     /// and raw XML for `anyType`.
     static func swiftType(of builtIn: XSDBuiltInType) -> String {
@@ -241,7 +266,8 @@ extension GenerationSession {
                     append(
                         .init(
                             swiftName: builder.names.claim("value"), key: "value", type: valueType, structTarget: nil, cardinality: .one,
-                            kind: .text, namespace: nil, isNillable: false, isChoice: false, documentation: nil), to: &builder)
+                            kind: .text, namespace: nil, isNillable: false, isChoice: false, documentation: nil,
+                            isHexBinary: isHexBinary(.named(base))), to: &builder)
                 }
             case .complex:
                 if derivation.method == .extension, let baseComplex, !visited.contains(base) {
@@ -311,10 +337,12 @@ extension GenerationSession {
     mutating func addElementField(_ element: XSDElement, particle: XSDParticle, optional: Bool, into builder: inout FieldBuilder) {
         let swiftName = builder.names.claim(SwiftNaming.memberName(element.name.name))
         let resolved: (type: String, structTarget: String?)
+        var valueType = element.type
         if element.isGlobal, case .anonymous = element.type {
             resolved = elementType(element)
         } else if element.type == nil, let head = element.substitutionGroup, let headElement = document.schemas.element(named: head) {
             resolved = elementType(headElement)
+            valueType = headElement.type
         } else {
             resolved = swiftType(for: element.type, hint: builder.owner + SwiftNaming.typeName(element.name.name), namespace: element.name.namespace ?? builder.namespace)
         }
@@ -324,7 +352,7 @@ extension GenerationSession {
             .init(
                 swiftName: swiftName, key: element.name.name, type: resolved.type, structTarget: resolved.structTarget,
                 cardinality: cardinality, kind: .element, namespace: element.name.namespace, isNillable: element.isNillable,
-                isChoice: false, documentation: element.documentation), to: &builder)
+                isChoice: false, documentation: element.documentation, isHexBinary: isHexBinary(valueType)), to: &builder)
     }
 
     /// The Swift type of a global element's values: its anonymous type's struct, named after it.
@@ -346,8 +374,9 @@ extension GenerationSession {
     ) {
         builder.choiceCount += 1
         let enumName = typeNames.claim(builder.owner + (builder.choiceCount == 1 ? "Choice" : "Choice\(builder.choiceCount)"), suffix: "Type")
-        var caseNames = NameRegistry(reserved: ["init", "self"])
+        var caseNames = NameRegistry(reserved: ["init", "xmlSchema", "self"])
         var cases: [(caseName: String, key: String, type: String)] = []
+        var hexBinaryKeys: Set<String> = []
         var mayBeEmpty = optional
         for branch in particles {
             var element: XSDElement?
@@ -365,6 +394,7 @@ extension GenerationSession {
                 // A substitution group's head: a case for each element that may stand there.
                 for substitute in elements where !cases.contains(where: { $0.key == substitute.name.name }) {
                     cases.append((caseNames.claim(SwiftNaming.memberName(substitute.name.name)), substitute.name.name, substituteType(substitute).type))
+                    if isHexBinary(substituteTypeReference(substitute)) { hexBinaryKeys.insert(substitute.name.name) }
                 }
                 continue
             }
@@ -385,9 +415,10 @@ extension GenerationSession {
                 type = swiftType(for: element.type, hint: enumName + SwiftNaming.typeName(element.name.name), namespace: element.name.namespace ?? builder.namespace).type
             }
             cases.append((caseNames.claim(SwiftNaming.memberName(element.name.name)), element.name.name, type))
+            if isHexBinary(substituteTypeReference(element)) { hexBinaryKeys.insert(element.name.name) }
         }
         guard !cases.isEmpty else { return }
-        models.append(.choice(.init(name: enumName, documentation: nil, cases: cases)))
+        models.append(.choice(.init(name: enumName, documentation: nil, cases: cases, hexBinaryKeys: hexBinaryKeys)))
         let swiftName = builder.names.claim("choice")
         let cardinality: GeneratedModel.Field.Cardinality = particle.isRepeated ? .array : (mayBeEmpty ? .optional : .one)
         append(
@@ -425,7 +456,8 @@ extension GenerationSession {
         append(
             .init(
                 swiftName: swiftName, key: attribute.name.name, type: type, structTarget: nil, cardinality: use == .required ? .one : .optional,
-                kind: .attribute, namespace: attribute.name.namespace, isNillable: false, isChoice: false, documentation: attribute.documentation), to: &builder)
+                kind: .attribute, namespace: attribute.name.namespace, isNillable: false, isChoice: false, documentation: attribute.documentation,
+                isHexBinary: isHexBinary(attribute.type)), to: &builder)
     }
 
     /// Turns single elements through which a struct holds itself into arrays of at most one

@@ -87,6 +87,7 @@ struct GeneratedCodeCompileTests {
     static let program = """
         import Animals
         import BaseHoldingDerived
+        import Binary
         import Foundation
         import Plugged
         import ResourceLoader
@@ -113,6 +114,12 @@ struct GeneratedCodeCompileTests {
         let nodeData = try XMLTreeEncoder().encode(node, as: XMLQualifiedName("Call", namespaceURI: "urn:test"))
         let nodeBack = try BaseHoldingDerived.DerivedTypes.decoder.decode(BaseHoldingDerived.Node.self, from: XMLTree(data: nodeData).root)
         print("node: \\(nodeBack == node) \\(String(decoding: nodeData, as: UTF8.self))")
+        let blob = Binary.Blob(sum: Data([0xDE, 0xAD]), raw: Data([0xDE, 0xAD]), strings: ArrayOfString(string: ["a", nil]), digest: Data([0x0F]))
+        let blobData = try XMLTreeEncoder().encode(blob, as: XMLQualifiedName("Call", namespaceURI: "urn:test"))
+        let blobBack = try XMLTreeDecoder().decode(Binary.Blob.self, from: XMLTree(data: blobData).root)
+        print("blob: \\(blobBack == blob) \\(String(decoding: blobData, as: UTF8.self))")
+        let dotNet = #"<ArrayOfString xmlns="urn:test" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><string>a</string><string xsi:nil="true"/></ArrayOfString>"#
+        print("strings: \\(try XMLTreeDecoder().decode(ArrayOfString.self, from: XMLTree(string: dotNet).root).string)")
         """
 
     @Test(.enabled(if: swift != nil, "swift is not on PATH: the generated code is not compiled"))
@@ -136,6 +143,7 @@ struct GeneratedCodeCompileTests {
             ("RecursiveGroup", GeneratorSnippets.recursiveGroup, WSDLGeneratorConfiguration()),
             ("AnonymousExtension", GeneratorSnippets.anonymousExtensionOfItsHolder, WSDLGeneratorConfiguration()),
             ("BaseHoldingDerived", GeneratorSnippets.baseHoldingItsDerivedType, WSDLGeneratorConfiguration(accessModifier: .public)),
+            ("Binary", GeneratorSnippets.hexBinaryAndNilItems, WSDLGeneratorConfiguration(accessModifier: .public)),
             ("CyclicDerivations", GeneratorSnippets.cyclicDerivations, WSDLGeneratorConfiguration()),
             ("SyntheticFieldNames", GeneratorSnippets.syntheticFieldNames, WSDLGeneratorConfiguration()),
             ("InheritedChoiceName", GeneratorSnippets.inheritedChoiceName, WSDLGeneratorConfiguration()),
@@ -190,7 +198,7 @@ struct GeneratedCodeCompileTests {
                     .target(
                         name: "Plugged", dependencies: [\(resourceLoader)], \(strict),
                         plugins: [.plugin(name: "ResourceLoaderWSDLPlugin", package: "\(Self.packageRoot.lastPathComponent)")]),
-                    .executableTarget(name: "Runner", dependencies: ["Shop", "Plugged", "Animals", "BaseHoldingDerived", \(resourceLoader)], \(strict)),
+                    .executableTarget(name: "Runner", dependencies: ["Shop", "Plugged", "Animals", "BaseHoldingDerived", "Binary", \(resourceLoader)], \(strict)),
                 ],
                 swiftLanguageModes: [.v6]
             )
@@ -224,6 +232,13 @@ struct GeneratedCodeCompileTests {
         let nodeLine = result.output.split(separator: "\n").first { $0.hasPrefix("node: ") }.map(String.init) ?? ""
         #expect(nodeLine.hasPrefix("node: true "), "\(nodeLine)")
         #expect(nodeLine.contains(#"id="2""#) && nodeLine.contains("<name>leaf</name>"), "\(nodeLine)")
+        // AND hexBinary is sent as hex beside base64Binary, and a nil item of a repeated nillable
+        // element is written and read as xsi:nil
+        let blobLine = result.output.split(separator: "\n").first { $0.hasPrefix("blob: ") }.map(String.init) ?? ""
+        #expect(blobLine.hasPrefix("blob: true "), "\(blobLine)")
+        #expect(blobLine.contains(#"digest="0F""#) && blobLine.contains("<sum>DEAD</sum><raw>3q0=</raw>"), "\(blobLine)")
+        #expect(blobLine.contains("<string>a</string><string ") && blobLine.contains(#"xsi:nil="true"></string>"#), "\(blobLine)")
+        #expect(result.output.contains(#"strings: [Optional("a"), nil]"#))
         // AND the plugin's diagnostics are in the build log
         #expect(build.output.contains("Generating SOAP resources from Shop.wsdl"))
     }

@@ -194,6 +194,23 @@ extension GeneratorSnippets {
             </xsd:complexType>
             """)
 
+    /// `xsd:hexBinary` beside `xsd:base64Binary`, as an element and an attribute, and the .NET
+    /// `ArrayOfString`: a repeated element that is also nillable.
+    static let hexBinaryAndNilItems = operation(
+        requestType: "tns:Blob",
+        schema: """
+            <xsd:complexType name="ArrayOfString">
+              <xsd:sequence><xsd:element name="string" type="xsd:string" nillable="true" minOccurs="0" maxOccurs="unbounded"/></xsd:sequence>
+            </xsd:complexType>
+            <xsd:complexType name="Blob">
+              <xsd:sequence>
+                <xsd:element name="sum" type="xsd:hexBinary"/><xsd:element name="raw" type="xsd:base64Binary"/>
+                <xsd:element name="strings" type="tns:ArrayOfString"/>
+              </xsd:sequence>
+              <xsd:attribute name="digest" type="xsd:hexBinary"/>
+            </xsd:complexType>
+            """)
+
     /// Constructs the generator leaves out or changes, each with a diagnostic.
     static let unsupported = operation(
         requestType: "tns:Node",

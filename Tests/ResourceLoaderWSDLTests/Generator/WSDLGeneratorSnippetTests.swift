@@ -862,4 +862,135 @@ struct WSDLGeneratorSnippetTests {
 
             """)
     }
+
+    /// `xsd:hexBinary` is `Data` like `xsd:base64Binary`, and its fields are marked hex in the
+    /// type's schema: elements, attributes, simple content, arrays, and simple types restricted
+    /// from it.
+    @Test func hexBinaryFieldsAreMarkedHexInTheSchema() throws {
+        let output = try GeneratorSnippets.generate(GeneratorSnippets.operation(
+            requestType: "tns:Blob",
+            schema: "<xsd:complexType name=\"Blob\"><xsd:sequence><xsd:element name=\"sum\" type=\"xsd:hexBinary\"/><xsd:element name=\"raw\" type=\"xsd:base64Binary\"/></xsd:sequence></xsd:complexType>"))
+        #expect(output.diagnostics.map { "\($0.severity.rawValue) \($0.construct.rawValue) \($0.location.path)" } == [])
+        try expectDeclaration("Blob", in: "Types.swift", of: output, """
+            /// The schema type `Blob`.
+            struct Blob: Codable, Sendable, Hashable, XMLSchemaType {
+                var sum: Data
+                var raw: Data
+
+                /// Makes a value from its fields.
+                init(sum: Data, raw: Data) {
+                    self.sum = sum
+                    self.raw = raw
+                }
+
+                /// How values of the type are written as XML and read back.
+                static let xmlSchema = XMLTypeSchema(
+                    namespace: "urn:test", typeName: XMLQualifiedName("Blob", namespaceURI: "urn:test"), elementForm: .qualified,
+                    fields: [
+                        "sum": XMLTypeSchema.Field(isHexBinary: true),
+                    ])
+            }
+
+            """)
+
+        let more = try GeneratorSnippets.generate(GeneratorSnippets.operation(
+            requestType: "tns:Digests",
+            schema: """
+                <xsd:simpleType name="MD5"><xsd:restriction base="xsd:hexBinary"><xsd:length value="16"/></xsd:restriction></xsd:simpleType>
+                <xsd:complexType name="Signed">
+                  <xsd:simpleContent><xsd:extension base="xsd:hexBinary"><xsd:attribute name="by" type="xsd:string"/></xsd:extension></xsd:simpleContent>
+                </xsd:complexType>
+                <xsd:complexType name="Digests">
+                  <xsd:sequence>
+                    <xsd:element name="md5" type="tns:MD5"/>
+                    <xsd:element name="parts" type="xsd:hexBinary" maxOccurs="unbounded"/>
+                    <xsd:element name="note" type="xsd:hexBinary" nillable="true"/>
+                    <xsd:element name="signed" type="tns:Signed" minOccurs="0"/>
+                  </xsd:sequence>
+                  <xsd:attribute name="seed" type="xsd:hexBinary"/>
+                  <xsd:attribute name="key"><xsd:simpleType><xsd:restriction base="tns:MD5"/></xsd:simpleType></xsd:attribute>
+                </xsd:complexType>
+                """))
+        #expect(more.diagnostics.map { "\($0.severity.rawValue) \($0.construct.rawValue) \($0.location.path)" } == [])
+        let schemas = try #require(more.file(named: "Types.swift")?.contents)
+        let digests = try #require(GeneratorSnippets.declaration("Digests", in: schemas))
+        #expect(digests.contains("""
+                    fields: [
+                        "md5": XMLTypeSchema.Field(isHexBinary: true),
+                        "parts": XMLTypeSchema.Field(isHexBinary: true),
+                        "note": XMLTypeSchema.Field(isNillable: true, isHexBinary: true),
+                        "seed": XMLTypeSchema.Field(kind: .attribute, isHexBinary: true),
+                        "key": XMLTypeSchema.Field(kind: .attribute, isHexBinary: true),
+                    ])
+            """), "\(digests)")
+        let signed = try #require(GeneratorSnippets.declaration("Signed", in: schemas))
+        #expect(signed.contains(#""value": XMLTypeSchema.Field(kind: .text, isHexBinary: true),"#), "\(signed)")
+
+        // AND the hexBinary elements of a choice, whose enum gets a schema to say so
+        let choice = try GeneratorSnippets.generate(GeneratorSnippets.operation(
+            requestType: "tns:Pick",
+            schema: #"<xsd:complexType name="Pick"><xsd:choice><xsd:element name="hash" type="xsd:hexBinary"/><xsd:element name="blob" type="xsd:base64Binary"/></xsd:choice></xsd:complexType>"#))
+        let pick = try #require(choice.file(named: "Types.swift").flatMap { GeneratorSnippets.declaration("PickChoice", in: $0.contents) })
+        #expect(pick.hasSuffix("""
+            indirect enum PickChoice: Codable, Sendable, Hashable, XMLChoice, XMLSchemaType {
+                /// The element `hash`.
+                case hash(Data)
+                /// The element `blob`.
+                case blob(Data)
+
+                /// The elements whose `Data` is `xsd:hexBinary`.
+                static let xmlSchema = XMLTypeSchema(
+                    fields: [
+                        "hash": XMLTypeSchema.Field(isHexBinary: true),
+                    ])
+            }
+
+            """), "\(pick)")
+
+        // AND rpc parts of type hexBinary
+        let rpc = try GeneratorSnippets.generate(GeneratorSnippets.rpc
+            .replacingOccurrences(of: #"<wsdl:part name="b" type="xsd:int"/>"#, with: #"<wsdl:part name="b" type="xsd:hexBinary"/>"#))
+        let request = try #require(rpc.file(named: "Types.swift").flatMap { GeneratorSnippets.declaration("AddRequest", in: $0.contents) })
+        #expect(request.contains("    var b: Data\n"), "\(request)")
+        #expect(request.contains(#""b": XMLTypeSchema.Field(isHexBinary: true),"#), "\(request)")
+    }
+
+    /// A repeated element that is also nillable holds optional items (the .NET `ArrayOfString`):
+    /// an item may be `xsi:nil`.
+    @Test func repeatedNillableElementsHoldOptionalItems() throws {
+        let output = try GeneratorSnippets.generate(GeneratorSnippets.operation(
+            requestType: "tns:ArrayOfString",
+            schema: #"<xsd:complexType name="ArrayOfString"><xsd:sequence><xsd:element name="string" type="xsd:string" nillable="true" minOccurs="0" maxOccurs="unbounded"/></xsd:sequence></xsd:complexType>"#))
+        #expect(output.diagnostics.map { "\($0.severity.rawValue) \($0.construct.rawValue) \($0.location.path)" } == [])
+        try expectDeclaration("ArrayOfString", in: "Types.swift", of: output, """
+            /// The schema type `ArrayOfString`.
+            struct ArrayOfString: Codable, Sendable, Hashable, XMLSchemaType {
+                var string: [String?]
+
+                /// Makes a value from its fields.
+                init(string: [String?] = []) {
+                    self.string = string
+                }
+
+                /// How values of the type are written as XML and read back.
+                static let xmlSchema = XMLTypeSchema(
+                    namespace: "urn:test", typeName: XMLQualifiedName("ArrayOfString", namespaceURI: "urn:test"), elementForm: .qualified,
+                    fields: [
+                        "string": .nillableElement,
+                    ])
+            }
+
+            """)
+
+        // AND in a class of an extension hierarchy, whose Codable is written out
+        let hierarchy = try GeneratorSnippets.generate(GeneratorSnippets.operation(
+            requestType: "tns:Base",
+            schema: """
+                <xsd:complexType name="Base"><xsd:sequence><xsd:element name="tag" type="xsd:string" nillable="true" maxOccurs="unbounded"/></xsd:sequence></xsd:complexType>
+                <xsd:complexType name="Derived"><xsd:complexContent><xsd:extension base="tns:Base"><xsd:sequence><xsd:element name="size" type="xsd:int"/></xsd:sequence></xsd:extension></xsd:complexContent></xsd:complexType>
+                """))
+        let types = try #require(hierarchy.file(named: "Types.swift")?.contents)
+        #expect(types.contains("    let tag: [String?]\n"), "\(types)")
+        #expect(types.contains("self.tag = try container.decodeIfPresent([String?].self, forKey: .tag) ?? []"), "\(types)")
+    }
 }

@@ -34,6 +34,9 @@
 /// }
 /// ```
 ///
+/// A choice that also conforms to ``XMLSchemaType`` describes its cases' elements by their
+/// coding keys: their namespaces, and which hold `xs:hexBinary` (``XMLTypeSchema/Field/isHexBinary``).
+///
 /// A marker with no requirements; like ``XMLSchemaType`` it does not refine `Sendable`, so
 /// that a choice may hold values of a class hierarchy.
 public protocol XMLChoice {}

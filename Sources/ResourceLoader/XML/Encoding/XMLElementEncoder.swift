@@ -42,6 +42,9 @@ final class XMLElementEncoder: Encoder {
     var schema: XMLTypeSchema?
     /// The element the value's own element was made in, once made from a placement.
     private(set) var madeIn: XMLEncodingNode?
+    /// Whether the holding type's schema says the value is `xs:hexBinary`: kept once the
+    /// value's element is made, for an enum case's value written into it.
+    var isHexBinary: Bool
 
     var options: XMLTreeEncoder { sink.options }
     var userInfo: [CodingUserInfoKey: Any] { sink.options.userInfo }
@@ -68,6 +71,11 @@ final class XMLElementEncoder: Encoder {
         self.parent = parent
         self.step = step
         self.target = target
+        if case .pending(let placement) = target {
+            isHexBinary = placement.field?.isHexBinary == true
+        } else {
+            isHexBinary = false
+        }
     }
 
     /// An encoder with the same coding path as `other`, writing into `target`.
@@ -89,7 +97,7 @@ final class XMLElementEncoder: Encoder {
             let wrapper = element()
             let itemName = XMLQualifiedName(placement.field?.itemName ?? "item", namespaceURI: placement.name.namespaceURI)
             return UnkeyedContainer(encoder: self, parent: wrapper, itemName: itemName, itemField: placement.field.map {
-                XMLTypeSchema.Field(isNillable: $0.isNillable)
+                XMLTypeSchema.Field(isNillable: $0.isNillable, isHexBinary: $0.isHexBinary)
             })
         case .element(let node):
             return UnkeyedContainer(encoder: self, parent: node, itemName: XMLQualifiedName("item", namespaceURI: node.name.namespaceURI), itemField: nil)
@@ -177,7 +185,7 @@ final class XMLElementEncoder: Encoder {
         // Told apart by their static type, as the scalars are: all are structs.
         switch ObjectIdentifier(T.self) {
         case ObjectIdentifier(Date.self): try write(text: try text(of: value as! Date))
-        case ObjectIdentifier(Data.self): try write(text: text(of: value as! Data))
+        case ObjectIdentifier(Data.self): try write(text: text(of: value as! Data, hex: isHexBinary))
         case ObjectIdentifier(URL.self): try write(text: (value as! URL).absoluteString)
         case ObjectIdentifier(XMLTree.Element.self): try writeRaw(value as! XMLTree.Element)
         default:
@@ -281,8 +289,10 @@ final class XMLElementEncoder: Encoder {
         }
     }
 
-    func text(of data: Data) -> String {
-        switch options.dataEncodingStrategy {
+    /// The text of `data`: hex when `hex` (an `xs:hexBinary` field), else by the
+    /// ``XMLTreeEncoder/dataEncodingStrategy``.
+    func text(of data: Data, hex: Bool) -> String {
+        switch hex ? .hex : options.dataEncodingStrategy {
         case .base64:
             return data.base64EncodedString()
         case .hex:
@@ -361,6 +371,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
             // The enum case's element is this container's own: write the value into it.
             let inner = encoder(for: key, target: .element(node))
             inner.schemaType = encoder.schemaType
+            inner.isHexBinary = encoder.isHexBinary
             if value is any XMLChoice || value is XMLTree.Element || value is any XMLEncodableArray,
                 let parent = encoder.madeIn, encoder.sink.isEmptyLastElement(node, of: parent)
             {
@@ -504,7 +515,7 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
         let index = count
         count += 1
         // Items are elements; an attribute or text field's array still writes elements.
-        let field = itemField.map { XMLTypeSchema.Field(isNillable: $0.isNillable) }
+        let field = itemField.map { XMLTypeSchema.Field(isNillable: $0.isNillable, isHexBinary: $0.isHexBinary) }
         return XMLElementEncoder(
             sink: encoder.sink, parent: encoder, step: .index(index),
             target: .pending(.init(parent: parent, name: itemName, field: field, repeatsInParent: false)))

@@ -26,8 +26,9 @@ import Foundation
 ///   `xmlns=""`. Attributes and `xsi:type` values always use prefixes, from
 ///   ``namespacePrefixes`` or made up (`ns1`, `ns2`…).
 /// - **`nil`** is omitted, or written as `xsi:nil="true"` when the field is nillable (or
-///   ``nilEncodingStrategy`` says so for types without a schema). In an array, a `nil` item is
-///   always `xsi:nil`.
+///   ``nilEncodingStrategy`` says so for types without a schema). In an array (`[String?]`), a
+///   `nil` item is always an element of its own with `xsi:nil`, which the decoder reads back as
+///   `nil`.
 /// - **Arrays** under a key are repeated elements named after the key, or items inside a wrapper
 ///   element when the field has an ``XMLTypeSchema/Field/itemName``. A top-level or nested array's
 ///   items are named `item`. An empty unwrapped array writes nothing, as `nil` does.
@@ -46,7 +47,8 @@ import Foundation
 ///   written by its own digits, never through `Double`; `Double` and `Float` shortest round-trip
 ///   form, `INF`, `-INF` and `NaN`; `Date` by ``dateEncodingStrategy`` (``XMLDateTime``,
 ///   ``XMLDate`` and ``XMLTime`` keep their time zone offsets); `Data` by
-///   ``dataEncodingStrategy``; `URL` as its absolute string.
+///   ``dataEncodingStrategy``, or as upper-case hex where the field's schema says
+///   ``XMLTypeSchema/Field/isHexBinary``; `URL` as its absolute string.
 ///
 /// Every text and attribute value is escaped, and characters XML 1.0 cannot carry (such as NUL)
 /// are refused; every name is checked to be an XML name. Failures are `EncodingError.invalidValue`

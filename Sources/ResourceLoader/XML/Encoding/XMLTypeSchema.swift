@@ -9,8 +9,9 @@
 ///   defaults.
 /// - ``typeName`` is the type's `name`, written as `xsi:type` when a value of the type is sent
 ///   where a base type is declared (see ``XMLTreeEncoder``).
-/// - ``fields`` says, by coding key, which properties are attributes or text and which elements
-///   are nillable or wrapped; a key with no entry is a plain element.
+/// - ``fields`` says, by coding key, which properties are attributes or text, which elements
+///   are nillable or wrapped, and which `Data` is `xs:hexBinary`; a key with no entry is a plain
+///   element.
 public struct XMLTypeSchema: Sendable, Hashable {
     /// Whether a local element or attribute is in its schema's namespace.
     public enum Form: Sendable, Hashable {
@@ -47,6 +48,11 @@ public struct XMLTypeSchema: Sendable, Hashable {
         /// For an array: the name of each item's element inside a wrapper element named after the
         /// key. `nil` writes the items as elements named after the key, with no wrapper.
         public var itemName: String?
+        /// Whether a `Data` value (or an array's `Data` items) is `xs:hexBinary`: written as
+        /// upper-case hex digits and read from hex digits in either case, whatever the coders'
+        /// ``XMLTreeEncoder/dataEncodingStrategy`` and ``XMLTreeDecoder/dataDecodingStrategy``
+        /// say, which the fields without it follow (`xs:base64Binary` by default).
+        public var isHexBinary: Bool
 
         /// Creates a field description.
         public init(
@@ -54,13 +60,15 @@ public struct XMLTypeSchema: Sendable, Hashable {
             namespace: String? = nil,
             form: Form? = nil,
             isNillable: Bool = false,
-            itemName: String? = nil
+            itemName: String? = nil,
+            isHexBinary: Bool = false
         ) {
             self.kind = kind
             self.namespace = namespace?.isEmpty == true ? nil : namespace
             self.form = form
             self.isNillable = isNillable
             self.itemName = itemName
+            self.isHexBinary = isHexBinary
         }
 
         /// A child element; `nil` is omitted.
