@@ -82,6 +82,26 @@ struct XMLTreeDecoderTests {
         #expect(record.zip == "1")
     }
 
+    @Test func anEmptyURLElementIsCorruptDataNotAnEmptyOrMissingURL() throws {
+        struct Page: Decodable {
+            let homepage: URL
+        }
+        struct OptionalPage: Decodable {
+            let homepage: URL?
+        }
+        let empty = try root("<page><homepage/></page>")
+        #expect(throws: DecodingError.self) { try decoder.decode(Page.self, from: empty) }
+        // Present but empty is not absent: an optional URL fails the same way.
+        do {
+            _ = try decoder.decode(OptionalPage.self, from: empty)
+            Issue.record("an empty optional URL decoded")
+        } catch DecodingError.dataCorrupted(let context) {
+            #expect(context.codingPath.map(\.stringValue) == ["homepage"])
+        }
+        #expect(try decoder.decode(OptionalPage.self, from: root("<page/>")).homepage == nil)
+        #expect(try decoder.decode(Page.self, from: root("<page><homepage>https://example.com/a</homepage></page>")).homepage == URL(string: "https://example.com/a"))
+    }
+
     @Test func optionalsAreNilWhenMissingOrXSINil() throws {
         struct Person: Decodable { let name: String?; let age: Int?; let email: String?; let nick: String? }
         let person = try decoder.decode(Person.self, from: try root("""
