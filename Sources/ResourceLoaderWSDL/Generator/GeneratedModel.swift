@@ -82,8 +82,11 @@ enum GeneratedModel {
         var cases: [(caseName: String, key: String, type: String)]
         /// For a substitution group: the namespace of each case's element, in the order of
         /// ``cases``, and the head's namespace, which the enum's `xmlSchema` names; `nil` for a
-        /// choice, whose elements are the holder's.
+        /// choice, whose namespaces are ``namespaces``.
         var substitution: (headNamespace: String?, caseNamespaces: [String?])? = nil
+        /// For a choice: the holder's target namespace, and the namespace of each case's element
+        /// in the order of ``cases`` (`nil`: unqualified), which the enum's `xmlSchema` names.
+        var namespaces: (holder: String?, cases: [String?]) = (nil, [])
         /// The keys of the cases whose elements are `xsd:hexBinary`, which the enum's
         /// `xmlSchema` marks.
         var hexBinaryKeys: Set<String> = []

@@ -274,8 +274,7 @@ extension GenerationSession {
     /// A choice enum.
     func render(_ choice: GeneratedModel.Choice) -> String {
         var text = SwiftNaming.docComment(choice.documentation ?? "One of the elements of a choice.", indent: "")
-        let conformances = choice.substitution == nil && choice.hexBinaryKeys.isEmpty ? "XMLChoice" : "XMLChoice, XMLSchemaType"
-        text += "\(access)indirect enum \(choice.name): Codable, Sendable, Hashable, \(conformances) {\n"
+        text += "\(access)indirect enum \(choice.name): Codable, Sendable, Hashable, XMLChoice, XMLSchemaType {\n"
         for item in choice.cases {
             text += SwiftNaming.docComment("The element `\(item.key)`.", indent: "    ")
             text += "    case \(SwiftNaming.escaped(item.caseName))(\(item.type))\n"
@@ -288,18 +287,37 @@ extension GenerationSession {
             }
             text += "    }\n"
         }
-        if let substitution = choice.substitution {
-            text += "\n    /// The namespaces of the elements.\n"
-            text += "    \(access)static let xmlSchema = \(substitutionSchemaExpression(choice, substitution))\n"
-        } else if !choice.hexBinaryKeys.isEmpty {
-            text += "\n    /// The elements whose `Data` is `xsd:hexBinary`.\n"
-            text += "    \(access)static let xmlSchema = XMLTypeSchema(\n        fields: [\n"
-            for item in choice.cases where choice.hexBinaryKeys.contains(item.key) {
-                text += "            \(SwiftNaming.literal(item.key)): XMLTypeSchema.Field(isHexBinary: true),\n"
-            }
-            text += "        ])\n"
-        }
+        let schema = choice.substitution.map { substitutionSchemaExpression(choice, $0) } ?? choiceSchemaExpression(choice)
+        text += "\n    /// The namespaces of the elements.\n"
+        text += "    \(access)static let xmlSchema = \(schema)\n"
         return text + "}\n"
+    }
+
+    /// The `XMLTypeSchema` of a choice's enum: the holder's namespace, qualified when an element
+    /// is in it, and each element that is not as that says (another form, a reference to another
+    /// namespace), or of `xsd:hexBinary`, as a field of its own.
+    func choiceSchemaExpression(_ choice: GeneratedModel.Choice) -> String {
+        let namespace = choice.namespaces.holder
+        let form: XMLFormChoice = namespace != nil && choice.namespaces.cases.contains(namespace) ? .qualified : .unqualified
+        var arguments: [String] = []
+        if let namespace { arguments.append("namespace: \(SwiftNaming.literal(namespace))") }
+        arguments.append("elementForm: .\(form.rawValue)")
+        var entries: [String] = []
+        for (item, caseNamespace) in zip(choice.cases, choice.namespaces.cases) {
+            var fieldArguments: [String] = []
+            if let caseNamespace, caseNamespace != namespace {
+                fieldArguments.append("namespace: \(SwiftNaming.literal(caseNamespace))")
+            } else {
+                let caseForm: XMLFormChoice = caseNamespace == nil ? .unqualified : .qualified
+                if caseForm != form { fieldArguments.append("form: .\(caseForm.rawValue)") }
+            }
+            if choice.hexBinaryKeys.contains(item.key) { fieldArguments.append("isHexBinary: true") }
+            guard !fieldArguments.isEmpty else { continue }
+            entries.append("\(SwiftNaming.literal(item.key)): XMLTypeSchema.Field(\(fieldArguments.joined(separator: ", ")))")
+        }
+        guard !entries.isEmpty else { return "XMLTypeSchema(" + arguments.joined(separator: ", ") + ")" }
+        return "XMLTypeSchema(\n        " + arguments.joined(separator: ", ") + ",\n        fields: [\n"
+            + entries.map { "            \($0),\n" }.joined() + "        ])"
     }
 
     /// The `XMLTypeSchema` of a substitution group's enum: the head's namespace, and each element

@@ -376,6 +376,7 @@ extension GenerationSession {
         let enumName = typeNames.claim(builder.owner + (builder.choiceCount == 1 ? "Choice" : "Choice\(builder.choiceCount)"), suffix: "Type")
         var caseNames = NameRegistry(reserved: ["init", "xmlSchema", "self"])
         var cases: [(caseName: String, key: String, type: String)] = []
+        var caseNamespaces: [String?] = []
         var hexBinaryKeys: Set<String> = []
         var mayBeEmpty = optional
         for branch in particles {
@@ -394,6 +395,7 @@ extension GenerationSession {
                 // A substitution group's head: a case for each element that may stand there.
                 for substitute in elements where !cases.contains(where: { $0.key == substitute.name.name }) {
                     cases.append((caseNames.claim(SwiftNaming.memberName(substitute.name.name)), substitute.name.name, substituteType(substitute).type))
+                    caseNamespaces.append(substitute.name.namespace)
                     if isHexBinary(substituteTypeReference(substitute)) { hexBinaryKeys.insert(substitute.name.name) }
                 }
                 continue
@@ -415,10 +417,13 @@ extension GenerationSession {
                 type = swiftType(for: element.type, hint: enumName + SwiftNaming.typeName(element.name.name), namespace: element.name.namespace ?? builder.namespace).type
             }
             cases.append((caseNames.claim(SwiftNaming.memberName(element.name.name)), element.name.name, type))
+            // A local element's name is in its namespace as its form says; a reference's in its own.
+            caseNamespaces.append(element.name.namespace)
             if isHexBinary(substituteTypeReference(element)) { hexBinaryKeys.insert(element.name.name) }
         }
         guard !cases.isEmpty else { return }
-        models.append(.choice(.init(name: enumName, documentation: nil, cases: cases, hexBinaryKeys: hexBinaryKeys)))
+        models.append(.choice(.init(
+            name: enumName, documentation: nil, cases: cases, namespaces: (builder.namespace, caseNamespaces), hexBinaryKeys: hexBinaryKeys)))
         let swiftName = builder.names.claim("choice")
         let cardinality: GeneratedModel.Field.Cardinality = particle.isRepeated ? .array : (mayBeEmpty ? .optional : .one)
         append(

@@ -203,7 +203,7 @@ struct Ride: Codable, Sendable, Hashable, XMLSchemaType {
 }
 
 /// One of the elements of a choice.
-indirect enum RideChoice: Codable, Sendable, Hashable, XMLChoice {
+indirect enum RideChoice: Codable, Sendable, Hashable, XMLChoice, XMLSchemaType {
     /// The element `vehicle`.
     case vehicle(String)
     /// The element `car`.
@@ -212,6 +212,9 @@ indirect enum RideChoice: Codable, Sendable, Hashable, XMLChoice {
     case truck(String)
     /// The element `walk`.
     case walk(Bool)
+
+    /// The namespaces of the elements.
+    static let xmlSchema = XMLTypeSchema(namespace: "urn:test", elementForm: .qualified)
 }
 
 /// The schema type `Shape`.

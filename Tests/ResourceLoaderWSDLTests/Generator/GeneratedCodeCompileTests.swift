@@ -92,6 +92,7 @@ struct GeneratedCodeCompileTests {
         import Plugged
         import ResourceLoader
         import Shop
+        import UnqualifiedChoice
 
         let item = Item(
             name: "A & B", price: Money(value: Decimal(string: "12.50")!, currency: "EUR"),
@@ -120,6 +121,11 @@ struct GeneratedCodeCompileTests {
         print("blob: \\(blobBack == blob) \\(String(decoding: blobData, as: UTF8.self))")
         let dotNet = #"<ArrayOfString xmlns="urn:test" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><string>a</string><string xsi:nil="true"/></ArrayOfString>"#
         print("strings: \\(try XMLTreeDecoder().decode(ArrayOfString.self, from: XMLTree(string: dotNet).root).string)")
+        let pick = UnqualifiedChoice.Pick(label: "l", choice: .a("x"), choice2: .seal("s"))
+        let pickData = try XMLTreeEncoder().encode(pick, as: XMLQualifiedName("Call", namespaceURI: "urn:test"))
+        let pickRoot = try XMLTree(data: pickData).root
+        let pickBack = try XMLTreeDecoder().decode(UnqualifiedChoice.Pick.self, from: pickRoot)
+        print("choice namespaces: \\(pickBack == pick) \\(pickRoot.children.map { "\\($0.name)=\\($0.namespaceURI ?? "-")" })")
         """
 
     @Test(.enabled(if: swift != nil, "swift is not on PATH: the generated code is not compiled"))
@@ -148,6 +154,7 @@ struct GeneratedCodeCompileTests {
             ("SyntheticFieldNames", GeneratorSnippets.syntheticFieldNames, WSDLGeneratorConfiguration()),
             ("InheritedChoiceName", GeneratorSnippets.inheritedChoiceName, WSDLGeneratorConfiguration()),
             ("ChoiceKeys", GeneratorSnippets.choiceOfOneLocalName, WSDLGeneratorConfiguration()),
+            ("UnqualifiedChoice", GeneratorSnippets.unqualifiedChoice, WSDLGeneratorConfiguration(accessModifier: .public)),
             ("BareKeys", GeneratorSnippets.barePartsOfOneLocalName, WSDLGeneratorConfiguration()),
             ("ReservedNames", GeneratorSnippets.namesGeneratedCodeUses, WSDLGeneratorConfiguration(accessModifier: .public)),
         ]
@@ -198,7 +205,7 @@ struct GeneratedCodeCompileTests {
                     .target(
                         name: "Plugged", dependencies: [\(resourceLoader)], \(strict),
                         plugins: [.plugin(name: "ResourceLoaderWSDLPlugin", package: "\(Self.packageRoot.lastPathComponent)")]),
-                    .executableTarget(name: "Runner", dependencies: ["Shop", "Plugged", "Animals", "BaseHoldingDerived", "Binary", \(resourceLoader)], \(strict)),
+                    .executableTarget(name: "Runner", dependencies: ["Shop", "Plugged", "Animals", "BaseHoldingDerived", "Binary", "UnqualifiedChoice", \(resourceLoader)], \(strict)),
                 ],
                 swiftLanguageModes: [.v6]
             )
@@ -238,6 +245,9 @@ struct GeneratedCodeCompileTests {
         #expect(blobLine.hasPrefix("blob: true "), "\(blobLine)")
         #expect(blobLine.contains(#"digest="0F""#) && blobLine.contains("<sum>DEAD</sum><raw>3q0=</raw>"), "\(blobLine)")
         #expect(blobLine.contains("<string>a</string><string ") && blobLine.contains(#"xsi:nil="true"></string>"#), "\(blobLine)")
+        // AND a choice's elements are in the namespaces the schema gives them: an unqualified
+        // local element in none, a reference to another schema's element in that one's
+        #expect(result.output.contains(#"choice namespaces: true ["label=-", "a=-", "seal=urn:other"]"#), "\(result.output)")
         #expect(result.output.contains(#"strings: [Optional("a"), nil]"#))
         // AND the plugin's diagnostics are in the build log
         #expect(build.output.contains("Generating SOAP resources from Shop.wsdl"))

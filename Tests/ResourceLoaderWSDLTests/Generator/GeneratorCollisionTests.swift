@@ -165,7 +165,9 @@ struct GeneratorCollisionTests {
             "warning unsupportedContent /wsdl:definitions[@name='Test']/wsdl:types/xsd:schema/xsd:complexType[@name='Ref']",
         ])
         let choice = try #require(GeneratorSnippets.declaration("RefChoice", in: Self.text(output)))
-        #expect(choice.contains("    case id(String)\n}"))
+        #expect(choice.contains("    case id(String)\n\n"))
+        // AND the element kept is unqualified, as its `form` says
+        #expect(choice.contains(#"    static let xmlSchema = XMLTypeSchema(namespace: "urn:test", elementForm: .unqualified)"#))
         #expect(!choice.contains("id2"))
     }
 

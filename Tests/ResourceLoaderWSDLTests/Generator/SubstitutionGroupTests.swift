@@ -142,7 +142,7 @@ struct SubstitutionGroupTests {
         let output = try GeneratorSnippets.generate(GeneratorSnippets.substitutionGroups)
         try expectDeclaration("RideChoice", in: output, """
             /// One of the elements of a choice.
-            indirect enum RideChoice: Codable, Sendable, Hashable, XMLChoice {
+            indirect enum RideChoice: Codable, Sendable, Hashable, XMLChoice, XMLSchemaType {
                 /// The element `vehicle`.
                 case vehicle(String)
                 /// The element `car`.
@@ -151,6 +151,9 @@ struct SubstitutionGroupTests {
                 case truck(String)
                 /// The element `walk`.
                 case walk(Bool)
+
+                /// The namespaces of the elements.
+                static let xmlSchema = XMLTypeSchema(namespace: "urn:test", elementForm: .qualified)
             }
 
             """)

@@ -352,7 +352,7 @@ struct WSDLGeneratorSnippetTests {
             """)
         try expectDeclaration("ShipmentChoice", in: "Types.swift", of: output, """
             /// One of the elements of a choice.
-            indirect enum ShipmentChoice: Codable, Sendable, Hashable, XMLChoice {
+            indirect enum ShipmentChoice: Codable, Sendable, Hashable, XMLChoice, XMLSchemaType {
                 /// The element `Pickup`.
                 case pickup(XMLTime)
                 /// The element `dropOff`.
@@ -362,6 +362,9 @@ struct WSDLGeneratorSnippetTests {
                     case pickup = "Pickup"
                     case dropOff
                 }
+
+                /// The namespaces of the elements.
+                static let xmlSchema = XMLTypeSchema(namespace: "urn:test", elementForm: .qualified)
             }
 
             """)
@@ -429,19 +432,25 @@ struct WSDLGeneratorSnippetTests {
             """)
         try expectDeclaration("NodeChoice", in: "Types.swift", of: output, """
             /// One of the elements of a choice.
-            indirect enum NodeChoice: Codable, Sendable, Hashable, XMLChoice {
+            indirect enum NodeChoice: Codable, Sendable, Hashable, XMLChoice, XMLSchemaType {
                 /// The element `a`.
                 case a(String)
                 /// The element `b`.
                 case b(String)
+
+                /// The namespaces of the elements.
+                static let xmlSchema = XMLTypeSchema(namespace: "urn:test", elementForm: .qualified)
             }
 
             """)
         try expectDeclaration("NodeChoice2", in: "Types.swift", of: output, """
             /// One of the elements of a choice.
-            indirect enum NodeChoice2: Codable, Sendable, Hashable, XMLChoice {
+            indirect enum NodeChoice2: Codable, Sendable, Hashable, XMLChoice, XMLSchemaType {
                 /// The element `c`.
                 case c(String)
+
+                /// The namespaces of the elements.
+                static let xmlSchema = XMLTypeSchema(namespace: "urn:test", elementForm: .qualified)
             }
 
             """)
@@ -938,8 +947,9 @@ struct WSDLGeneratorSnippetTests {
                 /// The element `blob`.
                 case blob(Data)
 
-                /// The elements whose `Data` is `xsd:hexBinary`.
+                /// The namespaces of the elements.
                 static let xmlSchema = XMLTypeSchema(
+                    namespace: "urn:test", elementForm: .qualified,
                     fields: [
                         "hash": XMLTypeSchema.Field(isHexBinary: true),
                     ])

@@ -35,7 +35,12 @@
 /// ```
 ///
 /// A choice that also conforms to ``XMLSchemaType`` describes its cases' elements by their
-/// coding keys: their namespaces, and which hold `xs:hexBinary` (``XMLTypeSchema/Field/isHexBinary``).
+/// coding keys, as a type describes its properties: their namespace (``XMLTypeSchema/namespace``
+/// with ``XMLTypeSchema/elementForm``, or a field's own namespace or form), and which hold
+/// `xs:hexBinary` (``XMLTypeSchema/Field/isHexBinary``). A choice without one writes its elements
+/// in the namespace of the element that holds it, as the encoder's
+/// ``XMLTreeEncoder/elementFormDefault`` says (unqualified in rpc/literal). Either way, a choice is
+/// read by its elements' local names.
 ///
 /// A marker with no requirements; like ``XMLSchemaType`` it does not refine `Sendable`, so
 /// that a choice may hold values of a class hierarchy.
