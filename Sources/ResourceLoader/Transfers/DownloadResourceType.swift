@@ -14,9 +14,11 @@ import Foundation
 /// A ``DownloadService`` fetches it. The body is written as it arrives to a temporary file
 /// beside ``destination`` (in the same directory, so the final move is an atomic rename), within
 /// ``TransferOptions/maximumDownloadBytes``; missing directories are created. Only once the
-/// whole body has arrived, the status is accepted and the file matches ``expectedSHA256`` and
-/// any `Content-Digest` or `Repr-Digest` the server sent, is it moved to ``destination`` as
-/// ``overwritePolicy`` says, and ``model(fromFileAt:response:)`` called. On any failure,
+/// whole body has arrived, ``validate(_:data:)`` accepts the answer's head (a resumed `206`'s
+/// too) and the file matches ``expectedSHA256`` and any `Content-Digest` or `Repr-Digest` the
+/// server sent, is it moved to ``destination`` as ``overwritePolicy`` says, and
+/// ``model(fromFileAt:response:)`` called. The answer to a `HEAD` places an empty file: its
+/// `Content-Length` and digests describe a body not sent. On any failure,
 /// cancellation or the deadline, nothing is at the destination and the temporary file is gone,
 /// unless ``keepsPartialFile`` asks to keep it to resume; a file that does not match a digest is
 /// never kept.
@@ -44,7 +46,8 @@ public protocol DownloadResourceType: NetworkResourceType {
     /// cannot be placed (a file appeared at the destination under
     /// ``DownloadOverwritePolicy/failIfExists``) or is cancelled before it is placed is kept the
     /// same way, with every byte. A body that crosses ``TransferOptions/maximumDownloadBytes``
-    /// is never kept. Default: `false`: the partial file is removed once the download has
+    /// is never kept, nor a partial file whose resumed answer says the whole representation is
+    /// over it, nor one shorter than its ``ResumableDownload/byteCount``. Default: `false`: the partial file is removed once the download has
     /// failed; until then, each attempt a pipeline's ``RetryPolicy`` makes resumes the partial
     /// file of ``resumeFrom`` as the attempts before it left it.
     var keepsPartialFile: Bool { get }

@@ -21,10 +21,12 @@ import FoundationNetworking
 ///    added. Each attempt a pipeline's ``RetryPolicy`` makes after the first asks for the rest of
 ///    the partial file as the attempts before it left it: after its last byte, under the
 ///    validator of the answer that wrote it; or for the whole body when they left none;
-/// 2. the transport sends it; an answer the resource accepts is written to a temporary file
-///    beside the destination, within ``TransferOptions/maximumDownloadBytes``, and hashed as it
-///    is written; any other answer is kept in memory and reported by
-///    ``NetworkResourceType/validate(_:data:)`` as it would be for any resource;
+/// 2. the transport sends it; an answer the resource accepts (a `200`, or a `206` that
+///    continues the partial file) is written to a temporary file beside the destination, or
+///    appended to the partial file, within ``TransferOptions/maximumDownloadBytes``, and hashed
+///    as it is written; any other answer is kept in memory and reported by
+///    ``NetworkResourceType/validate(_:data:)`` as it would be for any resource. The answer to
+///    a `HEAD` has no body: its file is empty, whatever its `Content-Length` and digests say;
 /// 3. the file is flushed and checked against ``DownloadResourceType/expectedSHA256`` and the
 ///    response's `Content-Digest` and `Repr-Digest` (RFC 9530);
 /// 4. it is moved to ``DownloadResourceType/destination`` as
@@ -34,9 +36,11 @@ import FoundationNetworking
 /// The outcome is delivered only once the temporary file has been removed, or kept to resume:
 /// whoever receives ``ResourceError/cancelled`` finds nothing left behind. A cancelled or timed
 /// out transfer is waited for at most 10 seconds: when the transport has still not finished with
-/// the body by then, the outcome is delivered without it (and carries no partial file of it), and
-/// whatever that transfer leaves when it does finish, a whole file or a partial one, is removed
-/// then; until it finishes, its temporary file may still be beside the destination.
+/// the body by then, the outcome is delivered without it, and carries no partial file that
+/// transfer may still change (none once its answer's head had arrived; one an earlier attempt
+/// kept, as it left it, when the head had not, which the transfer then leaves alone); whatever
+/// that transfer leaves when it does finish, a whole file or a partial one, is removed then;
+/// until it finishes, its temporary file may still be beside the destination.
 public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceType {
     /// The transport requests are sent through.
     public let session: any HTTPTransport
@@ -187,8 +191,8 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
         var transferOptions = options
         transferOptions.maximumResponseBytes = max(options.maximumResponseBytes, Int(clamping: options.maximumDownloadBytes))
         var plan = plan(for: resource, options: transferOptions, fetch: fetch)
-        plan.makeReceiver = { _, _, completion in
-            FileDownloadReceiver(configuration: configuration, staging: staging, completion: completion)
+        plan.makeReceiver = { request, _, completion in
+            FileDownloadReceiver(configuration: configuration, staging: staging, answersHEAD: request.isHEAD, completion: completion)
         }
         // A retry asks for the rest of the partial file the attempts before it left, which its
         // receiver continues (`DownloadStaging.resumePoint`).

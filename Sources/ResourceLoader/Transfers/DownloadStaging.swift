@@ -10,6 +10,13 @@ import Foundation
 /// finishes afterwards has what it leaves (a finished file, a partial file kept to resume)
 /// removed, since nobody will place or resume it.
 ///
+/// What the outcome reports is true of the files once every receiver has finished. A live
+/// receiver that has its answer's head (``receiverAnswered()``) may be writing to, cutting back
+/// or removing the partial file an earlier one kept: when the wait runs out, that partial file
+/// is no longer reported, and is removed once the receiver finishes. One with no head yet never
+/// touches a file after the wait has run out: the partial file is reported as the earlier
+/// receiver left it, and stays so.
+///
 /// Each attempt continues the partial file the attempts before it left (for the first, the
 /// resource's ``DownloadResourceType/resumeFrom``): what the latest receiver leaves, even nothing
 /// (it removed the file, or kept none), replaces what an earlier one kept, and is what the next
@@ -34,8 +41,14 @@ final class DownloadStaging: Sendable {
         var resumePoint: ResumableDownload?
         var live = 0
         var waiters: [@Sendable () -> Void] = []
+        /// The live receivers that have their answer's head: each may be changing the partial
+        /// file it continues.
+        var answering = 0
         /// Whether the wait ran out with a receiver still live: the outcome went without it.
         var abandoned = false
+        /// The partial file an earlier receiver kept that was not reported, because a receiver
+        /// was changing it when the wait ran out: removed once the last receiver finishes.
+        var unreported: URL?
     }
 
     // `state` is a `Locked`: its lock guards every field of `State`.
@@ -66,17 +79,35 @@ final class DownloadStaging: Sendable {
         }
     }
 
+    /// A receiver has its answer's head and is about to act on it, which may write to, cut back
+    /// or remove the partial file it continues. Returns `false` once the staging was abandoned:
+    /// the receiver then leaves every file as it is, since the outcome may have reported that
+    /// partial file.
+    func receiverAnswered() -> Bool {
+        state.withLock { state in
+            guard !state.abandoned else { return false }
+            state.answering += 1
+            return true
+        }
+    }
+
     /// A receiver has finished, leaving a staged file, a partial file kept to resume, or
     /// neither: what it leaves replaces what an earlier one kept, and is what the next attempt
     /// continues. A partial kept by an earlier attempt and not reused is removed. What a
     /// receiver leaves after the staging was abandoned is removed, unless it is the partial file
-    /// already handed over.
-    func receiverFinished(staged: Staged?, resumable: ResumableDownload?) {
+    /// already handed over. `answered` says whether ``receiverAnswered()`` let it act on a head.
+    func receiverFinished(staged: Staged?, resumable: ResumableDownload?, answered: Bool) {
         let (waiters, strays) = state.withLock { state -> ([@Sendable () -> Void], [URL]) in
             state.live -= 1
+            if answered { state.answering -= 1 }
             if state.abandoned {
                 let handedOver = state.resumable?.partialFile
-                return ([], [staged?.url, resumable?.partialFile].compactMap { $0 }.filter { $0 != handedOver })
+                var strays = [staged?.url, resumable?.partialFile].compactMap { $0 }.filter { $0 != handedOver }
+                if state.live <= 0, let unreported = state.unreported {
+                    strays.append(unreported)
+                    state.unreported = nil
+                }
+                return ([], strays)
             }
             var strays: [URL] = []
             if let previous = state.resumable?.partialFile, previous != resumable?.partialFile, previous != staged?.url {
@@ -117,7 +148,14 @@ final class DownloadStaging: Sendable {
         let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
         DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [state] in
             state.withLock { state in
-                if state.live > 0 { state.abandoned = true }
+                guard state.live > 0 else { return }
+                state.abandoned = true
+                // A receiver acting on its answer may be changing the partial file kept before
+                // it: the outcome does not report it.
+                if state.answering > 0, let kept = state.resumable {
+                    state.unreported = kept.partialFile
+                    state.resumable = nil
+                }
             }
             run()
         }

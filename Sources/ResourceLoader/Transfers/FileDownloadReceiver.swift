@@ -17,19 +17,23 @@ import FoundationNetworking
 /// its validator is the partial file's, and a `416` completes a partial file that already holds
 /// the whole representation or refuses the resume. Bytes of an answer that does not fit are
 /// never written, and a `206` whose body runs past its range or ends short of it is not placed.
+/// The answer to a `HEAD` has no body: its file is empty, and its `Content-Length` and digest
+/// fields, which describe the body a `GET` would get, neither limit nor check it.
 ///
 /// When the body has all arrived the file is flushed, closed and checked against the expected
 /// SHA-256 and the server's `Content-Digest`/`Repr-Digest`, then left in ``DownloadStaging``
 /// for the service to validate and place. On any failure the file is closed and removed, or,
 /// when the resource keeps partial files and the answer had a validator, kept to resume. The
 /// partial file being resumed is left for the next attempt, or the download's outcome, to keep
-/// or remove, unless it is of another version, does not match a digest or crossed the size
-/// limit.
+/// or remove, unless it is of another version, is shorter than its byte count, does not match a
+/// digest, or belongs to a representation over the size limit.
 ///
 /// The partial file an attempt resumes is the one the attempts before it left
 /// (``DownloadStaging/resumePoint``): the resource's ``DownloadResourceType/resumeFrom`` for the
 /// first; the bytes a cut `206` added, or those a cut `200` wrote under its own validator, for a
-/// retry; none, and a fresh file, when an earlier attempt removed it.
+/// retry; none, and a fresh file, when an earlier attempt removed it. A head that arrives after
+/// the staging was abandoned (``DownloadStaging/receiverAnswered()``) stops the transfer with
+/// every file left as it is.
 final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
     /// What a download's receivers share.
     struct Configuration: Sendable {
@@ -101,19 +105,26 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
     /// The partial file this attempt continues, as the attempts before it left it; `nil` when it
     /// starts from the first byte.
     private let resumeFrom: ResumableDownload?
+    /// Whether the request is a `HEAD`, whose answer's fields describe a body not sent.
+    private let answersHEAD: Bool
     private let completion: @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
     // `mode` is a `Locked`: its lock guards the mode and the open file in it.
     private let mode = Locked(Mode.waiting)
     // `received` is a `Locked`: its lock guards the count of the body's bytes.
     private let received = Locked(0)
+    // `answered` is a `Locked`: its lock guards whether the staging let this receiver act on a
+    // head (``DownloadStaging/receiverAnswered()``).
+    private let answered = Locked(false)
 
     init(
         configuration: Configuration,
         staging: DownloadStaging,
+        answersHEAD: Bool = false,
         completion: @escaping @Sendable (Result<(Data, ResponseHead), any Error>) -> Void
     ) {
         self.configuration = configuration
         self.staging = staging
+        self.answersHEAD = answersHEAD
         self.completion = completion
         self.resumeFrom = staging.receiverStarted()
     }
@@ -126,6 +137,10 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
     func transferDidSend(_ sent: Int64, of expected: Int64?) {}
 
     func transferDidReceive(head: ResponseHead) -> TransferDecision {
+        // After the wait for this receiver ran out, the outcome may have reported the partial
+        // file it continues: it is left as it is.
+        guard staging.receiverAnswered() else { return .stop(ResourceError.cancelled) }
+        answered.withLock { $0 = true }
         do {
             let next = try mode(for: head)
             mode.withLock { $0 = next }
@@ -269,7 +284,7 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
         case .waiting, .alreadyComplete, .finished: 0
         }
         received.withLock { $0 = bodyBytes }
-        staging.receiverFinished(staged: staged, resumable: resumable)
+        staging.receiverFinished(staged: staged, resumable: resumable, answered: answered.withLock { $0 })
         completion(answer)
     }
 
@@ -280,6 +295,8 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
         if let partial = resumeFrom {
             switch head.statusCode {
             case 206:
+                // Held to the resource's validation as a `200` is.
+                guard configuration.accepts(head) else { return .collecting(head, Data()) }
                 return try continuing(partial, with: head)
             case 416:
                 return try completing(partial, with: head)
@@ -292,8 +309,11 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
         guard (200..<300).contains(head.statusCode), head.statusCode != 204, configuration.accepts(head) else {
             return .collecting(head, Data())
         }
-        let declared = head.value(forHTTPHeaderField: "Content-Length").flatMap(TransferRules.declaredContentLength)
+        // A HEAD's Content-Length is the length of a body not sent: its file is empty.
+        let declared = answersHEAD ? 0 : head.value(forHTTPHeaderField: "Content-Length").flatMap(TransferRules.declaredContentLength)
         if let declared, declared > configuration.maximumBytes {
+            // A representation over the limit: a partial file of it could never be finished.
+            if let partial = resumeFrom { DownloadFile.remove(partial.partialFile) }
             throw .responseTooLarge(limit: Int(clamping: configuration.maximumBytes))
         }
         try checkDestination()
@@ -317,7 +337,8 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
     /// written.
     private func continuing(_ partial: ResumableDownload, with head: ResponseHead) throws(ResourceError) -> Mode {
         let received = head.value(forHTTPHeaderField: "Content-Range")
-        let declared = head.value(forHTTPHeaderField: "Content-Length").map { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        // `nil` inside for a field that is not one length (RFC 9112 §6.3: equal repeated values are).
+        let declared = head.value(forHTTPHeaderField: "Content-Length").map(TransferRules.declaredContentLength)
         guard let range = received.flatMap(ContentRange.init), let first = range.first, let last = range.last,
             first == partial.byteCount,
             let total = range.completeLength ?? partial.expectedLength,
@@ -338,10 +359,12 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
             throw .resumeRefused(.unexpectedContentRange(expectedStart: partial.byteCount, received: received))
         }
         if total > configuration.maximumBytes {
+            // A representation over the limit: the partial file could never be finished.
+            DownloadFile.remove(partial.partialFile)
             throw .responseTooLarge(limit: Int(clamping: configuration.maximumBytes))
         }
         try checkDestination()
-        let file = try DownloadFile.resuming(partial.partialFile, at: partial.byteCount)
+        let file = try Self.opening(partial)
         var writing = writing(into: file, head: head, offset: partial.byteCount, total: total, validator: partial.validator)
         writing.expectedSize = total
         if writing.whole != nil {
@@ -368,9 +391,23 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
             throw .resumeRefused(.rangeNotSatisfiable(completeLength: range?.completeLength))
         }
         try checkDestination()
-        var file = try DownloadFile.resuming(partial.partialFile, at: partial.byteCount)
+        var file = try Self.opening(partial)
         file.close()
         return .alreadyComplete(head, file)
+    }
+
+    /// Opens `partial` to append after its bytes. A file shorter than its byte count is not the
+    /// partial file described, and cannot be resumed: it is removed, and the error
+    /// (``ResourceError/FileSystemFailure/Operation/read`` with `EINVAL`) thrown.
+    private static func opening(_ partial: ResumableDownload) throws(ResourceError) -> DownloadFile {
+        do {
+            return try DownloadFile.resuming(partial.partialFile, at: partial.byteCount)
+        } catch {
+            if case .fileSystem(let failure) = error, failure.operation == .read, failure.code == EINVAL {
+                DownloadFile.remove(partial.partialFile)
+            }
+            throw error
+        }
     }
 
     /// Refuses, before a byte of the body is fetched, an answer whose file could not be placed: a
@@ -389,10 +426,12 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
         validator: ResumableDownload.Validator? = nil
     ) -> Writing {
         // A coded body is decoded before it reaches the receiver: the digests and a range
-        // describe the coded bytes, so neither can be used.
-        let coded = Self.isCoded(head)
-        let contentDigest = coded ? nil : head.value(forHTTPHeaderField: "Content-Digest").flatMap(DigestFields.sha256(in:))
-        let reprDigest = coded ? nil : head.value(forHTTPHeaderField: "Repr-Digest").flatMap(DigestFields.sha256(in:))
+        // describe the coded bytes, so neither can be used. A HEAD's answer has no body, coded
+        // or not, and its digests describe the one a GET would get.
+        let coded = !answersHEAD && Self.isCoded(head)
+        let digests = !coded && !answersHEAD
+        let contentDigest = digests ? head.value(forHTTPHeaderField: "Content-Digest").flatMap(DigestFields.sha256(in:)) : nil
+        let reprDigest = digests ? head.value(forHTTPHeaderField: "Repr-Digest").flatMap(DigestFields.sha256(in:)) : nil
         let checksWhole = configuration.expectedSHA256 != nil || reprDigest != nil || (contentDigest != nil && offset == 0)
         return Writing(
             file: file,
@@ -406,7 +445,7 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
             total: coded ? nil : total,
             coded: coded,
             counting: coded ? nil : .bodyBytes,
-            declared: head.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+            declared: head.value(forHTTPHeaderField: "Content-Length").flatMap(TransferRules.declaredContentLength)
         )
     }
 

@@ -11,6 +11,7 @@ struct TestDownload: DownloadResourceType {
     typealias Model = URL
     var url: URL
     var destination: URL
+    var httpMethod: HTTPMethod = .get
     var overwritePolicy: DownloadOverwritePolicy = .failIfExists
     var expectedSHA256: SHA256Digest?
     var resumeFrom: ResumableDownload?

@@ -53,6 +53,50 @@ final class LateCompletingTransport: HTTPTransport {
     }
 }
 
+/// A transport that runs each attempt as a script of its own, on a background queue: what the
+/// receiver is handed, and when.
+final class ScriptedAttemptsTransport: HTTPTransport {
+    final class Handle: Cancellable { func cancel() {} }
+
+    typealias Attempt = @Sendable (_ request: URLRequest, _ receiver: any TransferReceiver) -> Void
+
+    // `attempts` is a `Locked`: its lock guards the scripts not yet run.
+    private let attempts: Locked<[Attempt]>
+    // `started` is a `Locked`: its lock guards the count of transfers started.
+    private let started = Locked(0)
+    /// Signalled once for each transfer whose script has run to its end.
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(_ attempts: [Attempt]) {
+        self.attempts = Locked(attempts)
+    }
+
+    func startTransfer(_ request: URLRequest, options: TransferOptions, receiver: any TransferReceiver) -> any Cancellable {
+        started.withLock { $0 += 1 }
+        let attempt = attempts.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+        DispatchQueue.global().async { [finished] in
+            if let attempt {
+                attempt(request, receiver)
+            } else {
+                receiver.transferDidComplete(with: URLError(.cannotConnectToHost))
+            }
+            finished.signal()
+        }
+        return Handle()
+    }
+
+    /// Waits until every transfer started so far has run to its end.
+    func waitForStartedAttempts() async {
+        let count = started.withLock { $0 }
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { [finished] in
+                for _ in 0..<count { finished.wait() }
+                continuation.resume()
+            }
+        }
+    }
+}
+
 /// Documented outcomes of downloads: content-coded bodies and digests, a model that cannot be
 /// made, cancellation of a download that keeps its partial file, a resumed download's progress
 /// and digests, and a transport that completes after the outcome.
@@ -339,6 +383,69 @@ struct DownloadOutcomeTests {
             }
         }
         #expect(scratch.contents().isEmpty)
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
+    /// What a retry that outlives the wait for it does with the partial file the attempt before
+    /// it kept: removes it (a `206` of another version), starts it over (a `200`), each on a head
+    /// that comes before the wait runs out or after it.
+    static let lateRetries: [(status: Int, headAfter: Duration)] = [
+        (206, .zero), (200, .zero), (206, .seconds(1)), (200, .seconds(1)),
+    ]
+
+    @Test(arguments: 0..<lateRetries.count)
+    func aPartialFileReportedAfterTheWaitRanOutIsAsTheRecordSays(_ index: Int) async throws {
+        let (status, headAfter) = Self.lateRetries[index]
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        // GIVEN a download that keeps partial files, whose first attempt is cut after 10,000 of
+        // 20,000 bytes, and whose retry gets its head at once or after 1 s, then completes 1.5 s
+        // later: a 206 of another version (which removes the partial file), or a 200 that starts
+        // it over and writes 5,000 bytes; a deadline of 500 ms, and an outcome that waits 100 ms
+        // for the transport
+        let body = DownloadFixtures.body(20_000)
+        let transport = ScriptedAttemptsTransport([
+            { request, receiver in
+                let head = ResponseHead(statusCode: 200, url: request.url, headerFields: [("ETag", "\"v1\""), ("Content-Length", "20000")])
+                if case .proceed = receiver.transferDidReceive(head: head) { _ = receiver.transferDidReceive(body.prefix(10_000)) }
+                receiver.transferDidComplete(with: URLError(.networkConnectionLost))
+            },
+            { request, receiver in
+                Thread.sleep(forTimeInterval: Double(headAfter.components.attoseconds) / 1e18 + Double(headAfter.components.seconds))
+                let head = status == 206
+                    ? ResponseHead(statusCode: 206, url: request.url, headerFields: [
+                        ("ETag", "\"v2\""), ("Content-Range", "bytes 10000-19999/20000"), ("Content-Length", "10000"),
+                    ])
+                    : ResponseHead(statusCode: 200, url: request.url, headerFields: [("ETag", "\"v1\""), ("Content-Length", "20000")])
+                if case .proceed = receiver.transferDidReceive(head: head) { _ = receiver.transferDidReceive(body.prefix(5_000)) }
+                Thread.sleep(forTimeInterval: 1.5)
+                receiver.transferDidComplete(with: URLError(.networkConnectionLost))
+            },
+        ])
+        let options = TransferOptions(deadline: .milliseconds(500))
+        let pipeline = ResourcePipeline(session: transport, options: options, retryPolicy: RetryPolicy(maximumAttempts: 2, baseDelay: .zero))
+        let service = DownloadService<TestDownload>(
+            session: transport, options: options, pipeline: pipeline, writer: .system, settleBound: .milliseconds(100)
+        )
+        var resource = TestDownload(url: URL(string: "https://example.com/data")!, destination: scratch.file("data.bin"))
+        resource.keepsPartialFile = true
+
+        // WHEN the retry outlives the deadline and the wait
+        let error = await #expect(throws: ResourceError.self) { try await service.fetch(resource) }
+        await transport.waitForStartedAttempts()
+
+        // THEN a partial file the error reports is, once the retry has finished, the one its
+        // record describes; anything else is removed
+        switch error {
+        case .downloadInterrupted(let kept, .timedOut)?:
+            #expect(kept.byteCount > 0)
+            #expect((try? Data(contentsOf: kept.partialFile)) == body.prefix(Int(kept.byteCount)))
+            #expect(scratch.contents() == [kept.partialFile.lastPathComponent])
+        case .timedOut?:
+            #expect(scratch.contents().isEmpty)
+        default:
+            Issue.record("expected timedOut, got \(String(describing: error))")
+        }
         #expect(scratch.openDescriptors().isEmpty)
     }
 }

@@ -7,6 +7,21 @@ import Testing
 import FoundationNetworking
 #endif
 
+/// A download whose `validate(_:data:)` accepts only answers that say `X-Api-Version: 2`.
+struct VersionedDownload: DownloadResourceType {
+    typealias Model = URL
+    var url: URL
+    var destination: URL
+    var resumeFrom: ResumableDownload?
+    var keepsPartialFile = false
+
+    func validate(_ response: ResponseHead, data: Data) throws(ResourceError) {
+        guard acceptableStatusCodes.contains(response.statusCode), response.value(forHTTPHeaderField: "X-Api-Version") == "2" else {
+            throw .httpStatus(.init(head: response, body: data))
+        }
+    }
+}
+
 /// What a resumed download refuses to splice or place (RFC 9110 §14.4, §13.1.5, §15.3.7.3), and
 /// what happens to its partial file and its destination when it cannot be placed.
 @Suite("Resumed downloads: answers refused, destinations kept, partial files reported")
@@ -356,6 +371,170 @@ struct DownloadResumeRefusalTests {
         #expect(scratch.contents() == [kept.partialFile.lastPathComponent])
         #expect(scratch.openDescriptors().isEmpty)
     }
+    // MARK: - A resumed answer held to the resource's validation, the size limit and its own fields
+
+    /// A resource resuming `abcd`, 4 of the 8 bytes `abcdefgh`, kept under `"v1"`.
+    static func resumingFourOfEight(in scratch: ScratchDirectory, byteCount: Int64 = 4) throws -> ResumableDownload {
+        let partial = scratch.file(".data.bin.partial")
+        try Data("abcd".utf8).write(to: partial)
+        return ResumableDownload(partialFile: partial, byteCount: byteCount, validator: .entityTag("\"v1\""), expectedLength: 8)
+    }
+
+    @Test(arguments: [false, true])
+    func aResumed206TheResourceDoesNotAcceptIsReportedByItsValidationAndNeverPlaced(keepsPartialFile: Bool) async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        // GIVEN a resource that accepts only answers with X-Api-Version: 2, resumed, and a 206
+        // that continues its partial file exactly but does not say that version
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(206, headers: [
+            "ETag": "\"v1\"", "Content-Range": "bytes 4-7/8", "Content-Length": "4", "X-Api-Version": "1",
+        ], body: Data("efgh".utf8)))
+        var resource = VersionedDownload(url: URL(string: "https://example.com/data")!, destination: scratch.file("data.bin"))
+        resource.resumeFrom = try Self.resumingFourOfEight(in: scratch)
+        resource.keepsPartialFile = keepsPartialFile
+
+        // WHEN it is downloaded
+        let error = await #expect(throws: ResourceError.self) { try await DownloadService<VersionedDownload>(session: session).fetch(resource) }
+
+        // THEN the resource's validation reports the answer, nothing is placed, and the partial
+        // file is kept as it was only when the resource keeps partial files
+        if keepsPartialFile {
+            guard case .downloadInterrupted(let kept, .httpStatus(let failure)) = error else {
+                Issue.record("expected the partial file kept after httpStatus, got \(String(describing: error))")
+                return
+            }
+            #expect(failure.statusCode == 206)
+            #expect(kept == resource.resumeFrom)
+            #expect(try Data(contentsOf: kept.partialFile) == Data("abcd".utf8))
+            #expect(scratch.contents() == [".data.bin.partial"])
+        } else {
+            guard case .httpStatus(let failure) = error else {
+                Issue.record("expected httpStatus, got \(String(describing: error))")
+                return
+            }
+            #expect(failure.statusCode == 206)
+            #expect(scratch.contents().isEmpty)
+        }
+        #expect(!FileManager.default.fileExists(atPath: resource.destination.path))
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
+    @Test func aResumed206WhoseContentLengthIsRepeatedWithEqualValuesIsSpliced() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        // GIVEN a 206 that continues the partial file, its Content-Length field given twice with
+        // the same value (RFC 9112 §6.3 lets a recipient take it as one)
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(206, headers: [
+            "ETag": "\"v1\"", "Content-Range": "bytes 4-7/8", "Content-Length": "4, 4",
+        ], body: Data("efgh".utf8)))
+        var resource = TestDownload(url: URL(string: "https://example.com/data")!, destination: scratch.file("data.bin"))
+        resource.resumeFrom = try Self.resumingFourOfEight(in: scratch)
+
+        // WHEN it is downloaded
+        let placed = try await DownloadService<TestDownload>(session: session).fetch(resource)
+
+        // THEN the rest is appended and the whole file placed
+        #expect(try Data(contentsOf: placed) == Data("abcdefgh".utf8))
+        #expect(scratch.contents() == ["data.bin"])
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
+    @Test func aCodedBodyWhoseContentLengthIsRepeatedWithEqualValuesCountsItsWireBytesAgainstIt() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        // GIVEN a gzip body whose Content-Length is given twice with the same value
+        let body = DownloadOutcomeTests.incompressible(20_000)
+        let gzipped = Data(Compressor.compress(Array(body), .gzip))
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(200, headers: [
+            "Content-Encoding": "gzip", "Content-Length": "\(gzipped.count), \(gzipped.count)",
+        ], body: gzipped).inPieces(4))
+        let seen = Locked<[TransferProgress]>([])
+
+        // WHEN it is downloaded with progress
+        let placed = try await DownloadService<TestDownload>(session: session).fetch(
+            TestDownload(url: URL(string: "https://example.com/data")!, destination: scratch.file("data.bin")), progressQueue: DispatchQueue(label: "progress")
+        ) { progress in seen.withLock { $0.append(progress) } }
+
+        // THEN the coded bytes are counted against that length
+        #expect(try Data(contentsOf: placed) == body)
+        let values = seen.withLock { $0 }
+        #expect(!values.isEmpty)
+        #expect(values.allSatisfy { $0.counting == .wireBytes && $0.totalBytes == Int64(gzipped.count) }, "\(values)")
+    }
+
+    /// Answers to a resume of 40,000 of 100,000 bytes whose representation is over a limit of
+    /// 50,000 bytes: a `206` that continues the partial file, and a `200` that starts over.
+    static let answersOverTheLimit: [FakeResponse] = {
+        let body = DownloadFixtures.body(length)
+        return [
+            .status(206, headers: ["ETag": "\"v1\"", "Content-Range": "bytes 40000-99999/100000", "Content-Length": "60000"], body: body.suffix(from: 40_000)),
+            .status(200, headers: ["ETag": "\"v1\"", "Content-Length": "100000"], body: body),
+        ]
+    }()
+
+    @Test(arguments: [false, true], 0..<answersOverTheLimit.count)
+    func aResumeWhoseRepresentationIsOverTheDownloadLimitRemovesThePartialFile(keepsPartialFile: Bool, answer: Int) async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        // GIVEN a resume whose answer says the whole representation is over the limit
+        let session = FakeURLSession()
+        session.stub(.any, with: Self.answersOverTheLimit[answer])
+        var (resource, _) = try Self.resuming(from: URL(string: "https://example.com")!, in: scratch)
+        resource.keepsPartialFile = keepsPartialFile
+        let limited = DownloadService<TestDownload>(session: session, options: TransferOptions(maximumDownloadBytes: 50_000))
+
+        // WHEN it is downloaded
+        let error = await #expect(throws: ResourceError.self) { try await limited.fetch(resource) }
+
+        // THEN it is too large, and no partial file is kept to be resumed into the same refusal
+        guard case .responseTooLarge(let limit) = error else {
+            Issue.record("expected responseTooLarge, got \(String(describing: error))")
+            return
+        }
+        #expect(limit == 50_000)
+        #expect(scratch.contents().isEmpty)
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
+    @Test(arguments: [false, true], [206, 416])
+    func aPartialFileShorterThanItsByteCountIsRefusedAndNotHandedBack(keepsPartialFile: Bool, status: Int) async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        // GIVEN a resume that says its partial file holds 6 bytes, when it holds 4, answered by a
+        // 206 with the bytes after 6, or a 416 that says the representation is 6 bytes long
+        let session = FakeURLSession()
+        if status == 206 {
+            session.stub(.any, with: .status(206, headers: [
+                "ETag": "\"v1\"", "Content-Range": "bytes 6-7/8", "Content-Length": "2",
+            ], body: Data("gh".utf8)))
+        } else {
+            session.stub(.any, with: .status(416, headers: ["Content-Range": "bytes */6", "Content-Length": "0"]))
+        }
+        var resource = TestDownload(url: URL(string: "https://example.com/data")!, destination: scratch.file("data.bin"))
+        let partial = try Self.resumingFourOfEight(in: scratch, byteCount: 6)
+        resource.resumeFrom = ResumableDownload(
+            partialFile: partial.partialFile, byteCount: 6, validator: partial.validator, expectedLength: status == 206 ? 8 : 6
+        )
+        resource.keepsPartialFile = keepsPartialFile
+
+        // WHEN it is downloaded
+        let error = await #expect(throws: ResourceError.self) { try await DownloadService<TestDownload>(session: session).fetch(resource) }
+
+        // THEN the file is refused as not the partial file described, and neither handed back
+        // nor left behind
+        guard case .fileSystem(let failure) = error else {
+            Issue.record("expected fileSystem(EINVAL), got \(String(describing: error))")
+            return
+        }
+        #expect(failure.code == EINVAL)
+        #expect(failure.url == partial.partialFile)
+        #expect(scratch.contents().isEmpty)
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
     @Test func renamingWithoutReplacingNeverReplacesAFile() throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }

@@ -228,6 +228,38 @@ struct DownloadServiceTests {
         }
     }
 
+    @Test(arguments: [false, true])
+    func aHEADDownloadPlacesAnEmptyFileWhateverItsFieldsSayOfTheBodyNotSent(withDigests: Bool) async throws {
+        // GIVEN the answer to a HEAD, which has no body: its Content-Length is over the download
+        // limit, or within it with the digests of the body a GET would get
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let notSent = DownloadFixtures.body(500)
+        let session = FakeURLSession()
+        let fields = withDigests
+            ? ["Content-Length": "500", "Content-Digest": DownloadFixtures.digestField(notSent), "Repr-Digest": DownloadFixtures.digestField(notSent)]
+            : ["Content-Length": "1000000"]
+        session.stub(.any, with: .status(200, headers: fields, body: Data()))
+        let limited = DownloadService<TestDownload>(session: session, options: TransferOptions(maximumDownloadBytes: 1_000))
+        var resource = TestDownload(url: URL(string: "https://x.test/data")!, destination: scratch.file("data.bin"))
+        resource.httpMethod = .head
+        let seen = Locked<[TransferProgress]>([])
+
+        // WHEN it is downloaded
+        let placed = try await limited.fetch(resource, progressQueue: DispatchQueue(label: "progress")) { progress in
+            seen.withLock { $0.append(progress) }
+        }
+
+        // THEN the empty body is placed, and the progress counts no body
+        #expect(session.receivedRequests.first?.httpMethod == "HEAD")
+        #expect(try Data(contentsOf: placed) == Data())
+        #expect(scratch.contents() == ["data.bin"])
+        let values = seen.withLock { $0 }
+        #expect(!values.isEmpty)
+        #expect(values.allSatisfy { $0.completedBytes == 0 && $0.totalBytes == 0 }, "\(values)")
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
     @Test func aRepeatedDeclaredLengthOverTheDownloadLimitFailsOnTheHead() async throws {
         // GIVEN a head that declares its length twice, over the download limit, and a connection
         // that drops before any of the body: only a refusal on the head fails as too large
