@@ -437,14 +437,16 @@ struct DownloadOutcomeTests {
         // THEN a partial file the error reports is, once the retry has finished, the one its
         // record describes; anything else is removed
         switch error {
-        case .downloadInterrupted(let kept, .timedOut)?:
+        // (Under load the cut of the first attempt can come after the deadline: the outcome is
+        // then that cut, with the partial file it kept.)
+        case .downloadInterrupted(let kept, _)?:
             #expect(kept.byteCount > 0)
             #expect((try? Data(contentsOf: kept.partialFile)) == body.prefix(Int(kept.byteCount)))
             #expect(scratch.contents() == [kept.partialFile.lastPathComponent])
         case .timedOut?:
             #expect(scratch.contents().isEmpty)
         default:
-            Issue.record("expected timedOut, got \(String(describing: error))")
+            Issue.record("expected timedOut or downloadInterrupted, got \(String(describing: error))")
         }
         #expect(scratch.openDescriptors().isEmpty)
     }
