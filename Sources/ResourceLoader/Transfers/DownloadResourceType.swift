@@ -14,9 +14,9 @@ import Foundation
 /// A ``DownloadService`` fetches it. The body is written as it arrives to a temporary file
 /// beside ``destination`` (in the same directory, so the final move is an atomic rename), within
 /// ``TransferOptions/maximumDownloadBytes``; missing directories are created. Only once the
-/// whole body has arrived, ``validate(_:data:)`` accepts the answer's head (a resumed `206`'s
-/// too) and the file matches ``expectedSHA256`` and any `Content-Digest` or `Repr-Digest` the
-/// server sent, is it moved to ``destination`` as ``overwritePolicy`` says, and
+/// whole body has arrived, ``NetworkResourceType/validate(_:data:)`` accepts the answer's head
+/// (a resumed `206`'s too) and the file matches ``expectedSHA256`` and any `Content-Digest` or
+/// `Repr-Digest` the server sent, is it moved to ``destination`` as ``overwritePolicy`` says, and
 /// ``model(fromFileAt:response:)`` called. The answer to a `HEAD` places an empty file: its
 /// `Content-Length` and digests describe a body not sent. On any failure,
 /// cancellation or the deadline, nothing is at the destination and the temporary file is gone,
