@@ -285,10 +285,10 @@ struct FindItemType: Codable, Sendable, Hashable, XMLSchemaType {
 /// The schema type `ItemNotFound`.
 struct ItemNotFound: Codable, Sendable, Hashable, XMLSchemaType {
     var sku: String?
-    var known: [String]
+    var known: [String?]
 
     /// Makes a value from its fields.
-    init(sku: String? = nil, known: [String] = []) {
+    init(sku: String? = nil, known: [String?] = []) {
         self.sku = sku
         self.known = known
     }
@@ -327,10 +327,10 @@ struct LineItem: Codable, Sendable, Hashable, XMLSchemaType {
 
 /// The schema type `LineItemArray`.
 struct LineItemArray: Codable, Sendable, Hashable, XMLSchemaType {
-    var lineItem: [LineItem]
+    var lineItem: [LineItem?]
 
     /// Makes a value from its fields.
-    init(lineItem: [LineItem] = []) {
+    init(lineItem: [LineItem?] = []) {
         self.lineItem = lineItem
     }
 
@@ -351,7 +351,7 @@ struct Order: Codable, Sendable, Hashable, XMLSchemaType {
     var customer: String?
     var address: Address?
     var items: LineItemArray?
-    var tags: [String]
+    var tags: [String?]
     var note: String?
     var nickname: String?
     var color: Color?
@@ -363,7 +363,7 @@ struct Order: Codable, Sendable, Hashable, XMLSchemaType {
     var id: String?
 
     /// Makes a value from its fields.
-    init(customer: String? = nil, address: Address? = nil, items: LineItemArray? = nil, tags: [String] = [], note: String? = nil, nickname: String? = nil, color: Color? = nil, placed: XMLDateTime? = nil, deliveryDate: XMLDate? = nil, total: Decimal? = nil, payload: Data? = nil, gift: Bool? = nil, id: String? = nil) {
+    init(customer: String? = nil, address: Address? = nil, items: LineItemArray? = nil, tags: [String?] = [], note: String? = nil, nickname: String? = nil, color: Color? = nil, placed: XMLDateTime? = nil, deliveryDate: XMLDate? = nil, total: Decimal? = nil, payload: Data? = nil, gift: Bool? = nil, id: String? = nil) {
         self.customer = customer
         self.address = address
         self.items = items
@@ -401,10 +401,10 @@ struct Order: Codable, Sendable, Hashable, XMLSchemaType {
 
 /// The schema type `Pen`.
 struct Pen: Codable, Sendable, Hashable, XMLSchemaType {
-    var animals: [Animal]
+    var animals: [Animal?]
 
     /// Makes a value from its fields.
-    init(animals: [Animal] = []) {
+    init(animals: [Animal?] = []) {
         self.animals = animals
     }
 
@@ -596,10 +596,10 @@ struct TotalResponse: Codable, Sendable, Hashable, XMLSchemaType {
 
 /// The schema type `total`.
 struct TotalType: Codable, Sendable, Hashable, XMLSchemaType {
-    var prices: [Decimal]
+    var prices: [Decimal?]
 
     /// Makes a value from its fields.
-    init(prices: [Decimal] = []) {
+    init(prices: [Decimal?] = []) {
         self.prices = prices
     }
 
