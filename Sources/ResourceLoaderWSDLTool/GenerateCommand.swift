@@ -6,8 +6,9 @@ import ResourceLoaderWSDL
 ///
 /// Exits with 0 when there is no error diagnostic, 1 when there is one or something cannot be
 /// read or written, and 64 (`EX_USAGE`) for arguments it does not understand. The files are
-/// written all the same when diagnostics have errors, without what the errors name; when one
-/// cannot be written, none is (the folder keeps what it held), and the diagnostics are printed.
+/// written all the same when diagnostics have errors, without what the errors name. Every
+/// destination is checked and every changed file written before any is renamed into place: when
+/// one cannot be written, none replaces what the folder held, and the diagnostics are printed.
 struct GenerateCommand: Equatable {
     /// The WSDL to read.
     var path: String
@@ -94,9 +95,9 @@ struct GenerateCommand: Equatable {
         return (lines.joined(separator: "\n") + "\n", errors > 0 ? 1 : status)
     }
 
-    /// Writes `files` into `folder` (made if missing), all or none: each changed file is written
-    /// beside its destination first, and only once every one is written are they renamed into
-    /// place. An unchanged file is left alone, so that a build does not compile it again.
+    /// Writes `files` into `folder` (made if missing): each changed file is written beside its
+    /// destination first, and only once every one is written (and no destination is a folder)
+    /// are they renamed into place. An unchanged file is left alone, so that a build does not compile it again.
     /// Returns the files' URLs.
     static func write(_ files: [GeneratedFile], into folder: URL) throws -> [URL] {
         let manager = FileManager.default
