@@ -343,15 +343,30 @@ public struct CachePolicy: Sendable {
     /// equals the stored response's, and its `Content-Length`, when it has one, is the stored
     /// body's length. A `HEAD` answer without validators or length freshens the stored response,
     /// as the RFC reads. When it cannot, the stored response is to be considered stale.
+    ///
+    /// A `HEAD` answer whose `Content-Encoding` is not the stored response's (a body stored
+    /// decoded, without its coding) gives the length of a body coded otherwise, which says
+    /// nothing of the stored one: its validators decide, and one of them must be there.
     public static func headResponse(_ head: ResponseHead, freshens stored: CachedResponse) -> Bool {
+        var matchedValidator = false
         for field in ["ETag", "Last-Modified"] {
             guard let value = head.value(forHTTPHeaderField: field) else { continue }
             guard stored.value(forHTTPHeaderField: field)?.trimmingOWS == value.trimmingOWS else { return false }
+            matchedValidator = true
         }
-        if let length = head.value(forHTTPHeaderField: "Content-Length") {
-            guard Int(length.trimmingOWS) == stored.body.count else { return false }
+        guard let length = head.value(forHTTPHeaderField: "Content-Length") else { return true }
+        if contentCoding(of: head.value(forHTTPHeaderField: "Content-Encoding"))
+            != contentCoding(of: stored.value(forHTTPHeaderField: "Content-Encoding"))
+        {
+            return matchedValidator
         }
-        return true
+        return Int(length.trimmingOWS) == stored.body.count
+    }
+
+    /// The codings a `Content-Encoding` value names, lower-cased, without `identity`.
+    private static func contentCoding(of value: String?) -> [String] {
+        guard let value else { return [] }
+        return value.split(separator: ",").map { $0.trimmingOWS.lowercased() }.filter { !$0.isEmpty && $0 != "identity" }
     }
 
     /// Whether a `304` can update `stored` (section 4.3.4), the one response stored under its

@@ -135,6 +135,36 @@ struct CacheBodyLimitTests {
         }
     }
 
+    @Test("§4.3.5: a HEAD answer whose Content-Length is of the coded body freshens a stored body kept decoded")
+    func aHEADAnswerWithTheCodedLengthFreshensADecodedStoredBody() async throws {
+        let harness = CacheHarness(mode: .shared)
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=1", "Content-Encoding": "gzip", "ETag": "\"e\""], body: "decoded")
+        // The coded body the HEAD describes is 27 bytes; the stored, decoded one 7.
+        harness.origin.enqueue(
+            status: 200, headers: ["Cache-Control": "max-age=60", "Content-Encoding": "gzip", "Content-Length": "27", "ETag": "\"e\""], body: "")
+        _ = try await harness.get()
+        harness.date.advance(by: 10)
+        _ = try await harness.send(CacheTesting.request(method: "HEAD"))
+        let stored = try #require(harness.cache.store.cachedResponse(forKey: key))
+        #expect(stored.value(forHTTPHeaderField: "Cache-Control") == "max-age=60")
+        #expect(stored.value(forHTTPHeaderField: "Content-Length") == "7")
+        #expect(stored.value(forHTTPHeaderField: "Content-Encoding") == nil)
+        #expect(try await harness.get().body == "decoded")
+        #expect(harness.origin.requestCount == 2)
+    }
+
+    @Test("§4.3.5: a HEAD answer with the coded body's length but another validator still makes the stored response go")
+    func aHEADAnswerForAnotherCodedRepresentationRemovesTheStoredBody() async throws {
+        let harness = CacheHarness(mode: .shared)
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=1", "Content-Encoding": "gzip", "ETag": "\"e\""], body: "decoded")
+        harness.origin.enqueue(
+            status: 200, headers: ["Cache-Control": "max-age=60", "Content-Encoding": "gzip", "Content-Length": "27", "ETag": "\"f\""], body: "")
+        _ = try await harness.get()
+        harness.date.advance(by: 10)
+        _ = try await harness.send(CacheTesting.request(method: "HEAD"))
+        #expect(harness.cache.store.cachedResponse(forKey: key) == nil)
+    }
+
     @Test("A body a transport decoded for a request that named its own Accept-Encoding is stored decoded, without the coding or its digests")
     func aBodyDecodedForTheRequestsOwnCodingIsStoredDecoded() async throws {
         let body = Data(String(repeating: "decoded body ", count: 100).utf8)

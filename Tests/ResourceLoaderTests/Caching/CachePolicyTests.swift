@@ -314,6 +314,16 @@ struct CachePolicyTests {
         // No validator received: none fails to match.
         #expect(CachePolicy.headResponse(CacheTesting.head(headers: ["Content-Length": "5"]), freshens: stored))
         #expect(CachePolicy.headResponse(CacheTesting.head(headers: ["Cache-Control": "max-age=1000"]), freshens: stored))
+        // A stored body kept decoded: a HEAD's length of the coded body says nothing of it, and
+        // its validators decide; without one, nothing shows it is the same representation.
+        let gzip = ["Content-Encoding": "gzip", "Content-Length": "27"]
+        #expect(CachePolicy.headResponse(CacheTesting.head(headers: gzip.merging(["ETag": "\"v1\""]) { $1 }), freshens: stored))
+        #expect(!CachePolicy.headResponse(CacheTesting.head(headers: gzip.merging(["ETag": "\"v2\""]) { $1 }), freshens: stored))
+        #expect(!CachePolicy.headResponse(CacheTesting.head(headers: gzip), freshens: stored))
+        #expect(!CachePolicy.headResponse(
+            CacheTesting.head(headers: ["ETag": "\"v1\"", "Content-Encoding": "identity", "Content-Length": "6"]), freshens: stored))
+        let coded = CacheTesting.response(headers: ["ETag": "\"v1\"", "Content-Encoding": "gzip"], body: "hello", requestDate: t0)
+        #expect(!CachePolicy.headResponse(CacheTesting.head(headers: gzip.merging(["ETag": "\"v1\""]) { $1 }), freshens: coded))
     }
 
     // MARK: - Vary (section 4.1)
