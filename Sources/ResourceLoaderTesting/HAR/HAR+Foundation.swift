@@ -233,7 +233,10 @@ extension HAR.Cookie {
             guard !name.isEmpty else { return nil }
             var result = HAR.Cookie(name: name, value: redacted ? HAR.redactedValue : (pair.count > 1 ? String(pair[1]) : ""))
             for attribute in attributes {
-                let parts = attribute.split(separator: "=", maxSplits: 1).map(String.init)
+                // An empty or nameless attribute (`; ;`, `; =x`) is ignored, as RFC 6265 §5.2 does.
+                let parts = attribute.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).map {
+                    $0.trimmingCharacters(in: .whitespaces)
+                }
                 switch parts[0].lowercased() {
                 case "path": result.path = parts.count > 1 ? parts[1] : nil
                 case "domain": result.domain = parts.count > 1 ? parts[1] : nil

@@ -25,8 +25,10 @@ import Foundation
 /// as ``HAR/redactedValue`` with a comment that says why, unless it is UTF-8 holding neither a
 /// listed name nor a backslash (which could spell one as an escape), so that it cannot hold a
 /// listed member. An XML element of a listed name that holds more than text (a CDATA section, a
-/// child element), an XML body that is not UTF-8, a multipart body without its boundary and a
-/// part whose `Content-Disposition` cannot be read are replaced the same way, and so is a
+/// child element), an XML body that is not UTF-8, a multipart body without its boundary or whose
+/// parts cannot be told apart by their CR LF delimiters (line feeds alone, no close delimiter, a
+/// part without its empty line after the header fields), and a part whose `Content-Disposition`
+/// cannot be read are replaced the same way, and so is a
 /// URL-valued header field that does not parse as a URL when it holds a listed name.
 ///
 /// Name more fields with ``redacting(headerFields:)`` and ``redacting(parameters:)``, reach
@@ -253,9 +255,11 @@ public struct HARRedaction: Sendable {
         let partEnd = Data("\r\n".utf8) + delimiter
         while let next = body.range(of: partEnd, in: position..<body.endIndex) {
             let part = body[position..<next.lowerBound]
-            if let headers = part.range(of: headerEnd),
-                Self.formDataNames(String(decoding: part[part.startIndex..<headers.lowerBound], as: UTF8.self))
-                    .map({ $0.contains(where: redactsParameter) }) ?? true
+            // A part whose header section does not end in an empty CR LF line cannot be told
+            // from its content.
+            guard let headers = part.range(of: headerEnd) else { return unparseable(body, as: "multipart/form-data") }
+            if Self.formDataNames(String(decoding: part[part.startIndex..<headers.lowerBound], as: UTF8.self))
+                .map({ $0.contains(where: redactsParameter) }) ?? true
             {
                 result.append(part[part.startIndex..<headers.upperBound])
                 result.append(Data(HAR.redactedValue.utf8))
@@ -266,6 +270,9 @@ public struct HARRedaction: Sendable {
             result.append(body[next])
             position = next.upperBound
         }
+        // What follows the last delimiter is the close delimiter's `--`; anything else is a part
+        // whose end was not found (line feeds alone, a body cut short).
+        guard body[position..<body.endIndex].starts(with: Data("--".utf8)) else { return unparseable(body, as: "multipart/form-data") }
         result.append(body[position..<body.endIndex])
         return changed ? (result, nil) : (body, nil)
     }

@@ -81,6 +81,30 @@ struct HARRedactionTests {
         #expect(body?["name"] as? String == "Ada")
     }
 
+    @Test("A Set-Cookie with empty or nameless attributes is recorded, its cookie parsed, the process alive")
+    func aSetCookieWithEmptyAttributesIsRecorded() async throws {
+        for value in ["a=1; =", "sid=abc; Path=/; ", "sid=1; ; HttpOnly", "sid=1; =x; Path=/p", "sid=1;  ;Secure"] {
+            for redaction in [HARRedaction.standard, .none] {
+                let response = HAR.Response(
+                    ResponseHead(statusCode: 200, url: nil, headerFields: [("Set-Cookie", value)]), body: Data(), redaction: redaction)
+                #expect(response.cookies.map(\.name) == [value.hasPrefix("a") ? "a" : "sid"], "\(value)")
+            }
+        }
+        let attributes = HAR.Response(
+            ResponseHead(statusCode: 200, url: nil, headerFields: [("Set-Cookie", "sid=1; =x; Path=/p; ; HttpOnly")]), body: Data(),
+            redaction: .none
+        ).cookies.first
+        #expect(attributes?.value == "1")
+        #expect(attributes?.path == "/p")
+        #expect(attributes?.httpOnly == true)
+
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(200, headers: ["Set-Cookie": "sid=1; ; HttpOnly"], body: Data("{}".utf8)))
+        let recording = RecordingTransport(wrapping: session)
+        _ = try await exchange(URLRequest(url: URL(string: "http://127.0.0.1/cookie")!), through: recording).get()
+        #expect(recording.har.log.entries.first?.response.cookies.map(\.name) == ["sid"])
+    }
+
     @Test func optingOutKeepsEveryValue() async throws {
         // The check above can fail: without redaction the secret is everywhere.
         let server = try Self.makeServer()
@@ -221,6 +245,26 @@ struct HARRedactionTests {
         #expect(text.contains(disposition + "\r\nContent-Type: text/plain\r\n\r\n" + HAR.redactedValue + "\r\n"))
         // A part whose file name, not its name, is listed keeps its content.
         #expect(text.contains(kept))
+    }
+
+    @Test("A multipart body whose parts cannot be found by CR LF delimiters is replaced whole", arguments: [
+        // Line feeds alone, which some servers accept.
+        "--b0undary\nContent-Disposition: form-data; name=\"password\"\n\nSECRET\n--b0undary--\n",
+        // A part whose header section does not end in an empty CR LF line.
+        "--b0undary\r\nContent-Disposition: form-data; name=\"password\"\n\nSECRET\r\n--b0undary--\r\n",
+        // No close delimiter: the last part runs to the end of the body.
+        "--b0undary\r\nContent-Disposition: form-data; name=\"user\"\r\n\r\nada\r\n--b0undary\r\nContent-Disposition: form-data; name=\"password\"\r\n\r\nSECRET",
+    ])
+    func aMultipartBodyThatCannotBeSplitIsReplaced(body: String) throws {
+        var request = URLRequest(url: URL(string: "https://api.example.com/signup")!)
+        request.httpMethod = "POST"
+        request.setValue("multipart/form-data; boundary=b0undary", forHTTPHeaderField: "Content-Type")
+        request.httpBody = Data(body.replacingOccurrences(of: "SECRET", with: Self.secret).utf8)
+
+        let (entry, json) = try Self.recorded(request, head: ResponseHead(statusCode: 201, url: request.url, headerFields: []))
+
+        #expect(!json.contains(Self.secret))
+        #expect(entry.request.postData?.text == HAR.redactedValue)
     }
 
     @Test func aFormBodyWithoutAContentTypeIsRedacted() throws {
