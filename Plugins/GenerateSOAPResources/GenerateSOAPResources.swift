@@ -5,6 +5,8 @@ import PackagePlugin
 /// is checked in: for each target with a `.wsdl` file (or those named by `--target`), it runs
 /// `resourceloader-wsdl generate` with the target's `resourceloader-wsdl.json` if it has one, and
 /// writes `Types.swift` to `Types4.swift` and `Operations.swift` into the target's `Generated` folder.
+/// A target with several `.wsdl` files (a WSDL and the WSDLs it imports) names the one to
+/// generate from in the configuration's `document` key.
 ///
 /// ```
 /// swift package --allow-writing-to-package-directory generate-soap-resources --target Orders
@@ -16,6 +18,9 @@ struct GenerateSOAPResources: CommandPlugin {
         var description: String
     }
 
+    /// The configuration's file name.
+    static let configurationFileName = "resourceloader-wsdl.json"
+
     func performCommand(context: PluginContext, arguments: [String]) async throws {
         var extractor = ArgumentExtractor(arguments)
         let names = extractor.extractOption(named: "target")
@@ -25,16 +30,19 @@ struct GenerateSOAPResources: CommandPlugin {
         for case let target as SourceModuleTarget in targets {
             let files = target.sourceFiles.map(\.url)
             let documents = files.filter { $0.pathExtension.lowercased() == "wsdl" }
-            guard let document = documents.first else {
+            guard !documents.isEmpty else {
                 if !names.isEmpty { throw CommandError(description: "the target \(target.name) has no .wsdl file") }
                 continue
             }
-            guard documents.count == 1 else {
-                throw CommandError(description: "the target \(target.name) has \(documents.count) .wsdl files; keep exactly one")
-            }
-            let configurations = files.filter { $0.lastPathComponent == "resourceloader-wsdl.json" }
+            let configurations = files.filter { $0.lastPathComponent == Self.configurationFileName }
             guard configurations.count <= 1 else {
-                throw CommandError(description: "the target \(target.name) has \(configurations.count) resourceloader-wsdl.json files; keep at most one")
+                throw CommandError(description: "the target \(target.name) has \(configurations.count) \(Self.configurationFileName) files; keep at most one")
+            }
+            let document: URL
+            do {
+                document = try Self.document(among: documents, configuration: configurations.first)
+            } catch {
+                throw CommandError(description: "the target \(target.name) \(error.description)")
             }
             let output = target.directoryURL.appendingPathComponent("Generated")
             var toolArguments = ["generate", document.path, "--output-directory", output.path]
@@ -50,5 +58,37 @@ struct GenerateSOAPResources: CommandPlugin {
             generated += 1
         }
         guard generated > 0 else { throw CommandError(description: "no target has a .wsdl file") }
+    }
+
+    /// The WSDL to generate from: the one of `documents`, or the one the configuration's
+    /// `document` key names, relative to the configuration's folder.
+    ///
+    /// - Throws: ``CommandError`` saying, after the target's name, why none can be chosen.
+    static func document(among documents: [URL], configuration: URL?) throws(CommandError) -> URL {
+        let named: String?
+        if let configuration {
+            guard let data = try? Data(contentsOf: configuration),
+                let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+            else { throw CommandError(description: "has a \(configurationFileName) that is not a JSON object") }
+            guard object["document"] == nil || object["document"] is String else {
+                throw CommandError(description: "has a \(configurationFileName) whose document is not a string")
+            }
+            named = object["document"] as? String
+        } else {
+            named = nil
+        }
+        let list = documents.map(\.lastPathComponent).sorted().joined(separator: ", ")
+        if let named, let configuration {
+            let wanted = configuration.deletingLastPathComponent().appendingPathComponent(named).standardizedFileURL.path
+            guard let document = documents.first(where: { $0.standardizedFileURL.path == wanted }) else {
+                throw CommandError(description: "has no .wsdl file \(named), which \(configurationFileName) names as its document (it has: \(list.isEmpty ? "none" : list))")
+            }
+            return document
+        }
+        guard let document = documents.first else { throw CommandError(description: "has no .wsdl file; add the one to generate from") }
+        guard documents.count == 1 else {
+            throw CommandError(description: "has \(documents.count) .wsdl files (\(list)); name the one to generate from as \"document\" in \(configurationFileName)")
+        }
+        return document
     }
 }

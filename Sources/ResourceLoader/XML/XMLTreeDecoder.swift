@@ -107,9 +107,11 @@ public struct XMLTreeDecoder: Sendable {
     /// Creates a decoder.
     public init(
         dateDecodingStrategy: DateDecodingStrategy = .iso8601,
+        dataDecodingStrategy: DataDecodingStrategy = .base64,
         userInfo: [CodingUserInfoKey: any Sendable] = [:]
     ) {
         self.dateDecodingStrategy = dateDecodingStrategy
+        self.dataDecodingStrategy = dataDecodingStrategy
         self.userInfo = userInfo
     }
 

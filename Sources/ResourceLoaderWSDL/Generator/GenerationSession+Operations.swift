@@ -17,12 +17,26 @@ extension GenerationSession {
         var bodyType: String?
         var modelType: String
         var responsePath: [String]
-        var headers: [(swiftName: String, type: String, element: QualifiedName)]
+        var headers: [HeaderBlock]
         /// The output's header blocks, read into ``outputType`` beside the body.
-        var outputHeaders: [(swiftName: String, type: String, element: QualifiedName)]
+        var outputHeaders: [HeaderBlock]
         /// The struct that holds the body and ``outputHeaders``, when there are any.
         var outputType: String?
         var faults: [(name: String, type: String?)]
+        /// Whether the response's content is a bare `xsd:hexBinary` value, read as hex.
+        var modelIsHexBinary = false
+    }
+
+    /// A literal header block of a request or response.
+    struct HeaderBlock {
+        /// The property that holds it.
+        var swiftName: String
+        /// Its Swift type.
+        var type: String
+        /// Its element.
+        var element: QualifiedName
+        /// Whether its value is a bare `xsd:hexBinary`, written and read as hex.
+        var isHexBinary: Bool
     }
 
     /// Generates a resource for each operation of the first usable binding of each port type.
@@ -158,6 +172,7 @@ extension GenerationSession {
             if let outputElement, let element = document.schemas.element(named: outputElement), !isSubstitutable(element) {
                 plan.responsePath = [outputElement.name]
                 plan.modelType = elementType(element).type
+                plan.modelIsHexBinary = isHexBinary(element.type)
                 break
             }
             // Bare parts, or an element that others may stand for: read from the body, each
@@ -174,9 +189,7 @@ extension GenerationSession {
                 parts: zip(output.bodyParts, elements).map { bodyPart($0.0, element: $0.1) })
         }
         var headerNames = NameRegistry(reserved: Set(["url", "request", "defaultURL", "init", "self"] + Self.resourceMembers))
-        for (swiftName, type, element) in headerBlocks(input.headers, names: &headerNames) {
-            plan.headers.append((swiftName, type, element))
-        }
+        plan.headers = headerBlocks(input.headers, names: &headerNames)
         var outputNames = NameRegistry(reserved: ["body", "init", "self"])
         plan.outputHeaders = headerBlocks(output.headers, names: &outputNames)
         if !plan.outputHeaders.isEmpty {
@@ -190,8 +203,8 @@ extension GenerationSession {
     }
 
     /// The Swift names, types and elements of literal header blocks, named by `names`.
-    mutating func headerBlocks(_ headers: [WSDLHeader], names: inout NameRegistry) -> [(swiftName: String, type: String, element: QualifiedName)] {
-        var blocks: [(swiftName: String, type: String, element: QualifiedName)] = []
+    mutating func headerBlocks(_ headers: [WSDLHeader], names: inout NameRegistry) -> [HeaderBlock] {
+        var blocks: [HeaderBlock] = []
         for header in headers where !header.isEncoded {
             let resolved: (type: String, structTarget: String?)
             let element: QualifiedName
@@ -204,7 +217,10 @@ extension GenerationSession {
                 resolved = swiftType(named: type)
                 element = QualifiedName(namespace: nil, name: header.part.name)
             }
-            blocks.append((names.claim(SwiftNaming.memberName(element.name)), resolved.type, element))
+            blocks.append(
+                HeaderBlock(
+                    swiftName: names.claim(SwiftNaming.memberName(element.name)), type: resolved.type, element: element,
+                    isHexBinary: isHexBinary(header.part)))
         }
         return blocks
     }
@@ -231,7 +247,7 @@ extension GenerationSession {
         }
     }
 
-    /// Whether an rpc part's values are `xsd:hexBinary`, as its type or element declares them.
+    /// Whether a part's values are `xsd:hexBinary`, as its type or element declares them.
     func isHexBinary(_ part: WSDLPart) -> Bool {
         switch part.content {
         case .type(let name): isHexBinary(.named(name))

@@ -396,14 +396,18 @@ extension GenerationSession {
             text += "            var blocks: [SOAPHeaderBlock] = []\n"
             for header in plan.headers {
                 let name = "XMLQualifiedName(\(SwiftNaming.literal(header.element.name)), namespaceURI: \(Self.optionalLiteral(header.element.namespace)))"
+                let encoder = header.isHexBinary ? ", encoder: XMLTreeEncoder(dataEncodingStrategy: .hex)" : ""
                 text += "            if let value = self.\(header.swiftName) {\n"
-                text += "                blocks.append(try SOAPHeaderBlock(value, as: \(name)))\n            }\n"
+                text += "                blocks.append(try SOAPHeaderBlock(value, as: \(name)\(encoder)))\n            }\n"
             }
             text += "            return blocks\n        }\n    }\n"
         }
         text += plan.responsePath.isEmpty ? "    /// The response's parts are the body's elements.\n" : "    /// The response's element.\n"
         text += "    \(a)var responsePath: [String] { [\(plan.responsePath.map(SwiftNaming.literal).joined(separator: ", "))] }\n"
-        if let derivedTypesName {
+        if plan.modelIsHexBinary {
+            text += "    /// A decoder that reads the response's `xsd:hexBinary` content as hex.\n"
+            text += "    \(a)var xmlDecoder: XMLTreeDecoder { XMLTreeDecoder(dataDecodingStrategy: .hex) }\n"
+        } else if let derivedTypesName {
             text += "    /// A decoder that reads the derived types an `xsi:type` may name.\n"
             text += "    \(a)var xmlDecoder: XMLTreeDecoder { \(derivedTypesName).decoder }\n"
         }
@@ -414,7 +418,14 @@ extension GenerationSession {
             text += "    \(a)func model(from root: \(plan.modelType), headers: SOAPResponseHeaders) throws -> \(outputType) {\n"
             text += "        \(outputType)(\n            body: root"
             for header in plan.outputHeaders {
-                text += ",\n            \(SwiftNaming.escaped(header.swiftName)): try headers.decode(\(header.type).self, named: \(SwiftNaming.literal(header.element.name)), namespaceURI: \(Self.optionalLiteral(header.element.namespace))\(derivedTypesName == nil ? "" : ", decoder: xmlDecoder"))"
+                // A bare hexBinary block is read as hex; the others with the decoder of the
+                // derived types, when there are any (the resource's `xmlDecoder`, unless that
+                // one reads a hexBinary response).
+                let decoder =
+                    if header.isHexBinary { ", decoder: XMLTreeDecoder(dataDecodingStrategy: .hex)" }
+                    else if let derivedTypesName { ", decoder: \(plan.modelIsHexBinary ? derivedTypesName + ".decoder" : "xmlDecoder")" }
+                    else { "" }
+                text += ",\n            \(SwiftNaming.escaped(header.swiftName)): try headers.decode(\(header.type).self, named: \(SwiftNaming.literal(header.element.name)), namespaceURI: \(Self.optionalLiteral(header.element.namespace))\(decoder))"
             }
             text += ")\n    }\n"
         }

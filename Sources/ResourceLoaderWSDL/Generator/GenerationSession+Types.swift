@@ -352,7 +352,21 @@ extension GenerationSession {
             .init(
                 swiftName: swiftName, key: element.name.name, type: resolved.type, structTarget: resolved.structTarget,
                 cardinality: cardinality, kind: .element, namespace: element.name.namespace, isNillable: element.isNillable,
-                isChoice: false, documentation: element.documentation, isHexBinary: isHexBinary(valueType)), to: &builder)
+                isChoice: false,
+                documentation: Self.documentation(element.documentation, defaultValue: element.defaultValue, fixedValue: element.fixedValue, of: "element"),
+                isHexBinary: isHexBinary(valueType)), to: &builder)
+    }
+
+    /// `documentation`, followed by the value the schema gives an element or attribute by
+    /// `default` or `fixed`, which the generated code neither fills in nor checks.
+    static func documentation(_ documentation: String?, defaultValue: String?, fixedValue: String?, of kind: String) -> String? {
+        let absence = kind == "attribute" ? "absent" : "empty"
+        let note: String? =
+            if let fixedValue { "The schema fixes its value at `\(fixedValue)`." }
+            else if let defaultValue { "When \(absence), its value is `\(defaultValue)`, the schema's default." }
+            else { nil }
+        guard let note else { return documentation }
+        return documentation.map { $0 + "\n\n" + note } ?? note
     }
 
     /// The Swift type of a global element's values: its anonymous type's struct, named after it.
@@ -440,8 +454,10 @@ extension GenerationSession {
             switch use {
             case .attribute(let attribute):
                 addAttributeField(attribute, use: attribute.use, into: &builder)
-            case .reference(let name, let use, _, _):
-                guard let attribute = document.schemas.attributes[name] else { continue }
+            case .reference(let name, let use, let defaultValue, let fixedValue):
+                guard var attribute = document.schemas.attributes[name] else { continue }
+                // The reference's own value constraint stands in for the declaration's.
+                if defaultValue != nil || fixedValue != nil { (attribute.defaultValue, attribute.fixedValue) = (defaultValue, fixedValue) }
                 addAttributeField(attribute, use: use, into: &builder)
             case .group(let name):
                 guard let group = document.schemas.attributeGroups[name], !visitedGroups.contains(name) else { continue }
@@ -461,7 +477,8 @@ extension GenerationSession {
         append(
             .init(
                 swiftName: swiftName, key: attribute.name.name, type: type, structTarget: nil, cardinality: use == .required ? .one : .optional,
-                kind: .attribute, namespace: attribute.name.namespace, isNillable: false, isChoice: false, documentation: attribute.documentation,
+                kind: .attribute, namespace: attribute.name.namespace, isNillable: false, isChoice: false,
+                documentation: Self.documentation(attribute.documentation, defaultValue: attribute.defaultValue, fixedValue: attribute.fixedValue, of: "attribute"),
                 isHexBinary: isHexBinary(attribute.type)), to: &builder)
     }
 

@@ -10,7 +10,8 @@ import Foundation
 ///   "filter": ["GetOrder", "PlaceOrder"],
 ///   "nameOverrides": { "{urn:example:shop}order_line": "OrderLine", "getOrder": "FetchOrder" },
 ///   "schemaLocations": { "https://example.com/common.xsd": "schemas/common.xsd" },
-///   "additionalImports": ["Shared"]
+///   "additionalImports": ["Shared"],
+///   "document": "OrderService.wsdl"
 /// }
 /// ```
 ///
@@ -43,11 +44,17 @@ public struct WSDLGeneratorConfiguration: Codable, Sendable, Hashable {
     public var schemaLocations: [String: String]?
     /// Modules the generated files import besides `Foundation` and `ResourceLoader`.
     public var additionalImports: [String]?
+    /// The WSDL the build and command plugins generate from, relative to the configuration's
+    /// folder, when the target holds several `.wsdl` files (a WSDL and the WSDLs it imports).
+    /// Default: the target's one `.wsdl` file. `resourceloader-wsdl generate` and
+    /// ``WSDLGenerator`` are given their document and do not read it.
+    public var document: String?
 
     /// Makes a configuration.
     public init(
         accessModifier: AccessModifier? = nil, typeNamePrefix: String? = nil, filter: [String]? = nil,
-        nameOverrides: [String: String]? = nil, schemaLocations: [String: String]? = nil, additionalImports: [String]? = nil
+        nameOverrides: [String: String]? = nil, schemaLocations: [String: String]? = nil, additionalImports: [String]? = nil,
+        document: String? = nil
     ) {
         self.accessModifier = accessModifier
         self.typeNamePrefix = typeNamePrefix
@@ -55,6 +62,7 @@ public struct WSDLGeneratorConfiguration: Codable, Sendable, Hashable {
         self.nameOverrides = nameOverrides
         self.schemaLocations = schemaLocations
         self.additionalImports = additionalImports
+        self.document = document
     }
 
     /// Reads a configuration from JSON.

@@ -88,6 +88,7 @@ struct GeneratedCodeCompileTests {
         import Animals
         import BaseHoldingDerived
         import Binary
+        import BinaryBlocks
         import Foundation
         import Plugged
         import ResourceLoader
@@ -119,6 +120,11 @@ struct GeneratedCodeCompileTests {
         let blobData = try XMLTreeEncoder().encode(blob, as: XMLQualifiedName("Call", namespaceURI: "urn:test"))
         let blobBack = try XMLTreeDecoder().decode(Binary.Blob.self, from: XMLTree(data: blobData).root)
         print("blob: \\(blobBack == blob) \\(String(decoding: blobData, as: UTF8.self))")
+        let put = BinaryBlocks.Put(PutBody(body: Data([0xDE, 0xAD])), token: Data([0xAB]), note: Data([0xAB]), url: URL(fileURLWithPath: "/"))
+        print("hex blocks: \\(String(decoding: try put.envelope.data(), as: UTF8.self))")
+        let reply = #"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Header><Receipt xmlns="urn:test">0f0E</Receipt><Note xmlns="urn:test">qw==</Note></s:Header><s:Body><PutResponse xmlns="urn:test">BEEF</PutResponse></s:Body></s:Envelope>"#
+        let replied = try put.model(from: XMLTree(string: reply))
+        print("hex reply: \\(replied.map { Array($0.body) } ?? []) \\(replied?.receipt.map { Array($0) } ?? []) \\(replied?.note.map { Array($0) } ?? [])")
         let dotNet = #"<ArrayOfString xmlns="urn:test" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"><string>a</string><string xsi:nil="true"/></ArrayOfString>"#
         print("strings: \\(try XMLTreeDecoder().decode(ArrayOfString.self, from: XMLTree(string: dotNet).root).string)")
         let pick = UnqualifiedChoice.Pick(label: "l", choice: .a("x"), choice2: .seal("s"))
@@ -150,6 +156,7 @@ struct GeneratedCodeCompileTests {
             ("AnonymousExtension", GeneratorSnippets.anonymousExtensionOfItsHolder, WSDLGeneratorConfiguration()),
             ("BaseHoldingDerived", GeneratorSnippets.baseHoldingItsDerivedType, WSDLGeneratorConfiguration(accessModifier: .public)),
             ("Binary", GeneratorSnippets.hexBinaryAndNilItems, WSDLGeneratorConfiguration(accessModifier: .public)),
+            ("BinaryBlocks", GeneratorSnippets.hexBinaryBlocks, WSDLGeneratorConfiguration(accessModifier: .public)),
             ("CyclicDerivations", GeneratorSnippets.cyclicDerivations, WSDLGeneratorConfiguration()),
             ("SyntheticFieldNames", GeneratorSnippets.syntheticFieldNames, WSDLGeneratorConfiguration()),
             ("InheritedChoiceName", GeneratorSnippets.inheritedChoiceName, WSDLGeneratorConfiguration()),
@@ -178,13 +185,19 @@ struct GeneratedCodeCompileTests {
         let calc = folder.appendingPathComponent("Sources/Calc")
         try FileManager.default.createDirectory(at: calc, withIntermediateDirectories: true)
         try Data(GeneratorSnippets.rpc.utf8).write(to: calc.appendingPathComponent("calc.wsdl"))
+        // (with a second WSDL, which the configuration's document key sets aside)
+        try FileManager.default.createDirectory(at: calc.appendingPathComponent("old"), withIntermediateDirectories: true)
+        try Data(GeneratorSnippets.operations.utf8).write(to: calc.appendingPathComponent("old/calc-v1.wsdl"))
+        try Data(#"{"document": "calc.wsdl"}"#.utf8).write(to: calc.appendingPathComponent("resourceloader-wsdl.json"))
         try Data("import Foundation\nimport ResourceLoader\n\nlet calcBinding = Add(AddRequest(a: 1, b: 2), url: URL(fileURLWithPath: \"/\")).soapBinding\n".utf8)
             .write(to: calc.appendingPathComponent("Use.swift"))
         // AND a target whose code the build-tool plugin generates from its .wsdl and configuration
         let plugged = folder.appendingPathComponent("Sources/Plugged")
         try FileManager.default.createDirectory(at: plugged, withIntermediateDirectories: true)
         try Data(Self.service.utf8).write(to: plugged.appendingPathComponent("Shop.wsdl"))
-        try Data(#"{"accessModifier": "public", "typeNamePrefix": "P"}"#.utf8).write(to: plugged.appendingPathComponent("resourceloader-wsdl.json"))
+        try Data(Self.service.replacingOccurrences(of: "urn:shop", with: "urn:shop:v1").utf8).write(to: plugged.appendingPathComponent("ShopV1.wsdl"))
+        try Data(#"{"accessModifier": "public", "typeNamePrefix": "P", "document": "./Shop.wsdl"}"#.utf8)
+            .write(to: plugged.appendingPathComponent("resourceloader-wsdl.json"))
         try Data("import ResourceLoader\n\npublic let pluggedAction = PGetItem(PGetItemType(id: 3, since: XMLDate(year: 2026, month: 5, day: 6))).soapAction\n".utf8)
             .write(to: plugged.appendingPathComponent("Use.swift"))
         let runner = folder.appendingPathComponent("Sources/Runner")
@@ -205,7 +218,7 @@ struct GeneratedCodeCompileTests {
                     .target(
                         name: "Plugged", dependencies: [\(resourceLoader)], \(strict),
                         plugins: [.plugin(name: "ResourceLoaderWSDLPlugin", package: "\(Self.packageRoot.lastPathComponent)")]),
-                    .executableTarget(name: "Runner", dependencies: ["Shop", "Plugged", "Animals", "BaseHoldingDerived", "Binary", "UnqualifiedChoice", \(resourceLoader)], \(strict)),
+                    .executableTarget(name: "Runner", dependencies: ["Shop", "Plugged", "Animals", "BaseHoldingDerived", "Binary", "BinaryBlocks", "UnqualifiedChoice", \(resourceLoader)], \(strict)),
                 ],
                 swiftLanguageModes: [.v6]
             )
@@ -249,8 +262,15 @@ struct GeneratedCodeCompileTests {
         // local element in none, a reference to another schema's element in that one's
         #expect(result.output.contains(#"choice namespaces: true ["label=-", "a=-", "seal=urn:other"]"#), "\(result.output)")
         #expect(result.output.contains(#"strings: [Optional("a"), nil]"#))
+        // AND a bare hexBinary header block and response are written and read as hex, a bare
+        // base64Binary block beside them as base64
+        let hexLine = result.output.split(separator: "\n").first { $0.hasPrefix("hex blocks: ") }.map(String.init) ?? ""
+        #expect(hexLine.contains(#"<Token xmlns="urn:test">AB</Token>"#) && hexLine.contains(#"<Note xmlns="urn:test">qw==</Note>"#), "\(hexLine)")
+        #expect(hexLine.contains("<Put xmlns=\"urn:test\">DEAD</Put>"), "\(hexLine)")
+        #expect(result.output.contains("hex reply: [190, 239] [15, 14] [171]"), "\(result.output)")
         // AND the plugin's diagnostics are in the build log
         #expect(build.output.contains("Generating SOAP resources from Shop.wsdl"))
+        #expect(!build.output.contains("ShopV1.wsdl"))
     }
 
     /// Writes the generated files into `sources`.

@@ -211,6 +211,40 @@ extension GeneratorSnippets {
             </xsd:complexType>
             """)
 
+    /// A document/literal bare operation whose request, response and header blocks are bare
+    /// `xsd:hexBinary` values (the response and its header through a restriction of it).
+    static let hexBinaryBlocks = Snippet.wsdl(
+        """
+        <wsdl:types>
+          <xsd:schema targetNamespace="urn:test" elementFormDefault="qualified">
+            <xsd:simpleType name="Hash"><xsd:restriction base="xsd:hexBinary"><xsd:length value="2"/></xsd:restriction></xsd:simpleType>
+            <xsd:element name="Put" type="xsd:hexBinary"/>
+            <xsd:element name="PutResponse" type="tns:Hash"/>
+            <xsd:element name="Token" type="xsd:hexBinary"/>
+            <xsd:element name="Receipt" type="tns:Hash"/>
+            <xsd:element name="Note" type="xsd:base64Binary"/>
+          </xsd:schema>
+        </wsdl:types>
+        <wsdl:message name="In"><wsdl:part name="body" element="tns:Put"/></wsdl:message>
+        <wsdl:message name="Out"><wsdl:part name="body" element="tns:PutResponse"/></wsdl:message>
+        <wsdl:message name="H"><wsdl:part name="t" element="tns:Token"/><wsdl:part name="n" element="tns:Note"/></wsdl:message>
+        <wsdl:message name="R"><wsdl:part name="r" element="tns:Receipt"/><wsdl:part name="n" element="tns:Note"/></wsdl:message>
+        <wsdl:portType name="P"><wsdl:operation name="Put"><wsdl:input message="tns:In"/><wsdl:output message="tns:Out"/></wsdl:operation></wsdl:portType>
+        <wsdl:binding name="B" type="tns:P">
+          <soap:binding style="document" transport="http://schemas.xmlsoap.org/soap/http"/>
+          <wsdl:operation name="Put"><soap:operation soapAction="put"/>
+            <wsdl:input>
+              <soap:body use="literal" parts="body"/>
+              <soap:header message="tns:H" part="t" use="literal"/><soap:header message="tns:H" part="n" use="literal"/>
+            </wsdl:input>
+            <wsdl:output>
+              <soap:body use="literal" parts="body"/>
+              <soap:header message="tns:R" part="r" use="literal"/><soap:header message="tns:R" part="n" use="literal"/>
+            </wsdl:output>
+          </wsdl:operation>
+        </wsdl:binding>
+        """)
+
     /// Constructs the generator leaves out or changes, each with a diagnostic.
     static let unsupported = operation(
         requestType: "tns:Node",

@@ -8,14 +8,14 @@ struct WSDLGeneratorConfigurationTests {
         let json = """
             {"accessModifier": "package", "typeNamePrefix": "Shop", "filter": ["GetOrder"],
              "nameOverrides": {"GetOrder": "FetchOrder"}, "schemaLocations": {"https://x/a.xsd": "a.xsd"},
-             "additionalImports": ["Shared"]}
+             "additionalImports": ["Shared"], "document": "Orders.wsdl"}
             """
         let configuration = try WSDLGeneratorConfiguration(json: Data(json.utf8))
         #expect(
             configuration
                 == WSDLGeneratorConfiguration(
                     accessModifier: .package, typeNamePrefix: "Shop", filter: ["GetOrder"], nameOverrides: ["GetOrder": "FetchOrder"],
-                    schemaLocations: ["https://x/a.xsd": "a.xsd"], additionalImports: ["Shared"]))
+                    schemaLocations: ["https://x/a.xsd": "a.xsd"], additionalImports: ["Shared"], document: "Orders.wsdl"))
         #expect(configuration.readerOptions.schemaLocations == ["https://x/a.xsd": "a.xsd"])
         #expect(try WSDLGeneratorConfiguration(json: Data("{}".utf8)) == WSDLGeneratorConfiguration())
     }

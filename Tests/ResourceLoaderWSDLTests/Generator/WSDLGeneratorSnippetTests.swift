@@ -872,6 +872,66 @@ struct WSDLGeneratorSnippetTests {
             """)
     }
 
+    /// A `default` or `fixed` value is neither filled in nor checked, and the property's
+    /// documentation says what the schema gives; a reference's own value stands in for the
+    /// declaration's.
+    @Test func defaultAndFixedValuesAreDocumented() throws {
+        let output = try GeneratorSnippets.generate(GeneratorSnippets.operation(
+            requestType: "tns:Settings",
+            schema: """
+                <xsd:attribute name="version" type="xsd:string" default="1.0"/>
+                <xsd:complexType name="Settings">
+                  <xsd:sequence>
+                    <xsd:element name="size" type="xsd:int" minOccurs="0" default="10">
+                      <xsd:annotation><xsd:documentation>The page size.</xsd:documentation></xsd:annotation>
+                    </xsd:element>
+                    <xsd:element name="name" type="xsd:string"/>
+                  </xsd:sequence>
+                  <xsd:attribute name="mode" type="xsd:string" fixed="strict"/>
+                  <xsd:attribute ref="tns:version" default="2.0"/>
+                </xsd:complexType>
+                """))
+        #expect(output.diagnostics.map { "\($0.severity.rawValue) \($0.construct.rawValue) \($0.location.path)" } == [])
+        let types = try #require(output.file(named: "Types.swift")?.contents)
+        let settings = try #require(GeneratorSnippets.declaration("Settings", in: types))
+        #expect(settings.contains("""
+                /// The page size.
+                ///
+                /// When empty, its value is `10`, the schema's default.
+                var size: Int32?
+                var name: String
+                /// The schema fixes its value at `strict`.
+                var mode: String?
+                /// When absent, its value is `2.0`, the schema's default.
+                var version: String?
+            """), "\(settings)")
+    }
+
+    /// A bare `xsd:hexBinary` header block, response or response header block has no field to
+    /// mark: the resource writes and reads it with a hex strategy of its own, and leaves a
+    /// `base64Binary` block beside it as base64.
+    @Test func bareHexBinaryBlocksAndResponsesAreWrittenAndReadAsHex() throws {
+        let output = try GeneratorSnippets.generate(GeneratorSnippets.hexBinaryBlocks)
+        #expect(output.diagnostics.map { "\($0.severity.rawValue) \($0.construct.rawValue) \($0.location.path)" } == [])
+        let operations = try #require(output.file(named: "Operations.swift")?.contents)
+        #expect(operations.contains("""
+                        if let value = self.token {
+                            blocks.append(try SOAPHeaderBlock(value, as: XMLQualifiedName("Token", namespaceURI: "urn:test"), encoder: XMLTreeEncoder(dataEncodingStrategy: .hex)))
+                        }
+                        if let value = self.note {
+                            blocks.append(try SOAPHeaderBlock(value, as: XMLQualifiedName("Note", namespaceURI: "urn:test")))
+                        }
+            """))
+        #expect(operations.contains("""
+                /// A decoder that reads the response's `xsd:hexBinary` content as hex.
+                var xmlDecoder: XMLTreeDecoder { XMLTreeDecoder(dataDecodingStrategy: .hex) }
+            """))
+        #expect(operations.contains("""
+                        receipt: try headers.decode(Data.self, named: "Receipt", namespaceURI: "urn:test", decoder: XMLTreeDecoder(dataDecodingStrategy: .hex)),
+                        note: try headers.decode(Data.self, named: "Note", namespaceURI: "urn:test"))
+            """))
+    }
+
     /// `xsd:hexBinary` is `Data` like `xsd:base64Binary`, and its fields are marked hex in the
     /// type's schema: elements, attributes, simple content, arrays, and simple types restricted
     /// from it.
