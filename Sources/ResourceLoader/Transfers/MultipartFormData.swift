@@ -21,8 +21,10 @@ import Foundation
 ///   chunked. A part with a negative length, or parts that add up to more than `Int64.max`, make
 ///   the form refused with ``ResourceError/invalidRequest(reason:)``.
 /// - **Names** and file names are escaped by the WHATWG form-submission rule: `"` becomes `%22`,
-///   CR `%0D` and LF `%0A`, so no name can end its quoted string or add a header line; any
-///   other character, non-ASCII included, is sent as UTF-8 inside the quotes.
+///   CR `%0D` and LF `%0A`, and backslashes that end a name `%5C`, so no name can end its quoted
+///   string or add a header line, whether the server reads quoted strings as browsers send them
+///   or by RFC 9110's quoted pairs; any other character, non-ASCII included, is sent as UTF-8
+///   inside the quotes.
 /// - **Boundary**: random, 47 characters of RFC 2046's `bchars`, and checked not to occur in any
 ///   part held in memory or in a part's header lines (a new one is drawn if it does; a given one,
 ///   see ``init(boundary:)``, is refused). A file or a stream cannot be checked
@@ -302,15 +304,20 @@ public struct MultipartFormData: Sendable, Hashable {
     }
 
     /// `name` escaped for a quoted `name` or `filename` parameter by the WHATWG rule: `"` as
-    /// `%22`, CR as `%0D`, LF as `%0A`; everything else as it is (UTF-8).
+    /// `%22`, CR as `%0D`, LF as `%0A`; everything else as it is (UTF-8), but the backslashes
+    /// that end a name, each as `%5C`: a parser that reads RFC 9110 quoted pairs would take the
+    /// last one with the closing quote, and read what follows as more parameters.
     public static func escaped(_ name: String) -> String {
         var result = ""
         result.unicodeScalars.reserveCapacity(name.unicodeScalars.count)
-        for scalar in name.unicodeScalars {
+        let scalars = Array(name.unicodeScalars)
+        let trailing = scalars.count - scalars.reversed().prefix { $0 == "\\" }.count
+        for (offset, scalar) in scalars.enumerated() {
             switch scalar {
             case "\"": result += "%22"
             case "\r": result += "%0D"
             case "\n": result += "%0A"
+            case "\\" where offset >= trailing: result += "%5C"
             default: result.unicodeScalars.append(scalar)
             }
         }

@@ -59,6 +59,12 @@ struct MultipartFormDataTests {
         ("a\"; filename=\"x.exe", "a%22; filename=%22x.exe"),
         ("100%", "100%"),
         ("Olá 📷", "Olá 📷"),
+        // A backslash inside stays; trailing ones would pair with the closing quote for a
+        // parser that reads RFC 9110 quoted pairs.
+        ("C:\\dir\\f", "C:\\dir\\f"),
+        ("a\\", "a%5C"),
+        ("a\\\\", "a%5C%5C"),
+        ("\\", "%5C"),
     ])
     func escapesNamesByTheWHATWGRule(name: String, escaped: String) async throws {
         #expect(MultipartFormData.escaped(name) == escaped)
@@ -69,6 +75,34 @@ struct MultipartFormDataTests {
         // Exactly the two quoted parameters: no quote or line break of the name survives.
         let disposition = try #require(text.split(separator: "\r\n").first { $0.hasPrefix("Content-Disposition") })
         #expect(disposition.filter { $0 == "\"" }.count == 4)
+        // Read by RFC 9110's quoted pairs too, it has the two parameters, each ending where
+        // its quotes do.
+        #expect(Self.quotedPairParameters(of: String(disposition)).map(\.name) == ["name", "filename"])
+    }
+
+    /// The parameters of a header field value read by RFC 9110's rules: a quoted string ends at
+    /// the first `"` that no backslash escapes.
+    static func quotedPairParameters(of value: String) -> [(name: String, value: String)] {
+        var parameters: [(name: String, value: String)] = []
+        var rest = Substring(value)
+        while let semicolon = rest.firstIndex(of: ";") {
+            rest = rest[rest.index(after: semicolon)...].drop { $0 == " " }
+            guard let equals = rest.firstIndex(of: "=") else { break }
+            let name = String(rest[..<equals])
+            rest = rest[rest.index(after: equals)...]
+            var text = ""
+            if rest.first == "\"" {
+                rest = rest.dropFirst()
+                while let character = rest.popFirst(), character != "\"" {
+                    text.append(character == "\\" ? rest.popFirst() ?? character : character)
+                }
+            } else {
+                text = String(rest.prefix { $0 != ";" })
+                rest = rest.drop { $0 != ";" }
+            }
+            parameters.append((name, text))
+        }
+        return parameters
     }
 
     @Test func sendsNonASCIINamesAsUTF8InsideTheQuotes() async throws {

@@ -64,6 +64,23 @@ struct MultipartPeerTests {
     }
 
     @Test(arguments: UploadTransport.allCases)
+    func aNameEndingInABackslashCannotTakeTheFileNameAsParameters(transport: UploadTransport) async throws {
+        let peer = try await MultipartPeer.start()
+        defer { peer.stop() }
+        // GIVEN a name whose last backslash, sent as it is, pairs with its closing quote for a
+        // parser of RFC 9110 quoted strings, and a file name that then reads as parameters
+        var form = MultipartFormData()
+        form.append(Data("file".utf8), named: "a\\", fileName: "; name=admin; x=", contentType: "text/plain")
+        form.append("v", named: "b\\\\")
+
+        let parsed = try await Self.send(form, to: peer.url("form"), transport: transport)
+
+        // THEN each part keeps its name and file name: the trailing backslashes went as %5C
+        #expect(parsed.parts.map(\.name) == ["a%5C", "b%5C%5C"])
+        #expect(parsed.parts.first?.filename == "; name=admin; x=")
+    }
+
+    @Test(arguments: UploadTransport.allCases)
     func aFileOfSomeMebibytesArrivesWithItsSHA256Intact(transport: UploadTransport) async throws {
         let peer = try await MultipartPeer.start()
         defer { peer.stop() }
