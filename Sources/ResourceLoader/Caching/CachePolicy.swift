@@ -340,16 +340,18 @@ public struct CachePolicy: Sendable {
 
     /// Whether the `200` answer to a `HEAD` request can freshen `stored`, the stored answer to a
     /// `GET` of the same URL (section 4.3.5): each validator it has (`ETag`, `Last-Modified`)
-    /// equals the stored response's, and its `Content-Length`, when it has one, is the stored
-    /// body's length. A `HEAD` answer without validators or length freshens the stored response,
-    /// as the RFC reads. When it cannot, the stored response is to be considered stale.
+    /// equals the stored response's, and its `Content-Length`, when it has one (a list of equal
+    /// values counts as one), is the stored body's length. A `HEAD` answer without validators or
+    /// length freshens the stored response, as the RFC reads. When it cannot, the stored
+    /// response is to be considered stale.
     public static func headResponse(_ head: ResponseHead, freshens stored: CachedResponse) -> Bool {
         for field in ["ETag", "Last-Modified"] {
             guard let value = head.value(forHTTPHeaderField: field) else { continue }
             guard stored.value(forHTTPHeaderField: field)?.trimmingOWS == value.trimmingOWS else { return false }
         }
         if let length = head.value(forHTTPHeaderField: "Content-Length") {
-            guard Int(length.trimmingOWS) == stored.body.count else { return false }
+            // One length, or a list of equal ones (RFC 9112 §6.3).
+            guard TransferRules.declaredContentLength(length) == Int64(stored.body.count) else { return false }
         }
         return true
     }
