@@ -340,9 +340,10 @@ public struct CachePolicy: Sendable {
 
     /// Whether the `200` answer to a `HEAD` request can freshen `stored`, the stored answer to a
     /// `GET` of the same URL (section 4.3.5): each validator it has (`ETag`, `Last-Modified`)
-    /// equals the stored response's, and its `Content-Length`, when it has one, is the stored
-    /// body's length. A `HEAD` answer without validators or length freshens the stored response,
-    /// as the RFC reads. When it cannot, the stored response is to be considered stale.
+    /// equals the stored response's, and its `Content-Length`, when it has one (a list of equal
+    /// values counts as one), is the stored body's length. A `HEAD` answer without validators or
+    /// length freshens the stored response, as the RFC reads. When it cannot, the stored
+    /// response is to be considered stale.
     ///
     /// A `HEAD` answer whose `Content-Encoding` is not the stored response's (a body stored
     /// decoded, without its coding) gives the length of a body coded otherwise, which says
@@ -360,7 +361,8 @@ public struct CachePolicy: Sendable {
         {
             return matchedValidator
         }
-        return Int(length.trimmingOWS) == stored.body.count
+        // One length, or a list of equal ones (RFC 9112 §6.3).
+        return TransferRules.declaredContentLength(length) == Int64(stored.body.count)
     }
 
     /// The codings a `Content-Encoding` value names, lower-cased, without `identity`.

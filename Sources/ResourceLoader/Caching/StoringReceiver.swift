@@ -110,10 +110,11 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
         return body
     }
 
-    /// The length an identity body's `Content-Length` declares, if any.
+    /// The length an identity body's `Content-Length` declares (one length, or a list of equal
+    /// ones), if any.
     private static func declaredLength(of head: ResponseHead) -> Int? {
         guard head.value(forHTTPHeaderField: "Content-Encoding") == nil else { return nil }
-        return head.value(forHTTPHeaderField: "Content-Length").flatMap(Int.init)
+        return head.value(forHTTPHeaderField: "Content-Length").flatMap(TransferRules.declaredContentLength).map { Int(clamping: $0) }
     }
     private var isHEAD: Bool { request.isHEAD }
     /// Whether the request carries the cache's validators.

@@ -17,7 +17,12 @@ import Foundation
 /// whole body has arrived, ``NetworkResourceType/validate(_:data:)`` accepts the answer's head
 /// (a resumed `206`'s too) and the file matches ``expectedSHA256`` and any `Content-Digest` or
 /// `Repr-Digest` the server sent, is it moved to ``destination`` as ``overwritePolicy`` says, and
-/// ``model(fromFileAt:response:)`` called. The answer to a `HEAD` places an empty file: its
+/// ``model(fromFileAt:response:)`` called. A `416` that says a resumed partial file is already
+/// whole stands for the `200` that would have carried it: `validate` is given that head (the
+/// `416`'s fields, but those that describe its own body, and the file's `Content-Length`), the
+/// file is held to ``TransferOptions/maximumDownloadBytes`` and checked against
+/// ``expectedSHA256`` alone (a `416`'s digest fields describe its own message), and
+/// ``model(fromFileAt:response:)`` gets that head. The answer to a `HEAD` places an empty file: its
 /// `Content-Length` and digests describe a body not sent. On any failure,
 /// cancellation or the deadline, nothing is at the destination and the temporary file is gone,
 /// unless ``keepsPartialFile`` asks to keep it to resume; a file that does not match a digest is
@@ -53,7 +58,8 @@ public protocol DownloadResourceType: NetworkResourceType {
     var keepsPartialFile: Bool { get }
 
     /// Makes the model from the placed file at `url` (the ``destination``), with the response
-    /// it came from. An error it throws fails the fetch with ``ResourceError/parsing(_:)``; the
+    /// it came from: for a partial file a `416` completed, the `200` that `416` stands for. An
+    /// error it throws fails the fetch with ``ResourceError/parsing(_:)``; the
     /// file stays where it was placed.
     func model(fromFileAt url: URL, response: ResponseHead) throws -> Model
 }

@@ -26,9 +26,12 @@ import FoundationNetworking
 ///    appended to the partial file, within ``TransferOptions/maximumDownloadBytes``, and hashed
 ///    as it is written; any other answer is kept in memory and reported by
 ///    ``NetworkResourceType/validate(_:data:)`` as it would be for any resource. The answer to
-///    a `HEAD` has no body: its file is empty, whatever its `Content-Length` and digests say;
+///    a `HEAD` has no body: its file is empty, whatever its `Content-Length` and digests say.
+///    A `416` that says the partial file is already whole stands for the `200` that would have
+///    carried it: the resource validates that head, and the file is held to the limit;
 /// 3. the file is flushed and checked against ``DownloadResourceType/expectedSHA256`` and the
-///    response's `Content-Digest` and `Repr-Digest` (RFC 9530);
+///    response's `Content-Digest` and `Repr-Digest` (RFC 9530); a file a `416` completes,
+///    against ``DownloadResourceType/expectedSHA256`` alone;
 /// 4. it is moved to ``DownloadResourceType/destination`` as
 ///    ``DownloadResourceType/overwritePolicy`` says, in one atomic rename;
 /// 5. ``DownloadResourceType/model(fromFileAt:response:)`` makes the model.

@@ -15,18 +15,21 @@ import FoundationNetworking
 /// ignored, or `If-Range` failed) starts the file over, a `206` is appended only when its
 /// `Content-Range` runs from where the partial file ends to the representation's last byte and
 /// its validator is the partial file's, and a `416` completes a partial file that already holds
-/// the whole representation or refuses the resume. Bytes of an answer that does not fit are
+/// the whole representation or refuses the resume. A `416` that completes it stands for the `200`
+/// that would have carried the whole file: the resource validates that head, and the file is
+/// held to the size limit; its own body is ignored. Bytes of an answer that does not fit are
 /// never written, and a `206` whose body runs past its range or ends short of it is not placed.
 /// The answer to a `HEAD` has no body: its file is empty, and its `Content-Length` and digest
 /// fields, which describe the body a `GET` would get, neither limit nor check it.
 ///
 /// When the body has all arrived the file is flushed, closed and checked against the expected
-/// SHA-256 and the server's `Content-Digest`/`Repr-Digest`, then left in ``DownloadStaging``
-/// for the service to validate and place. On any failure the file is closed and removed, or,
-/// when the resource keeps partial files and the answer had a validator, kept to resume. The
-/// partial file being resumed is left for the next attempt, or the download's outcome, to keep
-/// or remove, unless it is of another version, is shorter than its byte count, does not match a
-/// digest, or belongs to a representation over the size limit.
+/// SHA-256 and the server's `Content-Digest`/`Repr-Digest` (a file a `416` completes against
+/// the expected SHA-256 alone: a `416`'s digest fields describe its own message), then left in
+/// ``DownloadStaging`` for the service to place. On any failure the file is closed and removed,
+/// or, when the resource keeps partial files and the answer had a validator, kept to resume.
+/// The partial file being resumed is left for the next attempt, or the download's outcome, to
+/// keep or remove, unless it is of another version, is shorter than its byte count, does not
+/// match a digest, or belongs to a representation over the size limit.
 ///
 /// The partial file an attempt resumes is the one the attempts before it left
 /// (``DownloadStaging/resumePoint``): the resource's ``DownloadResourceType/resumeFrom`` for the
@@ -95,8 +98,9 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
         /// An answer the resource does not accept: its body, for the error.
         case collecting(ResponseHead, Data)
         case writing(Writing)
-        /// A `416` to a partial file that is already whole: its body is ignored.
-        case alreadyComplete(ResponseHead, DownloadFile)
+        /// A `416` to a partial file that is already whole: its body is ignored. The head
+        /// received, and the `200` it stands for (`wholeFileHead(standingInFor:length:)`).
+        case alreadyComplete(received: ResponseHead, standIn: ResponseHead, DownloadFile)
         case finished
     }
 
@@ -147,7 +151,7 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
             switch next {
             case .writing(let writing):
                 if let (completed, total, counting) = writing.writtenProgress { configuration.progress?(completed, total, counting) }
-            case .alreadyComplete(_, let file):
+            case .alreadyComplete(_, _, let file):
                 // The partial file holds every byte: its one value is the final one.
                 configuration.progress?(file.size, file.size, .bodyBytes)
             case .waiting, .collecting, .finished:
@@ -238,7 +242,7 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
         case .collecting(let head, let body):
             resumable = keepOrRemoveResumedPartial(after: error)
             answer = error.map { .failure($0) } ?? .success((body, head))
-        case .alreadyComplete(let head, var file):
+        case .alreadyComplete(let head, let standIn, var file):
             file.close()
             if let error {
                 resumable = keepOrRemoveResumedPartial(after: error)
@@ -246,7 +250,7 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
             } else {
                 do {
                     try verifyWholeFile(file.url)
-                    staged = .init(url: file.url, head: head, resumable: configuration.keepsPartialFile ? resumeFrom : nil)
+                    staged = .init(url: file.url, head: standIn, resumable: configuration.keepsPartialFile ? resumeFrom : nil)
                     answer = .success((Data(), head))
                 } catch {
                     DownloadFile.remove(file.url)
@@ -382,6 +386,11 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
 
     /// The `416` answer to a resumed download: the partial file is whole if the representation
     /// is as long as it; otherwise it is of another version, and is removed.
+    ///
+    /// A whole file is then held to what the answer that carried its last bytes would have
+    /// been: the resource's validation, given the `200` the `416` stands for (a refused one is
+    /// collected and reported by it, as a refused `206` is), and the size limit (a file over it
+    /// is removed).
     private func completing(_ partial: ResumableDownload, with head: ResponseHead) throws(ResourceError) -> Mode {
         let range = head.value(forHTTPHeaderField: "Content-Range").flatMap(ContentRange.init)
         guard let length = range?.completeLength, length == partial.byteCount,
@@ -390,10 +399,34 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
             DownloadFile.remove(partial.partialFile)
             throw .resumeRefused(.rangeNotSatisfiable(completeLength: range?.completeLength))
         }
+        let standIn = Self.wholeFileHead(standingInFor: head, length: length)
+        guard configuration.accepts(standIn) else { return .collecting(head, Data()) }
+        if length > configuration.maximumBytes {
+            // A representation over the limit: the partial file could never be placed.
+            DownloadFile.remove(partial.partialFile)
+            throw .responseTooLarge(limit: Int(clamping: configuration.maximumBytes))
+        }
         try checkDestination()
         var file = try Self.opening(partial)
         file.close()
-        return .alreadyComplete(head, file)
+        return .alreadyComplete(received: head, standIn: standIn, file)
+    }
+
+    /// The fields of a `416` that describe its own body, not the representation.
+    private static let fieldsOfA416sBody = [
+        "Content-Type", "Content-Encoding", "Content-Language", "Content-Length", "Content-Range",
+        "Content-Digest", "Repr-Digest", "Transfer-Encoding",
+    ]
+
+    /// The `200` a `416` that completes a partial file stands for: the answer that would have
+    /// carried the whole file, `length` bytes. It has the `416`'s URL and fields, but for those
+    /// that describe the `416`'s own body (``fieldsOfA416sBody``), and `Content-Length: length`.
+    private static func wholeFileHead(standingInFor head: ResponseHead, length: Int64) -> ResponseHead {
+        let kept = head.headerFields
+            .filter { field in !fieldsOfA416sBody.contains { ResponseHead.sameFieldName($0, field.key) } }
+            .sorted { $0.key < $1.key }
+            .map { (name: $0.key, value: $0.value) }
+        return ResponseHead(statusCode: 200, url: head.url, headerFields: kept + [(name: "Content-Length", value: String(length))])
     }
 
     /// Opens `partial` to append after its bytes. A file shorter than its byte count is not the
@@ -469,7 +502,8 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
     }
 
     /// Checks a file that arrived whole before (a `416` to a complete partial) against the
-    /// expected SHA-256, reading it back.
+    /// expected SHA-256, reading it back. A `416`'s `Content-Digest` and `Repr-Digest` describe
+    /// its own message, not the file, and are not read.
     private func verifyWholeFile(_ url: URL) throws(ResourceError) {
         guard let expected = configuration.expectedSHA256 else { return }
         var sha = SHA256()

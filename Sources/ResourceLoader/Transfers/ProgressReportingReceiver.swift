@@ -12,8 +12,9 @@ final class ProgressReportingReceiver: TransferReceiver {
         var received: Int64 = 0
         /// The coded bytes reported by the decoder before this receiver.
         var wire: Int64 = 0
-        /// The response's `Content-Length`; `0` for a response that has no body (answering a
-        /// `HEAD`, or a `204` or `304`), whatever its field says.
+        /// The length the response's `Content-Length` declares (one length, or a list of equal
+        /// ones); `0` for a response that has no body (answering a `HEAD`, or a `204` or `304`),
+        /// whatever its field says.
         var declared: Int64?
         /// What the response's progress counts; `nil` before the head, and for a content-coded
         /// body until it is known whether its bytes come counted on the wire or decoded.
@@ -55,7 +56,8 @@ final class ProgressReportingReceiver: TransferReceiver {
         // A response without a body has none to count, whatever its fields describe.
         let bodiless = answersHEAD || !ResponseCollector.mayHaveBody(head.statusCode)
         let coded = !bodiless && head.value(forHTTPHeaderField: "Content-Encoding").map { !TransferRules.isIdentity($0) } ?? false
-        let declared = bodiless ? 0 : head.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0) }
+        // One length, or a list of equal ones (RFC 9112 §6.3), as the collector reads it.
+        let declared = bodiless ? 0 : head.value(forHTTPHeaderField: "Content-Length").flatMap(TransferRules.declaredContentLength)
         state.withLock { state in
             state = State(declared: declared, counting: coded ? nil : .bodyBytes)
         }

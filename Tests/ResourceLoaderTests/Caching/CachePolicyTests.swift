@@ -309,6 +309,9 @@ struct CachePolicyTests {
         #expect(CachePolicy.headResponse(CacheTesting.head(headers: ["Last-Modified": "Sun, 06 Nov 1994 08:49:37 GMT"]), freshens: stored))
         #expect(!CachePolicy.headResponse(CacheTesting.head(headers: ["ETag": "\"v2\""]), freshens: stored))
         #expect(!CachePolicy.headResponse(CacheTesting.head(headers: ["ETag": "\"v1\"", "Content-Length": "6"]), freshens: stored))
+        // A Content-Length repeated with equal values is one length (RFC 9112 §6.3); differing ones are none.
+        #expect(CachePolicy.headResponse(CacheTesting.head(headers: ["ETag": "\"v1\"", "Content-Length": "5, 5"]), freshens: stored))
+        #expect(!CachePolicy.headResponse(CacheTesting.head(headers: ["ETag": "\"v1\"", "Content-Length": "5, 6"]), freshens: stored))
         #expect(!CachePolicy.headResponse(
             CacheTesting.head(headers: ["ETag": "\"v1\"", "Last-Modified": "Mon, 07 Nov 1994 08:49:37 GMT"]), freshens: stored))
         // No validator received: none fails to match.

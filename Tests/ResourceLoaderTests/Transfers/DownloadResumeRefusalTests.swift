@@ -22,6 +22,26 @@ struct VersionedDownload: DownloadResourceType {
     }
 }
 
+/// A download that accepts only answers that say `X-Api-Version: 2`, as ``VersionedDownload``
+/// does, records each head its `validate(_:data:)` is given, and whose model is the head the
+/// placed file came with.
+struct HeadRecordingDownload: DownloadResourceType {
+    typealias Model = ResponseHead
+    var url: URL
+    var destination: URL
+    var resumeFrom: ResumableDownload?
+    let validated = Locked<[ResponseHead]>([])
+
+    func validate(_ response: ResponseHead, data: Data) throws(ResourceError) {
+        validated.withLock { $0.append(response) }
+        guard acceptableStatusCodes.contains(response.statusCode), response.value(forHTTPHeaderField: "X-Api-Version") == "2" else {
+            throw .httpStatus(.init(head: response, body: data))
+        }
+    }
+
+    func model(fromFileAt url: URL, response: ResponseHead) throws -> ResponseHead { response }
+}
+
 /// What a resumed download refuses to splice or place (RFC 9110 §14.4, §13.1.5, §15.3.7.3), and
 /// what happens to its partial file and its destination when it cannot be placed.
 @Suite("Resumed downloads: answers refused, destinations kept, partial files reported")
@@ -417,6 +437,114 @@ struct DownloadResumeRefusalTests {
             #expect(scratch.contents().isEmpty)
         }
         #expect(!FileManager.default.fileExists(atPath: resource.destination.path))
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
+    /// A resource resuming `abcdefgh`, all 8 of its bytes, kept under `"v1"`: a partial file a
+    /// `416` completes.
+    static func resumingEightOfEight(in scratch: ScratchDirectory) throws -> ResumableDownload {
+        let partial = scratch.file(".data.bin.partial")
+        try Data("abcdefgh".utf8).write(to: partial)
+        return ResumableDownload(partialFile: partial, byteCount: 8, validator: .entityTag("\"v1\""), expectedLength: 8)
+    }
+
+    @Test(arguments: [false, true])
+    func aResumed416TheResourceDoesNotAcceptIsReportedByItsValidationAndNeverPlaced(keepsPartialFile: Bool) async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        // GIVEN a resource that accepts only answers with X-Api-Version: 2, resuming a partial
+        // file that is already whole, and a 416 that says so but does not say that version
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(416, headers: ["Content-Range": "bytes */8", "Content-Length": "0", "X-Api-Version": "1"]))
+        var resource = VersionedDownload(url: URL(string: "https://example.com/data")!, destination: scratch.file("data.bin"))
+        resource.resumeFrom = try Self.resumingEightOfEight(in: scratch)
+        resource.keepsPartialFile = keepsPartialFile
+
+        // WHEN it is downloaded
+        let error = await #expect(throws: ResourceError.self) { try await DownloadService<VersionedDownload>(session: session).fetch(resource) }
+
+        // THEN the resource's validation reports the 416, nothing is placed, and the partial
+        // file is kept as it was only when the resource keeps partial files, as for a 206 it
+        // refuses
+        if keepsPartialFile {
+            guard case .downloadInterrupted(let kept, .httpStatus(let failure)) = error else {
+                Issue.record("expected the partial file kept after httpStatus, got \(String(describing: error))")
+                return
+            }
+            #expect(failure.statusCode == 416)
+            #expect(kept == resource.resumeFrom)
+            #expect(try Data(contentsOf: kept.partialFile) == Data("abcdefgh".utf8))
+            #expect(scratch.contents() == [".data.bin.partial"])
+        } else {
+            guard case .httpStatus(let failure) = error else {
+                Issue.record("expected httpStatus, got \(String(describing: error))")
+                return
+            }
+            #expect(failure.statusCode == 416)
+            #expect(scratch.contents().isEmpty)
+        }
+        #expect(!FileManager.default.fileExists(atPath: resource.destination.path))
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
+    @Test func aResumed416IsValidatedAsThe200ItStandsForWhichTheModelIsGiven() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        // GIVEN a resource that accepts only answers with X-Api-Version: 2, resuming a partial
+        // file that is already whole, and a 416 that says so and says that version, with an
+        // error page of its own
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(416, headers: [
+            "Content-Range": "bytes */8", "Content-Type": "text/html", "X-Api-Version": "2", "ETag": "\"v1\"",
+        ], body: Data("<p>Range Not Satisfiable</p>".utf8)))
+        var resource = HeadRecordingDownload(url: URL(string: "https://example.com/data")!, destination: scratch.file("data.bin"))
+        resource.resumeFrom = try Self.resumingEightOfEight(in: scratch)
+
+        // WHEN it is downloaded
+        let head = try await DownloadService<HeadRecordingDownload>(session: session).fetch(resource)
+
+        // THEN the file is placed, and the resource validated, and made its model with, the
+        // 200 that would have carried the whole file: the 416's fields but those describing
+        // its own body, and the file's length
+        #expect(try Data(contentsOf: resource.destination) == Data("abcdefgh".utf8))
+        #expect(scratch.contents() == ["data.bin"])
+        let validated = resource.validated.withLock { $0 }
+        #expect(validated.count == 1)
+        for seen in validated + [head] {
+            #expect(seen.statusCode == 200)
+            #expect(seen.value(forHTTPHeaderField: "Content-Length") == "8")
+            #expect(seen.value(forHTTPHeaderField: "Content-Range") == nil)
+            #expect(seen.value(forHTTPHeaderField: "Content-Type") == nil)
+            #expect(seen.value(forHTTPHeaderField: "X-Api-Version") == "2")
+            #expect(seen.value(forHTTPHeaderField: "ETag") == "\"v1\"")
+            #expect(seen.url == URL(string: "https://example.com/data"))
+        }
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
+    @Test(arguments: [false, true])
+    func aPartialFileA416CompletesOverTheDownloadLimitIsRemovedAndNothingPlaced(keepsPartialFile: Bool) async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        // GIVEN a partial file that already holds all 100,000 bytes, a limit of 50,000, and a
+        // 416 that says the partial file is whole
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(416, headers: ["Content-Range": "bytes */100000", "Content-Length": "0"]))
+        var (resource, _) = try Self.resuming(from: URL(string: "https://example.com")!, in: scratch, count: Self.length)
+        resource.keepsPartialFile = keepsPartialFile
+        let limited = DownloadService<TestDownload>(session: session, options: TransferOptions(maximumDownloadBytes: 50_000))
+
+        // WHEN it is downloaded
+        let error = await #expect(throws: ResourceError.self) { try await limited.fetch(resource) }
+
+        // THEN it is too large, as a 200 or 206 of that representation would be: nothing is
+        // placed, and the partial file is removed rather than kept to be refused again
+        guard case .responseTooLarge(let limit) = error else {
+            Issue.record("expected responseTooLarge, got \(String(describing: error))")
+            return
+        }
+        #expect(limit == 50_000)
+        #expect(scratch.contents().isEmpty)
         #expect(scratch.openDescriptors().isEmpty)
     }
 

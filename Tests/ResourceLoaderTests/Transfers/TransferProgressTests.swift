@@ -42,6 +42,12 @@ struct BodilessAnswer: NetworkResourceType, DataResourceType {
     func model(from data: Data) throws -> Int { data.count }
 }
 
+/// A `GET` whose model is the body's byte count.
+struct CountedBody: NetworkResourceType, DataResourceType {
+    let url: URL
+    func model(from data: Data) throws -> Int { data.count }
+}
+
 @Suite("Progress: throttled, in order, the final value before the outcome")
 struct TransferProgressTests {
     @Test func aDownloadsProgressRunsOnTheQueueAndEndsWithTheWholeBodyBeforeTheModel() async throws {
@@ -109,6 +115,27 @@ struct TransferProgressTests {
         let downloads = seen.withLock { $0 }.filter { $0.direction == .download }
         #expect(downloads.last == TransferProgress(direction: .download, completedBytes: 0, totalBytes: 0))
         #expect(downloads.allSatisfy { $0.totalBytes == 0 })
+    }
+
+    @Test func aContentLengthRepeatedWithEqualValuesIsTheResponsesTotal() async throws {
+        // GIVEN an answer whose Content-Length is given twice with the same value (RFC 9112
+        // §6.3 lets a recipient take it as one), as a transport that joins repeated fields
+        // hands it over
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(200, headers: ["Content-Length": "1000, 1000"], body: DownloadFixtures.body(1_000)).inPieces(4))
+        let service = ResourceService<CountedBody>(session: session)
+        let seen = Locked<[TransferProgress]>([])
+
+        // WHEN it is fetched with progress
+        let count = try await service.fetch(
+            CountedBody(url: URL(string: "https://example.com/data")!), progressQueue: DispatchQueue(label: "progress")
+        ) { progress in seen.withLock { $0.append(progress) } }
+
+        // THEN every value has that length as its total
+        #expect(count == 1_000)
+        let downloads = seen.withLock { $0 }.filter { $0.direction == .download }
+        #expect(downloads.last == TransferProgress(direction: .download, completedBytes: 1_000, totalBytes: 1_000))
+        #expect(downloads.allSatisfy { $0.totalBytes == 1_000 }, "\(downloads)")
     }
 
     @Test func anUploadReportsItsRequestBodyThenTheResponse() async throws {
