@@ -104,9 +104,10 @@ extension AsyncHTTPClientTransport.Transfer {
     }
 }
 
-/// A large streamed request body for AsyncHTTPClient's async API: each piece of up to 256 KiB
-/// read by the hop's ``RequestBodyReader`` when the client asks for the next, so that no more than
-/// a piece is held, and counted as sent as it is handed over.
+/// A large streamed request body for AsyncHTTPClient's async API: the bytes already read to learn
+/// its size, if any, then each piece of up to 256 KiB read by the hop's ``RequestBodyReader`` when
+/// the client asks for the next, so that no more than a piece is held besides, and counted as sent
+/// as it is handed over.
 ///
 /// The client asks from a task of its own, which runs on Swift's cooperative pool; each read
 /// happens on a queue of the body's own while that task waits, never on a thread of the pool: a
@@ -116,20 +117,35 @@ struct TracedRequestBody: AsyncSequence, Sendable {
     typealias Element = ByteBuffer
 
     let reader: RequestBodyReader
+    /// The body's first bytes, read from `reader` before the body was handed to the client.
+    let first: ByteBuffer?
     /// Called with each piece's size as it is handed to the client.
     let sent: @Sendable (Int) -> Void
 
-    func makeAsyncIterator() -> Iterator {
-        Iterator(reader: reader, sent: sent)
+    init(reader: RequestBodyReader, first: Data? = nil, sent: @escaping @Sendable (Int) -> Void) {
+        self.reader = reader
+        self.first = first.flatMap { $0.isEmpty ? nil : ByteBuffer(bytes: $0) }
+        self.sent = sent
     }
 
-    /// Reads the pieces in order; the end of the body is `nil`, a failed read an error.
+    func makeAsyncIterator() -> Iterator {
+        Iterator(reader: reader, first: first, sent: sent)
+    }
+
+    /// Hands over the first bytes, then reads the pieces in order; the end of the body is `nil`,
+    /// a failed read an error.
     struct Iterator: AsyncIteratorProtocol {
         let reader: RequestBodyReader
+        var first: ByteBuffer?
         let sent: @Sendable (Int) -> Void
         let queue = DispatchQueue(label: "ResourceLoader.AsyncHTTPClientTransport.tracedBody")
 
         mutating func next() async throws -> ByteBuffer? {
+            if let first {
+                self.first = nil
+                sent(first.readableBytes)
+                return first
+            }
             let reader = reader
             let piece: ByteBuffer? = try await withCheckedThrowingContinuation { continuation in
                 queue.async {

@@ -111,15 +111,16 @@ import FoundationNetworking
 /// Streamed request bodies (a file, a `RequestBodyStream`, a `MultipartFormData` form) are read a
 /// piece at a time as the client takes them, with backpressure, declaring `Content-Length` when
 /// the length is known and chunked otherwise; a repeatable one is sent again on a `307` or `308`.
-/// A client that traces (the async API) sends a streamed body of known length over 1 MiB as an
-/// `AsyncSequence` of pieces, each read on a queue of the body's own when the client asks for it
-/// and reported sent as it is handed over, so that memory stays bounded whatever the size; the
-/// client reads such a sequence in a task of its own, on Swift's cooperative pool. A smaller
-/// streamed body, or one of unknown length, is read whole before it is sent (a stream that cannot
-/// be read again, on a thread of its own, so that `startTransfer` returns at once and a
-/// cancellation ends the transfer while the stream waits for its next chunk), and every body in
-/// memory goes out in one buffer right after the head, reported sent when the response head
-/// arrives: neither waits for a thread of the pool.
+/// A client that traces (the async API) sends a streamed body over 1 MiB as an `AsyncSequence` of
+/// pieces, each read on a queue of the body's own when the client asks for it and reported sent
+/// as it is handed over, so that memory stays bounded whatever the size; the client reads such a
+/// sequence in a task of its own, on Swift's cooperative pool. A smaller streamed body of known
+/// length is read whole before it is sent, and one of unknown length is read until it ends or
+/// passes 1 MiB: one that ends within it is sent as a body in memory, a longer one streams, its
+/// first MiB first (a stream that cannot be read again is read on a thread of its own, so that
+/// `startTransfer` returns at once and a cancellation ends the transfer while the stream waits
+/// for its next chunk). Every body in memory goes out in one buffer right after the head,
+/// reported sent when the response head arrives, without waiting for a thread of the pool.
 public final class AsyncHTTPClientTransport: URLSessionType {
     /// A transport with its own client, made with ``defaultConfiguration`` on the shared event
     /// loop group. It lives as long as the process and is never shut down.
@@ -132,6 +133,10 @@ public final class AsyncHTTPClientTransport: URLSessionType {
     /// (`connectionPool.retryConnectionEstablishment` off), so that it ends as
     /// `URLError.cannotConnectToHost` and the pipeline's `RetryPolicy` decides whether to try
     /// again, as it does over `URLSessionTransport`.
+    ///
+    /// A transport over a client you make with this configuration (``init(client:)``) cannot read
+    /// it: it asks for `Accept-Encoding: identity` and decodes nothing itself, as over any
+    /// injected client.
     public static var defaultConfiguration: HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, decompression: .disabled)
         configuration.connectionPool.retryConnectionEstablishment = false
@@ -331,9 +336,9 @@ public final class AsyncHTTPClientTransport: URLSessionType {
         let receiver = decodesContent ? TransferRules.decodingContent(for: receiver, limit: options.maximumResponseBytes) : receiver
         let transfer = Transfer(transport: self, original: request, options: options, receiver: receiver)
         if let deadline = transfer.idleDeadline() { idleTimeouts.watch(transfer, until: deadline) }
-        if transfer.readsOneShotStreamWhole(request) {
-            // Read whole before it is sent, a stream may wait for its next chunk: it is read
-            // on a thread of its own, so that this returns at once and a cancellation or the
+        if transfer.readsOneShotStreamBeforeSending(request) {
+            // Read whole, or its first bytes, before it is sent, a stream may wait for its next
+            // chunk: it is read on a thread of its own, so that this returns at once and a cancellation or the
             // deadline ends the transfer meanwhile.
             DispatchQueue.global().async { transfer.send(request) }
         } else {
@@ -624,21 +629,41 @@ extension AsyncHTTPClientTransport {
             }
         }
 
-        /// The largest streamed body of known length a traced hop reads whole (see the type's
+        /// The largest streamed body a traced hop sends from memory (see the type's
         /// documentation): 1 MiB.
         static let tracedWholeBodyLimit: Int64 = 1 << 20
 
         /// Whether the async API reads `request`'s streamed body whole before sending it (see
-        /// the type's documentation).
+        /// the type's documentation): one of known length up to ``tracedWholeBodyLimit``.
         func readsStreamedBodyWhole(_ request: URLRequest) -> Bool {
-            guard transport.tracer != nil, let streamed = request.streamedBody else { return false }
-            return (streamed.length ?? 0) <= Self.tracedWholeBodyLimit
+            guard transport.tracer != nil, let length = request.streamedBody?.length else { return false }
+            return length <= Self.tracedWholeBodyLimit
         }
 
-        /// Whether `request`'s body is a stream that cannot be read again and is read whole
-        /// before it is sent: reading it may wait for the stream's next chunk.
-        func readsOneShotStreamWhole(_ request: URLRequest) -> Bool {
-            readsStreamedBodyWhole(request) && request.streamedBody?.isRepeatable == false
+        /// Whether the async API reads the first bytes of `request`'s streamed body before
+        /// sending it, to learn whether it fits in ``tracedWholeBodyLimit`` (see the type's
+        /// documentation): one of unknown length.
+        func readsStreamedBodyAhead(_ request: URLRequest) -> Bool {
+            guard transport.tracer != nil, let streamed = request.streamedBody else { return false }
+            return streamed.length == nil
+        }
+
+        /// Whether `request`'s body is a stream that cannot be read again and is read, whole or
+        /// its first bytes, before it is sent: reading it may wait for the stream's next chunk.
+        func readsOneShotStreamBeforeSending(_ request: URLRequest) -> Bool {
+            (readsStreamedBodyWhole(request) || readsStreamedBodyAhead(request)) && request.streamedBody?.isRepeatable == false
+        }
+
+        /// The first bytes of the body `reader` reads: all of them when the body has no more than
+        /// ``tracedWholeBodyLimit`` (`isWhole`), else the first ``tracedWholeBodyLimit`` and up to
+        /// a piece more. Blocks until they are read.
+        static func readAhead(_ reader: RequestBodyReader) throws(ResourceError) -> (bytes: Data, isWhole: Bool) {
+            var bytes = Data()
+            while Int64(bytes.count) <= tracedWholeBodyLimit {
+                guard let piece = try reader.read(upTo: BodyPump.pieceSize) else { return (bytes, true) }
+                bytes.append(piece)
+            }
+            return (bytes, false)
         }
 
         /// Sends `request` as the next hop.
@@ -646,9 +671,10 @@ extension AsyncHTTPClientTransport {
             let parts: RequestParts
             let prepared: HTTPClient.Request
             // A streamed body is read a piece at a time as the client takes it, by a reader of
-            // this hop's own: pumped into the delegate API's writer, or, when large and of known
-            // length, handed to the traced hops' async API as an `AsyncSequence`. The async API
-            // reads a smaller one whole, in `requestParts`.
+            // this hop's own: pumped into the delegate API's writer, or, when large, handed to the
+            // traced hops' async API as an `AsyncSequence`. The async API reads a smaller one of
+            // known length whole, in `requestParts`, and the first bytes of one of unknown length
+            // below, once the hop's reader is in place for a cancellation to close.
             let streamed = request.streamedBody
             let reader = readsStreamedBodyWhole(request) ? nil : streamed?.makeReader()
             do {
@@ -661,6 +687,7 @@ extension AsyncHTTPClientTransport {
                 finish(error)
                 return
             }
+            let readsAhead = reader != nil && readsStreamedBodyAhead(request)
             let hop = withState { state -> Int? in
                 guard !state.finished else { return nil }
                 state.bodyReader?.close()
@@ -679,10 +706,23 @@ extension AsyncHTTPClientTransport {
             let task: HopTask
             if let tracer = transport.tracer {
                 // AsyncHTTPClient's async API, whose span nests under the fetch's (the +Tracing file).
+                var parts = parts
+                var first: Data?
+                if readsAhead, let reader {
+                    // A body of unknown length that turns out to fit goes out from memory, as a
+                    // smaller one of known length does; a longer one streams, its first bytes first.
+                    do {
+                        let ahead = try Self.readAhead(reader)
+                        if ahead.isWhole { parts.body = ahead.bytes } else { first = ahead.bytes }
+                    } catch {
+                        finish(error, hop: hop)
+                        return
+                    }
+                }
                 var (traced, context) = Self.tracedRequest(from: parts, tracer: tracer)
-                if let reader {
+                if let reader, parts.body == nil {
                     traced.body = .stream(
-                        TracedRequestBody(reader: reader) { [self] count in sentBodyPart(count, hop: hop) },
+                        TracedRequestBody(reader: reader, first: first) { [self] count in sentBodyPart(count, hop: hop) },
                         length: reader.length.map { .known($0) } ?? .unknown)
                 }
                 task = .async(startTracedHop(
@@ -891,9 +931,9 @@ extension AsyncHTTPClientTransport {
             if let data = request.httpBody {
                 body = data
             } else if let stream = request.httpBodyStream as? RequestBodyInputStream {
-                // Sent by a `streamedBody` reader, except on the async API, which reads one of at
-                // most `tracedWholeBodyLimit` bytes, or of unknown length, whole here, from its
-                // start on every hop.
+                // Sent by a `streamedBody` reader, except on the async API, which reads one of
+                // known length of at most `tracedWholeBodyLimit` bytes whole here, from its start
+                // on every hop.
                 // A read that fails fails the request: never a shorter body.
                 if readsStreamedBody {
                     body = try readAll(stream.makeCopy())

@@ -31,10 +31,11 @@ import FoundationNetworking
 /// `ServiceContext.current` (a new trace without one), with kind `client` and the request's
 /// method as its name (`GET`), as OpenTelemetry names HTTP client spans. It ends exactly once,
 /// when the fetch finishes, whatever the outcome: success, failure, cancellation or the deadline.
-/// A fetch that never reached the adapters (its request could not be built, or it was cancelled
-/// first) has no span. A resource that opts out of the adapters
-/// (`NetworkResourceType/usesPipelineAdapters` is `false`) still gets a span, started when its
-/// request is ready, but its request carries no trace headers.
+/// A fetch that is over before the adapter first runs for it (its request could not be built, or
+/// it was cancelled or passed its deadline first, while an adapter before this one ran, say) has
+/// no span, and the adapter injects nothing into its request, which is not sent. A resource that
+/// opts out of the adapters (`NetworkResourceType/usesPipelineAdapters` is `false`) still gets a
+/// span, started when its request is ready, but its request carries no trace headers.
 ///
 /// Before every attempt the adapter asks the tracer (the instrument) to inject the span's
 /// context into the request's headers: with a W3C tracer, `traceparent` (and `tracestate`). A
@@ -127,7 +128,8 @@ public final class TracingFetchMonitor: RequestAdapter, FetchMonitor, @unchecked
     /// request's headers on every attempt.
     ///
     /// Outside a pipeline's fetch (no `FetchEvent.Context.current`), it injects the task's
-    /// `ServiceContext.current`, if any, and starts no span.
+    /// `ServiceContext.current`, if any, and starts no span. For a fetch that is over (the task
+    /// is cancelled) and has no span, it starts none and returns `request` as it is.
     public func adapt(_ request: URLRequest) async throws -> URLRequest {
         var request = request
         guard let fetch = FetchEvent.Context.current else {
@@ -136,7 +138,7 @@ public final class TracingFetchMonitor: RequestAdapter, FetchMonitor, @unchecked
             }
             return request
         }
-        let span = span(for: fetch, request: request)
+        guard let span = span(for: fetch, request: request) else { return request }
         tracer.inject(span.context, into: &request, using: URLRequestHeaderInjector())
         return request
     }
@@ -146,7 +148,7 @@ public final class TracingFetchMonitor: RequestAdapter, FetchMonitor, @unchecked
     /// Starts the span if no adapter did (the resource opted out of them), and records the
     /// request as the adapters left it.
     public func requestReady(_ event: FetchEvent.RequestReady) {
-        let span = span(for: event.context, request: event.request)
+        guard let span = span(for: event.context, request: event.request) else { return }
         span.updateAttributes { Self.describe(event.request, in: &$0) }
     }
 
@@ -209,9 +211,14 @@ public final class TracingFetchMonitor: RequestAdapter, FetchMonitor, @unchecked
 
     // MARK: - Spans
 
-    /// The span of `fetch`, started now as a child of `ServiceContext.current` if it has none.
-    private func span(for fetch: FetchEvent.Context, request: URLRequest) -> any Span {
+    /// The span of `fetch`, started now as a child of `ServiceContext.current` if it has none;
+    /// `nil` if it has none and the fetch is over.
+    private func span(for fetch: FetchEvent.Context, request: URLRequest) -> (any Span)? {
         if let span = existingSpan(for: fetch) { return span }
+        // The pipeline cancels the task a fetch's attempts run in when the fetch ends (cancelled,
+        // or past its deadline), before its monitors hear `fetchFinished`: a span started now
+        // would begin after the fetch, and nothing would end it in time.
+        if Task.isCancelled { return nil }
         // The attempts of one fetch run one after the other, so no other call starts this
         // fetch's span meanwhile.
         let method = Self.method(of: request)
@@ -229,10 +236,9 @@ public final class TracingFetchMonitor: RequestAdapter, FetchMonitor, @unchecked
             Self.describe(request, in: &attributes)
         }
         lock.withLock { spans[fetch.fetchID] = span }
-        // A fetch that is cancelled, or passes its deadline, cancels the task its attempts run in
-        // before `fetchFinished`; an attempt task that gets here afterwards (a retry starting as
-        // the fetch ends) would leave a span nobody ends, so it ends the span itself, unless
-        // `fetchFinished` took it first.
+        // The fetch may have ended while the span started (cancelled, or past its deadline): its
+        // task was cancelled before `fetchFinished`, which may have found no span to end, so the
+        // span is ended here, unless `fetchFinished` took it first.
         if Task.isCancelled, let orphan = lock.withLock({ spans.removeValue(forKey: fetch.fetchID) }) {
             orphan.attributes[AttributeName.errorType] = ResourceError.cancelled.logName
             orphan.setStatus(SpanStatus(code: .error))

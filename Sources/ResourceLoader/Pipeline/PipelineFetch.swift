@@ -167,6 +167,13 @@ final class PipelineFetch: Sendable {
         onAnswer: @escaping @Sendable (Result<FetchAnswer, ResourceError>) -> Void
     ) {
         let number = pending.beginTransfer()
+        // A fetch that is over already (cancelled, or past its deadline, before its attempts
+        // began) starts no task: its monitors may have heard it finished, and none of its
+        // adapters runs after that. Once the transfer is begun, an end waits for it to be attached.
+        guard !pending.isFinished else {
+            pending.attach(NotSent(), number: number)
+            return
+        }
         let attempts = Task { [context] in
             onAnswer(await FetchEvent.Context.$current.withValue(context) {
                 await self.attempts(from: request, plan: plan, resuming: resumption)

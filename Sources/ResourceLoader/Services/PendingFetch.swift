@@ -325,6 +325,6 @@ final class PendingFetch<Value: Sendable>: Cancellable, DeadlineExpiring, @unche
 }
 
 /// The transfer of a fetch that was over before it could begin: nothing to cancel.
-private final class NotSent: Cancellable {
+final class NotSent: Cancellable {
     func cancel() {}
 }

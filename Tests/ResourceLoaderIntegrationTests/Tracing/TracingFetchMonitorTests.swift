@@ -137,9 +137,9 @@ struct TracingFetchMonitorTests {
         #expect(session.receivedRequests.isEmpty)
     }
 
-    @Test func anAttemptThatStartsAfterItsFetchEndedLeavesNoOpenSpan() async throws {
+    @Test func anAttemptThatStartsAfterItsFetchEndedStartsNoSpan() async throws {
         // A retry's adapters can start in the attempts' task just as the fetch is cancelled, after
-        // `fetchFinished` took the span: that task is cancelled by then, and what it starts must end.
+        // `fetchFinished` took the span: that task is cancelled by then, and starts no span.
         let tracer = InMemoryTracer()
         let tracing = TracingFetchMonitor(tracer: tracer)
         let context = FetchEvent.Context(fetchID: .max, resourceType: Greeting.self)
@@ -150,19 +150,59 @@ struct TracingFetchMonitorTests {
                 return try? await tracing.adapt(request)
             }
         }
-        _ = await lateAttempt.value
+        let adapted = await lateAttempt.value
 
-        let span = try #require(tracer.finishedSpans.first)
-        #expect(tracer.finishedSpans.count == 1)
-        #expect(span.attributes.get(Name.errorType) == .string("cancelled"))
-        #expect(span.status?.code == .error)
+        #expect(tracer.finishedSpans.isEmpty)
         #expect(tracer.activeSpans.isEmpty)
         #expect(tracing.openSpanCount == 0)
-        // The fetch's own end, if it comes after, finds nothing left to end.
+        #expect(adapted?.value(forHTTPHeaderField: InMemoryTracer.spanIDKey) == nil)
+        // The fetch's own end, if it comes after, finds nothing to end.
         tracing.fetchFinished(FetchEvent.Finished(
             context: context, request: request, result: .failure(.cancelled), statusCode: nil, bodyByteCount: nil, attempts: 1, duration: .zero
         ))
-        #expect(tracer.finishedSpans.count == 1)
+        #expect(tracer.finishedSpans.isEmpty)
+    }
+
+    @Test func aFetchCancelledBeforeTheAdapterRanHasNoSpan() async throws {
+        // GIVEN a pipeline whose first adapter waits for a gate, whatever happens meanwhile, and
+        // whose second is the tracing one
+        let tracer = InMemoryTracer()
+        let tracing = TracingFetchMonitor(tracer: tracer)
+        let (adapting, adaptingContinuation) = AsyncStream<Void>.makeStream()
+        let (gate, gateContinuation) = AsyncStream<Void>.makeStream()
+        let (traced, tracedContinuation) = AsyncStream<Void>.makeStream()
+        let waiting = ClosureRequestAdapter { request in
+            adaptingContinuation.yield()
+            // Waits in a task of its own, which the fetch's cancellation does not reach.
+            await Task { for await _ in gate { break } }.value
+            return request
+        }
+        let tracingAdapter = ClosureRequestAdapter { request in
+            defer { tracedContinuation.yield() }
+            return try await tracing.adapt(request)
+        }
+        let session = FakeURLSession()
+        session.stub(.any, with: .json("hello"))
+        let pipeline = ResourcePipeline(session: session, adapters: [waiting, tracingAdapter], monitors: [tracing])
+
+        // WHEN the fetch is cancelled while the first adapter waits, and has ended, and then the
+        // tracing adapter runs
+        let fetch = Task { await ResourceService<Greeting>(pipeline: pipeline).outcome(of: Greeting()) }
+        for await _ in adapting { break }
+        fetch.cancel()
+        let outcome = await fetch.value
+        gateContinuation.yield()
+        for await _ in traced { break }
+
+        // THEN the fetch has no span: none was started after it ended
+        guard case .failure(.cancelled) = outcome else {
+            Issue.record("expected a cancellation, got \(outcome)")
+            return
+        }
+        #expect(tracer.finishedSpans.isEmpty, "\(tracer.finishedSpans.map(\.operationName))")
+        #expect(tracer.activeSpans.isEmpty)
+        #expect(tracing.openSpanCount == 0)
+        #expect(session.receivedRequests.isEmpty)
     }
 
     @Test func aFetchThatNeverReachesTheAdaptersHasNoSpan() async throws {

@@ -93,6 +93,54 @@ struct AsyncHTTPClientUploadTests {
         #expect(parsed.parts.last?.filename == "s.bin")
     }
 
+    /// A stream of unknown length goes out as it is produced, traced or not: the server has read
+    /// its first mebibytes before the stream produces its last piece, so the body is never
+    /// collected whole before it is sent.
+    @Test(arguments: [false, true])
+    func aStreamOfUnknownLengthIsSentAsItIsProduced(traced: Bool) async throws {
+        // GIVEN a server that reads the body as it comes and answers once it is whole, and a
+        // stream that produces 2 MiB, then its last piece only once the server has read 1.5 MiB
+        let answer = Data("HTTP/1.1 201 Created\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
+        let server = try UploadFramingServer(answer: answer, answersOnceWhole: true)
+        defer { server.stop() }
+        let piece = Data(repeating: 0x62, count: 256 << 10)
+        let (chunks, continuation) = AsyncStream<Data>.makeStream()
+        for _ in 0..<8 { continuation.yield(piece) }
+        let producer = Task {
+            let seen = await withTimeLimit(.seconds(20)) { () -> Bool in
+                while server.outcome.bodyBytes < 3 << 19 {
+                    guard !server.outcome.hasEnded, (try? await Task.sleep(for: .milliseconds(10))) != nil else { return false }
+                }
+                return true
+            }
+            continuation.yield(piece)
+            continuation.finish()
+            return seen == true
+        }
+        var request = URLRequest(url: server.url)
+        request.httpMethod = "POST"
+        request.setBody(.stream(RequestBodyStream(chunks)))
+        let transport = traced ? AsyncHTTPClientTransport(configuration: TransportUnderTest.tracingConfiguration) : AsyncHTTPClientTransport()
+
+        // WHEN the transport sends it
+        let recorder = ProgressRecorder()
+        let handle = transport.startTransfer(request, options: TransferOptions(), receiver: recorder)
+        let result = await withTimeLimit { await recorder.result }
+        withExtendedLifetime(handle) {}
+
+        // THEN the server read the first bytes while the stream was still producing, and the
+        // whole body arrived, chunked
+        #expect(await producer.value, "the server received nothing of the body before the stream ended")
+        guard case .success(let (head, _))? = result else {
+            Issue.record("the upload failed: \(String(describing: result))")
+            return
+        }
+        #expect(head.statusCode == 201)
+        let seen = await server.outcomeOnceEnded()
+        #expect(seen.isComplete)
+        #expect(seen.bodyBytes == 9 * Int64(piece.count))
+    }
+
     @Test func cancellingAStreamThatWaitsForItsNextChunkEndsAtOnce() async throws {
         let listener = try StallingListener()
         let (chunks, continuation) = AsyncStream<Data>.makeStream()

@@ -245,8 +245,9 @@ func upload(
 /// `pause` between pieces, and records whether the body arrived whole: a chunked body's last
 /// (zero-length) chunk and trailer section, or every byte a `Content-Length` declared. It writes
 /// `answer`, if any, as soon as it has read the request's head (after `100 Continue` when the
-/// request expects it), and goes on reading the body. Every loop is bounded: it stops when the
-/// body is whole, when the client closes the connection, at ``stop()`` and after `limit`.
+/// request expects it), and goes on reading the body; with `answersOnceWhole`, only once the body
+/// is whole. Every loop is bounded: it stops when the body is whole, when the client closes the
+/// connection, at ``stop()`` and after `limit`.
 final class UploadFramingServer: @unchecked Sendable {
     /// What the server saw of the upload.
     struct Outcome: Sendable {
@@ -263,7 +264,8 @@ final class UploadFramingServer: @unchecked Sendable {
     private let state = Guarded<(outcome: Outcome, isStopped: Bool)>((Outcome(), false))
 
     init(
-        answer: Data? = nil, pieceSize: Int = 256 * 1024, pause: Duration = .zero, limit: Duration = .seconds(90)
+        answer: Data? = nil, answersOnceWhole: Bool = false, pieceSize: Int = 256 * 1024, pause: Duration = .zero,
+        limit: Duration = .seconds(90)
     ) throws {
         #if canImport(Glibc)
         let descriptor = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -289,7 +291,7 @@ final class UploadFramingServer: @unchecked Sendable {
         socket = descriptor
         port = UInt16(bigEndian: address.sin_port)
         let thread = Thread { [self] in
-            serve(answer: answer, pieceSize: pieceSize, pause: pause, until: ContinuousClock.now + limit)
+            serve(answer: answer, answersOnceWhole: answersOnceWhole, pieceSize: pieceSize, pause: pause, until: ContinuousClock.now + limit)
             state.withLock { $0.outcome.hasEnded = true }
         }
         thread.name = "UploadFramingServer"
@@ -322,7 +324,7 @@ final class UploadFramingServer: @unchecked Sendable {
 
     private var isStopped: Bool { state.withLock { $0.isStopped } }
 
-    private func serve(answer: Data?, pieceSize: Int, pause: Duration, until deadline: ContinuousClock.Instant) {
+    private func serve(answer: Data?, answersOnceWhole: Bool, pieceSize: Int, pause: Duration, until deadline: ContinuousClock.Instant) {
         var client: Int32 = -1
         while client < 0 {
             guard !isStopped, ContinuousClock.now < deadline else { return }
@@ -343,13 +345,14 @@ final class UploadFramingServer: @unchecked Sendable {
             let bytes = parser.consume(piece[0..<count])
             if !hadHead, let head = parser.head {
                 if head.contains("\r\nexpect: 100-continue") { _ = Self.write(Data("HTTP/1.1 100 Continue\r\n\r\n".utf8), to: client) }
-                if let answer { _ = Self.write(answer, to: client) }
+                if let answer, !answersOnceWhole { _ = Self.write(answer, to: client) }
             }
             let complete = parser.isComplete
             state.withLock {
                 $0.outcome.bodyBytes += bytes
                 $0.outcome.isComplete = complete
             }
+            if complete, answersOnceWhole, let answer { _ = Self.write(answer, to: client) }
             guard !complete, !parser.isMalformed else { return }
             if pause > .zero { Thread.sleep(forTimeInterval: pause.timeInterval) }
         }
