@@ -43,6 +43,12 @@ import FoundationNetworking
 ///   `X-Idempotency-Key` field) reaches the server at most once. On Linux, where libcurl re-sends a request whose reused connection the server
 ///   closes unanswered, such a request goes out on a session of its own, on a connection no
 ///   request used before, with `Connection: close`.
+/// - **Idle timeout**: a request's `timeoutInterval` (and the configuration's
+///   `timeoutIntervalForRequest`) that is not finite or not positive means no idle timeout, as on
+///   `AsyncHTTPClientTransport`; the deadline still bounds the fetch. (FoundationNetworking
+///   counts whole seconds: it traps on a value that is not finite or is huge, and times a
+///   request out at once for one under a second. There the transport sends such values as no
+///   idle timeout, and rounds the others up to whole seconds.)
 /// - **Cancellation** is safe at any moment: on Linux the transport's session keeps no
 ///   `urlCache`, since FoundationNetworking cannot cancel a task while it looks it up in one.
 /// - **One outcome**: the receiver is completed exactly once per request; a transfer that was
@@ -113,6 +119,7 @@ public final class URLSessionTransport: URLSessionType {
         // the task can load; a `cancel()` that lands in that window reports the cancellation for
         // a task the session has already forgotten, which traps the process.
         configuration.urlCache = nil
+        configuration.timeoutIntervalForRequest = Self.wholeSecondsIdleTimeout(configuration.timeoutIntervalForRequest)
         #endif
         let queue = DelegateQueue()
         let delegate = Delegate(
@@ -205,6 +212,20 @@ public final class URLSessionTransport: URLSessionType {
     ///
     /// A request with a streamed body is given a new ``RequestBodyInputStream`` of it, which
     /// `streams` closes when the transfer ends.
+    #if canImport(FoundationNetworking)
+    /// The longest idle timeout sent to FoundationNetworking, which stands for none: about 31
+    /// years, so that its whole milliseconds fit in its timer.
+    static let longestIdleTimeout: TimeInterval = 1e9
+
+    /// `interval` as FoundationNetworking can keep it: whole seconds, at least the time asked
+    /// for (it drops fractions, and times a request under a second out at once), and
+    /// ``longestIdleTimeout`` for none (a value that is not finite or not positive) or for more.
+    static func wholeSecondsIdleTimeout(_ interval: TimeInterval) -> TimeInterval {
+        guard interval.isFinite, interval > 0 else { return longestIdleTimeout }
+        return min(interval.rounded(.up), longestIdleTimeout)
+    }
+    #endif
+
     fileprivate func makeTask(for request: URLRequest, streams: StreamedBodyReceiver?) -> URLSessionDataTask {
         var request = request
         #if !canImport(FoundationNetworking)
@@ -233,6 +254,7 @@ public final class URLSessionTransport: URLSessionType {
             #endif
         }
         #if canImport(FoundationNetworking)
+        request.timeoutInterval = Self.wholeSecondsIdleTimeout(request.timeoutInterval)
         guard !request.mayBeSentAgain else { return session.dataTask(with: request) }
         if request.value(forHTTPHeaderField: "Connection") == nil {
             request.setValue("close", forHTTPHeaderField: "Connection")

@@ -50,6 +50,20 @@ struct FaultInjectionTests {
         #expect(outcome.error?.caseName == "timedOut")
     }
 
+    @Test("An idle timeout under a second, or none (infinite, zero, negative, huge), lets an answer that comes in time through", arguments: Transport.enforcing)
+    func anIdleTimeoutOfAnySizeLetsATimelyAnswerThrough(transport: Transport) async throws {
+        let server = try LoopbackHTTPServer { _ in
+            .script([.pause(.milliseconds(150)), raw("HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n{\"a\":\"b\"}")])
+        }
+        defer { server.stop() }
+        for timeout in [0.75, 1.9, .infinity, .nan, 0, -1, 1e300] as [TimeInterval] {
+            var probe = Probe(url: server.baseURL)
+            probe.timeoutInterval = timeout
+            let outcome = try await singleOutcome(probe, session: transport.session)
+            #expect(outcome.error == nil, "timeoutInterval \(timeout): \(String(describing: outcome.error))")
+        }
+    }
+
     @Test(arguments: Transport.allCases)
     func aTricklingServerIsStoppedByTheDeadline(transport: Transport) async throws {
         // One byte every 50 ms keeps the idle timeout from ever firing.

@@ -191,6 +191,12 @@ struct GeneratedCodeCompileTests {
         try Data(#"{"document": "calc.wsdl"}"#.utf8).write(to: calc.appendingPathComponent("resourceloader-wsdl.json"))
         try Data("import Foundation\nimport ResourceLoader\n\nlet calcBinding = Add(AddRequest(a: 1, b: 2), url: URL(fileURLWithPath: \"/\")).soapBinding\n".utf8)
             .write(to: calc.appendingPathComponent("Use.swift"))
+        // AND a target with two .wsdl files and no configuration to choose between them
+        let twin = folder.appendingPathComponent("Sources/Twin")
+        try FileManager.default.createDirectory(at: twin, withIntermediateDirectories: true)
+        try Data(GeneratorSnippets.rpc.utf8).write(to: twin.appendingPathComponent("a.wsdl"))
+        try Data(GeneratorSnippets.operations.utf8).write(to: twin.appendingPathComponent("b.wsdl"))
+        try Data("let twin = 1\n".utf8).write(to: twin.appendingPathComponent("Twin.swift"))
         // AND a target whose code the build-tool plugin generates from its .wsdl and configuration
         let plugged = folder.appendingPathComponent("Sources/Plugged")
         try FileManager.default.createDirectory(at: plugged, withIntermediateDirectories: true)
@@ -214,7 +220,7 @@ struct GeneratedCodeCompileTests {
                 platforms: [.macOS(.v13), .iOS(.v16)],
                 dependencies: [.package(path: \(SwiftLiteral.quoted(Self.packageRoot.path)))],
                 targets: [
-            \((libraries.map(\.name) + corpus).map { "        .target(name: \"\($0)\", dependencies: [\(resourceLoader)], \(strict))," }.joined(separator: "\n"))
+            \((libraries.map(\.name) + corpus + ["Twin"]).map { "        .target(name: \"\($0)\", dependencies: [\(resourceLoader)], \(strict))," }.joined(separator: "\n"))
                     .target(
                         name: "Plugged", dependencies: [\(resourceLoader)], \(strict),
                         plugins: [.plugin(name: "ResourceLoaderWSDLPlugin", package: "\(Self.packageRoot.lastPathComponent)")]),
@@ -231,6 +237,14 @@ struct GeneratedCodeCompileTests {
         #expect(command.status == 0, "swift package generate-soap-resources failed:\n\(command.output)")
         let generatedCalc = try String(contentsOf: calc.appendingPathComponent("Generated/Operations.swift"), encoding: .utf8)
         #expect(generatedCalc.contains("struct Add: SOAPResourceType {"))
+        let refused = try await Self.run(
+            swift, ["package", "--package-path", folder.path, "--allow-writing-to-package-directory", "generate-soap-resources", "--target", "Twin"],
+            in: folder)
+        #expect(refused.status != 0)
+        #expect(
+            refused.output.contains(#"the target Twin has 2 .wsdl files (a.wsdl, b.wsdl); name the one to generate from as "document" in resourceloader-wsdl.json"#),
+            "\(refused.output)")
+        #expect(!FileManager.default.fileExists(atPath: twin.appendingPathComponent("Generated").path))
         let build = try await Self.run(swift, ["build", "--package-path", folder.path], in: folder)
         #expect(build.status == 0, "swift build failed:\n\(build.output)")
         guard build.status == 0 else { return }
