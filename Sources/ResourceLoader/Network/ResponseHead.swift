@@ -73,7 +73,8 @@ public struct ResponseHead: Sendable {
     }
 
     /// Every header field: one entry per name, spelt as it first arrived, with the values of a
-    /// repeated field joined with `", "` in the order received.
+    /// repeated field joined with `", "` in the order received. (Names of different bytes that
+    /// are one Swift string, which no valid field name is, share an entry.)
     ///
     /// For a head made from an `HTTPURLResponse`, its `allHeaderFields` as strings.
     public var headerFields: [String: String] {
@@ -121,7 +122,8 @@ public struct ResponseHead: Sendable {
     // MARK: - Fields
 
     /// `fields` with one entry per name (matched without regard to ASCII case), spelt as it first
-    /// arrived, values joined with `", "` in order.
+    /// arrived, values joined with `", "` in order. Names that differ in bytes but are one Swift
+    /// string (canonically equivalent) share an entry too.
     ///
     /// Up to ``scanLimit`` fields (every ordinary response) the names are matched by comparing
     /// their bytes; past it through a dictionary of lowercased names, so the work stays linear.
@@ -153,7 +155,9 @@ public struct ResponseHead: Sendable {
                 }
             }
         }
-        return Dictionary(uniqueKeysWithValues: zip(names, values))
+        // Two names of different bytes may be one Swift string (canonically equivalent, as the
+        // Kelvin sign and `K`): the dictionary holds them as one key, their values joined.
+        return Dictionary(zip(names, values)) { $0 + ", " + $1 }
     }
 
     /// The most fields ``joined(_:)`` matches by scanning the names seen so far.

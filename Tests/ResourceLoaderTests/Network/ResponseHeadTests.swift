@@ -53,6 +53,20 @@ struct ResponseHeadTests {
         }
     }
 
+    @Test func namesThatAreOneSwiftStringButDifferentBytesShareAnEntry() {
+        // "X-\u{212A}" (the Kelvin sign) and "X-K" are different bytes, so different field
+        // names, but one Swift string: a dictionary holds them as one key.
+        for count in [2, 40] {
+            var fields = (0..<(count - 2)).map { (name: "X-Field-\($0)", value: "\($0)") }
+            fields += [(name: "X-\u{212A}", value: "kelvin"), (name: "X-K", value: "K")]
+            let head = ResponseHead(statusCode: 200, url: url, headerFields: fields)
+            #expect(head.headerFields.count == count - 1, "\(count) fields")
+            #expect(head.headerFields["X-K"] == "kelvin, K", "\(count) fields")
+            #expect(head.value(forHTTPHeaderField: "X-K") == "K", "\(count) fields")
+            #expect(head.httpURLResponse?.statusCode == 200)
+        }
+    }
+
     @Test func itsHTTPURLResponseIsMadeOnceAndReadsLikeTheHead() throws {
         let head = ResponseHead(statusCode: 503, url: url, headerFields: [
             (name: "Retry-After", value: "5"), (name: "Vary", value: "Accept"), (name: "vary", value: "Origin"),
