@@ -77,11 +77,11 @@ public enum TransferRules {
         }
         let target = location.flatMap { URL(string: $0, relativeTo: current.url)?.absoluteURL }
         let scheme = target?.scheme?.lowercased()
-        if current.url?.scheme?.lowercased() == "https", scheme != "https" {
-            return .refuse(.insecureDowngrade)
-        }
         guard let target, scheme == "http" || scheme == "https", target.host?.isEmpty == false else {
             return .refuse(.unsupportedScheme)
+        }
+        if current.url?.scheme?.lowercased() == "https", scheme != "https" {
+            return .refuse(.insecureDowngrade)
         }
         var next = current
         next.url = target
@@ -204,20 +204,24 @@ public enum TransferRules {
         return nil
     }
 
-    /// Whether an `Accept-Encoding` value lists `coding` (or `*`) with a weight above zero. A
-    /// `Content-Encoding` that lists several codings is accepted only as a whole, which no
-    /// `Accept-Encoding` names.
+    /// Whether an `Accept-Encoding` value accepts `coding` (RFC 9110, section 12.5.3): it lists
+    /// the coding with a weight above zero, or does not list it and lists `*` with a weight above
+    /// zero. A `Content-Encoding` that lists several codings is accepted only as a whole, which
+    /// no `Accept-Encoding` names.
     public static func accepts(_ acceptEncoding: String, coding: String) -> Bool {
         var wanted = coding.trimmingCharacters(in: .whitespaces).lowercased()
         if wanted == "x-gzip" { wanted = "gzip" }
+        var wildcard = false
         for element in acceptEncoding.split(separator: ",") {
             let parts = element.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
             guard var name = parts.first, !name.isEmpty else { continue }
             if name == "x-gzip" { name = "gzip" }
             let weight = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
-            if weight > 0, name == wanted || name == "*" { return true }
+            // The coding's own weight decides, wherever it stands; `*` only for codings not listed.
+            if name == wanted { return weight > 0 }
+            if name == "*" { wildcard = wildcard || weight > 0 }
         }
-        return false
+        return wildcard
     }
 
     /// `true` for an empty content coding or `identity`, in any case, with surrounding spaces.

@@ -37,9 +37,31 @@ struct URLSessionTransportTests {
         return ["Authorization", "Cookie", "X-Trace"].map { request.value(forHTTPHeaderField: $0) ?? "-" }
     }
 
-    @Test(arguments: ["http://api.example.com/b", "HTTP://api.example.com/b", "ftp://api.example.com/b"])
+    @Test(arguments: ["http://api.example.com/b", "HTTP://api.example.com/b"])
     func httpsToAnythingElseIsADowngrade(next: String) {
         #expect(decide(from: "https://api.example.com/a", to: next) == .refuse(.insecureDowngrade))
+    }
+
+    @Test("From https, a Location that is not an http or https URL with a host is an unsupported scheme, as from http",
+          arguments: ["ftp://api.example.com/b", "file:///etc/passwd", "javascript:alert(1)", "http://[bad", "https:///nohost"])
+    func aLocationThatIsNoHTTPURLIsAnUnsupportedSchemeFromHTTPSToo(next: String) {
+        #expect(decide(from: "https://api.example.com/a", to: next) == .refuse(.unsupportedScheme))
+        #expect(decide(from: "http://api.example.com/a", to: next) == .refuse(.unsupportedScheme))
+    }
+
+    @Test("Accept-Encoding: a coding's own weight decides; * stands only for the codings it does not list (RFC 9110 §12.5.3)")
+    func acceptEncodingWeights() {
+        #expect(TransferRules.accepts("gzip", coding: "gzip"))
+        #expect(TransferRules.accepts("br, GZIP;q=0.5", coding: "gzip"))
+        #expect(TransferRules.accepts("x-gzip", coding: "gzip"))
+        #expect(!TransferRules.accepts("gzip;q=0", coding: "gzip"))
+        #expect(!TransferRules.accepts("identity", coding: "gzip"))
+        #expect(TransferRules.accepts("*", coding: "deflate"))
+        #expect(!TransferRules.accepts("*;q=0", coding: "deflate"))
+        #expect(!TransferRules.accepts("gzip;q=0, *", coding: "gzip"))
+        #expect(!TransferRules.accepts("*, gzip;q=0", coding: "gzip"))
+        #expect(TransferRules.accepts("gzip;q=0, *", coding: "br"))
+        #expect(TransferRules.accepts("*;q=0, gzip", coding: "gzip"))
     }
 
     @Test func aDowngradeIsRefusedEvenAfterAnUpgrade() {
