@@ -206,6 +206,9 @@ final class PipelineFetch: Sendable {
             } else {
                 if let requestForAttempt = plan.requestForAttempt { request = requestForAttempt(built) }
                 for adapter in plan.adapters {
+                    // A fetch that ended while an earlier adapter ran (which went on, not heeding
+                    // the cancellation) runs no more adapters.
+                    if Task.isCancelled { return .failure(.cancelled) }
                     do {
                         request = try await adapter.adapt(request)
                     } catch {
@@ -214,6 +217,8 @@ final class PipelineFetch: Sendable {
                 }
             }
             var generation: UInt64?
+            // Nor does it ask for a credential, which could start a refresh for nobody.
+            if Task.isCancelled { return .failure(.cancelled) }
             if let authentication = plan.authentication {
                 switch await authentication.authenticate(request, pipeline: pipeline, afterReplacement: replaying) {
                 case .success(let (authenticated, credentialGeneration)):

@@ -27,7 +27,8 @@ import FoundationNetworking
 /// ``ResourceError/requestAdaptationFailed(_:)``, which keeps it; nothing is sent. When the fetch
 /// is cancelled, or its ``TransferOptions/deadline`` passes, while an adapter suspends, the fetch ends
 /// at once with ``ResourceError/cancelled`` or ``ResourceError/timedOut`` and the adapter's task is
-/// cancelled; what it returns or throws afterwards is ignored.
+/// cancelled; what it returns or throws afterwards is ignored, and no adapter after it runs (nor
+/// is a credential asked for).
 ///
 /// A resource that must not be adapted (a login request must not carry the token it is asking
 /// for) returns `false` from ``NetworkResourceType/usesPipelineAdapters``.

@@ -170,15 +170,17 @@ struct TracingFetchMonitorTests {
         let tracing = TracingFetchMonitor(tracer: tracer)
         let (adapting, adaptingContinuation) = AsyncStream<Void>.makeStream()
         let (gate, gateContinuation) = AsyncStream<Void>.makeStream()
-        let (traced, tracedContinuation) = AsyncStream<Void>.makeStream()
+        let (returned, returnedContinuation) = AsyncStream<Void>.makeStream()
         let waiting = ClosureRequestAdapter { request in
             adaptingContinuation.yield()
             // Waits in a task of its own, which the fetch's cancellation does not reach.
             await Task { for await _ in gate { break } }.value
+            returnedContinuation.yield()
             return request
         }
+        let traced = RaisedFlag()
         let tracingAdapter = ClosureRequestAdapter { request in
-            defer { tracedContinuation.yield() }
+            defer { traced.raise() }
             return try await tracing.adapt(request)
         }
         let session = FakeURLSession()
@@ -186,13 +188,18 @@ struct TracingFetchMonitorTests {
         let pipeline = ResourcePipeline(session: session, adapters: [waiting, tracingAdapter], monitors: [tracing])
 
         // WHEN the fetch is cancelled while the first adapter waits, and has ended, and then the
-        // tracing adapter runs
+        // first adapter returns (the pipeline runs no adapter after it; the tracing adapter is
+        // given a second, should it run)
         let fetch = Task { await ResourceService<Greeting>(pipeline: pipeline).outcome(of: Greeting()) }
         for await _ in adapting { break }
         fetch.cancel()
         let outcome = await fetch.value
         gateContinuation.yield()
-        for await _ in traced { break }
+        for await _ in returned { break }
+        let end = ContinuousClock.now + .seconds(1)
+        while !traced.isRaised, ContinuousClock.now < end {
+            try await Task.sleep(for: .milliseconds(10))
+        }
 
         // THEN the fetch has no span: none was started after it ended
         guard case .failure(.cancelled) = outcome else {
@@ -293,5 +300,18 @@ struct TracingFetchMonitorTests {
         #expect(transportSpan.traceID == fetchSpan.traceID)
         #expect(transportSpan.parentSpanID == fetchSpan.spanID)
     }
+}
+
+/// A flag raised once, read from any thread.
+private final class RaisedFlag: @unchecked Sendable {
+    // `lock` guards `raised`.
+    private let lock = NSLock()
+    private var raised = false
+
+    /// Raises the flag.
+    func raise() { lock.withLock { raised = true } }
+
+    /// Whether the flag was raised.
+    var isRaised: Bool { lock.withLock { raised } }
 }
 #endif

@@ -41,4 +41,51 @@ struct PipelineFetchTests {
         #expect(session.receivedRequests.isEmpty)
         #expect(answers.withLock { $0 } == 0)
     }
+
+    @Test func noAdapterRunsAfterTheFetchEndedWhileAnEarlierOneRan() async throws {
+        // GIVEN a pipeline whose first adapter waits for a gate, whatever happens meanwhile, and
+        // whose second counts its calls
+        let session = FakeURLSession()
+        session.stub(.any, with: .json(#"{"cities": []}"#))
+        let (adapting, adaptingContinuation) = AsyncStream<Void>.makeStream()
+        let (gate, gateContinuation) = AsyncStream<Void>.makeStream()
+        let (returned, returnedContinuation) = AsyncStream<Void>.makeStream()
+        let waiting = ClosureRequestAdapter { (request: URLRequest) async throws -> URLRequest in
+            adaptingContinuation.yield()
+            // Waits in a task of its own, which the fetch's cancellation does not reach.
+            await Task { for await _ in gate { break } }.value
+            returnedContinuation.yield()
+            return request
+        }
+        let later = Locked(0)
+        let counting = ClosureRequestAdapter { (request: URLRequest) async throws -> URLRequest in
+            later.withLock { $0 += 1 }
+            return request
+        }
+        let pipeline = ResourcePipeline(session: session, adapters: [waiting, counting])
+
+        // WHEN the fetch is cancelled while the first adapter waits, and then that one returns
+        let fetch = Task { () -> ResourceError? in
+            do {
+                _ = try await ResourceService<CitiesResource>(pipeline: pipeline).fetch(CitiesResource())
+                return nil
+            } catch {
+                return error as? ResourceError
+            }
+        }
+        for await _ in adapting { break }
+        fetch.cancel()
+        let error = await fetch.value
+        gateContinuation.yield()
+        for await _ in returned { break }
+
+        // THEN the fetch ended cancelled, and the adapter after it never runs (given a second to)
+        #expect(error?.caseName == "cancelled")
+        let end = ContinuousClock.now + .seconds(1)
+        while later.withLock({ $0 }) == 0, ContinuousClock.now < end {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(later.withLock { $0 } == 0)
+        #expect(session.receivedRequests.isEmpty)
+    }
 }
