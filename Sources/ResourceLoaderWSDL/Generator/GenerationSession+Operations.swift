@@ -225,10 +225,15 @@ extension GenerationSession {
         return blocks
     }
 
-    /// The members every resource has, which header properties must not take.
+    /// The members every resource has, which header properties must not take: a header property
+    /// of a requirement's name and type would stand in for the requirement (a `timeoutInterval`
+    /// header would set the request's idle timeout).
     static let resourceMembers = [
         "soapVersion", "operation", "operationNamespace", "soapAction", "soapBinding", "soapBody", "soapHeaders",
         "responsePath", "parameters", "xmlEncoder", "xmlDecoder", "body", "headerFields", "envelope",
+        // NetworkResourceType's and XMLDecodableResourceType's requirements.
+        "httpMethod", "queryItems", "timeoutInterval", "acceptableStatusCodes", "usesPipelineAdapters",
+        "usesPipelineAuthenticator", "requiresCredential", "elementPath",
     ]
 
     /// Diagnoses an operation that cannot be generated.

@@ -872,6 +872,22 @@ struct WSDLGeneratorSnippetTests {
             """)
     }
 
+    /// A header block named like a requirement of the resource protocols gets another property
+    /// name, so that it cannot stand in for the requirement.
+    @Test(arguments: [
+        ("timeoutInterval", "xsd:double", "Double"), ("requiresCredential", "xsd:boolean", "Bool"),
+        ("usesPipelineAdapters", "xsd:boolean", "Bool"), ("elementPath", "xsd:string", "String"), ("httpMethod", "xsd:string", "String"),
+    ])
+    func aHeaderNamedLikeAResourceRequirementIsRenamed(name: String, type: String, swiftType: String) throws {
+        let wsdl = GeneratorSnippets.collisions
+            .replacingOccurrences(of: #"<xsd:element name="Auth" type="xsd:string"/>"#, with: #"<xsd:element name="\#(name)" type="\#(type)"/>"#)
+            .replacingOccurrences(of: #"<wsdl:part name="a" element="tns:Auth"/>"#, with: #"<wsdl:part name="a" element="tns:\#(name)"/>"#)
+        let output = try GeneratorSnippets.generate(wsdl)
+        let operations = try #require(output.file(named: "Operations.swift")?.contents)
+        #expect(operations.contains("    var \(name)2: \(swiftType)?\n"), "\(operations)")
+        #expect(!operations.contains("    var \(name): \(swiftType)?\n"))
+    }
+
     /// A `default` or `fixed` value is neither filled in nor checked, and the property's
     /// documentation says what the schema gives; a reference's own value stands in for the
     /// declaration's.
