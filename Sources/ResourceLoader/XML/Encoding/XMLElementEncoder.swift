@@ -161,7 +161,8 @@ final class XMLElementEncoder: Encoder {
             written = try sink.appendText(scalar, to: node)
         }
         guard written else {
-            throw EncodingError.invalidValue(scalar.value, context("The text holds a character XML 1.0 does not allow"))
+            // The value is not quoted, in the error nor in its description.
+            throw EncodingError.invalidValue("", context("The text holds a character XML 1.0 does not allow"))
         }
     }
 
@@ -337,6 +338,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
             let form = field?.form ?? schema?.elementForm ?? encoder.options.elementFormDefault
             namespace = form == .qualified ? typeNamespace : nil
         }
+        try XMLEncodingNode.checkReserved(name, namespace: namespace, isAttribute: field?.kind == .attribute, codingPath: codingPath + [key])
         return XMLElementEncoder.Placement(
             parent: node, name: XMLQualifiedName(name, namespaceURI: namespace), field: field, repeatsInParent: true)
     }
@@ -427,7 +429,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
             }
         }
         guard written else {
-            throw EncodingError.invalidValue(text.value, EncodingError.Context(
+            throw EncodingError.invalidValue("", EncodingError.Context(
                 codingPath: codingPath + [key], debugDescription: "The text holds a character XML 1.0 does not allow"))
         }
     }

@@ -87,6 +87,8 @@ final class XMLEncodingNode {
 
         /// A prefix for `uri`: in scope, or a new one declared in `declarations`.
         mutating func prefix(for uri: String, declaring declarations: inout [(String, String)]) -> String {
+            // Bound by Namespaces in XML itself, and never declared.
+            if uri == XMLNamespaceResolver.xmlNamespace { return "xml" }
             if let prefix = prefix(for: uri) { return prefix }
             var candidate = uri == schemaInstanceNamespace ? "xsi" : preferred[uri]
             if let chosen = candidate, uriByPrefix[chosen] != nil { candidate = nil }
@@ -130,12 +132,16 @@ final class XMLEncodingNode {
     }
 
     /// Checks the preferred prefixes before anything is written: each a valid prefix for a
-    /// namespace that is not empty, and no prefix preferred for two namespaces.
+    /// namespace that is not empty, nor one of the two Namespaces in XML binds itself (`xml`,
+    /// `xmlns`), and no prefix preferred for two namespaces.
     static func checkPreferred(_ prefixes: [String: String]) throws {
         var seen: Set<String> = []
         for (uri, prefix) in prefixes {
             try checkPrefix(prefix)
             guard !uri.isEmpty else { throw invalid("the namespace of the prefix \(prefix.debugDescription) is empty") }
+            guard uri != XMLNamespaceResolver.xmlNamespace, uri != XMLNamespaceResolver.xmlnsNamespace else {
+                throw invalid("the namespace \(uri) of the prefix \(prefix.debugDescription) is bound by Namespaces in XML, and cannot be declared")
+            }
             guard seen.insert(prefix).inserted else {
                 let namespaces = prefixes.filter { $0.value == prefix }.keys.sorted().map(\.debugDescription)
                 throw invalid("the prefix \(prefix.debugDescription) is preferred for more than one namespace: \(namespaces.joined(separator: ", "))")
@@ -427,6 +433,19 @@ final class XMLEncodingNode {
     }
 
     // MARK: Checks
+
+    /// Refuses a name Namespaces in XML reserves: an attribute `xmlns` in no namespace (a
+    /// namespace declaration), anything in the `xmlns` namespace, and an element in the XML
+    /// namespace. (An attribute in the XML namespace, `xml:lang` say, is written with `xml`.)
+    static func checkReserved(_ name: String, namespace: String?, isAttribute: Bool, codingPath: [any CodingKey]) throws {
+        let reserved =
+            namespace == XMLNamespaceResolver.xmlnsNamespace
+            || (isAttribute ? namespace == nil && name == "xmlns" : namespace == XMLNamespaceResolver.xmlNamespace)
+        guard reserved else { return }
+        throw EncodingError.invalidValue(name, EncodingError.Context(
+            codingPath: codingPath,
+            debugDescription: "\(name.debugDescription) in \(namespace.map { "the namespace \($0)" } ?? "no namespace") is reserved by Namespaces in XML"))
+    }
 
     static func invalid(_ description: String) -> EncodingError {
         EncodingError.invalidValue("", EncodingError.Context(codingPath: [], debugDescription: description))

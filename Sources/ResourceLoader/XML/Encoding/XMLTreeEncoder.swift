@@ -24,7 +24,8 @@ import Foundation
 ///   ``namespacePrefixes`` gives one, one is in scope already, or the element's first child is
 ///   in another namespace. An element in no namespace under a default namespace declares
 ///   `xmlns=""`. Attributes and `xsi:type` values always use prefixes, from
-///   ``namespacePrefixes`` or made up (`ns1`, `ns2`…).
+///   ``namespacePrefixes`` or made up (`ns1`, `ns2`…); an attribute in the XML namespace uses
+///   `xml` (`xml:lang`), which is never declared.
 /// - **`nil`** is omitted, or written as `xsi:nil="true"` when the field is nillable (or
 ///   ``nilEncodingStrategy`` says so for types without a schema). In an array (`[String?]`), a
 ///   `nil` item is always an element of its own with `xsi:nil`, which the decoder reads back as
@@ -51,7 +52,9 @@ import Foundation
 ///   ``XMLTypeSchema/Field/isHexBinary``; `URL` as its absolute string.
 ///
 /// Every text and attribute value is escaped, and characters XML 1.0 cannot carry (such as NUL)
-/// are refused; every name is checked to be an XML name. Failures are `EncodingError.invalidValue`
+/// are refused; every name is checked to be an XML name, and the names Namespaces in XML reserves
+/// (an attribute `xmlns`, anything in the `xmlns` namespace, an element in the XML namespace) are
+/// refused. Failures are `EncodingError.invalidValue`
 /// whose coding path names the property, and whose description never quotes the value.
 ///
 /// The markup is written as UTF-8 while the value is encoded, each start tag when the element's
@@ -104,8 +107,9 @@ public struct XMLTreeEncoder: Sendable {
     /// ``XMLTypeSchema/Form/unqualified``, as XML Schema's own default.
     public var attributeFormDefault: XMLTypeSchema.Form
     /// The prefixes to use for namespaces, by namespace URI; other namespaces get `ns1`, `ns2`….
-    /// All of them are declared on the root element, so a prefix given for two namespaces makes
-    /// encoding throw `EncodingError.invalidValue`.
+    /// All of them are declared on the root element, so a prefix given for two namespaces, or for
+    /// the XML or `xmlns` namespace (bound by Namespaces in XML itself), makes encoding throw
+    /// `EncodingError.invalidValue`.
     public var namespacePrefixes: [String: String]
     /// Values handed to every `encode(to:)` as the encoder's `userInfo`.
     public var userInfo: [CodingUserInfoKey: any Sendable]
@@ -176,6 +180,7 @@ public struct XMLTreeEncoder: Sendable {
     /// into `sink`'s document.
     func encode<T: Encodable>(_ value: T, as root: XMLQualifiedName, into sink: XMLEncodingSink) throws {
         try sink.checkName(root.localName, codingPath: [])
+        try XMLEncodingNode.checkReserved(root.localName, namespace: root.namespaceURI, isAttribute: false, codingPath: [])
         let encoder = XMLElementEncoder(
             sink: sink, parent: nil, step: .none,
             target: .pending(XMLElementEncoder.Placement(parent: sink.document, name: root, field: nil, repeatsInParent: false)))

@@ -87,3 +87,78 @@ struct XMLEncoderNameCheckTests {
         #expect(String(decoding: data, as: UTF8.self).contains("<shape"))
     }
 }
+
+/// Names that Namespaces in XML reserves are refused, and the XML namespace is written with its
+/// own prefix, never declared.
+@Suite("XMLTreeEncoder: names Namespaces in XML reserves")
+struct XMLEncoderReservedNameTests {
+    @Test func anAttributeNamedXmlnsIsRefused() throws {
+        struct Inner: Encodable, XMLSchemaType {
+            let v = "x"
+            let xmlns = "urn:evil"
+            static let xmlSchema = XMLTypeSchema(elementForm: .unqualified, fields: ["xmlns": .attribute])
+        }
+        #expect(throws: EncodingError.self) { try XMLTreeEncoder().encode(Inner(), as: XMLQualifiedName("inner")) }
+        #expect(throws: EncodingError.self) { try XMLTreeEncoder().encode(Inner(), as: XMLQualifiedName("inner", namespaceURI: "urn:t")) }
+    }
+
+    @Test func anythingInTheXmlnsNamespaceAndAnElementInTheXMLNamespaceAreRefused() throws {
+        struct InXmlns: Encodable, XMLSchemaType {
+            let a = "x"
+            static let xmlSchema = XMLTypeSchema(
+                fields: ["a": XMLTypeSchema.Field(kind: .attribute, namespace: "http://www.w3.org/2000/xmlns/")])
+        }
+        struct ElementInXML: Encodable, XMLSchemaType {
+            let a = "x"
+            static let xmlSchema = XMLTypeSchema(fields: ["a": XMLTypeSchema.Field(namespace: "http://www.w3.org/XML/1998/namespace")])
+        }
+        #expect(throws: EncodingError.self) { try XMLTreeEncoder().encode(InXmlns(), as: XMLQualifiedName("r")) }
+        #expect(throws: EncodingError.self) { try XMLTreeEncoder().encode(ElementInXML(), as: XMLQualifiedName("r")) }
+        #expect(throws: EncodingError.self) {
+            try XMLTreeEncoder().encode("x", as: XMLQualifiedName("r", namespaceURI: "http://www.w3.org/2000/xmlns/"))
+        }
+        #expect(throws: EncodingError.self) {
+            try XMLTreeEncoder().encode("x", as: XMLQualifiedName("r", namespaceURI: "http://www.w3.org/XML/1998/namespace"))
+        }
+    }
+
+    @Test func anAttributeInTheXMLNamespaceIsWrittenWithTheXmlPrefixUndeclared() throws {
+        struct Lang: Codable, Equatable, XMLSchemaType {
+            var lang = "en"
+            var text = "hi"
+            static let xmlSchema = XMLTypeSchema(
+                fields: ["lang": XMLTypeSchema.Field(kind: .attribute, namespace: "http://www.w3.org/XML/1998/namespace")])
+        }
+        let data = try XMLTreeEncoder().encode(Lang(), as: XMLQualifiedName("r"))
+        #expect(String(decoding: data, as: UTF8.self).hasSuffix(#"<r xml:lang="en"><text>hi</text></r>"#))
+        #expect(try XMLTreeDecoder().decode(Lang.self, from: XMLTree(data: data).root) == Lang())
+        // Neither namespace can be given a prefix of its own.
+        for namespace in ["http://www.w3.org/XML/1998/namespace", "http://www.w3.org/2000/xmlns/"] {
+            #expect(throws: EncodingError.self) { try XMLTreeEncoder(namespacePrefixes: [namespace: "p"]).encode(Lang(), as: XMLQualifiedName("r")) }
+        }
+    }
+
+    @Test func anErrorForACharacterXMLCannotCarryNeverQuotesTheValue() throws {
+        struct Secret: Encodable, XMLSchemaType {
+            let s: String
+            static let xmlSchema = XMLTypeSchema(fields: ["s": .attribute])
+        }
+        struct Text: Encodable {
+            let s: String
+        }
+        let value = "tok3n-\u{0}-secret"
+        for encode in [
+            { try XMLTreeEncoder().encode(Secret(s: value), as: XMLQualifiedName("r")) },
+            { try XMLTreeEncoder().encode(Text(s: value), as: XMLQualifiedName("r")) },
+            { try XMLTreeEncoder().encode(value, as: XMLQualifiedName("r")) },
+        ] as [() throws -> Data] {
+            do {
+                _ = try encode()
+                Issue.record("a NUL was encoded")
+            } catch {
+                #expect(!"\(error)".contains("secret"), "\(error)")
+                #expect(!String(reflecting: error).contains("secret"), "\(String(reflecting: error))")
+            }
+        }
+    }
+}
