@@ -102,6 +102,9 @@ public struct WSDLDiagnostic: Sendable, Hashable, CustomStringConvertible {
         self.message = message
     }
 
-    /// `severity: file:path: message`, as a compiler writes it.
-    public var description: String { "\(severity.rawValue): \(location): \(message)" }
+    /// `severity: file:path: message`, as a compiler writes it, on one line: a line break or
+    /// another control character of the location or message (from the WSDL, where a name may
+    /// hold `&#10;`) is written as a space, so that no diagnostic reads as more lines, such as a
+    /// forged `error:` or `warning:` line of a build log.
+    public var description: String { SwiftNaming.commentText("\(severity.rawValue): \(location): \(message)") }
 }

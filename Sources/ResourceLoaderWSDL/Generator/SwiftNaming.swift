@@ -180,11 +180,14 @@ enum SwiftNaming {
     }
 
     /// `text` as a Swift string literal, every special character escaped: the backslash, the
-    /// quote, the control characters and the line separators U+0085, U+2028 and U+2029.
+    /// quote, the control characters, the line separators U+0085, U+2028 and U+2029, and the
+    /// bidirectional formatting characters (``isBidiControl(_:)``), which would reorder the
+    /// line as an editor shows it.
     static func literal(_ text: String) -> String {
-        // Most texts have nothing to escape. A lead byte 0xC2 or 0xE2 may start a line separator.
+        // Most texts have nothing to escape. A lead byte 0xC2 or 0xE2 may start a line separator
+        // or a bidirectional control, 0xD8 U+061C.
         if !text.utf8.contains(where: {
-            $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == 0xC2 || $0 == 0xE2
+            $0 < 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "\\") || $0 == UInt8(ascii: "\"") || $0 == 0xC2 || $0 == 0xE2 || $0 == 0xD8
         }) {
             return "\"" + text + "\""
         }
@@ -196,7 +199,8 @@ enum SwiftNaming {
             case "\n": result += "\\n"
             case "\r": result += "\\r"
             case "\t": result += "\\t"
-            case _ where scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0x85 || scalar.value == 0x2028 || scalar.value == 0x2029:
+            case _ where scalar.value < 0x20 || scalar.value == 0x7F || scalar.value == 0x85 || scalar.value == 0x2028 || scalar.value == 0x2029
+                || isBidiControl(scalar.value):
                 result += "\\u{\(String(scalar.value, radix: 16))}"
             default: result.unicodeScalars.append(scalar)
             }
@@ -206,7 +210,8 @@ enum SwiftNaming {
 
     /// Documentation as `///` lines at `indent`, blank lines kept between paragraphs. Every line
     /// terminator (LF, CR, CR LF, VT, FF, U+0085, U+2028, U+2029) ends a line and every other
-    /// control character is written as a space, so that no text ends the comment.
+    /// control character, bidirectional ones included, is written as a space, so that no text
+    /// ends the comment or reorders its line.
     static func docComment(_ text: String?, indent: String) -> String {
         guard let text else { return "" }
         let special = specialCharacters(in: text)
@@ -238,13 +243,14 @@ enum SwiftNaming {
 
     /// Whether the UTF-8 of `text` holds a line feed, and whether it may hold another line
     /// terminator or control character (any byte below 0x20 but tab and line feed, 0x7F, or a
-    /// lead byte 0xC2 or 0xE2, which start U+0085, U+2028 and U+2029).
+    /// lead byte 0xC2, 0xE2 or 0xD8, which start U+0085, U+2028, U+2029 and the bidirectional
+    /// controls).
     private static func specialCharacters(in text: String) -> (lineFeed: Bool, other: Bool) {
         var lineFeed = false
         for byte in text.utf8 {
             if byte == UInt8(ascii: "\n") {
                 lineFeed = true
-            } else if (byte < 0x20 && byte != UInt8(ascii: "\t")) || byte == 0x7F || byte == 0xC2 || byte == 0xE2 {
+            } else if (byte < 0x20 && byte != UInt8(ascii: "\t")) || byte == 0x7F || byte == 0xC2 || byte == 0xE2 || byte == 0xD8 {
                 return (lineFeed, true)
             }
         }
@@ -270,12 +276,20 @@ enum SwiftNaming {
                 current = String.UnicodeScalarView()
             case 0x00..<0x20 where value != 0x09, 0x7F:
                 current.append(" ")
+            case _ where isBidiControl(value):
+                current.append(" ")
             default:
                 current.append(scalar)
             }
         }
         lines.append(Substring(String(current)))
         return lines
+    }
+
+    /// Whether `value` is a bidirectional formatting character (U+061C, U+200E, U+200F,
+    /// U+202A to U+202E, U+2066 to U+2069), which reorders text as an editor shows it.
+    static func isBidiControl(_ value: UInt32) -> Bool {
+        value == 0x061C || value == 0x200E || value == 0x200F || (0x202A...0x202E).contains(value) || (0x2066...0x2069).contains(value)
     }
 
     /// `line` without the leading and trailing characters of `CharacterSet.whitespaces` (tab and

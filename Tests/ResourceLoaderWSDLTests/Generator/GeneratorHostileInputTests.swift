@@ -321,4 +321,29 @@ struct GeneratorHostileInputTests {
     @Test func literalsEscapeLineSeparators() {
         #expect(SwiftNaming.literal("a\u{2028}b\u{2029}c\u{85}d") == #""a\u{2028}b\u{2029}c\u{85}d""#)
     }
+
+    /// A name that holds a line break (`&#10;` in an attribute) cannot make a diagnostic read as
+    /// more lines, such as a forged `warning:` line of a build log.
+    @Test func aDiagnosticIsOneLineWhateverTheWSDLNames() throws {
+        let wsdl = Snippet.wsdl(
+            Snippet.types(#"<xsd:element name="Call" type="q&#10;warning: forged.wsdl:1: fine&#13;&#10;0 errors&#x2028;x:y"/>"#))
+        let document = try Snippet.read(wsdl)
+        let output = WSDLGenerator().generate(document)
+        let diagnostics = document.diagnostics + output.diagnostics
+        #expect(!diagnostics.isEmpty)
+        for diagnostic in diagnostics {
+            #expect(!diagnostic.description.contains { $0.isNewline }, "\(diagnostic.description.debugDescription)")
+        }
+        #expect(diagnostics.contains { $0.description.contains("warning: forged.wsdl:1: fine") })
+    }
+
+    /// Bidirectional controls would reorder a generated line as an editor shows it: literals
+    /// escape them, comments write them as spaces.
+    @Test func bidirectionalControlsAreEscapedInLiteralsAndSpacesInComments() {
+        #expect(SwiftNaming.literal("a\u{202E}b\u{2066}c\u{061C}d\u{200F}") == #""a\u{202e}b\u{2066}c\u{61c}d\u{200f}""#)
+        #expect(SwiftNaming.literal("é ü ✓") == #""é ü ✓""#)
+        #expect(SwiftNaming.docComment("fixed at \u{202E}evil\u{2069} ok", indent: "") == "/// fixed at  evil  ok\n")
+        #expect(SwiftNaming.commentText("x\u{061C}y") == "x y")
+        #expect(SwiftNaming.docComment("ت ث", indent: "") == "/// ت ث\n")
+    }
 }
