@@ -201,6 +201,27 @@ extension GenerationSession {
         var inheritedFieldCount = 0
         /// Where the type is declared, for diagnostics.
         var location: WSDLSourceLocation
+        /// The particles and attribute uses visited for the type, groups expanded: at most
+        /// ``GenerationSession/maximumContentVisits``.
+        var visits = 0
+    }
+
+    /// The most particles and attribute uses one type's content is expanded to through its
+    /// groups. Groups that each refer to the one before twice double at every level, so a few
+    /// kilobytes of schema could otherwise keep the generator busy for ever.
+    static let maximumContentVisits = 10_000
+
+    /// Counts a visit of `builder`'s content; `false`, with a diagnostic the first time, once
+    /// there were ``maximumContentVisits``.
+    mutating func visit(_ builder: inout FieldBuilder, location: WSDLSourceLocation) -> Bool {
+        builder.visits += 1
+        if builder.visits <= Self.maximumContentVisits { return true }
+        if builder.visits == Self.maximumContentVisits + 1 {
+            diagnose(
+                .unsupportedContent, at: location,
+                "the content of \(builder.owner) expands to more than \(Self.maximumContentVisits) particles and attributes through its groups: the rest is left out")
+        }
+        return false
     }
 
     /// Appends a field, unless one with the same XML name is there already: coding keys name
@@ -291,6 +312,7 @@ extension GenerationSession {
     mutating func collectParticle(
         _ particle: XSDParticle, optional: Bool, into builder: inout FieldBuilder, location: WSDLSourceLocation, visitedGroups: Set<QualifiedName>
     ) {
+        guard visit(&builder, location: location) else { return }
         let isOptional = optional || particle.isOptional
         switch particle.term {
         case .element(let element):
@@ -451,6 +473,7 @@ extension GenerationSession {
         _ uses: [XSDAttributeUse], into builder: inout FieldBuilder, location: WSDLSourceLocation, visitedGroups: Set<QualifiedName>
     ) {
         for use in uses {
+            guard visit(&builder, location: location) else { return }
             switch use {
             case .attribute(let attribute):
                 addAttributeField(attribute, use: attribute.use, into: &builder)
@@ -472,6 +495,13 @@ extension GenerationSession {
     /// Adds a field for an attribute, unless it is prohibited.
     mutating func addAttributeField(_ attribute: XSDAttribute, use: XSDAttribute.Use, into builder: inout FieldBuilder) {
         guard use != .prohibited else { return }
+        // A second attribute of the name is left out before a Swift name is claimed for it.
+        if builder.fields.contains(where: { $0.key == attribute.name.name && !$0.isChoice }) {
+            diagnose(
+                .unsupportedContent, at: builder.location,
+                "a second element or attribute named \(attribute.name.name) in \(builder.owner) is left out: the names of a type's elements and attributes must differ")
+            return
+        }
         let swiftName = builder.names.claim(SwiftNaming.memberName(attribute.name.name))
         let type = swiftType(for: attribute.type ?? .named(XSDBuiltInType.string.qualifiedName), hint: builder.owner + SwiftNaming.typeName(attribute.name.name), namespace: nil).type
         append(

@@ -322,6 +322,30 @@ struct GeneratorHostileInputTests {
         #expect(SwiftNaming.literal("a\u{2028}b\u{2029}c\u{85}d") == #""a\u{2028}b\u{2029}c\u{85}d""#)
     }
 
+    /// Groups that each refer to the one before twice double at every level: the content a type
+    /// expands to through them is bounded, with a diagnostic, instead of keeping the generator
+    /// busy for ever.
+    @Test(.timeLimit(.minutes(5)), arguments: [false, true])
+    func groupsThatDoubleAtEveryLevelAreExpandedToABound(attributes: Bool) throws {
+        let depth = 24
+        var schema = attributes
+            ? #"<xsd:attributeGroup name="G0"><xsd:attribute name="leaf" type="xsd:string"/></xsd:attributeGroup>"#
+            : #"<xsd:group name="G0"><xsd:sequence><xsd:element name="leaf" type="xsd:string"/></xsd:sequence></xsd:group>"#
+        for level in 1...depth {
+            schema += attributes
+                ? #"<xsd:attributeGroup name="G\#(level)"><xsd:attributeGroup ref="tns:G\#(level - 1)"/><xsd:attributeGroup ref="tns:G\#(level - 1)"/></xsd:attributeGroup>"#
+                : #"<xsd:group name="G\#(level)"><xsd:sequence><xsd:group ref="tns:G\#(level - 1)"/><xsd:group ref="tns:G\#(level - 1)"/></xsd:sequence></xsd:group>"#
+        }
+        schema += attributes
+            ? #"<xsd:complexType name="Deep"><xsd:sequence><xsd:element name="v" type="xsd:string"/></xsd:sequence><xsd:attributeGroup ref="tns:G\#(depth)"/></xsd:complexType>"#
+            : #"<xsd:complexType name="Deep"><xsd:sequence><xsd:group ref="tns:G\#(depth)"/></xsd:sequence></xsd:complexType>"#
+        let output = try GeneratorSnippets.generate(GeneratorSnippets.operation(requestType: "tns:Deep", schema: schema))
+        let types = try #require(output.file(named: "Types.swift")?.contents)
+        let deep = try #require(GeneratorSnippets.declaration("Deep", in: types))
+        #expect(deep.contains("var leaf: String"))
+        #expect(output.diagnostics.contains { $0.message.contains("expands to more than 10000 particles and attributes") })
+    }
+
     /// A name that holds a line break (`&#10;` in an attribute) cannot make a diagnostic read as
     /// more lines, such as a forged `warning:` line of a build log.
     @Test func aDiagnosticIsOneLineWhateverTheWSDLNames() throws {
