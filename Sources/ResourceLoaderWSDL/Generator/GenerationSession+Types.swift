@@ -18,6 +18,15 @@ extension GenerationSession {
             if let known = anonymousTypesInProgress.last(where: { $0.complex.location == complex.location && $0.namespace == namespace && $0.complex == complex }) {
                 return (known.name, known.name)
             }
+            // Anonymous types inside groups are made again at every reference: groups that each
+            // refer to the one before twice would double them at every level.
+            guard anonymousTypeCount < Self.maximumAnonymousTypes else {
+                diagnose(
+                    .unsupportedContent, at: complex.location,
+                    "more than \(Self.maximumAnonymousTypes) anonymous types would be generated: the others are read and written as XMLTree.Element")
+                return ("XMLTree.Element", nil)
+            }
+            anonymousTypeCount += 1
             let name = claimTypeName(for: nil, hint: hint)
             anonymousTypesInProgress.append((complex, namespace, name))
             generateStructure(complex, name: name, namespace: namespace, documentation: "An anonymous type of the schema.")
@@ -27,6 +36,9 @@ extension GenerationSession {
             return (swiftType(ofSimple: simple, key: nil, hint: hint), nil)
         }
     }
+
+    /// The most structs generated for anonymous complex types: far more than a real service has.
+    static let maximumAnonymousTypes = 10_000
 
     /// The Swift type of the named type `name`.
     mutating func swiftType(named name: QualifiedName) -> (type: String, structTarget: String?) {

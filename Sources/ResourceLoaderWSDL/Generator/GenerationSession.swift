@@ -39,6 +39,9 @@ struct GenerationSession {
     /// The anonymous complex types whose structs are being made, innermost last, with the
     /// namespace their children are qualified by.
     var anonymousTypesInProgress: [(complex: XSDComplexType, namespace: String?, name: String)] = []
+    /// The structs made for anonymous complex types so far: at most
+    /// ``maximumAnonymousTypes``.
+    var anonymousTypeCount = 0
     /// The rendered resources, in order.
     var resources: [String] = []
     /// The named types some other type derives from.

@@ -346,6 +346,23 @@ struct GeneratorHostileInputTests {
         #expect(output.diagnostics.contains { $0.message.contains("expands to more than 10000 particles and attributes") })
     }
 
+    /// Anonymous types inside groups that each refer to the one before twice double at every
+    /// level: the structs made for them are bounded, with a diagnostic.
+    @Test(.timeLimit(.minutes(5)))
+    func anonymousTypesThatDoubleAtEveryLevelAreBounded() throws {
+        let depth = 16
+        var schema = #"<xsd:group name="G0"><xsd:sequence><xsd:element name="leaf" type="xsd:string"/></xsd:sequence></xsd:group>"#
+        for level in 1...depth {
+            let inner = #"<xsd:complexType><xsd:sequence><xsd:group ref="tns:G\#(level - 1)"/></xsd:sequence></xsd:complexType>"#
+            schema += #"<xsd:group name="G\#(level)"><xsd:sequence><xsd:element name="a\#(level)">\#(inner)</xsd:element><xsd:element name="b\#(level)">\#(inner)</xsd:element></xsd:sequence></xsd:group>"#
+        }
+        schema += #"<xsd:complexType name="Deep"><xsd:sequence><xsd:group ref="tns:G\#(depth)"/></xsd:sequence></xsd:complexType>"#
+        let output = try GeneratorSnippets.generate(GeneratorSnippets.operation(requestType: "tns:Deep", schema: schema))
+        let types = output.files.map(\.contents).joined()
+        #expect(types.components(separatedBy: "An anonymous type of the schema.").count - 1 == 10_000)
+        #expect(output.diagnostics.contains { $0.message.contains("more than 10000 anonymous types would be generated") })
+    }
+
     /// A name that holds a line break (`&#10;` in an attribute) cannot make a diagnostic read as
     /// more lines, such as a forged `warning:` line of a build log.
     @Test func aDiagnosticIsOneLineWhateverTheWSDLNames() throws {
