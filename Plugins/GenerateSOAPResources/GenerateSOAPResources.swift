@@ -61,7 +61,8 @@ struct GenerateSOAPResources: CommandPlugin {
     }
 
     /// The WSDL to generate from: the one of `documents`, or the one the configuration's
-    /// `document` key names, relative to the configuration's folder.
+    /// `document` key names, relative to the configuration's folder. (`ResourceLoaderWSDLPlugin` has the same
+    /// function: a plugin can depend on no library to share it through.)
     ///
     /// - Throws: ``CommandError`` saying, after the target's name, why none can be chosen.
     static func document(among documents: [URL], configuration: URL?) throws(CommandError) -> URL {

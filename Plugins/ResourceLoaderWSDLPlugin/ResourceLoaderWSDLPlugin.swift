@@ -53,7 +53,8 @@ struct ResourceLoaderWSDLPlugin: BuildToolPlugin {
     }
 
     /// The WSDL to generate from: the one of `documents`, or the one the configuration's
-    /// `document` key names, relative to the configuration's folder.
+    /// `document` key names, relative to the configuration's folder. (`GenerateSOAPResources` has the same
+    /// function: a plugin can depend on no library to share it through.)
     ///
     /// - Throws: ``PluginError`` saying, after the target's name, why none can be chosen.
     static func document(among documents: [URL], configuration: URL?) throws(PluginError) -> URL {
