@@ -338,8 +338,8 @@ public final class AsyncHTTPClientTransport: URLSessionType {
         if let deadline = transfer.idleDeadline() { idleTimeouts.watch(transfer, until: deadline) }
         if transfer.readsOneShotStreamBeforeSending(request) {
             // Read whole, or its first bytes, before it is sent, a stream may wait for its next
-            // chunk: it is read on a thread of its own, so that this returns at once and a cancellation or the
-            // deadline ends the transfer meanwhile.
+            // chunk: it is read on a thread of its own, so that this returns at once and a
+            // cancellation or the deadline ends the transfer meanwhile.
             DispatchQueue.global().async { transfer.send(request) }
         } else {
             transfer.send(request)

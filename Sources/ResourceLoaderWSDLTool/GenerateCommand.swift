@@ -97,7 +97,8 @@ struct GenerateCommand: Equatable {
 
     /// Writes `files` into `folder` (made if missing): each changed file is written beside its
     /// destination first, and only once every one is written (and no destination is a folder)
-    /// are they renamed into place. An unchanged file is left alone, so that a build does not compile it again.
+    /// are they renamed into place. An unchanged file is left alone, so that a build does not
+    /// compile it again.
     /// Returns the files' URLs.
     static func write(_ files: [GeneratedFile], into folder: URL) throws -> [URL] {
         let manager = FileManager.default

@@ -36,9 +36,10 @@ public protocol NetworkResourceType: ResourceType {
     /// The request body. Default: `nil`. May throw if it cannot be encoded.
     var body: RequestBody? { get throws }
 
-    /// The idle timeout for the request, in seconds; `nil` keeps the session's, and a value that
-    /// is not finite or not positive means none (the deadline,
-    /// ``TransferOptions/deadline``, still bounds the fetch). Default: `nil`.
+    /// The idle timeout for the request, in seconds; `nil` keeps the session's. Over
+    /// `AsyncHTTPClientTransport`, and ``URLSessionTransport`` on Linux, a value that is not
+    /// finite or not positive means none (``TransferOptions/deadline`` still bounds the fetch).
+    /// Default: `nil`.
     var timeoutInterval: TimeInterval? { get }
 
     /// The status codes that count as success. Default: `200..<300`.

@@ -43,12 +43,13 @@ import FoundationNetworking
 ///   `X-Idempotency-Key` field) reaches the server at most once. On Linux, where libcurl re-sends a request whose reused connection the server
 ///   closes unanswered, such a request goes out on a session of its own, on a connection no
 ///   request used before, with `Connection: close`.
-/// - **Idle timeout**: a request's `timeoutInterval` (and the configuration's
-///   `timeoutIntervalForRequest`) that is not finite or not positive means no idle timeout, as on
-///   `AsyncHTTPClientTransport`; the deadline still bounds the fetch. (FoundationNetworking
-///   counts whole seconds: it traps on a value that is not finite or is huge, and times a
-///   request out at once for one under a second. There the transport sends such values as no
-///   idle timeout, and rounds the others up to whole seconds.)
+/// - **Idle timeout** on Linux: FoundationNetworking counts whole seconds, traps on a
+///   `timeoutInterval` that is not finite or is huge, and times a request out at once for one
+///   under a second. There the transport sends a request's `timeoutInterval` (and the
+///   configuration's `timeoutIntervalForRequest`) that is not finite or not positive as no idle
+///   timeout, as `AsyncHTTPClientTransport` reads it, and rounds the others up to whole seconds;
+///   the deadline still bounds the fetch. On Apple platforms the values go to `URLSession` as
+///   they are.
 /// - **Cancellation** is safe at any moment: on Linux the transport's session keeps no
 ///   `urlCache`, since FoundationNetworking cannot cancel a task while it looks it up in one.
 /// - **One outcome**: the receiver is completed exactly once per request; a transfer that was
@@ -201,17 +202,6 @@ public final class URLSessionTransport: URLSessionType {
         return startTransfer(request, options: options, receiver: collector)
     }
 
-    /// A data task for `request`: on the transport's session, or, for a request that must not
-    /// reach a server twice (see ``URLRequest/mayBeSentAgain``), on a session of its own that
-    /// holds no connection another request left open.
-    ///
-    /// libcurl, under FoundationNetworking, sends a request again on a new connection when the
-    /// server closes a reused connection without answering; a connection that no request used
-    /// before is never retried. The request's session is invalidated once its one task ends,
-    /// and the request asks the server to close the connection after answering.
-    ///
-    /// A request with a streamed body is given a new ``RequestBodyInputStream`` of it, which
-    /// `streams` closes when the transfer ends.
     #if canImport(FoundationNetworking)
     /// The longest idle timeout sent to FoundationNetworking, which stands for none: about 31
     /// years, so that its whole milliseconds fit in its timer.
@@ -226,6 +216,17 @@ public final class URLSessionTransport: URLSessionType {
     }
     #endif
 
+    /// A data task for `request`: on the transport's session, or, for a request that must not
+    /// reach a server twice (see ``URLRequest/mayBeSentAgain``), on a session of its own that
+    /// holds no connection another request left open.
+    ///
+    /// libcurl, under FoundationNetworking, sends a request again on a new connection when the
+    /// server closes a reused connection without answering; a connection that no request used
+    /// before is never retried. The request's session is invalidated once its one task ends,
+    /// and the request asks the server to close the connection after answering.
+    ///
+    /// A request with a streamed body is given a new ``RequestBodyInputStream`` of it, which
+    /// `streams` closes when the transfer ends.
     fileprivate func makeTask(for request: URLRequest, streams: StreamedBodyReceiver?) -> URLSessionDataTask {
         var request = request
         #if !canImport(FoundationNetworking)
