@@ -77,7 +77,7 @@ struct XMLWriter {
         }
     }
 
-    private static func isNCName(_ name: Substring) -> Bool {
+    static func isNCName(_ name: Substring) -> Bool {
         guard let first = name.unicodeScalars.first, isNameStart(first.value) else { return false }
         return name.unicodeScalars.dropFirst().allSatisfy { isNameStart($0.value) || isNameCharacter($0.value) }
     }
@@ -101,6 +101,12 @@ struct XMLWriter {
         default: false
         }
     }
+}
+
+extension String {
+    /// Whether the string is an XML `NCName` (a name without a colon, Namespaces in XML 1.0), as
+    /// element and attribute names are checked before they are written.
+    package var isXMLNCName: Bool { XMLWriter.isNCName(self[...]) }
 }
 
 extension XMLWriter {

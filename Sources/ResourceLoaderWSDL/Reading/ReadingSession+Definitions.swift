@@ -66,16 +66,10 @@ extension ReadingSession {
 
     /// Reads a `wsdl:message` and its parts.
     func readMessage(_ element: XMLTree.Element, file: String, targetNamespace: String?) {
-        guard let localName = element.attribute(named: "name") else {
-            diagnose(.error, .invalidAttribute, location(of: element, in: file), "wsdl:message has no name")
-            return
-        }
+        guard let localName = declaredLocalName(of: element, file: file, missing: "wsdl:message has no name") else { return }
         var parts: [WSDLPart] = []
         for child in element.children(named: "part", namespaceURI: Self.wsdl) {
-            guard let partName = child.attribute(named: "name") else {
-                diagnose(.error, .invalidAttribute, location(of: child, in: file), "wsdl:part has no name")
-                continue
-            }
+            guard let partName = declaredLocalName(of: child, file: file, missing: "wsdl:part has no name") else { continue }
             let content: WSDLPart.Content
             if let value = child.attribute(named: "element") {
                 guard let name = qualifiedName(value, at: child, file: file) else { continue }
@@ -103,17 +97,11 @@ extension ReadingSession {
     /// Reads a `wsdl:portType`; solicit-response and notification operations are diagnosed here,
     /// once.
     func readPortType(_ element: XMLTree.Element, file: String, targetNamespace: String?) {
-        guard let localName = element.attribute(named: "name") else {
-            diagnose(.error, .invalidAttribute, location(of: element, in: file), "wsdl:portType has no name")
-            return
-        }
+        guard let localName = declaredLocalName(of: element, file: file, missing: "wsdl:portType has no name") else { return }
         let name = QualifiedName(namespace: targetNamespace, name: localName)
         var operations: [WSDLPortType.Operation] = []
         for child in element.children(named: "operation", namespaceURI: Self.wsdl) {
-            guard let operationName = child.attribute(named: "name") else {
-                diagnose(.error, .invalidAttribute, location(of: child, in: file), "wsdl:operation has no name")
-                continue
-            }
+            guard let operationName = declaredLocalName(of: child, file: file, missing: "wsdl:operation has no name") else { continue }
             if operations.contains(where: { $0.name == operationName }) {
                 diagnose(
                     .warning, .duplicateDefinition, location(of: child, in: file),
@@ -132,7 +120,7 @@ extension ReadingSession {
                     if input == nil { outputFirst = true }
                     output = message
                 case "fault":
-                    if let message, let faultName = item.attribute(named: "name") {
+                    if let message, let faultName = item.nameAttribute("name") {
                         faults.append(WSDLPortType.Fault(name: faultName, message: message))
                     }
                 default: continue
@@ -169,10 +157,11 @@ extension ReadingSession {
         let element = deferred.element
         let file = deferred.file
         let bindingLocation = location(of: element, in: file)
-        guard let localName = element.attribute(named: "name"), let typeValue = element.attribute(named: "type") else {
-            diagnose(.error, .invalidAttribute, bindingLocation, "wsdl:binding has no name or no type")
+        guard let typeValue = element.attribute(named: "type") else {
+            diagnose(.error, .invalidAttribute, bindingLocation, "wsdl:binding has no type")
             return nil
         }
+        guard let localName = declaredLocalName(of: element, file: file, missing: "wsdl:binding has no name") else { return nil }
         let name = QualifiedName(namespace: deferred.targetNamespace, name: localName)
         guard
             let soapBinding = element.children.first(where: {
@@ -194,7 +183,7 @@ extension ReadingSession {
         var operations: [WSDLOperation] = []
         var operationNames: Set<String> = []
         for child in element.children(named: "operation", namespaceURI: Self.wsdl) {
-            if let operationName = child.attribute(named: "name"), !operationNames.insert(operationName).inserted {
+            if let operationName = child.nameAttribute("name"), !operationNames.insert(operationName).inserted {
                 diagnose(
                     .warning, .duplicateDefinition, location(of: child, in: file),
                     "the binding \(localName) binds the operation \(operationName) again; the first is kept")
@@ -224,7 +213,7 @@ extension ReadingSession {
         _ element: XMLTree.Element, portType: WSDLPortType, file: String, soapNamespace: String?, defaultStyle: String
     ) -> WSDLOperation? {
         let operationLocation = location(of: element, in: file)
-        guard let name = element.attribute(named: "name") else {
+        guard let name = element.nameAttribute("name") else {
             diagnose(.error, .invalidAttribute, operationLocation, "wsdl:operation has no name")
             return nil
         }
@@ -260,7 +249,7 @@ extension ReadingSession {
         var faults: [WSDLFault] = []
         for fault in abstract.faults {
             guard let message = message(fault.message, at: element, file: file) else { continue }
-            let bindingFault = element.children(named: "fault", namespaceURI: Self.wsdl).first { $0.attribute(named: "name") == fault.name }
+            let bindingFault = element.children(named: "fault", namespaceURI: Self.wsdl).first { $0.nameAttribute("name") == fault.name }
             let soapFault = bindingFault?.children.first { $0.name == "fault" && $0.namespaceURI == soapNamespace }
             faults.append(
                 WSDLFault(name: fault.name, message: message.name, part: message.parts.first, isEncoded: soapFault?.attribute(named: "use") == "encoded"))
@@ -323,7 +312,7 @@ extension ReadingSession {
         var headers: [WSDLHeader] = []
         for header in binding?.children ?? [] where header.name == "header" && header.namespaceURI == soapNamespace {
             let headerLocation = location(of: header, in: file)
-            guard let messageValue = header.attribute(named: "message"), let partName = header.attribute(named: "part") else {
+            guard let messageValue = header.attribute(named: "message"), let partName = header.nameAttribute("part") else {
                 diagnose(.error, .invalidAttribute, headerLocation, "soap:header has no message or no part")
                 continue
             }
@@ -361,20 +350,20 @@ extension ReadingSession {
     /// Reads a `wsdl:service` and its ports.
     func readService(_ deferred: Deferred) -> WSDLService {
         let element = deferred.element
-        let name = QualifiedName(namespace: deferred.targetNamespace, name: element.attribute(named: "name") ?? "")
+        let name = QualifiedName(namespace: deferred.targetNamespace, name: element.nameAttribute("name") ?? "")
         if element.attribute(named: "name") == nil {
             diagnose(.error, .invalidAttribute, location(of: element, in: deferred.file), "wsdl:service has no name")
         }
         var ports: [WSDLPort] = []
         for port in element.children(named: "port", namespaceURI: Self.wsdl) {
-            guard let portName = port.attribute(named: "name"), let bindingValue = port.attribute(named: "binding"),
+            guard let portName = port.nameAttribute("name"), let bindingValue = port.attribute(named: "binding"),
                 let binding = qualifiedName(bindingValue, at: port, file: deferred.file)
             else {
                 diagnose(.error, .invalidAttribute, location(of: port, in: deferred.file), "wsdl:port has no name or no binding")
                 continue
             }
             if !deferredBindings.contains(where: {
-                $0.element.attribute(named: "name") == binding.name && $0.targetNamespace == binding.namespace
+                $0.element.nameAttribute("name") == binding.name && $0.targetNamespace == binding.namespace
             }) {
                 diagnose(.error, .unresolvedReference, location(of: port, in: deferred.file), "the binding \(binding) of the port \(portName) is not declared")
             }

@@ -96,8 +96,7 @@ extension ReadingSession {
 
     /// The qualified name of a global component, or `nil` with a diagnostic when it has no name.
     func declaredName(_ element: XMLTree.Element, context: SchemaContext) -> QualifiedName? {
-        guard let name = element.attribute(named: "name") else {
-            diagnose(.error, .invalidAttribute, location(of: element, in: context.file), "a global xsd:\(element.name) has no name")
+        guard let name = declaredLocalName(of: element, file: context.file, missing: "a global xsd:\(element.name) has no name") else {
             return nil
         }
         return QualifiedName(namespace: context.targetNamespace, name: name)
@@ -114,8 +113,7 @@ extension ReadingSession {
 
     /// Reads an element declaration (not a reference).
     func readElement(_ element: XMLTree.Element, context: SchemaContext, isGlobal: Bool) -> XSDElement? {
-        guard let localName = element.attribute(named: "name") else {
-            diagnose(.error, .invalidAttribute, location(of: element, in: context.file), "xsd:element has neither a name nor a ref")
+        guard let localName = declaredLocalName(of: element, file: context.file, missing: "xsd:element has neither a name nor a ref") else {
             return nil
         }
         let qualified: Bool
@@ -276,8 +274,7 @@ extension ReadingSession {
             guard let name = reference(ref, kind: .attribute, at: element, context: context) else { return nil }
             return .reference(name, use: use, defaultValue: defaultValue, fixedValue: fixedValue)
         }
-        guard let localName = element.attribute(named: "name") else {
-            diagnose(.error, .invalidAttribute, location(of: element, in: context.file), "xsd:attribute has neither a name nor a ref")
+        guard let localName = declaredLocalName(of: element, file: context.file, missing: "xsd:attribute has neither a name nor a ref") else {
             return nil
         }
         let qualified = isGlobal || (element.attribute(named: "form").map { $0 == "qualified" } ?? context.qualifiesAttributes)

@@ -211,6 +211,26 @@ final class ReadingSession {
         diagnostics.append(WSDLDiagnostic(severity: severity, construct: construct, location: location, message: message))
     }
 
+    /// The `name` attribute of a declaration, as the `NCName` that XML Schema and WSDL 1.1 declare
+    /// components with: XML white space around it is removed (an `NCName`'s white space is
+    /// collapsed). `nil` with an error diagnostic when there is none (`missing` says so) or when it
+    /// is not an `NCName`, so that nothing is declared under a name that cannot be written as XML.
+    func declaredLocalName(of element: XMLTree.Element, file: String, missing: @autoclosure () -> String) -> String? {
+        guard let value = element.attribute(named: "name") else {
+            diagnose(.error, .invalidAttribute, location(of: element, in: file), missing())
+            return nil
+        }
+        let name = value.trimmingXMLWhitespace()
+        guard name.isXMLNCName else {
+            let kind = (element.prefix.map { $0 + ":" } ?? "") + element.name
+            diagnose(
+                .error, .invalidAttribute, location(of: element, in: file),
+                "the name \(value.debugDescription) of \(kind) is not an XML name (an NCName); the declaration is left out")
+            return nil
+        }
+        return name
+    }
+
     /// The location of `element` in `file`.
     func location(of element: XMLTree.Element, in file: String) -> WSDLSourceLocation {
         WSDLSourceLocation(file: file, path: locationPath(of: element))

@@ -16,6 +16,12 @@ extension XMLTree.Element {
         }
     }
 
+    /// The value of a name-valued attribute (an `NCName` or `NMTOKEN`), without the XML white
+    /// space around it, which XML Schema collapses in such values.
+    func nameAttribute(_ name: String) -> String? {
+        attribute(named: name)?.trimmingXMLWhitespace()
+    }
+
     /// Whether the element has this local name and namespace.
     @inline(__always)
     func isNamed(_ name: String, in namespace: String) -> Bool {

@@ -157,6 +157,21 @@ struct URLRequestBuildingTests {
         }
     }
 
+    @Test func aThrowingBodyIsDescribedWithoutWhatItsErrorHolds() {
+        // GIVEN a body getter that throws an error holding a secret
+        struct Leaky: Error, CustomStringConvertible {
+            let token = "secret-token-4711"
+            var description: String { "Leaky(\(token))" }
+        }
+        var endpoint = Endpoint("https://example.com/")
+        endpoint.bodyError = Leaky()
+        // WHEN the request is made THEN the error names the thrown error's type, not its text
+        let error = #expect(throws: ResourceError.self) { try endpoint.urlRequest() }
+        #expect(error?.caseName == "invalidRequest")
+        #expect(error?.description.contains("secret") == false)
+        #expect(error?.description.contains("Leaky") == true)
+    }
+
     @Test func formBodyIsPercentEncoded() throws {
         let body = RequestBody.form([
             URLQueryItem(name: "user name", value: "a+b&c=d"),

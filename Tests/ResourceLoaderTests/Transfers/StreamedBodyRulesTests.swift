@@ -248,6 +248,41 @@ struct StreamLookAheadTests {
     }
 }
 
+@Suite("Streamed bodies: a failing stream")
+struct FailingBodyStreamTests {
+    /// An error whose description would quote what it holds.
+    struct Leaky: Error, CustomStringConvertible {
+        let token = "secret-token-4711"
+        var description: String { "Leaky(\(token))" }
+    }
+
+    @Test func aStreamThatThrowsFailsTheReadWithoutQuotingItsError() async throws {
+        // GIVEN a stream whose sequence throws an error that holds a secret
+        let chunks = AsyncThrowingStream<Data, any Error> { continuation in
+            continuation.yield(Data("a".utf8))
+            continuation.finish(throwing: Leaky())
+        }
+        let reader = RequestBody.stream(RequestBodyStream(chunks)).makeReader()
+        defer { reader.close() }
+        // WHEN it is read to the failure
+        let outcome = try await offTheCooperativePool { () -> Result<Void, ResourceError> in
+            do throws(ResourceError) {
+                while try reader.read() != nil {}
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        // THEN the read fails with invalidRequest, whose description names the error's type only
+        guard case .failure(let error) = outcome, case .invalidRequest = error else {
+            Issue.record("expected invalidRequest, got \(outcome)")
+            return
+        }
+        #expect(!error.description.contains("secret"))
+        #expect(error.description.contains("Leaky"))
+    }
+}
+
 /// How a ``RequestBodyInputStream`` reports its end, a failure and a close before its end to
 /// whoever reads it (FoundationNetworking reads it as `hasBytesAvailable`, then `read`: `0` is
 /// the end of the body, `-1` a failure).
