@@ -273,7 +273,7 @@ extension ResourceError {
         if let error = error as? ResourceError {
             self = error
         } else {
-            self = .invalidRequest(reason: "the body could not be encoded: \(error)")
+            self = .invalidRequest(reason: "the body could not be encoded (\(ResourceError.summary(ofUnderlying: error)))")
         }
     }
 }

@@ -155,7 +155,7 @@ public final class RequestBodyReader: @unchecked Sendable {
                 do {
                     chunk = try pump.take()
                 } catch {
-                    throw .invalidRequest(reason: "the body stream failed: \(error)")
+                    throw .invalidRequest(reason: "the body stream failed (\(ResourceError.summary(ofUnderlying: error)))")
                 }
                 lock.lock()
                 guard !isClosed else {
