@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-/// Keeps the DocC articles and the README honest: every `swift` code block in them must stand,
-/// line for line (ignoring indentation), in one of the snippet files of this target, which the
-/// compiler checks. A block whose first line is `// Package.swift` is a manifest fragment and is
+/// Keeps the DocC articles, the README and `Docs/` honest: every `swift` code block in them must
+/// stand, line for line (ignoring indentation), in one of the snippet files of this target, which
+/// the compiler checks. A block whose first line is `// Package.swift` is a manifest fragment and is
 /// exempt.
 @Suite("Documentation snippets")
 struct DocumentationSnippetTests {
@@ -12,6 +12,14 @@ struct DocumentationSnippetTests {
         .appendingPathComponent("../../Sources/ResourceLoader/ResourceLoader.docc").standardized
 
     static let readme = testsDirectory.appendingPathComponent("../../README.md").standardized
+
+    /// The reference documents of `Docs/`.
+    static func references() throws -> [URL] {
+        let folder = testsDirectory.appendingPathComponent("../../Docs").standardized
+        return try FileManager.default.contentsOfDirectory(at: folder, includingPropertiesForKeys: nil)
+            .filter { $0.pathExtension == "md" }
+            .sorted { $0.lastPathComponent < $1.lastPathComponent }
+    }
 
     static func articles() throws -> [URL] {
         try FileManager.default.contentsOfDirectory(at: catalog, includingPropertiesForKeys: nil)
@@ -53,7 +61,7 @@ struct DocumentationSnippetTests {
 
     @Test func everyArticleCodeBlockIsCompiledBySomeSnippetFile() throws {
         let lines = try Self.snippetLines()
-        for article in try Self.articles() + [Self.readme] {
+        for article in try Self.articles() + [Self.readme] + Self.references() {
             for block in Self.swiftBlocks(in: try String(contentsOf: article, encoding: .utf8)) {
                 let found = lines.indices.contains { start in
                     start + block.count <= lines.count && Array(lines[start..<start + block.count]) == block

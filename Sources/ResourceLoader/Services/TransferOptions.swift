@@ -1,4 +1,4 @@
-/// Limits that apply to one transfer, from sending the request to the last byte of the response.
+/// Limits that apply to one fetch, from its start to the last byte of its response.
 ///
 /// A service has default options and passes them to its transport with every request; a resource
 /// can adjust them for its own requests with ``NetworkResourceType/transferOptions(_:)``.

@@ -37,9 +37,9 @@ struct SpyneInteroperabilityTests {
     }
 
     /// Fetches through a `ResourceService` with its default transport.
-    static func fetch(_ resource: GetUserDetails) async -> Result<User, ResourceError> {
+    static func fetch<Resource: SOAPResourceType>(_ resource: Resource) async -> Result<User, ResourceError> where Resource.Model == User {
         do {
-            return .success(try await ResourceService<GetUserDetails>().fetch(resource))
+            return .success(try await ResourceService<Resource>().fetch(resource))
         } catch {
             return .failure(error)
         }
@@ -66,6 +66,31 @@ struct SpyneInteroperabilityTests {
         #expect(fault.resolvedCode == SOAPFault.Code(namespaceURI: SOAPVersion.v1_1.envelopeNamespace, localName: "Client.UnknownUser"))
         #expect(fault.reason == "Unknown user 99999")
         #expect(ResourceError.soapFault(fault).description == "SOAP Fault Sender")
+    }
+
+    /// The README's resource without ``SOAPResourceType/operationNamespace``.
+    struct GetUserDetailsWithoutNamespace: SOAPResourceType {
+        typealias Model = User
+        let userID: String
+        let url: URL
+        var operation: String { "getUserDetails" }
+        var parameters: SOAPParameters { ["userID": .text(userID)] }
+        var responsePath: [String] { ["getUserDetailsResponse", "getUserDetailsResult"] }
+    }
+
+    @Test func withoutTheOperationNamespaceTheServiceAnswersWithAFault() async throws {
+        // GIVEN the README's call with its operation element in no namespace
+        let peer = try await SpynePeer.start()
+        defer { peer.stop() }
+        // WHEN it is sent to the validating service
+        let result = await withTimeLimit { await Self.fetch(GetUserDetailsWithoutNamespace(userID: "12345", url: peer.url)) }
+        // THEN it cannot be matched to the operation: a Fault from the client's side
+        guard case .failure(.soapFault(let fault))? = result else {
+            Issue.record("expected a SOAP Fault, got \(String(describing: result))")
+            return
+        }
+        #expect(fault.standardCode == .sender)
+        #expect(fault.code.hasSuffix("Client.SchemaValidationError"))
     }
 
     @Test func theWSDLDescribesTheValuesTheResourceUses() async throws {
