@@ -6,7 +6,8 @@ extension OperationQueue {
     ///
     /// Cancelling the calling task cancels the operation; the call still returns only once the
     /// operation has finished, which a cancelled operation does promptly. The operation must
-    /// not already be in a queue. While the queue is suspended, the call waits.
+    /// not already be in a queue, be executing or have finished: `OperationQueue` traps on each.
+    /// While the queue is suspended, the call waits.
     public func addOperationAndWait(_ operation: Operation) async {
         await addOperationsAndWait([operation])
     }
@@ -16,7 +17,8 @@ extension OperationQueue {
     ///
     /// The `async` counterpart of `addOperations(_:waitUntilFinished:)`, which cannot be called
     /// from `async` code. It waits for these operations only, not for others in the queue.
-    /// Cancelling the calling task cancels all of them. None of them may already be in a queue.
+    /// Cancelling the calling task cancels all of them. None of them may already be in a queue,
+    /// be executing or have finished.
     public func addOperationsAndWait(_ operations: [Operation]) async {
         guard !operations.isEmpty else { return }
         await withTaskCancellationHandler {
