@@ -131,7 +131,8 @@ public struct SOAPEnvelope: Sendable, Hashable {
                 writer.end()
             }
         case (.rpc, _):
-            if let operationNamespace {
+            // An empty namespace is no namespace, as for a typed body: `xmlns:m=""` is not XML.
+            if let operationNamespace, !operationNamespace.isEmpty {
                 try writer.start("m:" + operation, prefixed: true, attributes: [("xmlns:m", operationNamespace)])
                 try XMLWriter.checkName(operation, allowingPrefix: false)
             } else {
@@ -226,13 +227,15 @@ public struct SOAPEnvelope: Sendable, Hashable {
         }
     }
 
-    /// ``ResourceError/invalidRequest(reason:)`` for an encoder's error: its coding path and
-    /// description, never the value.
+    /// ``ResourceError/invalidRequest(reason:)`` for an encoder's error: its coding path, with
+    /// every key that may come from the body (a dictionary's) as `*`, and its description, never
+    /// the value.
     static func encodingFailure(_ error: any Error, of what: String) -> ResourceError {
         guard case let EncodingError.invalidValue(_, context) = error else {
             return .invalidRequest(reason: "\(what) could not be encoded: \(type(of: error))")
         }
-        let path = context.codingPath.map(\.stringValue).joined(separator: ".")
+        let path = context.codingPath.map { ResourceError.ParsingFailure.isSafeToQuote($0) ? $0.stringValue : "*" }
+            .joined(separator: ".")
         return .invalidRequest(reason: "\(what) could not be encoded at \(path.isEmpty ? "its root" : path): \(context.debugDescription)")
     }
 }

@@ -32,6 +32,11 @@ final class XMLElementDecoder: Decoder {
 
     static let schemaInstanceNamespace = "http://www.w3.org/2001/XMLSchema-instance"
 
+    /// Whether `attribute` is in the XML Schema instance namespace.
+    static func isSchemaInstance(_ attribute: XMLTree.Attribute) -> Bool {
+        XMLCharacters.equalAsWritten(attribute.namespaceURI, schemaInstanceNamespace)
+    }
+
     // Mutable only so that an unkeyed container can reuse a decoder nobody else holds.
     fileprivate(set) var value: Value
     fileprivate let parent: XMLElementDecoder?
@@ -327,7 +332,7 @@ final class XMLElementDecoder: Decoder {
             return nil
         }
         guard let value = try derivedType.decode(self) as? T else {
-            throw DecodingError.typeMismatch(type, context("The element's xsi:type names \(name), which is not a \(type)"))
+            throw DecodingError.typeMismatch(type, context("The element's xsi:type names a registered type that is not a \(type)"))
         }
         return value
     }
@@ -446,7 +451,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         }
         var seen: Set<String> = []
         var keys: [Key] = []
-        let names = element.children.map(\.name) + element.attributes.map(\.name)
+        let names = element.children.map(\.name) + element.attributes.lazy.filter { !XMLElementDecoder.isSchemaInstance($0) }.map(\.name)
         for name in names where seen.insert(name).inserted {
             if let key = Key(stringValue: name) { keys.append(key) }
         }
@@ -456,6 +461,17 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     /// The key of an enum case's single unlabelled value, which Swift names `_0`: the value is the
     /// case's element itself.
     private static func isPositional(_ key: Key) -> Bool { key.stringValue == "_0" }
+
+    /// The value of the element's first attribute with this local name that holds data: an
+    /// attribute in the XML Schema instance namespace (`xsi:type`, `xsi:nil`) says how the element
+    /// is read and is never a property's value.
+    private func dataAttribute(named name: String) -> String? {
+        let range = element.storage.attributeRange(of: element.index)
+        guard !range.isEmpty else { return nil }
+        return element.storage.attributes[range].first {
+            $0.name == name && !XMLElementDecoder.isSchemaInstance($0)
+        }?.value
+    }
 
     /// How the schema describes the property, when it says it is an attribute or text.
     @inline(__always)
@@ -467,12 +483,12 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func contains(_ key: Key) -> Bool {
         let name = key.stringValue
         switch fieldKind(key) {
-        case .attribute?: return element.attribute(named: name) != nil
+        case .attribute?: return dataAttribute(named: name) != nil
         case .text?: return true
         default: break
         }
         if Self.isPositional(key) { return true }
-        return element.firstChildIndex(named: name) != nil || element.attribute(named: name) != nil
+        return element.firstChildIndex(named: name) != nil || dataAttribute(named: name) != nil
     }
 
     /// The path of a value under `key`, for errors only.
@@ -495,7 +511,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         let child: XMLElementDecoder
         switch field?.kind {
         case .attribute?:
-            guard let attribute = element.attribute(named: name) else { throw keyNotFound(key) }
+            guard let attribute = dataAttribute(named: name) else { throw keyNotFound(key) }
             child = XMLElementDecoder(value: .attribute(attribute), parent: decoder, step: .key(key), options: decoder.options)
         case .text?:
             child = XMLElementDecoder(value: .attribute(element.text), parent: decoder, step: .key(key), options: decoder.options)
@@ -507,7 +523,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
                 return value
             }
             let first = firstChild(named: name)
-            if first == nil, let attribute = element.attribute(named: name) {
+            if first == nil, let attribute = dataAttribute(named: name) {
                 child = XMLElementDecoder(value: .attribute(attribute), parent: decoder, step: .key(key), options: decoder.options)
             } else {
                 child = XMLElementDecoder(
@@ -543,7 +559,7 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
                     codingPath: path(key), debugDescription: "Expected \(type), found xsi:nil"))
             }
             text = element.storage.text(of: child)
-        } else if let attribute = element.attribute(named: name) {
+        } else if let attribute = dataAttribute(named: name) {
             text = attribute
         } else {
             throw keyNotFound(key)
@@ -558,15 +574,16 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     func decodeNil(forKey key: Key) throws -> Bool {
         let name = key.stringValue
         switch fieldKind(key) {
-        case .attribute?: return element.attribute(named: name) == nil
-        case .text?: return false
+        case .attribute?: return dataAttribute(named: name) == nil
+        // The encoder writes nothing for a `nil` text: no text reads back as `nil`.
+        case .text?: return element.text.isEmpty
         default: break
         }
         if Self.isPositional(key) { return XMLElementDecoder.isNil(element) }
         if let child = firstChild(named: name) {
             return XMLElementDecoder.isNil(element.storage, child)
         }
-        return element.attribute(named: name) == nil
+        return dataAttribute(named: name) == nil
     }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {

@@ -73,7 +73,7 @@ struct XMLWriter {
         let parts = name.split(separator: ":", omittingEmptySubsequences: false)
         let valid = (parts.count == 1 || (allowingPrefix && parts.count == 2)) && parts.allSatisfy(isNCName)
         guard valid else {
-            throw .invalidRequest(reason: "\(name.debugDescription) is not a valid XML element name")
+            throw .invalidRequest(reason: "a name of \(name.count) characters is not a valid XML name")
         }
     }
 

@@ -47,6 +47,26 @@ struct SOAPTypedBodyTests {
     private let envelopeStart = #"<?xml version="1.0" encoding="utf-8"?><soap:Envelope xmlns:soap="http://schemas.xmlsoap.org/soap/envelope/"><soap:Body>"#
     private let envelopeEnd = "</soap:Body></soap:Envelope>"
 
+    @Test func anUnencodableBodyIsDescribedWithoutItsDictionaryKeys() {
+        // GIVEN a typed body whose dictionary key, chosen by the data, is not an XML name
+        struct Balances: Encodable { let balances: [String: Int] }
+        // WHEN the envelope is made
+        let error = #expect(throws: ResourceError.self) {
+            try SOAPEnvelope(operation: "report", body: Balances(balances: ["acct 4111-1111": 1]))
+        }
+        // THEN the error names where, with the key as `*`, and never the key
+        #expect(error?.description.contains("4111") == false)
+        #expect(error?.description.contains("balances.*") == true)
+    }
+
+    @Test func anRPCOperationInTheEmptyNamespaceIsInNoNamespace() throws {
+        // GIVEN an rpc/literal envelope whose operation namespace is empty
+        let data = try SOAPEnvelope(operation: "getQuote", operationNamespace: "", parameters: ["symbol": "X"], binding: .rpcLiteral).data()
+        // THEN it is well-formed XML, the operation element in no namespace
+        let operation = try #require(try XMLTree(data: data).root.element(atPath: ["Body", "getQuote"]))
+        #expect(operation.namespaceURI == nil)
+    }
+
     @Test func documentLiteralWrappedPutsThePartsInTheOperationElement() throws {
         let text = try body(PlaceOrder())
         #expect(text == envelopeStart

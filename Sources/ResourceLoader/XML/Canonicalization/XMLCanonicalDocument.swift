@@ -15,7 +15,8 @@ import Foundation
 /// document type declaration is refused unless the options allow one), so there is never a
 /// partial document. Read once, it canonicalizes as often as needed: the whole document, or one
 /// element and its descendants (the node set an XML Signature `Reference` such as `URI="#id"`
-/// selects, without comments, as XML Signature 1.0 says of bare-name references).
+/// selects; XML Signature 1.0 takes a bare-name reference without comments, so a signature
+/// canonicalizes one with a method that drops them, as ``WSSecuritySigner`` does).
 public struct XMLCanonicalDocument: Sendable {
     let nodes: [Node]
 

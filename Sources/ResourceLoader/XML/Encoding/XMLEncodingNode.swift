@@ -188,13 +188,16 @@ final class XMLEncodingNode {
                 declarations.append((prefix, uri))
             }
         }
+        // An `xsi:type` in no namespace is written without a prefix, which names a type in the
+        // default namespace: the element then has no default namespace.
+        let typeInNoNamespace = schemaType.map { $0.namespaceURI == nil } ?? false
         let prefix: String?
         if let uri = name.namespaceURI {
-            if scope.defaultNamespace == uri {
+            if scope.defaultNamespace == uri, !typeInNoNamespace {
                 prefix = nil
             } else if let bound = scope.prefix(for: uri) {
                 prefix = bound
-            } else if scope.preferred[uri] != nil || uri == schemaInstanceNamespace || content.startsOutside(uri) {
+            } else if typeInNoNamespace || scope.preferred[uri] != nil || uri == schemaInstanceNamespace || content.startsOutside(uri) {
                 prefix = scope.prefix(for: uri, declaring: &declarations)
             } else {
                 scope.setDefault(uri)
@@ -203,10 +206,10 @@ final class XMLEncodingNode {
             }
         } else {
             prefix = nil
-            if scope.defaultNamespace != nil {
-                scope.setDefault(nil)
-                declarations.append(("", ""))
-            }
+        }
+        if prefix == nil ? name.namespaceURI == nil : typeInNoNamespace, scope.defaultNamespace != nil {
+            scope.setDefault(nil)
+            declarations.append(("", ""))
         }
         if !isNil && schemaType == nil && attributes.isEmpty && declarations.isEmpty {
             // The common case: a plain element.
@@ -322,7 +325,7 @@ final class XMLEncodingNode {
     /// The error for a node whose ``invalidNameAt`` is set.
     static func invalidName(_ node: XMLEncodingNode, at path: [any CodingKey]) -> EncodingError {
         EncodingError.invalidValue(node.name.localName, EncodingError.Context(
-            codingPath: path, debugDescription: "\(node.name.localName.debugDescription) is not a valid XML name"))
+            codingPath: path, debugDescription: "The element's name is not a valid XML name"))
     }
 
     /// The error for an element where its type's schema says an attribute or text goes.

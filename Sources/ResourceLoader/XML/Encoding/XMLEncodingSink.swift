@@ -303,7 +303,7 @@ final class XMLEncodingSink {
             }
         }
         throw EncodingError.invalidValue(name, EncodingError.Context(
-            codingPath: codingPath(), debugDescription: "\(name.debugDescription) is not a valid XML name"))
+            codingPath: codingPath(), debugDescription: "The key is not a valid XML name"))
     }
 
     /// Whether an ASCII `name` is an `NCName`; `nil` when it is not ASCII.

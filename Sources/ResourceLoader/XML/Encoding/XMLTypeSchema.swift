@@ -30,7 +30,8 @@ public struct XMLTypeSchema: Sendable, Hashable {
             /// An attribute of the type's element named after the key; `nil` writes nothing.
             case attribute
             /// The element's own text, as in a `complexType` with `simpleContent`: the value
-            /// that the other fields, all attributes, qualify.
+            /// that the other fields, all attributes, qualify. `nil` writes nothing, and an
+            /// optional property reads an element without text as `nil`.
             case text
         }
 

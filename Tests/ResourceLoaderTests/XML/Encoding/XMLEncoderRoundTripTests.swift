@@ -157,3 +157,55 @@ struct XMLEncoderRoundTripTests {
         #expect(try XMLTreeDecoder().decode([Specimen].self, from: data) == values)
     }
 }
+
+@Suite("XMLTreeDecoder: what is not data")
+struct XMLDecoderInstanceAttributeTests {
+    struct Item: Decodable, Equatable {
+        let name: String
+        let type: String?
+        let `nil`: String?
+    }
+
+    struct RequiredType: Decodable {
+        let type: String
+    }
+
+    /// An element written with a simple content and an attribute.
+    struct Price: Codable, Equatable, XMLSchemaType {
+        let currency: String
+        let amount: Decimal?
+        static let xmlSchema = XMLTypeSchema(fields: ["currency": .attribute, "amount": .text])
+    }
+
+    static let typedItem = Data(
+        #"<item xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns:ns="urn:x" xsi:type="ns:Widget" xsi:nil="false"><name>a</name></item>"#.utf8)
+
+    @Test func xsiAttributesAreNotReadAsPropertiesOfTheirLocalName() throws {
+        // GIVEN an element with xsi:type and xsi:nil, as Axis, .NET and spyne write them
+        // WHEN it is decoded into a type with properties named `type` and `nil`
+        let item = try XMLTreeDecoder().decode(Item.self, from: Self.typedItem)
+        // THEN they are absent: the xsi attributes say how the element is read
+        #expect(item == Item(name: "a", type: nil, nil: nil))
+        // AND a required `type` is missing, not the xsi:type's value
+        #expect(throws: DecodingError.self) { try XMLTreeDecoder().decode(RequiredType.self, from: Self.typedItem) }
+        // AND a dictionary does not list them
+        let entries = try XMLTreeDecoder().decode([String: String].self, from: Self.typedItem)
+        #expect(Array(entries.keys) == ["name"])
+    }
+
+    @Test func aDataAttributeOfTheSameLocalNameIsStillRead() throws {
+        let data = Data(
+            #"<item xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xsi:type="x" type="plain"><name>a</name></item>"#.utf8)
+        #expect(try XMLTreeDecoder().decode(Item.self, from: data) == Item(name: "a", type: "plain", nil: nil))
+    }
+
+    @Test func aNilTextFieldRoundTrips() throws {
+        // GIVEN a price without an amount, and one with
+        for value in [Price(currency: "EUR", amount: nil), Price(currency: "EUR", amount: Decimal(string: "1.5"))] {
+            // WHEN it is encoded and decoded
+            let data = try XMLTreeEncoder().encode(value, as: XMLQualifiedName("price"))
+            // THEN it reads back equal
+            #expect(try XMLTreeDecoder().decode(Price.self, from: data) == value)
+        }
+    }
+}

@@ -205,6 +205,33 @@ struct XMLTreeEncoderTests {
         #expect(type(of: plain.animal) == Animal.self)
     }
 
+    @Test func aDerivedTypeInNoNamespaceIsNamedSoUnderADefaultNamespace() throws {
+        // GIVEN a type in no namespace derived from one in urn:zoo, inside an element whose
+        // children are in urn:zoo as the default namespace
+        final class Cat: Animal, @unchecked Sendable {
+            override class var xmlSchema: XMLTypeSchema { XMLTypeSchema(typeName: XMLQualifiedName("Cat")) }
+        }
+        struct Keeper: Codable {
+            let animal: Animal
+            enum CodingKeys: String, CodingKey { case animal }
+        }
+        let encoder = XMLTreeEncoder()
+        // WHEN it is encoded
+        let data = try encoder.encode(Keeper(animal: Cat(name: "Tom")), as: XMLQualifiedName("keeper", namespaceURI: "urn:zoo"))
+        // THEN its xsi:type names {}Cat: no default namespace is in scope where it is written
+        let animal = try #require(try XMLTree(data: data).root.child(named: "animal"))
+        #expect(animal.namespaceURI == "urn:zoo")
+        #expect(animal.attribute(named: "type", namespaceURI: "http://www.w3.org/2001/XMLSchema-instance") == "Cat")
+        #expect(animal.namespaceURI(forPrefix: nil) == nil)
+        #expect(animal.child(named: "name")?.namespaceURI == "urn:zoo")
+        // AND it decodes back as the derived type
+        var decoder = XMLTreeDecoder()
+        decoder.registerDerivedType(Cat.self)
+        let decoded = try decoder.decode(Keeper.self, from: data)
+        #expect(decoded.animal is Cat)
+        #expect(decoded.animal.name == "Tom")
+    }
+
     @Test func anElementIsWrittenAsItIs() throws {
         struct Envelope: Codable { let id: Int; let any: XMLTree.Element }
         let tree = try XMLTree(string: #"<p:any xmlns:p="urn:p" xmlns:q="urn:q" q:flag="1" kind="q:Thing">text &amp; more<p:child>c</p:child></p:any>"#)
