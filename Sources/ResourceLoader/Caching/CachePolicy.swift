@@ -463,18 +463,25 @@ public struct CachePolicy: Sendable {
     /// The methods that never invalidate.
     public static let safeMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE"]
 
-    /// The URLs whose stored responses an answer to an unsafe request invalidates (section
-    /// 4.4): none for a safe method or an error status; otherwise the target URI, and the
-    /// `Location` and `Content-Location` of the response when they have its origin.
+    /// The URLs whose stored responses an answer to an unsafe request for `url` invalidates
+    /// (section 4.4): none for a safe method or an error status; otherwise the target URI, and
+    /// the `Location` and `Content-Location` of the response when they have its origin.
+    ///
+    /// The target URI is the URL that answered (the response's ``ResponseHead/url``: the last
+    /// redirect's when the transport resent the request after a `307` or `308`), which also
+    /// resolves a relative `Location` or `Content-Location`; `url`, when the response came from
+    /// another URL, is invalidated as well.
     public static func invalidatedURLs(method: String, url: URL, response: ResponseHead) -> [URL] {
         guard !safeMethods.contains(method.uppercased()), (200..<400).contains(response.statusCode) else { return [] }
-        var urls = [url]
+        let target = response.url ?? url
+        var urls = [target]
+        if key(method: "GET", url: url) != key(method: "GET", url: target) { urls.append(url) }
         for field in ["Location", "Content-Location"] {
             guard let value = response.value(forHTTPHeaderField: field),
-                let target = URL(string: value.trimmingOWS, relativeTo: url)?.absoluteURL,
-                sameOrigin(target, url)
+                let location = URL(string: value.trimmingOWS, relativeTo: target)?.absoluteURL,
+                sameOrigin(location, target)
             else { continue }
-            urls.append(target)
+            urls.append(location)
         }
         return urls
     }

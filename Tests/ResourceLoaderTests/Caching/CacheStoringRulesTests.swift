@@ -119,4 +119,27 @@ struct CacheStoringRulesTests {
         }
         #expect(harness.origin.requestCount == 1)
     }
+
+    // MARK: - Invalidation (section 4.4)
+
+    @Test("§4.4: an unsafe request the transport resends to another URL invalidates the URL that answered, and its own")
+    func anUnsafeRequestRedirectedInvalidatesTheURLThatAnswered() async throws {
+        // GIVEN /a and /b stored fresh for an hour, and a transport that resends a PUT to /a to
+        // /b (a 307 with Location /b), which answers it
+        let harness = CacheHarness(redirects: ["PUT http://origin.test/a": "http://origin.test/b"])
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=3600"], body: "A1")
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=3600"], body: "B1")
+        harness.origin.enqueue(status: 200, headers: [:], body: "done")
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=3600"], body: "B2")
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=3600"], body: "A2")
+        #expect(try await harness.get("http://origin.test/a").body == "A1")
+        #expect(try await harness.get("http://origin.test/b").body == "B1")
+        // WHEN the PUT to /a is answered by /b
+        let put = try await harness.send(CacheTesting.request("http://origin.test/a", method: "PUT"))
+        #expect(put.head.url?.absoluteString == "http://origin.test/b")
+        // THEN neither /b nor /a is answered from the cache
+        #expect(try await harness.get("http://origin.test/b").body == "B2")
+        #expect(try await harness.get("http://origin.test/a").body == "A2")
+        #expect(harness.origin.receivedRequests.map { $0.url?.path } == ["/a", "/b", "/b", "/b", "/a"])
+    }
 }
