@@ -10,6 +10,11 @@ import FoundationNetworking
 /// `stale-if-error` allows. A `HEAD` answer freshens (or makes stale) the stored `GET` response
 /// of its URL.
 ///
+/// An answer with a `5xx` status that is not stored leaves the stored response in place, as a
+/// network failure does (RFC 9111, section 4.3.3, lets a cache treat a `5xx` as no answer): it
+/// still answers later errors within `stale-if-error`, and fetches within its
+/// `stale-while-revalidate` window. Any other answer that is not stored removes it.
+///
 /// A `304` to the cache's own validators that cannot update the stored response (RFC 9111,
 /// section 4.3.4) is not the fetch's: it removes the stored response, goes no further, and once
 /// its transfer completes the request is sent again without the validators, through
@@ -187,7 +192,7 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
         var keepsBody = false
         if let reason = reasonNotToKeep(head) {
             report?(.notStored(reason))
-            cache.store.removeResponse(forKey: storageKey)
+            if !Self.leavesStoredResponse(head.statusCode) { cache.store.removeResponse(forKey: storageKey) }
         } else {
             keepsBody = true
         }
@@ -220,7 +225,8 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
     }
 
     func transferDidReceive(_ chunk: Data) -> TransferDecision {
-        // Past the largest body kept, the response is not stored, nor is what it replaces kept.
+        // Past the largest body kept, the response is not stored, nor is what it replaces kept
+        // (but after a `5xx`).
         let (passes, outgrown) = lock.withLock { () -> (Bool, Bool) in
             if state.answeredFromCache || state.resends { return (false, false) }
             guard state.body != nil else { return (true, false) }
@@ -230,7 +236,8 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
         guard passes else { return .proceed }
         if outgrown {
             dropBody(reason: .tooLarge)
-            cache.store.removeResponse(forKey: lock.withLock { state.storageKey } ?? key)
+            let (storageKey, status) = lock.withLock { (state.storageKey, state.head?.statusCode) }
+            if !Self.leavesStoredResponse(status ?? 200) { cache.store.removeResponse(forKey: storageKey ?? key) }
         }
         let decision = receiver.transferDidReceive(chunk)
         switch decision {
@@ -438,6 +445,12 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
 
     private static func isServerError(_ status: Int) -> Bool {
         [500, 502, 503, 504].contains(status)
+    }
+
+    /// Whether an answer with `status` that is not stored leaves the stored response in place:
+    /// a `5xx`, which the cache treats as it does a network failure (RFC 9111, section 4.3.3).
+    private static func leavesStoredResponse(_ status: Int) -> Bool {
+        (500..<600).contains(status)
     }
 
     /// A failure of the network, not a decision of the fetch (cancelled, stopped by a limit).

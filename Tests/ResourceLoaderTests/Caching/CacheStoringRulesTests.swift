@@ -142,4 +142,49 @@ struct CacheStoringRulesTests {
         #expect(try await harness.get("http://origin.test/a").body == "A2")
         #expect(harness.origin.receivedRequests.map { $0.url?.path } == ["/a", "/b", "/b", "/b", "/a"])
     }
+
+    // MARK: - Server errors (section 4.3.3)
+
+    @Test("§4.3.3: a 5xx the cache passes on leaves the stored response, which answers a later failure within staleIfErrorLimit")
+    func aServerErrorPassedOnKeepsTheStoredResponse() async throws {
+        // GIVEN a cache that answers errors with responses up to an hour stale, and a stored
+        // response fresh for a minute
+        let harness = CacheHarness(staleIfErrorLimit: .seconds(3600))
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=60"], body: "A")
+        harness.origin.enqueue(status: 503, headers: [:], body: "down")
+        _ = try await harness.get()
+        harness.date.advance(by: 120)
+        // WHEN a request with no-cache, which no stale response answers, gets a 503
+        let refused = try await harness.get(headers: ["Cache-Control": "no-cache"])
+        #expect(refused.status == 503)
+        // THEN the stored response is still there: a plain request answered with a 503 gets it
+        harness.date.advance(by: 10)
+        let answer = try await harness.get()
+        #expect(answer.status == 200)
+        #expect(answer.body == "A")
+        #expect(harness.origin.requestCount == 3)
+    }
+
+    @Test("RFC 5861, §4.3.3: a 5xx to a background validation leaves the stale response to answer within its window")
+    func aServerErrorToABackgroundValidationKeepsTheStoredResponse() async throws {
+        // GIVEN a stored response that may be served ten minutes stale while it is validated,
+        // and an origin that then answers 503
+        let harness = CacheHarness()
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=60, stale-while-revalidate=600"], body: "A")
+        harness.origin.enqueue(status: 503, headers: [:], body: "down")
+        _ = try await harness.get()
+        harness.date.advance(by: 90)
+        // WHEN it is fetched stale (validated in the background, which gets the 503), then again
+        // until a second background validation starts, once the first is over
+        #expect(try await harness.get().body == "A")
+        var bodies: [String] = []
+        let validatedAgain = await eventually {
+            if let answer = try? await harness.get() { bodies.append(answer.body) }
+            return harness.origin.requestCount >= 3
+        }
+        // THEN every fetch was answered with the stored response
+        #expect(validatedAgain)
+        #expect(!bodies.isEmpty)
+        #expect(bodies.allSatisfy { $0 == "A" })
+    }
 }
