@@ -290,6 +290,11 @@ public struct CachePolicy: Sendable {
     /// `stored` updated with the header fields of `notModified`, a `304` that validated it
     /// (section 4.3.4): each field of the `304` replaces the stored fields of that name (but
     /// ``fieldsKeptOnUpdate``), the body is kept, and the dates become those of the validation.
+    ///
+    /// The request fields it keeps for `Vary` (``CachedResponse/varyingRequestFields``) are the
+    /// stored response's: a cache storing the result records those of the request that was
+    /// validated, for the `Vary` of the result (``varyingRequestFields(of:for:)``), as
+    /// ``CachingTransport`` does.
     public static func merging(
         _ stored: CachedResponse,
         with notModified: ResponseHead,

@@ -170,14 +170,18 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
     /// be stored as the answer to this request (RFC 9111, sections 3 and 3.5); otherwise removes
     /// what is stored there. A `304` that makes the response `no-store`, or in a shared cache
     /// `private`, or that answers an authorised request without saying it may be shared, thus
-    /// never leaves its fields for another request.
+    /// never leaves its fields for another request. It is stored with this request's values of
+    /// the fields its `Vary` (the `304`'s, when it has one) names.
     private func storeUpdated(_ merged: CachedResponse, forKey storageKey: String) {
-        if let reason = reasonNotToStore(merged.head) {
-            report?(.notStored(reason))
+        let reason = reasonNotToStore(merged.head)
+        guard reason == nil, let varying = CachePolicy.varyingRequestFields(of: request, for: merged.head) else {
+            report?(.notStored(reason ?? .varyAll))
             cache.store.removeResponse(forKey: storageKey)
-        } else {
-            cache.store.store(merged, forKey: storageKey)
+            return
         }
+        var updated = merged
+        updated.varyingRequestFields = varying
+        cache.store.store(updated, forKey: storageKey)
     }
 
     /// The rest of ``transferDidReceive(head:)``: answers a server error with `stored` when
@@ -425,17 +429,24 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
     /// removes it when they do not: the RFC has it considered stale, and with a validator that
     /// no longer matches, it could only be fetched again. A `HEAD` answer that could not be
     /// stored itself (`no-store`, or in a shared cache `private` or authorised) removes it too,
-    /// so that its fields never reach another request.
+    /// so that its fields never reach another request. The updated response is stored with the
+    /// `HEAD` request's values of the fields its `Vary` names.
     private func freshenStoredGET(with head: ResponseHead, now: Date) {
         guard let url = request.url else { return }
         let getKey = CachePolicy.key(method: "GET", url: url)
         guard let get = cache.store.cachedResponse(forKey: getKey), CachePolicy.request(request, matchesVaryOf: get) else { return }
         let reason = reasonNotToStore(head)
-        if CachePolicy.headResponse(head, freshens: get), reason == nil || reason == .noFreshnessOrValidator {
-            cache.store.store(CachePolicy.merging(get, with: head, requestDate: requestDate, responseDate: now), forKey: getKey)
-        } else {
+        guard CachePolicy.headResponse(head, freshens: get), reason == nil || reason == .noFreshnessOrValidator else {
             cache.store.removeResponse(forKey: getKey)
+            return
         }
+        var merged = CachePolicy.merging(get, with: head, requestDate: requestDate, responseDate: now)
+        guard let varying = CachePolicy.varyingRequestFields(of: request, for: merged.head) else {
+            cache.store.removeResponse(forKey: getKey)
+            return
+        }
+        merged.varyingRequestFields = varying
+        cache.store.store(merged, forKey: getKey)
     }
 
     private func mayAnswerError(with stored: CachedResponse, now: Date) -> Bool {

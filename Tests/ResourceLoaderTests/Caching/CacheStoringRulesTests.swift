@@ -187,4 +187,42 @@ struct CacheStoringRulesTests {
         #expect(!bodies.isEmpty)
         #expect(bodies.allSatisfy { $0 == "A" })
     }
+
+    // MARK: - Vary after an update (sections 4.1, 4.3.4, 4.3.5)
+
+    @Test("§4.1, §4.3.4: a 304 that adds Vary is matched against the validated request's values of the fields it names")
+    func a304ThatAddsVaryRecordsTheRequestsFields() async throws {
+        // GIVEN a stored French response without Vary, and an origin that validates it with a
+        // 304 that adds Vary: Accept-Language
+        let harness = CacheHarness()
+        harness.origin.enqueue(status: 200, headers: ["ETag": "\"1\"", "Cache-Control": "max-age=0"], body: "fr")
+        harness.origin.enqueue(status: 304, headers: ["ETag": "\"1\"", "Vary": "Accept-Language", "Cache-Control": "max-age=600"])
+        harness.origin.enqueue(status: 200, headers: ["Vary": "Accept-Language", "Cache-Control": "max-age=600"], body: "other")
+        #expect(try await harness.get(headers: ["Accept-Language": "fr"]).body == "fr")
+        // WHEN a French request validates it
+        #expect(try await harness.get(headers: ["Accept-Language": "fr"]).body == "fr")
+        // THEN another French request is a hit, and a request without Accept-Language is not
+        #expect(try await harness.get(headers: ["Accept-Language": "fr"]).body == "fr")
+        #expect(harness.origin.requestCount == 2)
+        #expect(try await harness.get().body == "other")
+        #expect(harness.origin.requestCount == 3)
+    }
+
+    @Test("§4.1, §4.3.5: a HEAD answer that adds Vary is matched against the HEAD request's values of the fields it names")
+    func aHEADAnswerThatAddsVaryRecordsTheRequestsFields() async throws {
+        // GIVEN a stored French GET response without Vary, and an origin whose HEAD answer, with
+        // the same ETag, adds Vary: Accept-Language
+        let harness = CacheHarness()
+        harness.origin.enqueue(status: 200, headers: ["ETag": "\"1\"", "Cache-Control": "max-age=0"], body: "fr")
+        harness.origin.enqueue(status: 200, headers: ["ETag": "\"1\"", "Vary": "Accept-Language", "Cache-Control": "max-age=600"])
+        harness.origin.enqueue(status: 200, headers: ["Vary": "Accept-Language", "Cache-Control": "max-age=600"], body: "other")
+        #expect(try await harness.get(headers: ["Accept-Language": "fr"]).body == "fr")
+        // WHEN a French HEAD request freshens it
+        _ = try await harness.send(CacheTesting.request(method: "HEAD", headers: ["Accept-Language": "fr"]))
+        // THEN a French GET is a hit, and a GET without Accept-Language is not
+        #expect(try await harness.get(headers: ["Accept-Language": "fr"]).body == "fr")
+        #expect(harness.origin.requestCount == 2)
+        #expect(try await harness.get().body == "other")
+        #expect(harness.origin.requestCount == 3)
+    }
 }
