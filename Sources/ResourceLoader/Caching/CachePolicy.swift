@@ -42,11 +42,13 @@ public struct CachePolicy: Sendable {
         case method
         /// The status is not cacheable by default and the response gave no explicit freshness,
         /// nor `public` with a validator (or it is a `206` or a `304`, which are never stored as
-        /// such).
+        /// such); or the response said `must-understand` and its status is not one the cache
+        /// understands (``CachePolicy/heuristicallyCacheableStatuses``).
         case status
         /// The request said `no-store`.
         case requestNoStore
-        /// The response said `no-store`.
+        /// The response said `no-store`, without `must-understand` (with it, a response whose
+        /// status the cache understands is stored all the same).
         case responseNoStore
         /// The response said `private`, and the cache is shared.
         case privateResponse
@@ -101,11 +103,16 @@ public struct CachePolicy: Sendable {
     // MARK: - Storing (section 3)
 
     /// The statuses a response may be stored with without explicit freshness (RFC 9110, section
-    /// 15.1), but `206`, which a cache that does not combine ranges does not store.
+    /// 15.1), but `206`, which a cache that does not combine ranges does not store. They are also
+    /// the statuses the cache understands for `must-understand` (RFC 9111, section 5.2.2.3).
     public static let heuristicallyCacheableStatuses: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
 
     /// Why `response`, the answer to a request with `method`, `requestDirectives` and (when
     /// `requestHasAuthorization`) an `Authorization` field, may not be stored; `nil` when it may.
+    ///
+    /// A response that says `must-understand` is stored only when its status is one the cache
+    /// understands (``heuristicallyCacheableStatuses``), and then its `no-store` is ignored
+    /// (sections 3 and 5.2.2.3); the other rules still apply.
     public func reasonNotToStore(
         method: String,
         requestDirectives: CacheControl,
@@ -116,8 +123,12 @@ public struct CachePolicy: Sendable {
         guard method == "GET" || method == "HEAD" else { return .method }
         if requestDirectives.noStore { return .requestNoStore }
         let directives = CacheControl(response)
-        if directives.noStore { return .responseNoStore }
         let status = response.statusCode
+        if directives.mustUnderstand {
+            guard Self.heuristicallyCacheableStatuses.contains(status) else { return .status }
+        } else if directives.noStore {
+            return .responseNoStore
+        }
         guard status >= 200, status != 206, status != 304 else { return .status }
         if mode == .shared, directives.isPrivate { return .privateResponse }
         if mode == .shared, requestHasAuthorization,

@@ -23,6 +23,19 @@ struct CachePolicyTests {
 
     // MARK: - Storing (section 3)
 
+    @Test("§3, §5.2.2.3: with must-understand, only a status the cache understands is stored, and then the response's no-store is ignored")
+    func mustUnderstand() {
+        let understood = ["Cache-Control": "must-understand, no-store, max-age=60"]
+        #expect(reason(shared, headers: understood) == nil)
+        #expect(reason(shared, status: 404, headers: understood) == nil)
+        #expect(reason(shared, status: 299, headers: understood) == .status)
+        #expect(reason(shared, status: 299, headers: ["Cache-Control": "must-understand, max-age=60"]) == .status)
+        #expect(reason(shared, status: 206, headers: understood) == .status)
+        #expect(reason(shared, request: "no-store", headers: understood) == .requestNoStore)
+        #expect(reason(shared, headers: ["Cache-Control": "must-understand, no-store, private, max-age=60"]) == .privateResponse)
+        #expect(reason(shared, headers: ["Cache-Control": "no-store, max-age=60"]) == .responseNoStore)
+    }
+
     @Test("§1.2.2: an Age value is whole seconds within 0...2^31, whatever the age computed")
     func ageFieldValues() {
         #expect(CachePolicy.ageFieldValue(0) == "0")

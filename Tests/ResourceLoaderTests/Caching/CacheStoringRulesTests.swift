@@ -225,4 +225,22 @@ struct CacheStoringRulesTests {
         #expect(try await harness.get().body == "other")
         #expect(harness.origin.requestCount == 3)
     }
+
+    // MARK: - must-understand (sections 3, 5.2.2.3)
+
+    @Test("§3, §5.2.2.3: with must-understand, a response is stored when the cache understands its status, no-store notwithstanding, and not otherwise",
+        arguments: [(200, "must-understand, no-store, max-age=600", true), (404, "must-understand, no-store, max-age=600", true),
+            (299, "must-understand, max-age=600", false), (299, "must-understand, no-store, max-age=600", false)])
+    func mustUnderstand(status: Int, cacheControl: String, stored: Bool) async throws {
+        // GIVEN a response with must-understand
+        let harness = CacheHarness()
+        harness.origin.enqueue(status: status, headers: ["Cache-Control": cacheControl], body: "A")
+        harness.origin.enqueue(status: 200, headers: [:], body: "B")
+        _ = try await harness.get()
+        // WHEN the URL is fetched again
+        let answer = try await harness.get()
+        // THEN it is answered from the cache only when the status is understood
+        #expect(answer.body == (stored ? "A" : "B"))
+        #expect(harness.origin.requestCount == (stored ? 1 : 2))
+    }
 }
