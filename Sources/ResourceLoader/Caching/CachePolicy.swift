@@ -17,11 +17,11 @@ import FoundationNetworking
 /// ## Heuristic freshness
 ///
 /// A response with no explicit freshness (`max-age`, `s-maxage`, `Expires`) but a status that is
-/// cacheable by default and a `Last-Modified` date is fresh for a fraction of the time between
-/// `Last-Modified` and its `Date` (section 4.2.2): ``heuristicFraction`` (10%, the figure the RFC
-/// cites and browsers and OkHttp use), capped at ``heuristicLimit`` (seven days by default) so
-/// that a document unchanged for years is not reused for months without a check. OkHttp applies
-/// no cap; set ``heuristicLimit`` to `.infinity` to do the same.
+/// cacheable by default (or `public`) and a `Last-Modified` date is fresh for a fraction of the
+/// time between `Last-Modified` and its `Date` (section 4.2.2): ``heuristicFraction`` (10%, the
+/// figure the RFC cites and browsers and OkHttp use), capped at ``heuristicLimit`` (seven days by
+/// default) so that a document unchanged for years is not reused for months without a check.
+/// OkHttp applies no cap; set ``heuristicLimit`` to `.infinity` to do the same.
 public struct CachePolicy: Sendable {
     /// Whose cache it is: it decides what may be stored and which directives apply.
     public enum Mode: Sendable, Hashable {
@@ -169,8 +169,9 @@ public struct CachePolicy: Sendable {
     }
 
     /// The heuristic freshness lifetime of `response` (section 4.2.2): ``heuristicFraction`` of
-    /// the time from its `Last-Modified` to its `Date`, at most ``heuristicLimit``; zero for a
-    /// status that is not cacheable by default or without a `Last-Modified` date.
+    /// the time from its `Last-Modified` to its `Date`, at most ``heuristicLimit``; zero without
+    /// a `Last-Modified` date, and for a status that is not cacheable by default unless the
+    /// response says `public` (which section 4.2.2 allows a heuristic for).
     public func heuristicFreshnessLifetime(of response: CachedResponse) -> TimeInterval {
         guard Self.heuristicallyCacheableStatuses.contains(response.statusCode) || response.cacheControl.isPublic,
             let lastModified = response.value(forHTTPHeaderField: "Last-Modified").flatMap(HTTPDate.parse)

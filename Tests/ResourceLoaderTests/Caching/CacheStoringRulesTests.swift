@@ -8,8 +8,11 @@ import FoundationNetworking
 
 /// What the cache stores at the edges its documentation names: a `304` updates a stored response
 /// only as far as the updated response may be stored for the request that was validated (RFC
-/// 9111, sections 3, 3.5 and 4.3.4); a body the size limit cut is never stored; `only-if-cached`
-/// never sends a request the cache cannot answer (section 5.2.1.7).
+/// 9111, sections 3, 3.5 and 4.3.4), and under its `Vary` with that request's fields (section
+/// 4.1); a body the size limit cut is never stored; `only-if-cached` never sends a request the
+/// cache cannot answer (section 5.2.1.7); an unsafe request invalidates the URL that answered it
+/// (section 4.4); a `5xx` leaves the stored response in place (section 4.3.3); `must-understand`
+/// (section 5.2.2.3).
 @Suite("Cache: storing rules at the edges")
 struct CacheStoringRulesTests {
     @Test("§3.5, §4.3.4: a shared cache never keeps a 304's private fields for another user")
