@@ -26,6 +26,9 @@ public struct CacheControl: Sendable, Hashable {
     public var noStore = false
     /// `must-revalidate`: once stale, the response is never used without validation.
     public var mustRevalidate = false
+    /// `must-understand`: the response may be stored only by a cache that understands its
+    /// status code, which then ignores the response's `no-store` (RFC 9111, section 5.2.2.3).
+    public var mustUnderstand = false
     /// `proxy-revalidate`: `must-revalidate` for shared caches only.
     public var proxyRevalidate = false
     /// `private`: a shared cache does not store the response.
@@ -79,6 +82,7 @@ public struct CacheControl: Sendable, Hashable {
         case "no-cache": noCache = true
         case "no-store": noStore = true
         case "must-revalidate": mustRevalidate = true
+        case "must-understand": mustUnderstand = true
         case "proxy-revalidate": proxyRevalidate = true
         case "private": isPrivate = true
         case "public": isPublic = true

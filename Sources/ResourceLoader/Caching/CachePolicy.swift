@@ -17,11 +17,11 @@ import FoundationNetworking
 /// ## Heuristic freshness
 ///
 /// A response with no explicit freshness (`max-age`, `s-maxage`, `Expires`) but a status that is
-/// cacheable by default and a `Last-Modified` date is fresh for a fraction of the time between
-/// `Last-Modified` and its `Date` (section 4.2.2): ``heuristicFraction`` (10%, the figure the RFC
-/// cites and browsers and OkHttp use), capped at ``heuristicLimit`` (seven days by default) so
-/// that a document unchanged for years is not reused for months without a check. OkHttp applies
-/// no cap; set ``heuristicLimit`` to `.infinity` to do the same.
+/// cacheable by default (or `public`) and a `Last-Modified` date is fresh for a fraction of the
+/// time between `Last-Modified` and its `Date` (section 4.2.2): ``heuristicFraction`` (10%, the
+/// figure the RFC cites and browsers and OkHttp use), capped at ``heuristicLimit`` (seven days by
+/// default) so that a document unchanged for years is not reused for months without a check.
+/// OkHttp applies no cap; set ``heuristicLimit`` to `.infinity` to do the same.
 public struct CachePolicy: Sendable {
     /// Whose cache it is: it decides what may be stored and which directives apply.
     public enum Mode: Sendable, Hashable {
@@ -42,11 +42,13 @@ public struct CachePolicy: Sendable {
         case method
         /// The status is not cacheable by default and the response gave no explicit freshness,
         /// nor `public` with a validator (or it is a `206` or a `304`, which are never stored as
-        /// such).
+        /// such); or the response said `must-understand` and its status is not one the cache
+        /// understands (``CachePolicy/heuristicallyCacheableStatuses``).
         case status
         /// The request said `no-store`.
         case requestNoStore
-        /// The response said `no-store`.
+        /// The response said `no-store`, without `must-understand` (with it, a response whose
+        /// status the cache understands is stored all the same).
         case responseNoStore
         /// The response said `private`, and the cache is shared.
         case privateResponse
@@ -101,11 +103,16 @@ public struct CachePolicy: Sendable {
     // MARK: - Storing (section 3)
 
     /// The statuses a response may be stored with without explicit freshness (RFC 9110, section
-    /// 15.1), but `206`, which a cache that does not combine ranges does not store.
+    /// 15.1), but `206`, which a cache that does not combine ranges does not store. They are also
+    /// the statuses the cache understands for `must-understand` (RFC 9111, section 5.2.2.3).
     public static let heuristicallyCacheableStatuses: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
 
     /// Why `response`, the answer to a request with `method`, `requestDirectives` and (when
     /// `requestHasAuthorization`) an `Authorization` field, may not be stored; `nil` when it may.
+    ///
+    /// A response that says `must-understand` is stored only when its status is one the cache
+    /// understands (``heuristicallyCacheableStatuses``), and then its `no-store` is ignored
+    /// (sections 3 and 5.2.2.3); the other rules still apply.
     public func reasonNotToStore(
         method: String,
         requestDirectives: CacheControl,
@@ -116,8 +123,12 @@ public struct CachePolicy: Sendable {
         guard method == "GET" || method == "HEAD" else { return .method }
         if requestDirectives.noStore { return .requestNoStore }
         let directives = CacheControl(response)
-        if directives.noStore { return .responseNoStore }
         let status = response.statusCode
+        if directives.mustUnderstand {
+            guard Self.heuristicallyCacheableStatuses.contains(status) else { return .status }
+        } else if directives.noStore {
+            return .responseNoStore
+        }
         guard status >= 200, status != 206, status != 304 else { return .status }
         if mode == .shared, directives.isPrivate { return .privateResponse }
         if mode == .shared, requestHasAuthorization,
@@ -158,8 +169,9 @@ public struct CachePolicy: Sendable {
     }
 
     /// The heuristic freshness lifetime of `response` (section 4.2.2): ``heuristicFraction`` of
-    /// the time from its `Last-Modified` to its `Date`, at most ``heuristicLimit``; zero for a
-    /// status that is not cacheable by default or without a `Last-Modified` date.
+    /// the time from its `Last-Modified` to its `Date`, at most ``heuristicLimit``; zero without
+    /// a `Last-Modified` date, and for a status that is not cacheable by default unless the
+    /// response says `public` (which section 4.2.2 allows a heuristic for).
     public func heuristicFreshnessLifetime(of response: CachedResponse) -> TimeInterval {
         guard Self.heuristicallyCacheableStatuses.contains(response.statusCode) || response.cacheControl.isPublic,
             let lastModified = response.value(forHTTPHeaderField: "Last-Modified").flatMap(HTTPDate.parse)
@@ -290,6 +302,11 @@ public struct CachePolicy: Sendable {
     /// `stored` updated with the header fields of `notModified`, a `304` that validated it
     /// (section 4.3.4): each field of the `304` replaces the stored fields of that name (but
     /// ``fieldsKeptOnUpdate``), the body is kept, and the dates become those of the validation.
+    ///
+    /// The request fields it keeps for `Vary` (``CachedResponse/varyingRequestFields``) are the
+    /// stored response's: a cache storing the result records those of the request that was
+    /// validated, for the `Vary` of the result (``varyingRequestFields(of:for:)``), as
+    /// ``CachingTransport`` does.
     public static func merging(
         _ stored: CachedResponse,
         with notModified: ResponseHead,
@@ -463,18 +480,25 @@ public struct CachePolicy: Sendable {
     /// The methods that never invalidate.
     public static let safeMethods: Set<String> = ["GET", "HEAD", "OPTIONS", "TRACE"]
 
-    /// The URLs whose stored responses an answer to an unsafe request invalidates (section
-    /// 4.4): none for a safe method or an error status; otherwise the target URI, and the
-    /// `Location` and `Content-Location` of the response when they have its origin.
+    /// The URLs whose stored responses an answer to an unsafe request for `url` invalidates
+    /// (section 4.4): none for a safe method or an error status; otherwise the target URI, and
+    /// the `Location` and `Content-Location` of the response when they have its origin.
+    ///
+    /// The target URI is the URL that answered (the response's ``ResponseHead/url``: the last
+    /// redirect's when the transport resent the request after a `307` or `308`), which also
+    /// resolves a relative `Location` or `Content-Location`; `url`, when the response came from
+    /// another URL, is invalidated as well.
     public static func invalidatedURLs(method: String, url: URL, response: ResponseHead) -> [URL] {
         guard !safeMethods.contains(method.uppercased()), (200..<400).contains(response.statusCode) else { return [] }
-        var urls = [url]
+        let target = response.url ?? url
+        var urls = [target]
+        if key(method: "GET", url: url) != key(method: "GET", url: target) { urls.append(url) }
         for field in ["Location", "Content-Location"] {
             guard let value = response.value(forHTTPHeaderField: field),
-                let target = URL(string: value.trimmingOWS, relativeTo: url)?.absoluteURL,
-                sameOrigin(target, url)
+                let location = URL(string: value.trimmingOWS, relativeTo: target)?.absoluteURL,
+                sameOrigin(location, target)
             else { continue }
-            urls.append(target)
+            urls.append(location)
         }
         return urls
     }

@@ -5,7 +5,9 @@ import FoundationNetworking
 #endif
 
 /// Passes an unsafe request's answer on, and when its status is not an error removes what is
-/// stored for the URLs it invalidates (``CachePolicy/invalidatedURLs(method:url:response:)``).
+/// stored for the URLs it invalidates (``CachePolicy/invalidatedURLs(method:url:response:)``):
+/// the URL that answered, the request's, and the answer's `Location` and `Content-Location` on
+/// the origin of the URL that answered.
 final class InvalidatingReceiver: TransferReceiver {
     private let receiver: any TransferReceiver
     private let method: String

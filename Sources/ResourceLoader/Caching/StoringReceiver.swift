@@ -10,6 +10,11 @@ import FoundationNetworking
 /// `stale-if-error` allows. A `HEAD` answer freshens (or makes stale) the stored `GET` response
 /// of its URL.
 ///
+/// An answer with a `5xx` status that is not stored leaves the stored response in place, as a
+/// network failure does (RFC 9111, section 4.3.3, lets a cache treat a `5xx` as no answer): it
+/// still answers later errors within `stale-if-error`, and fetches within its
+/// `stale-while-revalidate` window. Any other answer that is not stored removes it.
+///
 /// A `304` to the cache's own validators that cannot update the stored response (RFC 9111,
 /// section 4.3.4) is not the fetch's: it removes the stored response, goes no further, and once
 /// its transfer completes the request is sent again without the validators, through
@@ -165,14 +170,18 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
     /// be stored as the answer to this request (RFC 9111, sections 3 and 3.5); otherwise removes
     /// what is stored there. A `304` that makes the response `no-store`, or in a shared cache
     /// `private`, or that answers an authorised request without saying it may be shared, thus
-    /// never leaves its fields for another request.
+    /// never leaves its fields for another request. It is stored with this request's values of
+    /// the fields its `Vary` (the `304`'s, when it has one) names.
     private func storeUpdated(_ merged: CachedResponse, forKey storageKey: String) {
-        if let reason = reasonNotToStore(merged.head) {
-            report?(.notStored(reason))
+        let reason = reasonNotToStore(merged.head)
+        guard reason == nil, let varying = CachePolicy.varyingRequestFields(of: request, for: merged.head) else {
+            report?(.notStored(reason ?? .varyAll))
             cache.store.removeResponse(forKey: storageKey)
-        } else {
-            cache.store.store(merged, forKey: storageKey)
+            return
         }
+        var updated = merged
+        updated.varyingRequestFields = varying
+        cache.store.store(updated, forKey: storageKey)
     }
 
     /// The rest of ``transferDidReceive(head:)``: answers a server error with `stored` when
@@ -187,7 +196,7 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
         var keepsBody = false
         if let reason = reasonNotToKeep(head) {
             report?(.notStored(reason))
-            cache.store.removeResponse(forKey: storageKey)
+            if !Self.leavesStoredResponse(head.statusCode) { cache.store.removeResponse(forKey: storageKey) }
         } else {
             keepsBody = true
         }
@@ -220,7 +229,8 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
     }
 
     func transferDidReceive(_ chunk: Data) -> TransferDecision {
-        // Past the largest body kept, the response is not stored, nor is what it replaces kept.
+        // Past the largest body kept, the response is not stored, nor is what it replaces kept
+        // (but after a `5xx`).
         let (passes, outgrown) = lock.withLock { () -> (Bool, Bool) in
             if state.answeredFromCache || state.resends { return (false, false) }
             guard state.body != nil else { return (true, false) }
@@ -230,7 +240,8 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
         guard passes else { return .proceed }
         if outgrown {
             dropBody(reason: .tooLarge)
-            cache.store.removeResponse(forKey: lock.withLock { state.storageKey } ?? key)
+            let (storageKey, status) = lock.withLock { (state.storageKey, state.head?.statusCode) }
+            if !Self.leavesStoredResponse(status ?? 200) { cache.store.removeResponse(forKey: storageKey ?? key) }
         }
         let decision = receiver.transferDidReceive(chunk)
         switch decision {
@@ -418,17 +429,24 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
     /// removes it when they do not: the RFC has it considered stale, and with a validator that
     /// no longer matches, it could only be fetched again. A `HEAD` answer that could not be
     /// stored itself (`no-store`, or in a shared cache `private` or authorised) removes it too,
-    /// so that its fields never reach another request.
+    /// so that its fields never reach another request. The updated response is stored with the
+    /// `HEAD` request's values of the fields its `Vary` names.
     private func freshenStoredGET(with head: ResponseHead, now: Date) {
         guard let url = request.url else { return }
         let getKey = CachePolicy.key(method: "GET", url: url)
         guard let get = cache.store.cachedResponse(forKey: getKey), CachePolicy.request(request, matchesVaryOf: get) else { return }
         let reason = reasonNotToStore(head)
-        if CachePolicy.headResponse(head, freshens: get), reason == nil || reason == .noFreshnessOrValidator {
-            cache.store.store(CachePolicy.merging(get, with: head, requestDate: requestDate, responseDate: now), forKey: getKey)
-        } else {
+        guard CachePolicy.headResponse(head, freshens: get), reason == nil || reason == .noFreshnessOrValidator else {
             cache.store.removeResponse(forKey: getKey)
+            return
         }
+        var merged = CachePolicy.merging(get, with: head, requestDate: requestDate, responseDate: now)
+        guard let varying = CachePolicy.varyingRequestFields(of: request, for: merged.head) else {
+            cache.store.removeResponse(forKey: getKey)
+            return
+        }
+        merged.varyingRequestFields = varying
+        cache.store.store(merged, forKey: getKey)
     }
 
     private func mayAnswerError(with stored: CachedResponse, now: Date) -> Bool {
@@ -438,6 +456,12 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
 
     private static func isServerError(_ status: Int) -> Bool {
         [500, 502, 503, 504].contains(status)
+    }
+
+    /// Whether an answer with `status` that is not stored leaves the stored response in place:
+    /// a `5xx`, which the cache treats as it does a network failure (RFC 9111, section 4.3.3).
+    private static func leavesStoredResponse(_ status: Int) -> Bool {
+        (500..<600).contains(status)
     }
 
     /// A failure of the network, not a decision of the fetch (cancelled, stopped by a limit).

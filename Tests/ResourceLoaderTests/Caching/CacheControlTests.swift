@@ -52,6 +52,12 @@ struct CacheControlTests {
         #expect(CacheControl("max-stale=x").maxStale == nil)
     }
 
+    @Test("§5.2.2.3: must-understand is read without regard to case")
+    func mustUnderstand() {
+        #expect(CacheControl("Must-Understand, no-store").mustUnderstand)
+        #expect(CacheControl("no-store").mustUnderstand == false)
+    }
+
     @Test("§5.2: empty members, unknown directives and stray white space are skipped")
     func lenient() {
         let directives = CacheControl(" ,, no-store ,  foo=bar ,\tonly-if-cached, min-fresh=20 , immutable, stale-if-error=300")

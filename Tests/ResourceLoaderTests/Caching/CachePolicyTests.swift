@@ -23,6 +23,19 @@ struct CachePolicyTests {
 
     // MARK: - Storing (section 3)
 
+    @Test("§3, §5.2.2.3: with must-understand, only a status the cache understands is stored, and then the response's no-store is ignored")
+    func mustUnderstand() {
+        let understood = ["Cache-Control": "must-understand, no-store, max-age=60"]
+        #expect(reason(shared, headers: understood) == nil)
+        #expect(reason(shared, status: 404, headers: understood) == nil)
+        #expect(reason(shared, status: 299, headers: understood) == .status)
+        #expect(reason(shared, status: 299, headers: ["Cache-Control": "must-understand, max-age=60"]) == .status)
+        #expect(reason(shared, status: 206, headers: understood) == .status)
+        #expect(reason(shared, request: "no-store", headers: understood) == .requestNoStore)
+        #expect(reason(shared, headers: ["Cache-Control": "must-understand, no-store, private, max-age=60"]) == .privateResponse)
+        #expect(reason(shared, headers: ["Cache-Control": "no-store, max-age=60"]) == .responseNoStore)
+    }
+
     @Test("§1.2.2: an Age value is whole seconds within 0...2^31, whatever the age computed")
     func ageFieldValues() {
         #expect(CachePolicy.ageFieldValue(0) == "0")
@@ -350,12 +363,25 @@ struct CachePolicyTests {
     @Test("§4.4: unsafe methods with a non-error status invalidate the URI, Location and Content-Location of the same origin")
     func invalidation() {
         let url = URL(string: "http://origin.test/items/1")!
-        let head = CacheTesting.head(status: 201, headers: ["Location": "/items/2", "Content-Location": "http://other.test/items/3"])
+        let head = CacheTesting.head(
+            status: 201, headers: ["Location": "/items/2", "Content-Location": "http://other.test/items/3"], url: url.absoluteString)
         #expect(CachePolicy.invalidatedURLs(method: "POST", url: url, response: head).map(\.absoluteString)
             == ["http://origin.test/items/1", "http://origin.test/items/2"])
         #expect(CachePolicy.invalidatedURLs(method: "GET", url: url, response: head).isEmpty)
-        #expect(CachePolicy.invalidatedURLs(method: "DELETE", url: url, response: CacheTesting.head(status: 500)).isEmpty)
-        #expect(CachePolicy.invalidatedURLs(method: "PUT", url: url, response: CacheTesting.head(status: 303)).count == 1)
+        #expect(CachePolicy.invalidatedURLs(method: "DELETE", url: url, response: CacheTesting.head(status: 500, url: url.absoluteString)).isEmpty)
+        #expect(CachePolicy.invalidatedURLs(method: "PUT", url: url, response: CacheTesting.head(status: 303, url: url.absoluteString)).count == 1)
+    }
+
+    @Test("§4.4: after a redirect, the URL that answered is the target: invalidated with the request's, and the base and origin of Location")
+    func invalidationAfterARedirect() {
+        let url = URL(string: "http://origin.test/a")!
+        let moved = CacheTesting.head(status: 200, headers: ["Content-Location": "c"], url: "http://origin.test/moved/b")
+        #expect(CachePolicy.invalidatedURLs(method: "PUT", url: url, response: moved).map(\.absoluteString)
+            == ["http://origin.test/moved/b", "http://origin.test/a", "http://origin.test/moved/c"])
+        let elsewhere = CacheTesting.head(
+            status: 201, headers: ["Location": "/d", "Content-Location": "http://origin.test/e"], url: "http://other.test/b")
+        #expect(CachePolicy.invalidatedURLs(method: "POST", url: url, response: elsewhere).map(\.absoluteString)
+            == ["http://other.test/b", "http://origin.test/a", "http://other.test/d"])
     }
 
     @Test("Keys: method and the whole URL, scheme and host lowercased, default port and fragment dropped")

@@ -8,8 +8,11 @@ import FoundationNetworking
 
 /// What the cache stores at the edges its documentation names: a `304` updates a stored response
 /// only as far as the updated response may be stored for the request that was validated (RFC
-/// 9111, sections 3, 3.5 and 4.3.4); a body the size limit cut is never stored; `only-if-cached`
-/// never sends a request the cache cannot answer (section 5.2.1.7).
+/// 9111, sections 3, 3.5 and 4.3.4), and under its `Vary` with that request's fields (section
+/// 4.1); a body the size limit cut is never stored; `only-if-cached` never sends a request the
+/// cache cannot answer (section 5.2.1.7); an unsafe request invalidates the URL that answered it
+/// (section 4.4); a `5xx` leaves the stored response in place (section 4.3.3); `must-understand`
+/// (section 5.2.2.3).
 @Suite("Cache: storing rules at the edges")
 struct CacheStoringRulesTests {
     @Test("§3.5, §4.3.4: a shared cache never keeps a 304's private fields for another user")
@@ -118,5 +121,129 @@ struct CacheStoringRulesTests {
             if case .notCached = error as? ResourceError { true } else { false }
         }
         #expect(harness.origin.requestCount == 1)
+    }
+
+    // MARK: - Invalidation (section 4.4)
+
+    @Test("§4.4: an unsafe request the transport resends to another URL invalidates the URL that answered, and its own")
+    func anUnsafeRequestRedirectedInvalidatesTheURLThatAnswered() async throws {
+        // GIVEN /a and /b stored fresh for an hour, and a transport that resends a PUT to /a to
+        // /b (a 307 with Location /b), which answers it
+        let harness = CacheHarness(redirects: ["PUT http://origin.test/a": "http://origin.test/b"])
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=3600"], body: "A1")
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=3600"], body: "B1")
+        harness.origin.enqueue(status: 200, headers: [:], body: "done")
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=3600"], body: "B2")
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=3600"], body: "A2")
+        #expect(try await harness.get("http://origin.test/a").body == "A1")
+        #expect(try await harness.get("http://origin.test/b").body == "B1")
+        // WHEN the PUT to /a is answered by /b
+        let put = try await harness.send(CacheTesting.request("http://origin.test/a", method: "PUT"))
+        #expect(put.head.url?.absoluteString == "http://origin.test/b")
+        // THEN neither /b nor /a is answered from the cache
+        #expect(try await harness.get("http://origin.test/b").body == "B2")
+        #expect(try await harness.get("http://origin.test/a").body == "A2")
+        #expect(harness.origin.receivedRequests.map { $0.url?.path } == ["/a", "/b", "/b", "/b", "/a"])
+    }
+
+    // MARK: - Server errors (section 4.3.3)
+
+    @Test("§4.3.3: a 5xx the cache passes on leaves the stored response, which answers a later failure within staleIfErrorLimit")
+    func aServerErrorPassedOnKeepsTheStoredResponse() async throws {
+        // GIVEN a cache that answers errors with responses up to an hour stale, and a stored
+        // response fresh for a minute
+        let harness = CacheHarness(staleIfErrorLimit: .seconds(3600))
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=60"], body: "A")
+        harness.origin.enqueue(status: 503, headers: [:], body: "down")
+        _ = try await harness.get()
+        harness.date.advance(by: 120)
+        // WHEN a request with no-cache, which no stale response answers, gets a 503
+        let refused = try await harness.get(headers: ["Cache-Control": "no-cache"])
+        #expect(refused.status == 503)
+        // THEN the stored response is still there: a plain request answered with a 503 gets it
+        harness.date.advance(by: 10)
+        let answer = try await harness.get()
+        #expect(answer.status == 200)
+        #expect(answer.body == "A")
+        #expect(harness.origin.requestCount == 3)
+    }
+
+    @Test("RFC 5861, §4.3.3: a 5xx to a background validation leaves the stale response to answer within its window")
+    func aServerErrorToABackgroundValidationKeepsTheStoredResponse() async throws {
+        // GIVEN a stored response that may be served ten minutes stale while it is validated,
+        // and an origin that then answers 503
+        let harness = CacheHarness()
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=60, stale-while-revalidate=600"], body: "A")
+        harness.origin.enqueue(status: 503, headers: [:], body: "down")
+        _ = try await harness.get()
+        harness.date.advance(by: 90)
+        // WHEN it is fetched stale (validated in the background, which gets the 503), then again
+        // until a second background validation starts, once the first is over
+        #expect(try await harness.get().body == "A")
+        var bodies: [String] = []
+        let validatedAgain = await eventually {
+            if let answer = try? await harness.get() { bodies.append(answer.body) }
+            return harness.origin.requestCount >= 3
+        }
+        // THEN every fetch was answered with the stored response
+        #expect(validatedAgain)
+        #expect(!bodies.isEmpty)
+        #expect(bodies.allSatisfy { $0 == "A" })
+    }
+
+    // MARK: - Vary after an update (sections 4.1, 4.3.4, 4.3.5)
+
+    @Test("§4.1, §4.3.4: a 304 that adds Vary is matched against the validated request's values of the fields it names")
+    func a304ThatAddsVaryRecordsTheRequestsFields() async throws {
+        // GIVEN a stored French response without Vary, and an origin that validates it with a
+        // 304 that adds Vary: Accept-Language
+        let harness = CacheHarness()
+        harness.origin.enqueue(status: 200, headers: ["ETag": "\"1\"", "Cache-Control": "max-age=0"], body: "fr")
+        harness.origin.enqueue(status: 304, headers: ["ETag": "\"1\"", "Vary": "Accept-Language", "Cache-Control": "max-age=600"])
+        harness.origin.enqueue(status: 200, headers: ["Vary": "Accept-Language", "Cache-Control": "max-age=600"], body: "other")
+        #expect(try await harness.get(headers: ["Accept-Language": "fr"]).body == "fr")
+        // WHEN a French request validates it
+        #expect(try await harness.get(headers: ["Accept-Language": "fr"]).body == "fr")
+        // THEN another French request is a hit, and a request without Accept-Language is not
+        #expect(try await harness.get(headers: ["Accept-Language": "fr"]).body == "fr")
+        #expect(harness.origin.requestCount == 2)
+        #expect(try await harness.get().body == "other")
+        #expect(harness.origin.requestCount == 3)
+    }
+
+    @Test("§4.1, §4.3.5: a HEAD answer that adds Vary is matched against the HEAD request's values of the fields it names")
+    func aHEADAnswerThatAddsVaryRecordsTheRequestsFields() async throws {
+        // GIVEN a stored French GET response without Vary, and an origin whose HEAD answer, with
+        // the same ETag, adds Vary: Accept-Language
+        let harness = CacheHarness()
+        harness.origin.enqueue(status: 200, headers: ["ETag": "\"1\"", "Cache-Control": "max-age=0"], body: "fr")
+        harness.origin.enqueue(status: 200, headers: ["ETag": "\"1\"", "Vary": "Accept-Language", "Cache-Control": "max-age=600"])
+        harness.origin.enqueue(status: 200, headers: ["Vary": "Accept-Language", "Cache-Control": "max-age=600"], body: "other")
+        #expect(try await harness.get(headers: ["Accept-Language": "fr"]).body == "fr")
+        // WHEN a French HEAD request freshens it
+        _ = try await harness.send(CacheTesting.request(method: "HEAD", headers: ["Accept-Language": "fr"]))
+        // THEN a French GET is a hit, and a GET without Accept-Language is not
+        #expect(try await harness.get(headers: ["Accept-Language": "fr"]).body == "fr")
+        #expect(harness.origin.requestCount == 2)
+        #expect(try await harness.get().body == "other")
+        #expect(harness.origin.requestCount == 3)
+    }
+
+    // MARK: - must-understand (sections 3, 5.2.2.3)
+
+    @Test("§3, §5.2.2.3: with must-understand, a response is stored when the cache understands its status, no-store notwithstanding, and not otherwise",
+        arguments: [(200, "must-understand, no-store, max-age=600", true), (404, "must-understand, no-store, max-age=600", true),
+            (299, "must-understand, max-age=600", false), (299, "must-understand, no-store, max-age=600", false)])
+    func mustUnderstand(status: Int, cacheControl: String, stored: Bool) async throws {
+        // GIVEN a response with must-understand
+        let harness = CacheHarness()
+        harness.origin.enqueue(status: status, headers: ["Cache-Control": cacheControl], body: "A")
+        harness.origin.enqueue(status: 200, headers: [:], body: "B")
+        _ = try await harness.get()
+        // WHEN the URL is fetched again
+        let answer = try await harness.get()
+        // THEN it is answered from the cache only when the status is understood
+        #expect(answer.body == (stored ? "A" : "B"))
+        #expect(harness.origin.requestCount == (stored ? 1 : 2))
     }
 }

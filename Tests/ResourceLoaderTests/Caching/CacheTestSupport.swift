@@ -193,6 +193,22 @@ final class GatedTransport: HTTPTransport, @unchecked Sendable {
     }
 }
 
+/// A transport in front of an origin that follows redirects below the cache, as a transport
+/// does: a request whose method and URL (`"PUT http://origin.test/a"`) `redirects` lists goes to
+/// the URL it names instead, with its method, fields and body (a `307` or `308` resend), and the
+/// answer carries that URL.
+struct RedirectingTransport: HTTPTransport {
+    let origin: any HTTPTransport
+    let redirects: [String: String]
+
+    func startTransfer(_ request: URLRequest, options: TransferOptions, receiver: any TransferReceiver) -> any Cancellable {
+        var request = request
+        let method = (request.httpMethod ?? "GET").uppercased()
+        if let url = request.url, let target = redirects[method + " " + url.absoluteString] { request.url = URL(string: target) }
+        return origin.startTransfer(request, options: options, receiver: receiver)
+    }
+}
+
 /// Waits, a few milliseconds at a time and ten seconds at most, until `condition` holds; says
 /// whether it did.
 func eventually(_ condition: () async -> Bool) async -> Bool {
@@ -222,14 +238,17 @@ struct CacheHarness {
         store: any HTTPCacheStore = MemoryCacheStore(byteLimit: 1 << 20),
         staleIfErrorLimit: Duration? = nil,
         heuristicLimit: TimeInterval = 7 * 86_400,
-        gated: Bool = false
+        gated: Bool = false,
+        redirects: [String: String] = [:]
     ) {
         origin = ScriptedOrigin()
         date = TestDate()
         cache = HTTPCache(store: store, policy: CachePolicy(mode: mode, heuristicLimit: heuristicLimit), staleIfErrorLimit: staleIfErrorLimit)
         let date = date
         gate = gated ? GatedTransport(origin) : nil
-        transport = CachingTransport(wrapping: gate ?? origin, cache: cache, now: { date.now })
+        let base: any HTTPTransport = gate ?? origin
+        transport = CachingTransport(
+            wrapping: redirects.isEmpty ? base : RedirectingTransport(origin: base, redirects: redirects), cache: cache, now: { date.now })
     }
 
     struct Answer {

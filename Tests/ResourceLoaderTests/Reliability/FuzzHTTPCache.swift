@@ -40,8 +40,10 @@ extension FuzzEntryPoints {
     /// - `CacheControl(value)` is deterministic, and every numeric directive is within
     ///   `0...CacheControl.largestDeltaSeconds` (`max-stale` without a value is `Int.max`);
     /// - `reasonNotToStore`: `.method` exactly for a method other than GET and HEAD; a GET or
-    ///   HEAD response with `no-store`, to a request without it, is `.responseNoStore`; a shared
-    ///   cache never stores a `private` response;
+    ///   HEAD response with `no-store` and without `must-understand`, to a request without
+    ///   `no-store`, is `.responseNoStore`; one with `must-understand` and a status not in
+    ///   `heuristicallyCacheableStatuses` is never stored; a shared cache never stores a
+    ///   `private` response;
     /// - `freshnessLifetime` is finite and not negative; `heuristicFreshnessLifetime` is within
     ///   `0...heuristicLimit`; `currentAge` is finite, not negative, and not smaller ten seconds
     ///   later; `use(of:for:now:)` gives the same answer twice; `mayServeWhileRevalidating` is
@@ -94,8 +96,13 @@ extension FuzzEntryPoints {
         if (reason == .method) == getOrHead {
             problems.append("reasonNotToStore \(String(describing: reason)) for method \(input.method)")
         }
-        if getOrHead, !requestDirectives.noStore, responseDirectives.noStore, reason != .responseNoStore {
+        if getOrHead, !requestDirectives.noStore, responseDirectives.noStore, !responseDirectives.mustUnderstand,
+            reason != .responseNoStore
+        {
             problems.append("a no-store response to \(input.method): reasonNotToStore \(String(describing: reason))")
+        }
+        if responseDirectives.mustUnderstand, !CachePolicy.heuristicallyCacheableStatuses.contains(input.status), reason == nil {
+            problems.append("a must-understand response with status \(input.status) would be stored")
         }
         if input.mode == .shared, responseDirectives.isPrivate, reason == nil {
             problems.append("a shared cache would store a private response")
