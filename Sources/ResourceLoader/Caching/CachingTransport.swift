@@ -34,11 +34,12 @@ import FoundationNetworking
 /// validators match, and removes it when they do not (section 4.3.5).
 ///
 /// A request that carries its own preconditions (`If-None-Match`, `Range`…) goes through
-/// untouched (unless it says `only-if-cached`). An unsafe request (`POST`, `PUT`, `DELETE`…) answered with a `2xx` or `3xx`
-/// removes what is stored for its URL, for the URL that answered it when the transport resent it
-/// after a redirect, and for the answer's `Location` and `Content-Location` on the origin of the
-/// URL that answered (RFC 9111, section 4.4). The wrapped transport's transfer rules (redirects, limits,
-/// content codings) all still apply: the cache only sees what the transport delivers.
+/// untouched (unless it says `only-if-cached`). An unsafe request (`POST`, `PUT`, `DELETE`…)
+/// answered with a `2xx` or `3xx` removes what is stored for its URL, for the URL that answered
+/// it when the transport resent it after a redirect, and for the answer's `Location` and
+/// `Content-Location` on the origin of the URL that answered (RFC 9111, section 4.4). The wrapped
+/// transport's transfer rules (redirects, limits, content codings) all still apply: the cache
+/// only sees what the transport delivers.
 ///
 /// The request's own `Cache-Control` directives (`no-cache`, `no-store`, `max-age`,
 /// `max-stale`, `min-fresh`, `only-if-cached`) are honoured; set them in the resource's

@@ -25,8 +25,9 @@ public final class HTTPCache: Sendable {
     public let staleIfErrorLimit: Duration?
     /// The largest body the cache keeps, in bytes: a larger response is passed on whole but not
     /// stored (``CachePolicy/NotStoredReason/tooLarge``), and what was stored for its request is
-    /// removed (unless its status is a `5xx`, which never removes it). While a body arrives, the cache's copy never grows past this, nor past the
-    /// transfer's ``TransferOptions/maximumResponseBytes``. Default: 32 MiB
+    /// removed (unless its status is a `5xx`, which never removes it). While a body arrives, the
+    /// cache's copy never grows past this, nor past the transfer's
+    /// ``TransferOptions/maximumResponseBytes``. Default: 32 MiB
     /// (``TransferOptions/defaultMaximumResponseBytes``).
     public let maximumBodyBytes: Int
     /// The keys whose stored response is being validated in the background
