@@ -80,6 +80,10 @@ public struct TransportConformance: Sendable {
         case contentCodingsAreVerified
         /// `Content-Length` fields that disagree are refused.
         case conflictingContentLengthsAreRefused
+        /// A response with both `Content-Length` and `Transfer-Encoding: chunked` is refused
+        /// with `URLError.Code.badServerResponse` (RFC 9112, section 6.3), never read by either
+        /// framing.
+        case contentLengthWithTransferEncodingIsRefused
         /// A header field received more than once reads as its values joined with `", "`, in the
         /// order received, and is found whatever the case of the name asked for: one rule for
         /// every transport. (Linux's `URLSession` keeps only the first value of a field repeated
@@ -183,6 +187,7 @@ extension TransportConformance {
             case .repeatedHeaderFieldsAreJoined: try await repeatedHeaderFields()
             case .cancellationInTheBody: try await cancellationInTheBody()
             case .bodyCutShortIsAnError: try await bodyCutShort()
+            case .contentLengthWithTransferEncodingIsRefused: try await contentLengthWithTransferEncoding()
             case .requestBodyProgress: try await requestBodyProgress()
             case .sizeLimit: try await sizeLimit()
             case .requestBodyStream: try await requestBodyStream()
@@ -426,6 +431,18 @@ extension TransportConformance {
         private func conflictingContentLengths() async throws(Failure) {
             let server = try server { _ in
                 .script([.write(Self.head(["HTTP/1.1 200 OK", "Content-Length: 5", "Content-Length: 6"]) + Data("hello!".utf8))])
+            }
+            defer { stopWithoutWaiting(server) }
+            let record = try await transfer(URLRequest(url: server.baseURL))
+            try expectError(record, { if case .transport(.badServerResponse, _) = $0 { true } else { false } }, "badServerResponse")
+        }
+
+        private func contentLengthWithTransferEncoding() async throws(Failure) {
+            let server = try server { _ in
+                .script([
+                    .write(Self.head(["HTTP/1.1 200 OK", "Content-Length: 100", "Transfer-Encoding: chunked"]) + Data("a\r\n0123456789\r\n0\r\n\r\n".utf8)),
+                    .close,
+                ])
             }
             defer { stopWithoutWaiting(server) }
             let record = try await transfer(URLRequest(url: server.baseURL))

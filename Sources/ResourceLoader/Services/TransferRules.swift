@@ -179,8 +179,10 @@ public enum TransferRules {
     ///   when it names none, `defaultAcceptEncoding`) does not list with a weight above zero:
     ///   ``ResourceError/transport(_:underlying:)`` with `URLError.Code.cannotDecodeContentData`.
     /// - `Content-Length` fields whose values differ (a transport that joins repeated fields
-    ///   hands them over as one comma-separated value):
-    ///   ``ResourceError/transport(_:underlying:)`` with `URLError.Code.badServerResponse`.
+    ///   hands them over as one comma-separated value), or a `Content-Length` together with a
+    ///   `Transfer-Encoding` (RFC 9112, section 6.3: the framing is ambiguous, a sign of response
+    ///   smuggling): ``ResourceError/transport(_:underlying:)`` with
+    ///   `URLError.Code.badServerResponse`.
     ///
     /// - Parameters:
     ///   - head: The response's head.
@@ -198,7 +200,9 @@ public enum TransferRules {
                 return .transport(.cannotDecodeContentData, underlying: URLError(.cannotDecodeContentData))
             }
         }
-        if let length = head.value(forHTTPHeaderField: "Content-Length"), !isSingleContentLength(length) {
+        if let length = head.value(forHTTPHeaderField: "Content-Length"),
+            !isSingleContentLength(length) || head.value(forHTTPHeaderField: "Transfer-Encoding") != nil
+        {
             return .transport(.badServerResponse, underlying: URLError(.badServerResponse))
         }
         return nil
