@@ -204,7 +204,12 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
         await staging.settled()
         switch answer {
         case .failure(let error):
-            staging.discardStaged()
+            // A finished file the cancellation or the deadline overtook before it was placed:
+            // kept with every byte when the resource keeps partial files, removed otherwise.
+            if let staged = staging.takeStaged() {
+                if let resumable = staged.resumable { return .failure(.downloadInterrupted(resumable, underlying: error)) }
+                DownloadFile.remove(staged.url)
+            }
             if let partial = Self.keptPartial(in: staging, for: resource) { return .failure(.downloadInterrupted(partial, underlying: error)) }
             return .failure(error)
         case .success(let last):

@@ -191,10 +191,4 @@ final class DownloadStaging: Sendable {
         }
         if let kept { DownloadFile.remove(kept.partialFile) }
     }
-
-    /// Removes a staged file that will not be placed (the fetch failed or was cancelled after
-    /// the body had all arrived).
-    func discardStaged() {
-        if let staged = takeStaged() { DownloadFile.remove(staged.url) }
-    }
 }
