@@ -36,7 +36,8 @@ final class DownloadStaging: Sendable {
 
     private struct State {
         var staged: Staged?
-        /// What the receivers left to resume, for the outcome: nothing until one has finished.
+        /// What the receivers left to resume, for the outcome: until one has finished, the
+        /// resource's partial file, when it is there.
         var resumable: ResumableDownload?
         /// The partial file the next attempt continues: the resource's until a receiver has
         /// finished, then what the latest one left.
@@ -63,7 +64,8 @@ final class DownloadStaging: Sendable {
     /// byte when it is `nil`.
     init(bound: Duration = .seconds(10), resumeFrom: ResumableDownload? = nil) {
         self.bound = bound
-        self.state = Locked(State(resumePoint: resumeFrom))
+        let kept = resumeFrom.flatMap { FileManager.default.fileExists(atPath: $0.partialFile.path) ? $0 : nil }
+        self.state = Locked(State(resumable: kept, resumePoint: resumeFrom))
     }
 
     /// The partial file the next attempt continues, asking for the bytes after it under its
@@ -183,7 +185,8 @@ final class DownloadStaging: Sendable {
         }
     }
 
-    /// The partial file kept to resume, if any.
+    /// The partial file kept to resume, if any: the one being resumed while no receiver has
+    /// finished (the download failed before its first attempt had an answer, or made none).
     var resumable: ResumableDownload? {
         state.withLock { $0.resumable }
     }
