@@ -8,13 +8,18 @@ import Musl
 import Darwin
 #endif
 
-/// How a download's bytes reach its file: `write(2)`, or a stand-in that tests inject (a disk
-/// that fills up after so many bytes).
+/// How a download's bytes reach its file and are flushed to disk: `write(2)` and `fsync(2)`, or
+/// stand-ins that tests inject (a disk that fills up after so many bytes, a flush that fails).
 ///
 /// `write` answers like `write(2)`, but with the error in the result: the count written (maybe
-/// fewer than asked), or `-errno`.
+/// fewer than asked), or `-errno`. `synchronize` answers like `fsync(2)`, the same way: `0`, or
+/// `-errno`.
 struct DownloadWriter: Sendable {
     let write: @Sendable (_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int
+    /// `fsync(2)` unless a test sets another.
+    var synchronize: @Sendable (_ descriptor: Int32) -> Int32 = { descriptor in
+        fsync(descriptor) == 0 ? 0 : -errno
+    }
 
     /// `write(2)`.
     static let system = DownloadWriter { descriptor, bytes, count in
@@ -33,8 +38,8 @@ struct DownloadWriter: Sendable {
 /// so the final rename is atomic), or a partial file being resumed.
 ///
 /// Every step is a POSIX call whose failure becomes ``ResourceError/fileSystem(_:)``: nothing
-/// traps. The descriptor is closed by ``close()`` or ``synchronizeAndClose()``, whichever comes
-/// first; the owner (``FileDownloadReceiver``) calls one of them on every path.
+/// traps. The descriptor is closed by ``close()`` or ``synchronizeAndClose(with:)``, whichever
+/// comes first; the owner (``FileDownloadReceiver``) calls one of them on every path.
 struct DownloadFile {
     /// Where the file is.
     let url: URL
@@ -130,10 +135,10 @@ struct DownloadFile {
         }
     }
 
-    /// Flushes the file to disk and closes it; closes it even when the flush fails.
-    mutating func synchronizeAndClose() throws(ResourceError) {
-        let synchronized = fsync(descriptor) == 0
-        let error = synchronized ? nil : Self.failure(.synchronize, url)
+    /// Flushes the file to disk with `writer` and closes it; closes it even when the flush fails.
+    mutating func synchronizeAndClose(with writer: DownloadWriter) throws(ResourceError) {
+        let result = writer.synchronize(descriptor)
+        let error = result == 0 ? nil : ResourceError.fileSystem(.init(operation: .synchronize, url: url, code: -result))
         close()
         if let error { throw error }
     }

@@ -49,10 +49,11 @@ public protocol DownloadResourceType: NetworkResourceType {
     /// ``ResourceError/downloadInterrupted(_:underlying:)`` carrying it, with what stopped it as
     /// `underlying` (``ResourceError/cancelled`` for a cancellation). A finished file that
     /// cannot be placed (a file appeared at the destination under
-    /// ``DownloadOverwritePolicy/failIfExists``) or is cancelled before it is placed is kept the
-    /// same way, with every byte. A body that crosses ``TransferOptions/maximumDownloadBytes``
-    /// is never kept, nor a partial file whose resumed answer says the whole representation is
-    /// over it, nor one shorter than its ``ResumableDownload/byteCount``. Default: `false`: the partial file is removed once the download has
+    /// ``DownloadOverwritePolicy/failIfExists``), or that a cancellation or the deadline stops
+    /// before it is placed, is kept the same way, with every byte. A body that crosses
+    /// ``TransferOptions/maximumDownloadBytes`` is never kept, nor a partial file whose resumed
+    /// answer says the whole representation is over it, nor one shorter than its
+    /// ``ResumableDownload/byteCount``. Default: `false`: the partial file is removed once the download has
     /// failed; until then, each attempt a pipeline's ``RetryPolicy`` makes resumes the partial
     /// file of ``resumeFrom`` as the attempts before it left it.
     var keepsPartialFile: Bool { get }

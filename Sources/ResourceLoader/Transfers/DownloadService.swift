@@ -167,17 +167,17 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
         fetch: PipelineFetch?,
         progress: TransferProgressReporter?
     ) async -> Result<Resource.Model, ResourceError> {
-        if Task.isCancelled { return .failure(.cancelled) }
+        let staging = DownloadStaging(bound: settleBound, resumeFrom: resource.resumeFrom)
+        if Task.isCancelled { return Self.failed(.cancelled, leaving: staging, for: resource) }
         let built: URLRequest
         do {
             built = try resource.urlRequest()
         } catch {
-            return .failure(error)
+            return Self.failed(error, leaving: staging, for: resource)
         }
         let request = Self.request(built, resuming: resource.resumeFrom)
         fetch?.built(request)
         let options = resource.transferOptions(self.options)
-        let staging = DownloadStaging(bound: settleBound, resumeFrom: resource.resumeFrom)
         let configuration = FileDownloadReceiver.Configuration(
             destination: resource.destination,
             overwritePolicy: resource.overwritePolicy,
@@ -204,9 +204,7 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
         await staging.settled()
         switch answer {
         case .failure(let error):
-            staging.discardStaged()
-            if let partial = Self.keptPartial(in: staging, for: resource) { return .failure(.downloadInterrupted(partial, underlying: error)) }
-            return .failure(error)
+            return Self.failed(error, leaving: staging, for: resource)
         case .success(let last):
             guard let staged = staging.takeStaged() else {
                 // An answer kept in memory: the resource's validation says what is wrong. A
@@ -241,6 +239,24 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
             request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         }
         return request
+    }
+
+    /// The outcome of a download that failed with `error`, with what its attempts left in
+    /// `staging`, or, when it made none, the partial file it resumes. A finished file the
+    /// cancellation or the deadline overtook before it was placed is kept with every byte when
+    /// the resource keeps partial files, and removed otherwise; a partial file kept to resume
+    /// goes with the error (``keptPartial(in:for:)``).
+    private static func failed(
+        _ error: ResourceError,
+        leaving staging: DownloadStaging,
+        for resource: Resource
+    ) -> Result<Resource.Model, ResourceError> {
+        if let staged = staging.takeStaged() {
+            if let resumable = staged.resumable { return .failure(.downloadInterrupted(resumable, underlying: error)) }
+            DownloadFile.remove(staged.url)
+        }
+        if let partial = keptPartial(in: staging, for: resource) { return .failure(.downloadInterrupted(partial, underlying: error)) }
+        return .failure(error)
     }
 
     /// The partial file a failed download leaves to resume, when its resource keeps partial

@@ -21,7 +21,9 @@ import Foundation
 /// resource's ``DownloadResourceType/resumeFrom``): what the latest receiver leaves, even nothing
 /// (it removed the file, or kept none), replaces what an earlier one kept, and is what the next
 /// attempt asks the rest of (``resumePoint``), under the validator of the answer that wrote it.
-/// With nothing left, the next attempt starts from the first byte.
+/// With nothing left, the next attempt starts from the first byte. The file a receiver staged
+/// (an answer the resource accepts, which a pipeline's ``RetryPolicy`` may still retry, a `202`
+/// say) is removed once a later receiver finishes: the outcome is the last attempt's.
 final class DownloadStaging: Sendable {
     /// A finished, verified file, not yet at its destination.
     struct Staged: Sendable {
@@ -34,7 +36,8 @@ final class DownloadStaging: Sendable {
 
     private struct State {
         var staged: Staged?
-        /// What the receivers left to resume, for the outcome: nothing until one has finished.
+        /// What the receivers left to resume, for the outcome: until one has finished, the
+        /// resource's partial file, when it is there.
         var resumable: ResumableDownload?
         /// The partial file the next attempt continues: the resource's until a receiver has
         /// finished, then what the latest one left.
@@ -61,7 +64,8 @@ final class DownloadStaging: Sendable {
     /// byte when it is `nil`.
     init(bound: Duration = .seconds(10), resumeFrom: ResumableDownload? = nil) {
         self.bound = bound
-        self.state = Locked(State(resumePoint: resumeFrom))
+        let kept = resumeFrom.flatMap { FileManager.default.fileExists(atPath: $0.partialFile.path) ? $0 : nil }
+        self.state = Locked(State(resumable: kept, resumePoint: resumeFrom))
     }
 
     /// The partial file the next attempt continues, asking for the bytes after it under its
@@ -92,8 +96,9 @@ final class DownloadStaging: Sendable {
     }
 
     /// A receiver has finished, leaving a staged file, a partial file kept to resume, or
-    /// neither: what it leaves replaces what an earlier one kept, and is what the next attempt
-    /// continues. A partial kept by an earlier attempt and not reused is removed. What a
+    /// neither: what it leaves replaces what an earlier one kept or staged, and is what the next
+    /// attempt continues. A partial file kept, or a file staged, by an earlier attempt and not
+    /// reused is removed. What a
     /// receiver leaves after the staging was abandoned is removed, unless it is the partial file
     /// already handed over. `answered` says whether ``receiverAnswered()`` let it act on a head.
     func receiverFinished(staged: Staged?, resumable: ResumableDownload?, answered: Bool) {
@@ -113,9 +118,13 @@ final class DownloadStaging: Sendable {
             if let previous = state.resumable?.partialFile, previous != resumable?.partialFile, previous != staged?.url {
                 strays.append(previous)
             }
+            // A file an earlier attempt finished is not what this one ended with.
+            if let previous = state.staged?.url, previous != staged?.url, previous != resumable?.partialFile {
+                strays.append(previous)
+            }
             state.resumable = resumable
             state.resumePoint = resumable
-            if let staged { state.staged = staged }
+            state.staged = staged
             guard state.live <= 0 else { return ([], strays) }
             defer { state.waiters = [] }
             return (state.waiters, strays)
@@ -176,7 +185,8 @@ final class DownloadStaging: Sendable {
         }
     }
 
-    /// The partial file kept to resume, if any.
+    /// The partial file kept to resume, if any: the one being resumed while no receiver has
+    /// finished (the download failed before its first attempt had an answer, or made none).
     var resumable: ResumableDownload? {
         state.withLock { $0.resumable }
     }
@@ -190,11 +200,5 @@ final class DownloadStaging: Sendable {
             return state.resumable
         }
         if let kept { DownloadFile.remove(kept.partialFile) }
-    }
-
-    /// Removes a staged file that will not be placed (the fetch failed or was cancelled after
-    /// the body had all arrived).
-    func discardStaged() {
-        if let staged = takeStaged() { DownloadFile.remove(staged.url) }
     }
 }

@@ -271,7 +271,7 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
                 answer = .failure(URLError(.networkConnectionLost))
             } else {
                 do {
-                    try writing.file.synchronizeAndClose()
+                    try writing.file.synchronizeAndClose(with: configuration.writer)
                     try verify(writing)
                     staged = .init(url: writing.file.url, head: writing.head, resumable: configuration.keepsPartialFile ? resumableFile(of: writing) : nil)
                     answer = .success((Data(), writing.head))
@@ -390,7 +390,7 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
     /// A whole file is then held to what the answer that carried its last bytes would have
     /// been: the resource's validation, given the `200` the `416` stands for (a refused one is
     /// collected and reported by it, as a refused `206` is), and the size limit (a file over it
-    /// is removed).
+    /// is removed); and it is flushed to disk.
     private func completing(_ partial: ResumableDownload, with head: ResponseHead) throws(ResourceError) -> Mode {
         let range = head.value(forHTTPHeaderField: "Content-Range").flatMap(ContentRange.init)
         guard let length = range?.completeLength, length == partial.byteCount,
@@ -407,8 +407,10 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
             throw .responseTooLarge(limit: Int(clamping: configuration.maximumBytes))
         }
         try checkDestination()
+        // The bytes an earlier answer wrote are flushed before the file is placed, as a body
+        // that arrives whole is.
         var file = try Self.opening(partial)
-        file.close()
+        try file.synchronizeAndClose(with: configuration.writer)
         return .alreadyComplete(received: head, standIn: standIn, file)
     }
 

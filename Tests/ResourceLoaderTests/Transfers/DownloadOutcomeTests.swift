@@ -255,6 +255,47 @@ struct DownloadOutcomeTests {
         #expect(scratch.openDescriptors().isEmpty)
     }
 
+    @Test(arguments: [false, true])
+    func aFinishedFileStoppedBeforeItIsPlacedIsKeptWithEveryByte(byDeadline: Bool) async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        // GIVEN a transport that hands over a whole 20,000-byte body under a strong ETag at once,
+        // but ends the transfer 300 ms later, for a resource that keeps partial files; with a
+        // deadline of 100 ms, or none that passes
+        let body = DownloadFixtures.body(20_000)
+        let transport = LateCompletingTransport(body: body, delay: .milliseconds(300), failure: nil)
+        let options = byDeadline ? TransferOptions(deadline: .milliseconds(100)) : TransferOptions()
+        let service = DownloadService<TestDownload>(session: transport, options: options)
+        var resource = TestDownload(url: URL(string: "https://example.com/data")!, destination: scratch.file("data.bin"))
+        resource.keepsPartialFile = true
+
+        // WHEN the download is cancelled once the whole body is written, or its deadline passes,
+        // before the transfer ends
+        let task = Task { () async -> Result<URL, ResourceError> in
+            do throws(ResourceError) { return .success(try await service.fetch(resource)) } catch { return .failure(error) }
+        }
+        if !byDeadline {
+            try await Self.waitForFile(in: scratch, holding: 20_000)
+            task.cancel()
+        }
+        let result = await task.value
+
+        // THEN it fails as interrupted by what stopped it, with the finished file kept whole
+        guard case .failure(.downloadInterrupted(let partial, let underlying)) = result else {
+            Issue.record("expected downloadInterrupted, got \(result)")
+            return
+        }
+        if byDeadline {
+            guard case .timedOut = underlying else { Issue.record("expected timedOut, got \(underlying)"); return }
+        } else {
+            guard case .cancelled = underlying else { Issue.record("expected cancelled, got \(underlying)"); return }
+        }
+        #expect(partial.byteCount == 20_000)
+        #expect(try Data(contentsOf: partial.partialFile) == body)
+        #expect(!FileManager.default.fileExists(atPath: resource.destination.path))
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
     // MARK: - A resumed download's progress
 
     @Test func aResumedDownloadsProgressCountsThePartialFileAgainstTheWholeLength() async throws {

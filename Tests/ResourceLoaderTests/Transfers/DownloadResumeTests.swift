@@ -187,6 +187,33 @@ struct DownloadResumeTests {
         #expect(scratch.contents() == ["data.bin"])
     }
 
+    @Test func a416ThatCompletesAPartialFileFlushesItBeforeItIsPlaced() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        // GIVEN a whole partial file that a 416 completes, on a disk whose flush fails
+        let body = DownloadFixtures.body(10_000)
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(416, headers: ["Content-Range": "bytes */10000", "Content-Length": "0"], body: Data()))
+        let failingFlush = DownloadWriter(write: DownloadWriter.system.write, synchronize: { _ in -EIO })
+        let service = DownloadService<TestDownload>(session: session, options: TransferOptions(), pipeline: nil, writer: failingFlush)
+        var resource = TestDownload(url: URL(string: "https://example.com/data")!, destination: scratch.file("data.bin"))
+        resource.resumeFrom = try Self.partial(of: body, count: body.count, in: scratch)
+
+        // WHEN it is downloaded
+        let error = await #expect(throws: ResourceError.self) { try await service.fetch(resource) }
+
+        // THEN the file is flushed before it would be placed: the failed flush is the error,
+        // and nothing is placed
+        guard case .fileSystem(let failure) = error else {
+            Issue.record("expected fileSystem, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.operation == .synchronize)
+        #expect(failure.posixCode == .EIO)
+        #expect(scratch.contents().isEmpty)
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
     @Test func a416ForAnotherLengthIsRefusedAndThePartialFileRemoved() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }

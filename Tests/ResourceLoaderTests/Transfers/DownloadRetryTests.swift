@@ -126,6 +126,54 @@ struct DownloadRetryTests {
         #expect(scratch.openDescriptors().isEmpty)
     }
 
+    // MARK: - A retried answer the resource accepts
+
+    /// A service whose pipeline runs on `session`, retrying a `202` or a `503` once at once.
+    static func retrying202(_ session: FakeURLSession) -> DownloadService<TestDownload> {
+        let policy = RetryPolicy(maximumAttempts: 2, baseDelay: .zero, retryableStatusCodes: [202, 503])
+        return DownloadService<TestDownload>(pipeline: ResourcePipeline(session: session, retryPolicy: policy))
+    }
+
+    @Test func aFileAnAttemptFinishedIsNotPlacedWhenTheRetryAfterItFails() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        // GIVEN a download whose first attempt is a 202 the pipeline retries (its body written
+        // to a file), and whose retry is answered 503
+        let session = FakeURLSession()
+        session.stub(.any, with: [.status(202, body: Data("pending".utf8)), .status(503, body: Data("busy".utf8))])
+        let resource = TestDownload(url: URL(string: "https://example.com/data")!, destination: scratch.file("data.bin"))
+
+        // WHEN it is downloaded
+        let error = await #expect(throws: ResourceError.self) { try await Self.retrying202(session).fetch(resource) }
+
+        // THEN the outcome is the retry's, and the first attempt's file is gone
+        guard case .httpStatus(let failure) = error else {
+            Issue.record("expected httpStatus, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.statusCode == 503)
+        #expect(scratch.contents().isEmpty)
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
+    @Test func aFileAnAttemptFinishedIsRemovedWhenTheRetryAfterItIsPlaced() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        // GIVEN a download whose first attempt is a 202 the pipeline retries (its body written
+        // to a file), and whose retry is answered 200
+        let session = FakeURLSession()
+        session.stub(.any, with: [.status(202, body: Data("pending".utf8)), .status(200, body: Data("done".utf8))])
+        let resource = TestDownload(url: URL(string: "https://example.com/data")!, destination: scratch.file("data.bin"))
+
+        // WHEN it is downloaded
+        let placed = try await Self.retrying202(session).fetch(resource)
+
+        // THEN the retry's file is placed, and the first attempt's is gone
+        #expect(try Data(contentsOf: placed) == Data("done".utf8))
+        #expect(scratch.contents() == ["data.bin"])
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
     // MARK: - Each retry resumes the partial file as the attempts before it left it
 
     /// The representations a loopback server's attempts serve: 100,000 bytes under `"v1"` (the

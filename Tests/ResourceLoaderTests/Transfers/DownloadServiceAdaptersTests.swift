@@ -116,4 +116,56 @@ struct DownloadServiceAdaptersTests {
         #expect(headers.withLock { $0 } == ["demo"])
         #expect(scratch.contents() == ["data.bin"])
     }
+
+    struct Refused: Error {}
+
+    @Test(arguments: [false, true], ["adapter", "cancelled"])
+    func aResumeThatFailsBeforeAnyAttemptRemovesOrReportsThePartialFile(keepsPartialFile: Bool, cause: String) async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        // GIVEN a download resuming a 5-byte partial file, through a pipeline whose adapter
+        // throws, or in a task already cancelled
+        let partial = scratch.file(".data.bin.partial")
+        try Data("abcde".utf8).write(to: partial)
+        let resource = TestDownload(
+            url: URL(string: "https://example.com/data")!, destination: scratch.file("data.bin"),
+            resumeFrom: ResumableDownload(partialFile: partial, byteCount: 5, validator: .entityTag("\"v1\""), expectedLength: 10),
+            keepsPartialFile: keepsPartialFile
+        )
+        let session = FakeURLSession()
+        let adapters: [any RequestAdapter] = cause == "adapter" ? [ClosureRequestAdapter { _ in throw Refused() }] : []
+        let service = DownloadService<TestDownload>(pipeline: ResourcePipeline(session: session, adapters: adapters))
+
+        // WHEN it is downloaded
+        let result = await Task { () async -> Result<URL, ResourceError> in
+            if cause == "cancelled" { withUnsafeCurrentTask { $0?.cancel() } }
+            do throws(ResourceError) { return .success(try await service.fetch(resource)) } catch { return .failure(error) }
+        }.value
+
+        // THEN nothing is sent; the partial file goes with the error when kept, and is removed
+        // otherwise
+        #expect(session.receivedRequests.isEmpty)
+        guard case .failure(let error) = result else {
+            Issue.record("expected a failure, got \(result)")
+            return
+        }
+        var underlying = error
+        if keepsPartialFile {
+            guard case .downloadInterrupted(let kept, let stopped) = error else {
+                Issue.record("expected the partial file reported, got \(error)")
+                return
+            }
+            #expect(kept == resource.resumeFrom)
+            #expect(try Data(contentsOf: partial) == Data("abcde".utf8))
+            #expect(scratch.contents() == [".data.bin.partial"])
+            underlying = stopped
+        } else {
+            #expect(scratch.contents().isEmpty)
+        }
+        switch (cause, underlying) {
+        case ("adapter", .requestAdaptationFailed(let thrown)): #expect(thrown is Refused)
+        case ("cancelled", .cancelled): break
+        default: Issue.record("expected the \(cause) error, got \(error)")
+        }
+    }
 }

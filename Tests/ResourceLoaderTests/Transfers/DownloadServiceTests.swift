@@ -107,6 +107,36 @@ struct DownloadServiceTests {
         #expect(scratch.contents() == ["good.bin"])
     }
 
+    @Test func anUnpaddedContentDigestIsCheckedAndAMismatchPlacesNothing() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        // GIVEN a 200 whose Content-Digest is the digest of another body, its base64 without the
+        // "=" padding RFC 8941 lets a byte sequence leave out
+        let body = DownloadFixtures.body(5_000)
+        let other = Data(SHA256.hash(Data("other".utf8))).base64EncodedString()
+        #expect(other.hasSuffix("="))
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(200, headers: [
+            "Content-Length": "5000", "Content-Digest": "sha-256=:\(other.prefix { $0 != "=" }):",
+        ], body: body))
+
+        // WHEN it is downloaded
+        let error = await #expect(throws: ResourceError.self) {
+            try await DownloadService<TestDownload>(session: session).fetch(
+                TestDownload(url: URL(string: "https://example.com/data")!, destination: scratch.file("data.bin"))
+            )
+        }
+
+        // THEN the digest is checked, and the file that does not match it is not placed
+        guard case .integrityMismatch(let failure) = error else {
+            Issue.record("expected integrityMismatch, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.source == .contentDigest)
+        #expect(failure.actual == SHA256Digest(of: body))
+        #expect(scratch.contents().isEmpty)
+    }
+
     @Test func anErrorStatusIsTheResourcesErrorAndWritesNothing() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }

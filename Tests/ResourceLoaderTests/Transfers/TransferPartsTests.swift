@@ -18,6 +18,61 @@ struct TransferPartsTests {
         #expect(DigestFields.sha256(in: "SHA-256=:\(Self.abc):") == nil)
     }
 
+    @Test func digestFieldsReadAnUnpaddedByteSequence() throws {
+        // GIVEN a sha-256 member whose base64 leaves out its "=" padding (RFC 8941 §4.2.7)
+        let abc = try #require(SHA256Digest(bytes: Data(base64Encoded: Self.abc)!))
+        let unpadded = String(Self.abc.dropLast())
+
+        // WHEN the field is read THEN the digest is found
+        #expect(DigestFields.sha256(in: "sha-256=:\(unpadded):") == abc)
+        #expect(DigestFields.sha256(in: "sha-512=:AAA:, sha-256=:\(unpadded):") == abc)
+    }
+
+    @Test func digestFieldsReadPastAStringHoldingACommaOrAnEscape() throws {
+        // GIVEN a dictionary with a string member holding a comma, a quote and a backslash
+        let abc = try #require(SHA256Digest(bytes: Data(base64Encoded: Self.abc)!))
+
+        // WHEN the field is read THEN the sha-256 member is found before or after it
+        #expect(DigestFields.sha256(in: "sha-256=:\(Self.abc):, foo=\"a,b\"") == abc)
+        #expect(DigestFields.sha256(in: "foo=\"a, \\\"b\\\\\", sha-256=:\(Self.abc):") == abc)
+        // An unterminated string or a bad escape: not a dictionary, the field is ignored.
+        #expect(DigestFields.sha256(in: "sha-256=:\(Self.abc):, foo=\"a,b") == nil)
+        #expect(DigestFields.sha256(in: "sha-256=:\(Self.abc):, foo=\"a\\n\"") == nil)
+    }
+
+    @Test func digestFieldsReadPastParametersAndEveryKindOfMember() throws {
+        let abc = try #require(SHA256Digest(bytes: Data(base64Encoded: Self.abc)!))
+        // GIVEN bare keys with parameters, and members of each kind RFC 8941 allows
+        let fields = [
+            "foo;p=1, sha-256=:\(Self.abc):",
+            "foo;p=\"x,y\";q, sha-256=:\(Self.abc):;a=?0;b=tok",
+            "a=?1, b=12.5, c=-3, d=tok/en:x, e=*x, f=(1 \"a,b\" :AAAA: t);g=1, h=(), sha-256=:\(Self.abc):",
+            "sha-256=:AAAA:, sha-256=:\(Self.abc):",
+            " sha-256=:\(Self.abc):\t,\tfoo ",
+        ]
+
+        // WHEN each is read THEN the sha-256 member is found (the last of a repeated key)
+        for field in fields { #expect(DigestFields.sha256(in: field) == abc, "\(field)") }
+    }
+
+    @Test func digestFieldsIgnoreAFieldThatIsNotADictionary() {
+        // GIVEN fields that RFC 8941 does not parse as a dictionary
+        let fields = [
+            "sha-256=:\(Self.abc):,",
+            "sha-256=:\(Self.abc):, 1foo=1",
+            "sha-256=:\(Self.abc):, foo=(1 2",
+            "sha-256=:\(Self.abc):, foo=1234567890123456",
+            "sha-256=:\(Self.abc):, foo=1.2345",
+            "sha-256=:\(Self.abc):, foo=?2",
+            "sha-256=:\(Self.abc):, foo=:A*A:",
+            "sha-256=:\(Self.abc): foo",
+            "sha-256=:\(Self.abc):, sha-256=?1",
+        ]
+
+        // WHEN each is read THEN no digest is found
+        for field in fields { #expect(DigestFields.sha256(in: field) == nil, "\(field)") }
+    }
+
     @Test func aDecodedDigestHas32BytesAndIsEncodedAsBefore() throws {
         let digest = SHA256Digest(of: Data("abc".utf8))
         let encoded = try JSONEncoder().encode(digest)
