@@ -217,8 +217,10 @@ public final class TracingFetchMonitor: RequestAdapter, FetchMonitor, @unchecked
         if let span = existingSpan(for: fetch) { return span }
         // The pipeline cancels the task a fetch's attempts run in when the fetch ends (cancelled,
         // or past its deadline), before its monitors hear `fetchFinished`: a span started now
-        // would begin after the fetch, and nothing would end it in time.
-        if Task.isCancelled { return nil }
+        // would begin after the fetch, and nothing would end it in time. Elsewhere (a fetch
+        // told on its caller's thread) the task's cancellation is not the fetch's.
+        let endsWithTask = FetchEvent.Context.attempting == fetch
+        if endsWithTask, Task.isCancelled { return nil }
         // The attempts of one fetch run one after the other, so no other call starts this
         // fetch's span meanwhile.
         let method = Self.method(of: request)
@@ -239,7 +241,7 @@ public final class TracingFetchMonitor: RequestAdapter, FetchMonitor, @unchecked
         // The fetch may have ended while the span started (cancelled, or past its deadline): its
         // task was cancelled before `fetchFinished`, which may have found no span to end, so the
         // span is ended here, unless `fetchFinished` took it first.
-        if Task.isCancelled, let orphan = lock.withLock({ spans.removeValue(forKey: fetch.fetchID) }) {
+        if endsWithTask, Task.isCancelled, let orphan = lock.withLock({ spans.removeValue(forKey: fetch.fetchID) }) {
             orphan.attributes[AttributeName.errorType] = ResourceError.cancelled.logName
             orphan.setStatus(SpanStatus(code: .error))
             orphan.end()

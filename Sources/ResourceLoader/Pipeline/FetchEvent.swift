@@ -56,6 +56,12 @@ public enum FetchEvent {
         /// starting a span in ``RequestAdapter/adapt(_:)`` and ending it in
         /// ``FetchMonitor/fetchFinished(_:)``, say) reads it to know which fetch it adapts.
         @TaskLocal public static var current: Context?
+
+        /// The fetch whose attempts the current task makes: set only in the task a pipeline
+        /// starts for them, which it cancels when the fetch ends. There, and only there,
+        /// `Task.isCancelled` says that this fetch is over; a fetch's events may also be told
+        /// on its caller's thread, whose task has nothing to do with the fetch.
+        @TaskLocal package static var attempting: Context?
     }
 
     /// The request is ready to be sent: see ``FetchMonitor/requestReady(_:)``.

@@ -175,8 +175,10 @@ final class PipelineFetch: Sendable {
             return
         }
         let attempts = Task { [context] in
-            onAnswer(await FetchEvent.Context.$current.withValue(context) {
-                await self.attempts(from: request, plan: plan, resuming: resumption)
+            onAnswer(await FetchEvent.Context.$attempting.withValue(context) {
+                await FetchEvent.Context.$current.withValue(context) {
+                    await self.attempts(from: request, plan: plan, resuming: resumption)
+                }
             })
         }
         pending.attach(TaskCancellable(attempts), number: number)

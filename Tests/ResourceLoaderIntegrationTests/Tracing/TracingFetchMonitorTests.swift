@@ -145,9 +145,12 @@ struct TracingFetchMonitorTests {
         let context = FetchEvent.Context(fetchID: .max, resourceType: Greeting.self)
         let request = URLRequest(url: URL(string: "https://api.example.com/v1/greeting")!)
         let lateAttempt = Task {
-            await FetchEvent.Context.$current.withValue(context) {
-                withUnsafeCurrentTask { $0?.cancel() }
-                return try? await tracing.adapt(request)
+            // As the pipeline runs a fetch's attempts.
+            await FetchEvent.Context.$attempting.withValue(context) {
+                await FetchEvent.Context.$current.withValue(context) {
+                    withUnsafeCurrentTask { $0?.cancel() }
+                    return try? await tracing.adapt(request)
+                }
             }
         }
         let adapted = await lateAttempt.value
@@ -233,6 +236,27 @@ struct TracingFetchMonitorTests {
         #expect(span.attributes.get(Name.url) == .string("http://login.example.com/token"))
         #expect(session.receivedRequests.first?.value(forHTTPHeaderField: InMemoryTracer.spanIDKey) == nil)
         #expect(tracer.performedContextInjections.isEmpty)
+        #expect(tracing.openSpanCount == 0)
+    }
+
+    @Test func aFetchStartedFromACancelledTaskIsTraced() async throws {
+        // GIVEN a completion-handler fetch of a resource without adapters, started in a task that
+        // is cancelled: the fetch is not the task's, and runs
+        let tracer = InMemoryTracer()
+        let tracing = TracingFetchMonitor(tracer: tracer)
+        let session = FakeURLSession()
+        session.stub(.any, with: .json("token"))
+        let service = ResourceService<UnadaptedGreeting>(pipeline: Self.pipeline(session, tracing: tracing))
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<String, ResourceError>, Never>) in
+            Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                service.fetch(UnadaptedGreeting()) { continuation.resume(returning: $0) }
+            }
+        }
+        // THEN it has its span, ended
+        #expect((try? result.get()) != nil)
+        #expect(tracer.finishedSpans.count == 1)
+        #expect(tracer.activeSpans.isEmpty)
         #expect(tracing.openSpanCount == 0)
     }
 
