@@ -97,10 +97,12 @@ import FoundationNetworking
 /// ``init(configuration:eventLoopGroup:)``, and for one made with
 /// ``init(client:clientFollowsRedirects:)`` and `false`. A transport made with ``init(client:)``
 /// leaves the client's spans as AsyncHTTPClient makes them: each the root of a trace of its own,
-/// while the server receives the fetch span's `traceparent`. A client without a tracer (set
-/// `configuration.tracing.tracer` to `nil`) or with a no-op one makes no span, and the transport
-/// sends through the delegate API, as without tracing: the request carries the headers the
-/// adapters set, untouched.
+/// while the server receives the fetch span's `traceparent`. A client the transport makes records
+/// URLs on its spans (`url.full`, `url.query`) with every query value replaced and without the
+/// fragment, as the fetch's span does; an injected client's spans record them as sent. A client
+/// without a tracer (set `configuration.tracing.tracer` to `nil`) or with a no-op one makes no
+/// span, and the transport sends through the delegate API, as without tracing: the request
+/// carries the headers the adapters set, untouched.
 ///
 /// A hop over the async API runs in a Swift task that prefers one of the client's event loops as
 /// its task executor, so, like a hop over the delegate API, it never waits for a thread of Swift's
@@ -175,6 +177,9 @@ public final class AsyncHTTPClientTransport: URLSessionType {
                  eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup) {
         var configuration = configuration
         configuration.redirectConfiguration = .disallow
+        if let tracer = configuration.tracing.tracer, !(tracer is NoOpTracer) {
+            configuration.tracing.tracer = QueryRedactingTracer(wrapped: tracer)
+        }
         self.client = HTTPClient(eventLoopGroup: eventLoopGroup, configuration: configuration)
         self.ownership = ownership
         self.tracer = Self.activeTracer(of: client)
