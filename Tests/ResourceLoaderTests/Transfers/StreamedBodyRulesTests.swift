@@ -73,6 +73,39 @@ struct StreamedBodyRulesTests {
         #expect(throws: ResourceError.self) { try form.appendFile(at: missing, named: "f") }
     }
 
+    @Test func aSymbolicLinkToARegularFileIsSentAsThatFile() async throws {
+        // GIVEN a symbolic link to a file of 5 bytes, and links to a directory and to a FIFO
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let target = scratch.file("target.bin")
+        try Data("hello".utf8).write(to: target)
+        let link = scratch.file("link.bin")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        let directoryLink = scratch.file("directory-link")
+        try FileManager.default.createSymbolicLink(at: directoryLink, withDestinationURL: scratch.url)
+        let fifo = scratch.file("fifo")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let fifoLink = scratch.file("fifo-link")
+        try FileManager.default.createSymbolicLink(at: fifoLink, withDestinationURL: fifo)
+
+        // WHEN a body and a form part are made of the file's link, and the body is sent
+        let body = try RequestBody.file(link)
+        var form = MultipartFormData()
+        try form.appendFile(at: link, named: "f")
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(201))
+        _ = try #require(await upload(Upload(url: Self.url, upload: body), through: session)).get()
+
+        // THEN the link counts as the file it points to; links to anything else are refused
+        #expect(body.length == 5)
+        #expect(form.parts.first?.content == .file(link, length: 5))
+        #expect(session.receivedRequests.last?.httpBody == Data("hello".utf8))
+        #expect(throws: ResourceError.self) { try RequestBody.file(directoryLink) }
+        #expect(throws: ResourceError.self) { try RequestBody.file(fifoLink) }
+        var refused = MultipartFormData()
+        #expect(throws: ResourceError.self) { try refused.appendFile(at: fifoLink, named: "f") }
+    }
+
     @Test func aFileThatShrankFailsRatherThanSendLess() async throws {
         let file = try TemporaryFile(bytes: Data(repeating: 1, count: 10_000))
         defer { file.remove() }
