@@ -40,6 +40,43 @@ struct StreamedBodyRulesTests {
         #expect(streamDecision == .refuse(.unrepeatableBody))
     }
 
+    @Test(arguments: [307, 308])
+    func aRedirectGivesTheNextRequestAStreamThatReadsTheFileAgain(status: Int) throws {
+        // GIVEN a request with a file body whose stream a transport has read to its end and closed
+        let bytes = Data("the file's bytes".utf8)
+        let file = try TemporaryFile(bytes: bytes)
+        defer { file.remove() }
+        let request = Self.request(with: try .file(file.url))
+        let sent = try #require(request.httpBodyStream)
+        #expect(Self.drain(sent) == bytes)
+        sent.close()
+
+        // WHEN the answer redirects with a status that sends the body again
+        let decision = TransferRules.redirect(
+            statusCode: status, location: "/next", after: request, original: request, redirectsFollowed: 0, options: TransferOptions())
+        guard case .follow(let next) = decision else {
+            Issue.record("a file body was not resent: \(decision)")
+            return
+        }
+
+        // THEN a transport that reads the next request's httpBodyStream sends the file whole again
+        let stream = try #require(next.httpBodyStream)
+        #expect(Self.drain(stream) == bytes)
+        stream.close()
+    }
+
+    /// Everything `stream` reads, opening it first; stops at the end or at a failure.
+    private static func drain(_ stream: InputStream) -> Data {
+        stream.open()
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = stream.read(&buffer, maxLength: buffer.count)
+            guard count > 0 else { return data }
+            data.append(buffer, count: count)
+        }
+    }
+
     @Test func a303DropsAStreamedBody() throws {
         let request = Self.request(with: .stream(RequestBodyStream(chunkStream([Data("x".utf8)]))))
         let decision = TransferRules.redirect(
