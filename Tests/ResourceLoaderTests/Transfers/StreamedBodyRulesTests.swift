@@ -281,6 +281,54 @@ struct StreamedBodyRulesTests {
     }
 }
 
+/// Closing a reader while its read waits on a file that may never answer.
+@Suite("Streamed bodies: closing a reader while it reads a file")
+struct RequestBodyReaderCloseTests {
+    @Test func closingAReaderWhoseFileIsAFIFOReturnsWhileTheReadWaits() async throws {
+        // GIVEN a body whose file segment names a FIFO that nobody writes to, read on a thread of
+        // its own
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let fifo = scratch.file("fifo")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let reader = RequestBody(content: .file(fifo, length: 10), contentType: nil).makeReader()
+        let readStarted = DispatchSemaphore(value: 0)
+        let readEnded = DispatchSemaphore(value: 0)
+        let outcome = Guarded<Result<Data?, ResourceError>?>(nil)
+        Thread {
+            readStarted.signal()
+            let result = Result { () throws(ResourceError) -> Data? in try reader.read() }
+            outcome.withLock { $0 = result }
+            readEnded.signal()
+        }.start()
+
+        // WHEN the reader is closed from another thread once the read has had time to start
+        let closed = try await offTheCooperativePool { () -> Bool in
+            readStarted.wait()
+            Thread.sleep(forTimeInterval: 0.2)
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                reader.close()
+                done.signal()
+            }.start()
+            return done.wait(timeout: .now() + 5) == .success
+        }
+        // A writer comes and goes, so that a read still waiting for the FIFO ends.
+        let writer = open(fifo.path, O_WRONLY | O_NONBLOCK)
+        if writer >= 0 { close(writer) }
+        let ended = try await offTheCooperativePool { readEnded.wait(timeout: .now() + 10) == .success }
+
+        // THEN close returned while the read waited, and the read failed: cancelled, or the FIFO
+        // refused
+        #expect(closed, "close() waited for the read of the FIFO")
+        #expect(ended)
+        switch outcome.withLock({ $0 }) {
+        case .failure(.cancelled)?, .failure(.invalidRequest)?: break
+        case let other: Issue.record("expected cancelled or invalidRequest, got \(String(describing: other))")
+        }
+    }
+}
+
 /// How far the task that iterates a stream runs ahead of the thread that sends it.
 @Suite("Streamed bodies: the stream's task runs a bounded way ahead")
 struct StreamLookAheadTests {
