@@ -675,16 +675,14 @@ extension AsyncHTTPClientTransport {
         func send(_ request: URLRequest) {
             let parts: RequestParts
             let prepared: HTTPClient.Request
-            // A streamed body is read a piece at a time as the client takes it, by a reader of
-            // this hop's own: pumped into the delegate API's writer, or, when large, handed to the
+            // A streamed body is read by a reader of this hop's own: a piece at a time as the
+            // client takes it, pumped into the delegate API's writer or, when large, handed to the
             // traced hops' async API as an `AsyncSequence`. The async API reads a smaller one of
-            // known length whole, in `requestParts`, and the first bytes of one of unknown length
-            // below, once the hop's reader is in place for a cancellation to close.
-            let streamed = request.streamedBody
-            let reader = readsStreamedBodyWhole(request) ? nil : streamed?.makeReader()
+            // known length whole, and the first bytes of one of unknown length, below, once the
+            // hop's reader is in place for a cancellation to close.
+            let reader = request.streamedBody?.makeReader()
             do {
-                parts = try Self.requestParts(
-                    of: request, defaultAcceptEncoding: transport.defaultAcceptEncoding, readsStreamedBody: reader == nil)
+                parts = try Self.requestParts(of: request, defaultAcceptEncoding: transport.defaultAcceptEncoding)
                 let pumped = transport.tracer == nil ? reader.map { Self.streamedBody($0, on: transport.client.eventLoopGroup.any()) } : nil
                 prepared = try Self.clientRequest(from: parts, streamed: pumped)
             } catch {
@@ -692,7 +690,7 @@ extension AsyncHTTPClientTransport {
                 finish(error)
                 return
             }
-            let readsAhead = reader != nil && readsStreamedBodyAhead(request)
+            let readsFirst = reader != nil && (readsStreamedBodyWhole(request) || readsStreamedBodyAhead(request))
             let hop = withState { state -> Int? in
                 guard !state.finished else { return nil }
                 state.bodyReader?.close()
@@ -713,9 +711,10 @@ extension AsyncHTTPClientTransport {
                 // AsyncHTTPClient's async API, whose span nests under the fetch's (the +Tracing file).
                 var parts = parts
                 var first: Data?
-                if readsAhead, let reader {
-                    // A body of unknown length that turns out to fit goes out from memory, as a
-                    // smaller one of known length does; a longer one streams, its first bytes first.
+                if readsFirst, let reader {
+                    // A body of known length that fits goes out from memory, and so does one of
+                    // unknown length that turns out to fit; a longer one streams, its first bytes
+                    // first.
                     do {
                         let ahead = try Self.readAhead(reader)
                         if ahead.isWhole { parts.body = ahead.bytes } else { first = ahead.bytes }
@@ -917,8 +916,8 @@ extension AsyncHTTPClientTransport {
 
         /// What both of the client's request types are made of: the URL, method, header fields
         /// (with `defaultAcceptEncoding` unless `request` names an `Accept-Encoding`) and body of
-        /// `request`.
-        static func requestParts(of request: URLRequest, defaultAcceptEncoding: String, readsStreamedBody: Bool = true) throws -> RequestParts {
+        /// `request`; no body for a streamed one, which the hop's own reader reads.
+        static func requestParts(of request: URLRequest, defaultAcceptEncoding: String) throws -> RequestParts {
             guard let url = request.url, let scheme = url.scheme,
                   ResponseHead.sameFieldName(scheme, "http") || ResponseHead.sameFieldName(scheme, "https") else {
                 throw URLError(.unsupportedURL)
@@ -935,15 +934,10 @@ extension AsyncHTTPClientTransport {
             var body: Data?
             if let data = request.httpBody {
                 body = data
-            } else if let stream = request.httpBodyStream as? RequestBodyInputStream {
-                // Sent by a `streamedBody` reader, except on the async API, which reads one of
-                // known length of at most `tracedWholeBodyLimit` bytes whole here, from its start
-                // on every hop.
-                // A read that fails fails the request: never a shorter body.
-                if readsStreamedBody {
-                    body = try readAll(stream.makeCopy())
-                }
+            } else if request.httpBodyStream is RequestBodyInputStream {
+                // Read by the hop's `streamedBody` reader, from its start on every hop.
             } else if let stream = request.httpBodyStream {
+                // A read that fails fails the request: never a shorter body.
                 body = try readAll(stream)
             }
             let method: NIOHTTP1.HTTPMethod

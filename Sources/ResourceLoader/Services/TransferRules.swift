@@ -52,7 +52,8 @@ public enum TransferRules {
     ///   redirect (`307`, `308`, a `301` or `302` answering any other method) sends the same
     ///   method and body again; a body stream cannot be read twice, so such a redirect of a
     ///   request with an `httpBodyStream` is refused, unless it carries a repeatable
-    ///   ``RequestBody`` (a file, or a form without stream parts), which is read again.
+    ///   ``RequestBody`` (a file, or a form without stream parts), which is read again: the
+    ///   returned request carries a new, unopened ``RequestBodyInputStream`` of that body.
     /// - The ``credentialHeaderFields`` go only to the original request's origin.
     ///
     /// - Parameters:
@@ -100,6 +101,10 @@ public enum TransferRules {
             }
         } else if !current.hasRepeatableBody {
             return .refuse(.unrepeatableBody)
+        } else if let stream = current.httpBodyStream as? RequestBodyInputStream {
+            // The stream that went out with `current` has been read (and maybe closed): the next
+            // request gets one of its own, which reads the body from its start.
+            next.httpBodyStream = stream.makeCopy()
         }
         let sameOrigin = Origin(target).map { $0 == Origin(original.url) } ?? false
         for name in credentialHeaderFields {

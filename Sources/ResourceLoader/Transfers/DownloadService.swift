@@ -123,8 +123,9 @@ public struct DownloadService<Resource: DownloadResourceType>: ResourceServiceTy
     /// Downloads `resource`, reporting its progress to `progress` on `progressQueue`, and
     /// returns its model.
     ///
-    /// `progress` receives throttled values (see ``TransferProgress``) and always the last one;
-    /// every call has run before this method returns or throws.
+    /// `progress` receives throttled values (see ``TransferProgress``) and always the last one,
+    /// in order and one call at a time, also on a concurrent queue; every call has run before
+    /// this method returns or throws.
     public func fetch(
         _ resource: Resource,
         progressQueue: DispatchQueue,

@@ -140,7 +140,7 @@ public struct MultipartFormData: Sendable, Hashable {
     ///   - fileName: The file name the server sees. Default: `url`'s last path component.
     ///   - contentType: The part's `Content-Type`. Default: `application/octet-stream`.
     /// - Throws: ``ResourceError/invalidRequest(reason:)`` if `url` is not a regular file that can
-    ///   be read.
+    ///   be read. A symbolic link counts as what it points to.
     public mutating func appendFile(
         at url: URL, named name: String, fileName: String? = nil, contentType: String = "application/octet-stream"
     ) throws(ResourceError) {

@@ -4,6 +4,14 @@ import Foundation
 import FoundationNetworking
 #endif
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 extension RequestBody {
     /// What a ``RequestBody`` is made of.
     public enum Content: Sendable, Hashable {
@@ -43,7 +51,7 @@ extension RequestBody {
     ///   - url: The file's URL.
     ///   - contentType: The `Content-Type` to send. Default: `application/octet-stream`.
     /// - Throws: ``ResourceError/invalidRequest(reason:)`` if `url` is not a regular file that
-    ///   can be read.
+    ///   can be read. A symbolic link counts as what it points to.
     public static func file(_ url: URL, contentType: String? = "application/octet-stream") throws(ResourceError) -> RequestBody {
         RequestBody(content: .file(url, length: try fileLength(of: url)), contentType: contentType)
     }
@@ -185,19 +193,22 @@ extension RequestBody {
         }
     }
 
-    /// The size of the regular file at `url`.
+    /// The size of the regular file at `url`. A symbolic link is followed: a link to a regular
+    /// file is that file; a link to anything else is refused as that would be.
     static func fileLength(of url: URL) throws(ResourceError) -> Int64 {
         guard url.isFileURL else { throw .invalidRequest(reason: "the body file URL is not a file URL") }
-        let attributes: [FileAttributeKey: Any]
-        do {
-            attributes = try FileManager.default.attributesOfItem(atPath: url.path)
-        } catch {
+        // `stat` follows symbolic links (`FileManager.attributesOfItem` does not).
+        var status = stat()
+        let found = url.withUnsafeFileSystemRepresentation { path in
+            path.map { stat($0, &status) == 0 } ?? false
+        }
+        guard found else {
             throw .invalidRequest(reason: "the body file \(url.lastPathComponent) cannot be read")
         }
-        guard (attributes[.type] as? FileAttributeType) == .typeRegular,
-              let size = (attributes[.size] as? NSNumber)?.int64Value else {
+        guard status.st_mode & S_IFMT == S_IFREG else {
             throw .invalidRequest(reason: "the body file \(url.lastPathComponent) is not a regular file")
         }
+        let size = Int64(status.st_size)
         guard FileManager.default.isReadableFile(atPath: url.path) else {
             throw .invalidRequest(reason: "the body file \(url.lastPathComponent) cannot be read")
         }

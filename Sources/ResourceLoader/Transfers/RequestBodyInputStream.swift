@@ -9,8 +9,10 @@ import Foundation
 /// ``RequestBodyReader`` of its own (a stream body, once). Reads block until the bytes are
 /// ready; transports call them on threads of their own.
 ///
-/// ``URLSessionTransport`` gives each task a new one (``makeCopy()``), so a body resent on a
-/// redirect is read from its start.
+/// ``URLSessionTransport`` gives each task a new one (``makeCopy()``), and the request
+/// ``TransferRules/redirect(statusCode:location:after:original:redirectsFollowed:options:)``
+/// returns to resend the body carries a new one, so a body resent on a redirect is read from its
+/// start.
 ///
 /// A read returns `0` only at the end of the body. A stream whose reading failed, or that was
 /// closed before its end (a cancelled transfer closes it), fails every read from then on with

@@ -23,7 +23,9 @@ import Darwin
 /// ``ResourceError/invalidRequest(reason:)``: the server never receives a body shorter or longer
 /// than its `Content-Length`. A body that cannot be sent as it declares itself (see
 /// ``RequestBody/makeReader()``) fails the first read with
-/// ``ResourceError/invalidRequest(reason:)``, before any of its bytes is read.
+/// ``ResourceError/invalidRequest(reason:)``, before any of its bytes is read. So does a file
+/// that is not a regular file when it is opened (a FIFO, a device, a directory), without
+/// waiting for it.
 public final class RequestBodyReader: @unchecked Sendable {
     /// Where the reader is within one segment of the body.
     private enum Source {
@@ -39,6 +41,9 @@ public final class RequestBodyReader: @unchecked Sendable {
     private var segments: ArraySlice<RequestBody.Segment>
     private var current: Source?
     private var isClosed = false
+    /// Whether a read of the current file runs without the lock: ``close()`` leaves the file's
+    /// descriptor to that read, which closes it once it returns.
+    private var isReadingFile = false
     private var bytesReadSoFar: Int64 = 0
     /// Why the body cannot be sent, for a reader of a body refused when it was made: every read
     /// throws it.
@@ -99,11 +104,24 @@ public final class RequestBodyReader: @unchecked Sendable {
                     lock.unlock()
                     return 0
                 }
-                do {
-                    current = try Self.open(segment)
-                } catch {
+                if case .file(let url, let length) = segment, length > 0 {
+                    // Opened without the lock, so that `close()` never waits for the file system.
                     lock.unlock()
-                    throw error
+                    let descriptor = try Self.openFile(url)
+                    lock.lock()
+                    guard !isClosed else {
+                        lock.unlock()
+                        _ = systemClose(descriptor)
+                        throw .cancelled
+                    }
+                    current = .file(descriptor: descriptor, remaining: length)
+                } else {
+                    do {
+                        current = try Self.open(segment)
+                    } catch {
+                        lock.unlock()
+                        throw error
+                    }
                 }
             }
             switch current! {
@@ -119,15 +137,28 @@ public final class RequestBodyReader: @unchecked Sendable {
                 lock.unlock()
                 if count > 0 { return count }
             case .file(let descriptor, let remaining):
+                // Read without the lock, so that `close()` returns while the read runs; the
+                // descriptor stays open until it returns.
+                isReadingFile = true
+                lock.unlock()
                 let wanted = Int(min(Int64(buffer.count), remaining))
                 var count: Int
                 repeat {
                     count = systemRead(descriptor, buffer.baseAddress, wanted)
                 } while count < 0 && errno == EINTR
+                let readError = count < 0 ? errno : 0
+                lock.lock()
+                isReadingFile = false
+                guard !isClosed else {
+                    // `close()` left the descriptor to this read.
+                    lock.unlock()
+                    _ = systemClose(descriptor)
+                    throw .cancelled
+                }
                 if count <= 0 {
                     let reason = count == 0
                         ? "the body file ended \(remaining) bytes before the length it had when the body was made"
-                        : "the body file could not be read (errno \(errno))"
+                        : "the body file could not be read (errno \(readError))"
                     lock.unlock()
                     throw .invalidRequest(reason: reason)
                 }
@@ -190,6 +221,8 @@ public final class RequestBodyReader: @unchecked Sendable {
             isClosed = true
             segments = []
             defer { current = nil }
+            // A file being read is closed by that read, once it returns.
+            if isReadingFile, case .file = current { return nil }
             return current
         }
         release(source)
@@ -210,19 +243,37 @@ public final class RequestBodyReader: @unchecked Sendable {
             return .bytes(data, offset: 0)
         case .file(let url, let length):
             guard length > 0 else { return .bytes(Data(), offset: 0) }
-            let descriptor = url.withUnsafeFileSystemRepresentation { path in
-                path.map { systemOpen($0, O_RDONLY | O_CLOEXEC) } ?? -1
-            }
-            guard descriptor >= 0 else {
-                throw .invalidRequest(reason: "the body file \(url.lastPathComponent) cannot be opened (errno \(errno))")
-            }
-            return .file(descriptor: descriptor, remaining: length)
+            return .file(descriptor: try openFile(url), remaining: length)
         case .stream(let stream):
             guard let pump = stream.start() else {
                 throw .invalidRequest(reason: "the body stream has been sent already and cannot be read again")
             }
             return .stream(pump, stream, pending: Data(), produced: 0)
         }
+    }
+
+    /// Opens the regular file `url` names for reading. Opened with `O_NONBLOCK`, so that a FIFO
+    /// does not wait for a writer, then refused unless it is a regular file.
+    private static func openFile(_ url: URL) throws(ResourceError) -> Int32 {
+        let descriptor = url.withUnsafeFileSystemRepresentation { path in
+            path.map { systemOpen($0, O_RDONLY | O_CLOEXEC | O_NONBLOCK) } ?? -1
+        }
+        guard descriptor >= 0 else {
+            throw .invalidRequest(reason: "the body file \(url.lastPathComponent) cannot be opened (errno \(errno))")
+        }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
+            _ = systemClose(descriptor)
+            throw .invalidRequest(reason: "the body file \(url.lastPathComponent) is not a regular file")
+        }
+        // Reads of the file block as usual.
+        let flags = fcntl(descriptor, F_GETFL)
+        guard flags >= 0, fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) == 0 else {
+            let error = errno
+            _ = systemClose(descriptor)
+            throw .invalidRequest(reason: "the body file \(url.lastPathComponent) cannot be opened (errno \(error))")
+        }
+        return descriptor
     }
 }
 

@@ -6,7 +6,8 @@ extension ResourceService {
     ///
     /// `progress` receives throttled values (see ``TransferProgress``): ``TransferProgress/Direction/upload``
     /// ones while the body goes out, then ``TransferProgress/Direction/download`` ones, and
-    /// always the last one; every call has run before this method returns or throws.
+    /// always the last one, in order and one call at a time, also on a concurrent queue; every
+    /// call has run before this method returns or throws.
     public func fetch(
         _ resource: Resource,
         progressQueue: DispatchQueue,

@@ -28,17 +28,21 @@ public struct TransferTask<Value: Sendable>: Sendable {
         self.init(progress: stream, task: task)
     }
 
-    /// Runs `run` with a sink that hands each value to `progress` on `queue`; returns what `run`
-    /// returns once every one of those calls has run.
+    /// Runs `run` with a sink that hands each value to `progress` on `queue`, one call at a time
+    /// and in order, even when `queue` is concurrent; returns what `run` returns once every one
+    /// of those calls has run.
     static func delivering(
         to progress: @escaping @Sendable (TransferProgress) -> Void,
         on queue: DispatchQueue,
         _ run: (_ sink: @escaping @Sendable (TransferProgress) -> Void) async -> Result<Value, ResourceError>
     ) async -> Result<Value, ResourceError> {
         let deliveries = DispatchGroup()
+        // A serial queue of the transfer's own, running its work on `queue`: the calls keep the
+        // order the values were reported in and never overlap.
+        let serial = DispatchQueue(label: "ResourceLoader.TransferProgress", target: queue)
         let result = await run { value in
             deliveries.enter()
-            queue.async {
+            serial.async {
                 progress(value)
                 deliveries.leave()
             }

@@ -171,6 +171,52 @@ struct AsyncHTTPClientUploadTests {
         continuation.finish()
     }
 
+    @Test func cancellingATracedSmallStreamThatWaitsForItsNextChunkCancelsTheStreamsTask() async throws {
+        // GIVEN a traced client, and a stream of a known 100 bytes that yields 5 and then waits,
+        // which notes when its consumer is cancelled
+        let listener = try StallingListener()
+        let cancelledConsumer = Guarded(false)
+        let (chunks, continuation) = AsyncStream<Data>.makeStream()
+        continuation.onTermination = { termination in
+            if case .cancelled = termination { cancelledConsumer.withLock { $0 = true } }
+        }
+        continuation.yield(Data("first".utf8))
+        var request = URLRequest(url: listener.url)
+        request.httpMethod = "POST"
+        let stream = RequestBodyStream(chunks, length: 100)
+        request.setBody(.stream(stream))
+        let recorder = ProgressRecorder()
+        let transport = AsyncHTTPClientTransport(configuration: TransportUnderTest.tracingConfiguration)
+        let handle = transport.startTransfer(request, options: TransferOptions(), receiver: recorder)
+        let started = await withTimeLimit { () -> Bool in
+            while !stream.isConsumed {
+                guard (try? await Task.sleep(for: .milliseconds(10))) != nil else { return false }
+            }
+            return true
+        }
+        #expect(started == true)
+
+        // WHEN the transfer is cancelled while the stream waits
+        handle.cancel()
+
+        // THEN the transfer ends cancelled, and the stream's task is cancelled
+        let result = await withTimeLimit(.seconds(20)) { await recorder.result }
+        guard case .failure(let error)? = result else {
+            Issue.record("expected a cancellation, got \(String(describing: result))")
+            continuation.finish()
+            return
+        }
+        #expect(ResourceError(transportError: error).isCancelled)
+        let stopped = await withTimeLimit(.seconds(10)) { () -> Bool in
+            while !cancelledConsumer.withLock({ $0 }) {
+                guard (try? await Task.sleep(for: .milliseconds(10))) != nil else { return false }
+            }
+            return true
+        }
+        #expect(stopped == true, "the stream's task was not cancelled")
+        continuation.finish()
+    }
+
     @Test(arguments: [false, true])
     func aPlainBodyStreamThatFailsFailsTheTransferRatherThanSendLess(traced: Bool) async throws {
         // GIVEN a request whose `httpBodyStream` (not a `RequestBody`) gives a few bytes, then fails

@@ -40,6 +40,43 @@ struct StreamedBodyRulesTests {
         #expect(streamDecision == .refuse(.unrepeatableBody))
     }
 
+    @Test(arguments: [307, 308])
+    func aRedirectGivesTheNextRequestAStreamThatReadsTheFileAgain(status: Int) throws {
+        // GIVEN a request with a file body whose stream a transport has read to its end and closed
+        let bytes = Data("the file's bytes".utf8)
+        let file = try TemporaryFile(bytes: bytes)
+        defer { file.remove() }
+        let request = Self.request(with: try .file(file.url))
+        let sent = try #require(request.httpBodyStream)
+        #expect(Self.drain(sent) == bytes)
+        sent.close()
+
+        // WHEN the answer redirects with a status that sends the body again
+        let decision = TransferRules.redirect(
+            statusCode: status, location: "/next", after: request, original: request, redirectsFollowed: 0, options: TransferOptions())
+        guard case .follow(let next) = decision else {
+            Issue.record("a file body was not resent: \(decision)")
+            return
+        }
+
+        // THEN a transport that reads the next request's httpBodyStream sends the file whole again
+        let stream = try #require(next.httpBodyStream)
+        #expect(Self.drain(stream) == bytes)
+        stream.close()
+    }
+
+    /// Everything `stream` reads, opening it first; stops at the end or at a failure.
+    private static func drain(_ stream: InputStream) -> Data {
+        stream.open()
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = stream.read(&buffer, maxLength: buffer.count)
+            guard count > 0 else { return data }
+            data.append(buffer, count: count)
+        }
+    }
+
     @Test func a303DropsAStreamedBody() throws {
         let request = Self.request(with: .stream(RequestBodyStream(chunkStream([Data("x".utf8)]))))
         let decision = TransferRules.redirect(
@@ -71,6 +108,39 @@ struct StreamedBodyRulesTests {
         #expect(throws: ResourceError.self) { try RequestBody.file(missing) }
         var form = MultipartFormData()
         #expect(throws: ResourceError.self) { try form.appendFile(at: missing, named: "f") }
+    }
+
+    @Test func aSymbolicLinkToARegularFileIsSentAsThatFile() async throws {
+        // GIVEN a symbolic link to a file of 5 bytes, and links to a directory and to a FIFO
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let target = scratch.file("target.bin")
+        try Data("hello".utf8).write(to: target)
+        let link = scratch.file("link.bin")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        let directoryLink = scratch.file("directory-link")
+        try FileManager.default.createSymbolicLink(at: directoryLink, withDestinationURL: scratch.url)
+        let fifo = scratch.file("fifo")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let fifoLink = scratch.file("fifo-link")
+        try FileManager.default.createSymbolicLink(at: fifoLink, withDestinationURL: fifo)
+
+        // WHEN a body and a form part are made of the file's link, and the body is sent
+        let body = try RequestBody.file(link)
+        var form = MultipartFormData()
+        try form.appendFile(at: link, named: "f")
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(201))
+        _ = try #require(await upload(Upload(url: Self.url, upload: body), through: session)).get()
+
+        // THEN the link counts as the file it points to; links to anything else are refused
+        #expect(body.length == 5)
+        #expect(form.parts.first?.content == .file(link, length: 5))
+        #expect(session.receivedRequests.last?.httpBody == Data("hello".utf8))
+        #expect(throws: ResourceError.self) { try RequestBody.file(directoryLink) }
+        #expect(throws: ResourceError.self) { try RequestBody.file(fifoLink) }
+        var refused = MultipartFormData()
+        #expect(throws: ResourceError.self) { try refused.appendFile(at: fifoLink, named: "f") }
     }
 
     @Test func aFileThatShrankFailsRatherThanSendLess() async throws {
@@ -208,6 +278,54 @@ struct StreamedBodyRulesTests {
         }
         #expect(failure.statusCode == 503)
         #expect(session.receivedRequests.count == 1)
+    }
+}
+
+/// Closing a reader while its read waits on a file that may never answer.
+@Suite("Streamed bodies: closing a reader while it reads a file")
+struct RequestBodyReaderCloseTests {
+    @Test func closingAReaderWhoseFileIsAFIFOReturnsWhileTheReadWaits() async throws {
+        // GIVEN a body whose file segment names a FIFO that nobody writes to, read on a thread of
+        // its own
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let fifo = scratch.file("fifo")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let reader = RequestBody(content: .file(fifo, length: 10), contentType: nil).makeReader()
+        let readStarted = DispatchSemaphore(value: 0)
+        let readEnded = DispatchSemaphore(value: 0)
+        let outcome = Guarded<Result<Data?, ResourceError>?>(nil)
+        Thread {
+            readStarted.signal()
+            let result = Result { () throws(ResourceError) -> Data? in try reader.read() }
+            outcome.withLock { $0 = result }
+            readEnded.signal()
+        }.start()
+
+        // WHEN the reader is closed from another thread once the read has had time to start
+        let closed = try await offTheCooperativePool { () -> Bool in
+            readStarted.wait()
+            Thread.sleep(forTimeInterval: 0.2)
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                reader.close()
+                done.signal()
+            }.start()
+            return done.wait(timeout: .now() + 5) == .success
+        }
+        // A writer comes and goes, so that a read still waiting for the FIFO ends.
+        let writer = open(fifo.path, O_WRONLY | O_NONBLOCK)
+        if writer >= 0 { close(writer) }
+        let ended = try await offTheCooperativePool { readEnded.wait(timeout: .now() + 10) == .success }
+
+        // THEN close returned while the read waited, and the read failed: cancelled, or the FIFO
+        // refused
+        #expect(closed, "close() waited for the read of the FIFO")
+        #expect(ended)
+        switch outcome.withLock({ $0 }) {
+        case .failure(.cancelled)?, .failure(.invalidRequest)?: break
+        case let other: Issue.record("expected cancelled or invalidRequest, got \(String(describing: other))")
+        }
     }
 }
 

@@ -138,6 +138,38 @@ struct TransferProgressTests {
         #expect(downloads.allSatisfy { $0.totalBytes == 1_000 }, "\(downloads)")
     }
 
+    @Test func aConcurrentQueueGetsTheValuesOneAtATimeInOrderTheFinalOneLast() async throws {
+        // GIVEN a body that arrives in pieces with its Content-Length, and a concurrent queue
+        // whose callback takes its time over the first value (0 bytes, at the head)
+        let session = FakeURLSession()
+        session.stub(.any, with: .status(200, headers: ["Content-Length": "1000"], body: DownloadFixtures.body(1_000)).inPieces(4))
+        let service = ResourceService<CountedBody>(session: session)
+        let queue = DispatchQueue(label: "progress", attributes: .concurrent)
+        let running = Locked(0)
+        let overlapped = Locked(false)
+        let ran = Locked<[TransferProgress]>([])
+
+        // WHEN it is fetched with progress on that queue
+        let count = try await service.fetch(CountedBody(url: URL(string: "https://example.com/data")!), progressQueue: queue) { progress in
+            let others = running.withLock { running in
+                defer { running += 1 }
+                return running
+            }
+            if others > 0 { overlapped.withLock { $0 = true } }
+            if progress.completedBytes == 0 { Thread.sleep(forTimeInterval: 0.2) }
+            ran.withLock { $0.append(progress) }
+            running.withLock { $0 -= 1 }
+        }
+
+        // THEN no two calls overlapped, they ran in order, and the last to run had the final value
+        #expect(count == 1_000)
+        let values = ran.withLock { $0 }
+        #expect(!overlapped.withLock { $0 })
+        #expect(values.first?.completedBytes == 0)
+        #expect(values.last == TransferProgress(direction: .download, completedBytes: 1_000, totalBytes: 1_000))
+        #expect(zip(values, values.dropFirst()).allSatisfy { $0.completedBytes < $1.completedBytes }, "\(values)")
+    }
+
     @Test func anUploadReportsItsRequestBodyThenTheResponse() async throws {
         let payload = DownloadFixtures.body(3_000_000)
         let server = try LoopbackHTTPServer { request in .status(200, body: Data("\(request.body.count)".utf8)) }
