@@ -367,7 +367,7 @@ extension ResourceError {
     /// Words for an error carried inside another: its own description when it is a
     /// ``ContentFreeDescription``, otherwise only its kind (a `DecodingError`'s case, an `NSError`'s
     /// domain and code, or any other error's type).
-    static func summary(ofUnderlying error: any Error) -> String {
+    package static func summary(ofUnderlying error: any Error) -> String {
         switch error {
         case let error as any ContentFreeDescription:
             return error.description

@@ -27,17 +27,20 @@ extension AsyncHTTPClientTransport {
 extension AsyncHTTPClientTransport.Transfer {
     /// The async API's request made of `parts`, and the context to send it in.
     ///
-    /// The context is the task's `ServiceContext.current` (or a top-level one), with the trace
-    /// context `tracer` extracts from the request's header fields, where `TracingFetchMonitor` (or
-    /// any adapter) injected the fetch span's: AsyncHTTPClient's span becomes that span's child.
+    /// The context is `serviceContext`, the caller's when the transfer started (or a top-level
+    /// one), with the trace context `tracer` extracts from the request's header fields, where
+    /// `TracingFetchMonitor` (or any adapter) injected the fetch span's: AsyncHTTPClient's span
+    /// becomes that span's child.
     /// AsyncHTTPClient then adds the header fields of its own span's context beside any of the same
     /// name, so the fields `tracer` injects are dropped from the request first: the server receives
     /// one `traceparent`, naming the innermost span.
     ///
     /// A body held in memory goes out as one buffer, which AsyncHTTPClient writes as soon as the
     /// head; the caller sets a large streamed one (``TracedRequestBody``).
-    static func tracedRequest(from parts: RequestParts, tracer: any Tracer) -> (request: HTTPClientRequest, context: ServiceContext) {
-        var context = ServiceContext.current ?? .topLevel
+    static func tracedRequest(
+        from parts: RequestParts, in serviceContext: ServiceContext?, tracer: any Tracer
+    ) -> (request: HTTPClientRequest, context: ServiceContext) {
+        var context = serviceContext ?? .topLevel
         tracer.extract(parts.headers, into: &context, using: HeaderFieldExtractor())
         var headers = parts.headers
         var injected: [String] = []

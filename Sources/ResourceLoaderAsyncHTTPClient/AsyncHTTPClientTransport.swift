@@ -80,8 +80,9 @@ import FoundationNetworking
 /// with `InstrumentationSystem` when the configuration was made) starts a span of kind `client`
 /// for every request it sends. The transport makes those spans children of the fetch's:
 ///
-/// - It sends the request inside a `ServiceContext` made of the task's `ServiceContext.current`
-///   and the trace context the client's tracer extracts from the request's header fields, where
+/// - It sends the request inside a `ServiceContext` made of `ServiceContext.current` where the
+///   transfer was started (for every hop, on whatever thread it is sent) and the trace context
+///   the client's tracer extracts from the request's header fields, where
 ///   `TracingFetchMonitor` (of the `Tracing` trait) or any adapter injected the fetch span's.
 ///   AsyncHTTPClient's span starts from that context: with `TracingFetchMonitor`, a child of the
 ///   fetch's span (one per attempt and per redirect followed); without it, a child of the
@@ -527,6 +528,10 @@ extension AsyncHTTPClientTransport {
         let transport: AsyncHTTPClientTransport
         let original: URLRequest
         let options: TransferOptions
+        /// The caller's `ServiceContext.current` when the transfer started: every traced hop is
+        /// sent in it, whatever thread sends it (a redirect's hop, or a one-shot stream read on a
+        /// thread of its own).
+        let serviceContext: ServiceContext?
         private let receiver: any TransferReceiver
         /// The idle timeout of `URLRequest.timeoutInterval`, or `nil` for none.
         private let idleTimeout: TimeAmount?
@@ -541,6 +546,7 @@ extension AsyncHTTPClientTransport {
             self.transport = transport
             self.original = original
             self.options = options
+            self.serviceContext = ServiceContext.current
             self.receiver = receiver
             let interval = original.timeoutInterval
             self.idleTimeout = interval > 0 && interval.isFinite ? .nanoseconds(Int64(min(interval, 1e9) * 1e9)) : nil
@@ -723,7 +729,7 @@ extension AsyncHTTPClientTransport {
                         return
                     }
                 }
-                var (traced, context) = Self.tracedRequest(from: parts, tracer: tracer)
+                var (traced, context) = Self.tracedRequest(from: parts, in: serviceContext, tracer: tracer)
                 if let reader, parts.body == nil {
                     traced.body = .stream(
                         TracedRequestBody(reader: reader, first: first) { [self] count in sentBodyPart(count, hop: hop) },
@@ -976,7 +982,7 @@ extension AsyncHTTPClientTransport {
                 let count = stream.read(&buffer, maxLength: buffer.count)
                 if count < 0 {
                     throw (stream as? RequestBodyInputStream)?.readFailure
-                        ?? .invalidRequest(reason: "the request body stream could not be read: \(stream.streamError.map { "\($0)" } ?? "no error given")")
+                        ?? .invalidRequest(reason: "the request body stream could not be read (\(stream.streamError.map { ResourceError.summary(ofUnderlying: $0) } ?? "no error given"))")
                 }
                 guard count > 0 else { break }
                 data.append(buffer, count: count)

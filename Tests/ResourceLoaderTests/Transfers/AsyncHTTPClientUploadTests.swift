@@ -225,7 +225,7 @@ struct AsyncHTTPClientUploadTests {
         defer { server.stop() }
         var request = URLRequest(url: server.baseURL)
         request.httpMethod = "POST"
-        request.httpBodyStream = FailingInputStream(first: Data("short".utf8))
+        request.httpBodyStream = FailingInputStream(first: Data("short".utf8), error: LeakyStreamError())
         let transport = traced ? AsyncHTTPClientTransport(configuration: TransportUnderTest.tracingConfiguration) : AsyncHTTPClientTransport()
 
         // WHEN the transport sends it
@@ -240,6 +240,8 @@ struct AsyncHTTPClientUploadTests {
             return
         }
         #expect(received.withLock { $0.isEmpty })
+        // AND the error does not quote the stream's error, which may hold what the body held
+        #expect(!String(describing: error).contains("secret"))
     }
 
     /// A traced client sends a large body from a task of AsyncHTTPClient's own, while the answer
@@ -327,14 +329,21 @@ private final class OverlapDetectingReceiver: TransferReceiver, @unchecked Senda
 }
 
 /// An `InputStream` that gives `first` on its first read and fails every read after it.
+/// A stream error whose description would quote what it holds.
+private struct LeakyStreamError: Error, CustomStringConvertible {
+    var description: String { "LeakyStreamError(secret-4711)" }
+}
+
 private final class FailingInputStream: InputStream {
     private let first: Data
+    private let error: any Error
     // `lock` guards `hasGivenFirst`.
     private let lock = NSLock()
     private var hasGivenFirst = false
 
-    init(first: Data) {
+    init(first: Data, error: any Error = URLError(.cannotOpenFile)) {
         self.first = first
+        self.error = error
         super.init(data: Data())
     }
 
@@ -346,7 +355,7 @@ private final class FailingInputStream: InputStream {
 
     override var streamStatus: Stream.Status { lock.withLock { hasGivenFirst ? .error : .open } }
 
-    override var streamError: (any Error)? { lock.withLock { hasGivenFirst ? URLError(.cannotOpenFile) : nil } }
+    override var streamError: (any Error)? { lock.withLock { hasGivenFirst ? error : nil } }
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
         let gives = lock.withLock { () -> Bool in

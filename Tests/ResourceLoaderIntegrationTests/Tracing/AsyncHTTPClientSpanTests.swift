@@ -12,12 +12,50 @@ import Tracing
 import FoundationNetworking
 #endif
 
-@Suite("AsyncHTTPClientTransport: what AsyncHTTPClient's spans record of a URL")
-struct AsyncHTTPClientSpanRedactionTests {
+@Suite("AsyncHTTPClientTransport: AsyncHTTPClient's spans, their context and what they record of a URL")
+struct AsyncHTTPClientSpanTests {
     /// A resource whose URL holds a secret in its query and its fragment.
     struct Search: NetworkResourceType, DataResourceType {
         let url: URL
         func model(from data: Data) throws -> Int { data.count }
+    }
+
+    /// A POST whose body is a stream that can be read once.
+    struct StreamedPost: NetworkResourceType, DataResourceType {
+        let url: URL
+        let stream: RequestBodyStream
+        var httpMethod: HTTPMethod { .post }
+        var body: RequestBody? { .stream(stream) }
+        func model(from data: Data) throws -> Int { data.count }
+    }
+
+    @Test(arguments: [Int64?.some(5), nil])
+    func aStreamedBodyIsSentInTheCallersContext(length: Int64?) async throws {
+        // GIVEN a client that traces, no TracingFetchMonitor, a caller's span, and a body that
+        // is a one-shot stream (read on a thread of its own before it is sent)
+        let tracer = InMemoryTracer()
+        var configuration = AsyncHTTPClientTransport.defaultConfiguration
+        configuration.tracing.tracer = tracer
+        let transport = AsyncHTTPClientTransport(configuration: configuration)
+        let server = try LoopbackHTTPServer { _ in .status(200, body: Data("ok".utf8)) }
+        defer { server.stop() }
+        let parent = tracer.startSpan("handle request")
+        let chunks = AsyncStream<Data> { continuation in
+            continuation.yield(Data("hello".utf8))
+            continuation.finish()
+        }
+        let resource = StreamedPost(url: server.baseURL, stream: RequestBodyStream(chunks, length: length))
+
+        // WHEN it is fetched in the caller's context
+        let count = try await ServiceContext.withValue(parent.context) { try await ResourceService<StreamedPost>(session: transport).fetch(resource) }
+        parent.end()
+        try await transport.shutdown()
+
+        // THEN the client's span is the caller's child
+        #expect(count == 2)
+        let span = try #require(tracer.finishedSpans.first { $0.operationName == "POST" })
+        #expect(span.parentSpanID == parent.spanID)
+        #expect(span.traceID == parent.traceID)
     }
 
     @Test func theClientsSpansRecordNoQueryValueNorFragment() async throws {
