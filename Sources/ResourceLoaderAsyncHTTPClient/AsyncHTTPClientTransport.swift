@@ -42,8 +42,12 @@ import FoundationNetworking
 /// - **Framing**: SwiftNIO's parser refuses any repeated `Content-Length` field, even with equal
 ///   values (which `URLSessionTransport` accepts; RFC 9112 allows either), and any malformed
 ///   response, with `URLError.Code.badServerResponse`.
-/// - **Idle timeout**: `URLRequest.timeoutInterval` bounds the time without a byte from the
-///   server, as with `URLSession`; it fails with `URLError.Code.timedOut`.
+/// - **Idle timeout**: `URLRequest.timeoutInterval` bounds the time without progress: a byte from
+///   the server, or a piece of the request body written; it fails with `URLError.Code.timedOut`.
+///   A file or stream body counts each piece (256 KiB) it writes, as `URLSession` counts what it
+///   sends. A body held in memory counts once, when AsyncHTTPClient has written it whole: send a
+///   large body to a server that reads it more slowly than the idle timeout as a file or a
+///   stream (``ResourceLoader/RequestBody/file(_:contentType:)``).
 /// - **Cancellation**: cancelling the returned handle answers `URLError(.cancelled)` at once and
 ///   stops the transfer, closing its connection.
 /// - **One outcome**: the completion handler is called exactly once per request.
