@@ -47,7 +47,7 @@ import FoundationNetworking
 ///   A file or stream body counts each piece (256 KiB) it writes, as `URLSession` counts what it
 ///   sends. A body held in memory counts once, when AsyncHTTPClient has written it whole: send a
 ///   large body to a server that reads it more slowly than the idle timeout as a file or a
-///   stream (``ResourceLoader/RequestBody/file(_:contentType:)``).
+///   stream (`RequestBody.file(_:contentType:)`).
 /// - **Cancellation**: cancelling the returned handle answers `URLError(.cancelled)` at once and
 ///   stops the transfer, closing its connection.
 /// - **One outcome**: the completion handler is called exactly once per request.

@@ -5,7 +5,7 @@ import Tracing
 
 extension AsyncHTTPClientTransport {
     /// The tracer a client the transport makes traces with: the configuration's, whose spans
-    /// record URLs as ``ResourceLoader/LoggingFetchMonitor/redacted(_:)`` writes them.
+    /// record URLs as `LoggingFetchMonitor.redacted(_:)` writes them.
     ///
     /// AsyncHTTPClient sets `url.full` (without user and password only) and `url.query` from the
     /// URL as sent, query values and fragment included, on spans that are children of the
@@ -89,7 +89,7 @@ extension AsyncHTTPClientTransport {
             return attributes
         }
 
-        /// `query` with every value replaced, as ``ResourceLoader/LoggingFetchMonitor/redacted(_:)``
+        /// `query` with every value replaced, as `LoggingFetchMonitor.redacted(_:)`
         /// replaces them in a URL.
         static func redacted(query: String) -> String {
             guard let url = URL(string: "http://h/?" + query) else { return LoggingFetchMonitor.redactedValue }
