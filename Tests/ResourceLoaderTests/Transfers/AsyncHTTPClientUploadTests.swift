@@ -13,6 +13,16 @@ import FoundationNetworking
 /// backpressure (URLSessionTransport refuses them on Linux).
 @Suite("Streamed uploads through AsyncHTTPClientTransport")
 struct AsyncHTTPClientUploadTests {
+    /// Whether the transfer starts reading `stream` within the time limit.
+    static func startsReading(_ stream: RequestBodyStream) async -> Bool {
+        await withTimeLimit { () -> Bool in
+            while !stream.isConsumed {
+                guard (try? await Task.sleep(for: .milliseconds(10))) != nil else { return false }
+            }
+            return true
+        } == true
+    }
+
     private static func recordingServer(_ received: Guarded<[LoopbackHTTPServer.Request]>) throws -> LoopbackHTTPServer {
         try LoopbackHTTPServer { request in
             received.withLock { $0.append(request) }
@@ -152,13 +162,7 @@ struct AsyncHTTPClientUploadTests {
         let recorder = ProgressRecorder()
         let transport = AsyncHTTPClientTransport()
         let handle = transport.startTransfer(request, options: TransferOptions(), receiver: recorder)
-        let started = await withTimeLimit { () -> Bool in
-            while !stream.isConsumed {
-                guard (try? await Task.sleep(for: .milliseconds(10))) != nil else { return false }
-            }
-            return true
-        }
-        #expect(started == true)
+        #expect(await Self.startsReading(stream))
 
         handle.cancel()
 
@@ -188,13 +192,7 @@ struct AsyncHTTPClientUploadTests {
         let recorder = ProgressRecorder()
         let transport = AsyncHTTPClientTransport(configuration: TransportUnderTest.tracingConfiguration)
         let handle = transport.startTransfer(request, options: TransferOptions(), receiver: recorder)
-        let started = await withTimeLimit { () -> Bool in
-            while !stream.isConsumed {
-                guard (try? await Task.sleep(for: .milliseconds(10))) != nil else { return false }
-            }
-            return true
-        }
-        #expect(started == true)
+        #expect(await Self.startsReading(stream))
 
         // WHEN the transfer is cancelled while the stream waits
         handle.cancel()
