@@ -35,8 +35,9 @@ extension AsyncHTTPClientTransport.Transfer {
     /// name, so the fields `tracer` injects are dropped from the request first: the server receives
     /// one `traceparent`, naming the innermost span.
     ///
-    /// A body held in memory goes out as one buffer, which AsyncHTTPClient writes as soon as the
-    /// head; the caller sets a large streamed one (``TracedRequestBody``).
+    /// A body held in memory in `parts` goes out as one buffer, which AsyncHTTPClient writes as
+    /// soon as the head; the caller sets a streamed one, or one in memory over 1 MiB, as a
+    /// ``TracedRequestBody``.
     static func tracedRequest(
         from parts: RequestParts, in serviceContext: ServiceContext?, tracer: any Tracer
     ) -> (request: HTTPClientRequest, context: ServiceContext) {

@@ -44,10 +44,10 @@ import FoundationNetworking
 ///   response, with `URLError.Code.badServerResponse`.
 /// - **Idle timeout**: `URLRequest.timeoutInterval` bounds the time without progress: a byte from
 ///   the server, or a piece of the request body written; it fails with `URLError.Code.timedOut`.
-///   A file or stream body counts each piece (256 KiB) it writes, as `URLSession` counts what it
-///   sends. A body held in memory counts once, when AsyncHTTPClient has written it whole: send a
-///   large body to a server that reads it more slowly than the idle timeout as a file or a
-///   stream (`RequestBody.file(_:contentType:)`).
+///   A request body counts each piece (256 KiB) it writes, as `URLSession` counts what it sends:
+///   a file or stream body, and a body held in memory over 256 KiB, go out a piece at a time. A
+///   smaller body in memory (up to 1 MiB on a client that traces, see below) goes out in one
+///   buffer and counts once, when AsyncHTTPClient has written it whole.
 /// - **Cancellation**: cancelling the returned handle answers `URLError(.cancelled)` at once and
 ///   stops the transfer, closing its connection.
 /// - **One outcome**: the completion handler is called exactly once per request.
@@ -126,8 +126,9 @@ import FoundationNetworking
 /// passes 1 MiB: one that ends within it is sent as a body in memory, a longer one streams, its
 /// first MiB first (a stream that cannot be read again is read on a thread of its own, so that
 /// `startTransfer` returns at once and a cancellation ends the transfer while the stream waits
-/// for its next chunk). Every body in memory goes out in one buffer right after the head,
-/// reported sent when the response head arrives, without waiting for a thread of the pool.
+/// for its next chunk). A body held in memory over 1 MiB streams from memory as such a sequence;
+/// every smaller body in memory goes out in one buffer right after the head, reported sent when
+/// the response head arrives, without waiting for a thread of the pool.
 public final class AsyncHTTPClientTransport: URLSessionType {
     /// A transport with its own client, made with ``defaultConfiguration`` on the shared event
     /// loop group. It lives as long as the process and is never shut down.
@@ -648,6 +649,18 @@ extension AsyncHTTPClientTransport {
         /// documentation): 1 MiB.
         static let tracedWholeBodyLimit: Int64 = 1 << 20
 
+        /// A reader of `request`'s body held in memory when the hop sends it a piece at a time,
+        /// as a file is sent, so that each piece written counts as progress and for the idle
+        /// timeout: a body over ``BodyPump/pieceSize``, or, on a traced hop (which sends a
+        /// streamed body of up to ``tracedWholeBodyLimit`` whole), over that limit. `nil` for
+        /// any other body, sent in one buffer.
+        func piecewiseReader(for request: URLRequest) -> RequestBodyReader? {
+            guard request.httpBodyStream == nil, let body = request.httpBody else { return nil }
+            let limit = transport.tracer == nil ? Int64(BodyPump.pieceSize) : Self.tracedWholeBodyLimit
+            guard Int64(body.count) > limit else { return nil }
+            return RequestBody.data(body, contentType: nil).makeReader()
+        }
+
         /// Whether the async API reads `request`'s streamed body whole before sending it (see
         /// the type's documentation): one of known length up to ``tracedWholeBodyLimit``.
         func readsStreamedBodyWhole(_ request: URLRequest) -> Bool {
@@ -683,16 +696,18 @@ extension AsyncHTTPClientTransport {
 
         /// Sends `request` as the next hop.
         func send(_ request: URLRequest) {
-            let parts: RequestParts
+            var parts: RequestParts
             let prepared: HTTPClient.Request
             // A streamed body is read by a reader of this hop's own: a piece at a time as the
             // client takes it, pumped into the delegate API's writer or, when large, handed to the
             // traced hops' async API as an `AsyncSequence`. The async API reads a smaller one of
             // known length whole, and the first bytes of one of unknown length, below, once the
             // hop's reader is in place for a cancellation to close.
-            let reader = request.streamedBody?.makeReader()
+            let reader = request.streamedBody?.makeReader() ?? piecewiseReader(for: request)
             do {
                 parts = try Self.requestParts(of: request, defaultAcceptEncoding: transport.defaultAcceptEncoding)
+                // A body in memory that the reader sends goes out through it alone.
+                if reader != nil { parts.body = nil }
                 let pumped = transport.tracer == nil ? reader.map { Self.streamedBody($0, on: transport.client.eventLoopGroup.any()) } : nil
                 prepared = try Self.clientRequest(from: parts, streamed: pumped)
             } catch {

@@ -71,6 +71,41 @@ struct StreamedUploadTests {
         #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.sent <= $1.sent })
     }
 
+    @Test(arguments: UploadTransport.allCases)
+    func reportsALargeBodyInMemoryAsItGoesOut(transport: UploadTransport) async throws {
+        // GIVEN a body of 3 MiB held in memory, and a server that keeps what it receives
+        let bytes = Data((0..<(3 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 11) })
+        let received = Guarded<[LoopbackHTTPServer.Request]>([])
+        let server = try Self.recordingServer(received)
+        defer { server.stop() }
+        var request = URLRequest(url: server.baseURL)
+        request.httpMethod = "POST"
+        request.setBody(.data(bytes, contentType: "application/octet-stream"))
+
+        // WHEN it is sent straight through the transport
+        let recorder = ProgressRecorder()
+        let handle = transport.transport.startTransfer(request, options: TransferOptions(), receiver: recorder)
+        let result = await withTimeLimit { await recorder.result }
+        _ = handle
+
+        // THEN progress grows to the whole body in several steps, as for a file (each step is
+        // progress for the idle timeout too), and the server has every byte, declared by
+        // Content-Length
+        guard case .success(let (head, _))? = result else {
+            Issue.record("the upload failed: \(String(describing: result))")
+            return
+        }
+        #expect(head.statusCode == 201)
+        let reports = recorder.reports
+        #expect(reports.count > 1)
+        #expect(reports.last?.sent == Int64(3 << 20))
+        #expect(reports.allSatisfy { $0.expected == Int64(3 << 20) })
+        #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.sent <= $1.sent })
+        let sent = try #require(received.withLock { $0.first })
+        #expect(sent.body == bytes)
+        #expect(sent.value(forHeaderField: "Content-Length") == String(3 << 20))
+    }
+
     @Test(arguments: UploadTransport.allCases, [307, 308])
     func resendsAFileOnARedirectThatKeepsTheBody(transport: UploadTransport, status: Int) async throws {
         // GIVEN a server that redirects the first request and keeps what each one brought
