@@ -139,7 +139,8 @@ public struct CachingTransport: HTTPTransport {
                     // handed over; it never holds the answer up (a transport starts a transfer
                     // and returns).
                     revalidateInBackground(
-                        request, key: key, stored: stored, conditions: conditions, directives: directives, options: options, report: report)
+                        request, key: key, stored: stored, conditions: conditions, directives: directives, options: options,
+                        report: reporter(for: request, afterTheFetch: true))
                     deliver(stored, to: receiver, isHEAD: method == "HEAD", now: requestDate, models: entry?.models)
                     return NoTransfer()
                 }
@@ -265,14 +266,22 @@ public struct CachingTransport: HTTPTransport {
     }
 
     /// Tells the monitors of a decision about `request`, when the transport runs for a fetch of
-    /// a pipeline with monitors.
-    private func reporter(for request: URLRequest) -> (@Sendable (FetchEvent.CacheDecided.Outcome) -> Void)? {
+    /// a pipeline with monitors: until the fetch has finished, or, for a background validation
+    /// (`afterTheFetch`), also after it.
+    private func reporter(
+        for request: URLRequest, afterTheFetch: Bool = false
+    ) -> (@Sendable (FetchEvent.CacheDecided.Outcome) -> Void)? {
         guard !monitors.isEmpty, let context = FetchEvent.Context.current else { return nil }
         let monitors = monitors
         let url = request.url
+        let gate = afterTheFetch ? nil : FetchEvent.Context.events
         return { outcome in
             let event = FetchEvent.CacheDecided(context: context, url: url, outcome: outcome)
-            for monitor in monitors { monitor.cacheDecided(event) }
+            if let gate {
+                _ = gate.tell(monitors) { $0.cacheDecided(event) }
+            } else {
+                for monitor in monitors { monitor.cacheDecided(event) }
+            }
         }
     }
 }

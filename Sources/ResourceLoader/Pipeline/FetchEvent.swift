@@ -62,6 +62,10 @@ public enum FetchEvent {
         /// `Task.isCancelled` says that this fetch is over; a fetch's events may also be told
         /// on its caller's thread, whose task has nothing to do with the fetch.
         @TaskLocal package static var attempting: Context?
+
+        /// What tells the monitors of the current fetch's events (set where ``current`` is):
+        /// nothing once the fetch has finished.
+        @TaskLocal package static var events: (any FetchEventGate)?
     }
 
     /// The request is ready to be sent: see ``FetchMonitor/requestReady(_:)``.
@@ -229,4 +233,11 @@ extension FetchEvent.RetryScheduled.Reason {
         case .credentialRejected(let status): "credentialRejected(\(status))"
         }
     }
+}
+
+/// What tells a fetch's monitors of its events: none after its ``FetchMonitor/fetchFinished(_:)``.
+package protocol FetchEventGate: AnyObject, Sendable {
+    /// Tells each of `monitors` with `call`, unless the fetch is over; returns whether it was
+    /// still going on once they were told.
+    func tell(_ monitors: [any FetchMonitor], _ call: (any FetchMonitor) -> Void) -> Bool
 }

@@ -19,9 +19,11 @@ import Foundation
 /// A fetch that fails stops early and goes straight to ``fetchFinished(_:)``: one whose request
 /// cannot be built, adapted or given a credential before its first attempt, or that the
 /// transport must refuse (``ResourceError/invalidRequest(reason:)``), sees only that event.
-/// No event of a fetch follows its ``fetchFinished(_:)``: a fetch that ends on another thread
-/// (its deadline passes, or it is cancelled) while the monitors are told of an event waits until
-/// every monitor has been told of it. Events of different fetches interleave; use
+/// No event of a fetch follows its ``fetchFinished(_:)``: a fetch that ends while the monitors are
+/// told of an event (on another thread, as its deadline passes or it is cancelled, or from a
+/// monitor's own call) waits until every monitor has been told of it. The one exception is what
+/// a cache's background validation did (``cacheDecided(_:)``), which is reported to the fetch
+/// that was answered from the cache meanwhile, after it has finished. Events of different fetches interleave; use
 /// ``FetchEvent/Context/fetchID`` to tell them apart. Monitors are called in the pipeline's order
 /// on whatever thread the fetch is on, so they must be quick and must not block; hand slow work to
 /// a queue or an actor of your own. ``fetchFinished(_:)`` runs just before the caller receives the
@@ -65,7 +67,9 @@ public protocol FetchMonitor: Sendable {
 
     /// The pipeline's ``HTTPCache`` answered an attempt, sent it on, or stored (or did not store)
     /// its response: between ``attemptSent(_:)`` and ``responseReceived(_:)`` (or the end of the
-    /// fetch), one or more times per attempt.
+    /// fetch), one or more times per attempt. What a background validation
+    /// (``FetchEvent/CacheDecided/Outcome/staleWhileRevalidate``) did comes later, when it is
+    /// done: after the fetch's ``fetchFinished(_:)``.
     func cacheDecided(_ event: FetchEvent.CacheDecided)
 }
 

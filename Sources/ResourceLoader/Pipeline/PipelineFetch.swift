@@ -14,7 +14,10 @@ import FoundationNetworking
 final class PipelineFetch: Sendable {
     private struct State {
         var request: URLRequest?
+        /// The attempts begun: the number of the latest.
         var attempts = 0
+        /// The attempts handed to the transport, for ``FetchEvent/Finished/attempts``.
+        var sentAttempts = 0
         var statusCode: Int?
         var bodyByteCount: Int?
     }
@@ -71,7 +74,7 @@ final class PipelineFetch: Sendable {
             // A fetch that ended while the monitors were told (its deadline, a cancellation)
             // sends nothing: its outcome is settled.
             guard let attempt = nextAttempt(with: request), let sent = attemptSent(request, attempt: attempt) else { return }
-            FetchEvent.Context.$current.withValue(context) {
+            inFetch {
                 transfer(request, attempt: attempt, sentAt: sent, plan: plan, pending: pending) { [self] outcome in
                     if case .success(let answer) = outcome { received(answer) }
                     onAnswer(outcome)
@@ -83,7 +86,7 @@ final class PipelineFetch: Sendable {
             continueInTask(request, plan: plan, from: .beginning, pending: pending, onAnswer: onAnswer)
             return
         }
-        FetchEvent.Context.$current.withValue(context) {
+        inFetch {
             var adapted = request
             for adapter in synchronousAdapters {
                 do {
@@ -158,6 +161,14 @@ final class PipelineFetch: Sendable {
         var hasReplayed = false
     }
 
+    /// Runs `body` with the fetch as ``FetchEvent/Context/current``, and its monitors' gate as
+    /// ``FetchEvent/Context/events``.
+    private func inFetch<Result>(_ body: () -> Result) -> Result {
+        FetchEvent.Context.$events.withValue(events) {
+            FetchEvent.Context.$current.withValue(context, operation: body)
+        }
+    }
+
     /// Runs the rest of the attempts in a task that `pending` cancels when the fetch ends first.
     private func continueInTask<Value>(
         _ request: URLRequest,
@@ -174,10 +185,12 @@ final class PipelineFetch: Sendable {
             pending.attach(NotSent(), number: number)
             return
         }
-        let attempts = Task { [context] in
+        let attempts = Task { [context, events] in
             onAnswer(await FetchEvent.Context.$attempting.withValue(context) {
-                await FetchEvent.Context.$current.withValue(context) {
-                    await self.attempts(from: request, plan: plan, resuming: resumption)
+                await FetchEvent.Context.$events.withValue(events) {
+                    await FetchEvent.Context.$current.withValue(context) {
+                        await self.attempts(from: request, plan: plan, resuming: resumption)
+                    }
                 }
             })
         }
@@ -258,6 +271,11 @@ final class PipelineFetch: Sendable {
         case .failure(.transport(let code, _)) where policy.retryableTransportErrors.contains(code):
             reason = .transport(code)
             serverDelay = nil
+        case .failure(.timedOut) where policy.retryableTransportErrors.contains(.timedOut):
+            // The transport's own timeout (the request's idle timeout): the fetch's deadline
+            // ends the fetch instead, and no retry starts past it.
+            reason = .transport(.timedOut)
+            serverDelay = nil
         case .failure:
             return .finish(outcome)
         case .success(let answer):
@@ -311,6 +329,9 @@ final class PipelineFetch: Sendable {
         case .finish(let outcome):
             return outcome
         case .replay(let generation, let authentication):
+            // A fetch that is over asks for no new credential: that would start a refresh for
+            // nobody.
+            if Task.isCancelled { return .failure(.cancelled) }
             if case .failure(let error) = await authentication.replaceCredential(rejected: generation, pipeline: pipeline) {
                 return .failure(error)
             }
@@ -353,6 +374,7 @@ final class PipelineFetch: Sendable {
     private func attemptSent(_ request: URLRequest, attempt: Int) -> Duration? {
         let event = FetchEvent.AttemptSent(context: context, attempt: attempt, request: request)
         guard events.tell(pipeline.monitors, { $0.attemptSent(event) }) else { return nil }
+        state.withLock { $0.sentAttempts = attempt }
         return pipeline.stopwatch.elapsed()
     }
 
@@ -465,7 +487,7 @@ final class PipelineFetch: Sendable {
             result: result.map { _ in () },
             statusCode: state.statusCode,
             bodyByteCount: state.bodyByteCount,
-            attempts: state.attempts,
+            attempts: state.sentAttempts,
             duration: duration
         )
         events.end(pipeline.monitors) { $0.fetchFinished(event) }
@@ -475,31 +497,56 @@ final class PipelineFetch: Sendable {
 /// The order of one fetch's events with its end. A fetch can end on another thread while its
 /// monitors are told of an event (its deadline passes, or it is cancelled): that event is told to
 /// every monitor first, then ``FetchMonitor/fetchFinished(_:)``, and no event after it.
-private final class MonitorEvents: @unchecked Sendable {
-    // `lock` guards `isOver`, and is held while the monitors are told, so that the end waits for
-    // an event being told. It is recursive: a monitor may end the fetch from its own call.
+private final class MonitorEvents: FetchEventGate, @unchecked Sendable {
+    /// An event being told: the monitors, the next of them to tell, and the call that tells it.
+    private struct Telling {
+        let monitors: [any FetchMonitor]
+        var next: Int
+        let call: (any FetchMonitor) -> Void
+    }
+
+    // `lock` guards `isOver` and `telling`, and is held while the monitors are told, so that the
+    // end waits for an event being told. It is recursive: a monitor may end the fetch from its
+    // own call.
     private let lock = NSRecursiveLock()
     private var isOver = false
+    /// The event being told, on the thread that holds `lock`.
+    private var telling: Telling?
 
     /// Tells each of `monitors` with `call`, unless the fetch is over; returns whether it was
     /// still going on once they were told.
     func tell(_ monitors: [any FetchMonitor], _ call: (any FetchMonitor) -> Void) -> Bool {
         lock.lock()
         defer { lock.unlock() }
-        for monitor in monitors {
-            guard !isOver else { return false }
-            call(monitor)
+        guard !isOver else { return false }
+        // `call` is kept only while this tell runs: an end made meanwhile, on this thread from a
+        // monitor's call, is the only other reader.
+        return withoutActuallyEscaping(call) { call in
+            let outer = telling
+            telling = Telling(monitors: monitors, next: 0, call: call)
+            defer { telling = outer }
+            tellTheRest()
+            return !isOver
         }
-        return !isOver
+    }
+
+    /// Tells the monitors of the event being told that have not been told of it yet.
+    private func tellTheRest() {
+        while let current = telling, current.next < current.monitors.count {
+            telling?.next += 1
+            current.call(current.monitors[current.next])
+        }
     }
 
     /// Marks the fetch over and tells each of `monitors` with `call`: once, whoever calls it
-    /// again.
+    /// again. An end made from a monitor's call first tells the monitors after it of the event
+    /// being told, so that every monitor sees every event before the end.
     func end(_ monitors: [any FetchMonitor], _ call: (any FetchMonitor) -> Void) {
         lock.lock()
         defer { lock.unlock() }
         guard !isOver else { return }
         isOver = true
+        tellTheRest()
         for monitor in monitors { call(monitor) }
     }
 }

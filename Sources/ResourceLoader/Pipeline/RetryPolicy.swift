@@ -74,6 +74,10 @@ public struct RetryPolicy: Sendable, Hashable {
     public var retryableStatusCodes: Set<Int>
     /// The transport failures that mean "try again". Default: the connection was lost or could
     /// not be made, and the host's name could not be resolved.
+    ///
+    /// `.timedOut` here retries an attempt whose transport timed out (the request's idle
+    /// timeout, `URLRequest.timeoutInterval`); the fetch's ``TransferOptions/deadline`` is never
+    /// retried. `.cancelled` here has no effect: a cancellation is never retried.
     public var retryableTransportErrors: Set<URLError.Code>
 
     /// The idempotent methods: `GET`, `HEAD`, `PUT`, `DELETE` and `OPTIONS`.

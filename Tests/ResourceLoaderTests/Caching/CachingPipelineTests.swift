@@ -325,6 +325,56 @@ struct CachingPipelineTests {
         #expect(server.requestCount == 1)
         #expect(recorder.recorded == [.miss, .stored, .hit])
     }
+
+    @Test("No cache decision of a fetch reaches its monitors after fetchFinished: a body that ends after the fetch was cancelled")
+    func noDecisionAfterTheFetchFinished() async throws {
+        // GIVEN an origin that sends a storable head, then holds the body until told to fail
+        let origin = HeadThenHold()
+        let recorder = EventRecorder()
+        let decisions = CacheDecisionRecorder()
+        let pipeline = ResourcePipeline(session: origin, monitors: [recorder, decisions], clock: ManualClock(), cache: HTTPCache())
+        let resource = CachedCitiesResource(url: URL(string: "http://origin.test/europe.json")!)
+
+        // WHEN the fetch is cancelled while the body is held, and the transfer then fails
+        let task = Task { try await ResourceService<CachedCitiesResource>(pipeline: pipeline).fetch(resource) }
+        #expect(await eventually { origin.hasSentHead })
+        task.cancel()
+        #expect(await eventually { recorder.finishedEvents.count == 1 })
+        origin.failTheBody()
+
+        // THEN the cache does not store it, and tells no monitor so after the fetch finished
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(decisions.recorded == [.miss])
+        #expect(recorder.events.last?.hasPrefix("finished cancelled") == true, "\(recorder.events)")
+    }
+}
+
+/// An origin that answers `200` with `max-age=60`, sends nothing of the body, and fails it with
+/// a lost connection when told; cancelling does nothing.
+final class HeadThenHold: HTTPTransport, @unchecked Sendable {
+    // `lock` guards `receiver`.
+    private let lock = NSLock()
+    private var receiver: (any TransferReceiver)?
+
+    var hasSentHead: Bool { lock.withLock { receiver != nil } }
+
+    func startTransfer(_ request: URLRequest, options: TransferOptions, receiver: any TransferReceiver) -> any Cancellable {
+        let head = ResponseHead(
+            statusCode: 200, url: request.url ?? URL(string: "http://origin.test/")!,
+            headerFields: [("Cache-Control", "max-age=60"), ("Content-Type", "application/json")])
+        _ = receiver.transferDidReceive(head: head)
+        lock.withLock { self.receiver = receiver }
+        return Ignored()
+    }
+
+    /// Ends the transfer with a lost connection.
+    func failTheBody() {
+        lock.withLock { receiver }?.transferDidComplete(with: URLError(.networkConnectionLost))
+    }
+
+    private final class Ignored: Cancellable {
+        func cancel() {}
+    }
 }
 
 /// A `HEAD` request: its model is the number of body bytes it got.

@@ -44,6 +44,46 @@ struct CredentialLifecycleTests {
 
     // MARK: - Optional credential
 
+    /// Cancels a fetch's task when told of its first response.
+    final class CancelOnResponse: FetchMonitor, @unchecked Sendable {
+        private let isSet = DispatchSemaphore(value: 0)
+        // `lock` guards `task`.
+        private let lock = NSLock()
+        private var task: Task<Result<[City], ResourceError>, Never>?
+
+        func set(_ task: Task<Result<[City], ResourceError>, Never>) {
+            lock.withLock { self.task = task }
+            isSet.signal()
+        }
+
+        func responseReceived(_ event: FetchEvent.ResponseReceived) {
+            _ = isSet.wait(timeout: .now() + 10)
+            lock.withLock { task }?.cancel()
+        }
+    }
+
+    @Test func aFetchCancelledAsItsCredentialIsRejectedStartsNoRefresh() async throws {
+        // GIVEN a server that rejects the credential, a monitor that cancels the fetch as the
+        // rejection arrives, and an adapter that runs the attempts in a task of their own
+        let canceller = CancelOnResponse()
+        let store = store()
+        let adapter = ClosureRequestAdapter { (request: URLRequest) async throws -> URLRequest in request }
+        let pipeline = ResourcePipeline(
+            session: server, adapters: [adapter], credentials: store, monitors: [canceller, recorder], clock: clock)
+
+        // WHEN the fetch is made
+        let task = Task { await fetchCities(pipeline) }
+        canceller.set(task)
+        let result = await task.value
+
+        // THEN it ends cancelled, and no refresh starts for it: nobody waits for one
+        #expect(result.failure?.isCancelled == true)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(refresher.count == 0)
+        #expect(changes.names.isEmpty)
+        #expect(server.received.map(\.token) == ["t0"])
+    }
+
     @Test func anOptionalCredentialGoesOutWhenTheStoreHasOne() async throws {
         server.accept("t0")
         let pipeline = pipeline(store())

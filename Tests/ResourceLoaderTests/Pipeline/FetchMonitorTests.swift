@@ -112,6 +112,57 @@ struct FetchMonitorTests {
         #expect(recorder.events == ["ready GET /europe.json", "sent 1", "finished cancelled attempts=1"])
     }
 
+    /// Cancels a fetch, through its handle, when told of its first response.
+    final class CancelOnResponse: FetchMonitor, @unchecked Sendable {
+        private let isSet = DispatchSemaphore(value: 0)
+        // `lock` guards `cancel`.
+        private let lock = NSLock()
+        private var cancel: (@Sendable () -> Void)?
+
+        func set(_ cancel: @escaping @Sendable () -> Void) {
+            lock.withLock { self.cancel = cancel }
+            isSet.signal()
+        }
+
+        func responseReceived(_ event: FetchEvent.ResponseReceived) {
+            _ = isSet.wait(timeout: .now() + 10)
+            lock.withLock { cancel }?()
+        }
+    }
+
+    @Test(arguments: Path.allCases)
+    func aMonitorThatCancelsTheFetchLetsTheMonitorsAfterItSeeTheEventFirst(path: Path) async throws {
+        // GIVEN a monitor that cancels the fetch when told of the response, ahead of another
+        let canceller = CancelOnResponse()
+        session.stub(.any, with: .json(#"{"cities": []}"#).delayed(by: .milliseconds(20)))
+        let service = ResourceService<CitiesResource>(pipeline: ResourcePipeline(session: session, monitors: [canceller, recorder]))
+
+        // WHEN the fetch is made
+        let result: Result<[City], ResourceError>?
+        switch path {
+        case .async:
+            let task = Task { await Result { () async throws(ResourceError) in try await service.fetch(CitiesResource()) } }
+            canceller.set { task.cancel() }
+            result = await withTimeLimit { await task.value }
+        case .completionHandler:
+            let (outcomes, outcome) = AsyncStream<Result<[City], ResourceError>>.makeStream()
+            let handle = service.fetch(CitiesResource(), callbackQueue: DispatchQueue(label: "test")) { outcome.yield($0) }
+            canceller.set { handle.cancel() }
+            result = await withTimeLimit { await outcomes.first { _ in true } } ?? nil
+        case .operation:
+            let operation = ResourceOperation(resource: CitiesResource(), service: service, callbackQueue: DispatchQueue(label: "test"))
+            canceller.set { operation.cancel() }
+            OperationQueue().addOperation(operation)
+            result = await withTimeLimit { await Result { () async throws(ResourceError) in try await operation.value } }
+        }
+
+        // THEN it ends cancelled, and the monitor after the one that cancelled it is told of the
+        // response before the end, on every path
+        #expect(result?.failure?.isCancelled == true)
+        try await waitUntil { recorder.finishedEvents.count == 1 }
+        #expect(recorder.events == ["ready GET /europe.json", "sent 1", "response 1 200 14B", "finished cancelled attempts=1"])
+    }
+
     @Test func cancellingAResourceOperationInFlight() async throws {
         session.stub(.any, with: .json("{}").delayed(by: .seconds(600)))
         let operation = ResourceOperation(resource: CitiesResource(), service: service(), callbackQueue: DispatchQueue(label: "test"))
@@ -387,9 +438,10 @@ struct FetchMonitorTests {
         // and a fetch that was over before the monitor returned sends nothing
         try await waitUntil { gate.hasReturned && recorder.events.count >= 2 }
         try await Task.sleep(for: .milliseconds(100))
-        if inATask { #expect(session.receivedRequests.isEmpty) }
+        // (so it counts no attempt)
+        #expect(session.receivedRequests.isEmpty)
         let events = recorder.events
         #expect(events.filter { $0.hasPrefix("finished") }.count == 1, "\(events)")
-        #expect(events.last == "finished \(inATask ? "cancelled" : "timedOut") attempts=1", "\(events)")
+        #expect(events.last == "finished \(inATask ? "cancelled" : "timedOut") attempts=0", "\(events)")
     }
 }

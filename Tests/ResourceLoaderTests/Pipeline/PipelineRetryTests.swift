@@ -116,6 +116,39 @@ struct PipelineRetryTests {
         #expect(session.receivedRequests.count == 1)
     }
 
+    @Test func aPolicyThatListsTimedOutRetriesAnAttemptThatTimedOut() async throws {
+        // GIVEN a policy that adds `.timedOut` to the transport failures that mean "try again",
+        // and an attempt whose transport times out (its idle timeout) before one that answers
+        session.stub(.any, with: [.error(URLError(.timedOut)), .json(#"{"cities": []}"#)])
+        var policy = RetryPolicy(jitter: .none)
+        policy.retryableTransportErrors.insert(.timedOut)
+        let service = ResourceService<CitiesResource>(pipeline: pipeline(policy))
+
+        // WHEN the resource is fetched
+        let (result, _) = await fetchAdvancingThrough(1, CitiesResource(), from: service)
+
+        // THEN the attempt that timed out is retried, as the policy says
+        #expect(result.failure == nil)
+        #expect(session.receivedRequests.count == 2)
+        #expect(recorder.events.contains("retry 1 after 500ms transport \(URLError.Code.timedOut.rawValue)"))
+        #expect(recorder.finishedEvents.first?.attempts == 2)
+    }
+
+    @Test func aPolicyThatListsCancelledNeverRetriesACancellation() async throws {
+        // GIVEN a policy that lists `.cancelled`, and a transport that answers cancelled
+        session.stub(.any, with: [.error(URLError(.cancelled)), .json(#"{"cities": []}"#)])
+        var policy = RetryPolicy(jitter: .none)
+        policy.retryableTransportErrors.insert(.cancelled)
+        let service = ResourceService<CitiesResource>(pipeline: pipeline(policy))
+
+        // WHEN the resource is fetched
+        let result = await fetch(CitiesResource(), from: service)
+
+        // THEN a cancellation is the outcome, never retried
+        #expect(result.failure?.isCancelled == true)
+        #expect(session.receivedRequests.count == 1)
+    }
+
     @Test func theCallerSeesTheLastAttemptsError() async throws {
         // GIVEN three different failures in a row and three attempts at most
         session.stub(.any, with: [.status(503), .error(URLError(.networkConnectionLost)), .status(502, body: Data("last".utf8))])
