@@ -51,6 +51,85 @@ struct TransportConformanceTests {
         }
     }
 
+    /// The checks see receiver calls that overlap, and a call after the receiver answered stop.
+    @Test func aTransportWhoseReceiverCallsOverlapOrFollowAStopFails() async throws {
+        // GIVEN a transport that, at the first piece of the body, reports coded bytes from two
+        // threads at once
+        let overlapping = TransportConformance { MisbehavingTransport(base: URLSessionTransport(), misstep: .overlappingCalls) }
+        // WHEN a check runs THEN it fails, naming the overlap
+        await #expect {
+            try await overlapping.verify(.wholeBody)
+        } throws: { error in
+            (error as? TransportConformance.Failure)?.reason.contains("while another call was running") == true
+        }
+
+        // GIVEN a transport that reports coded bytes after the receiver answered stop
+        let afterStop = TransportConformance { MisbehavingTransport(base: URLSessionTransport(), misstep: .callAfterStop) }
+        // WHEN the receiver stops in the body THEN the check fails, naming the late call
+        await #expect {
+            try await afterStop.verify(.receiverStopsInTheBody)
+        } throws: { error in
+            (error as? TransportConformance.Failure)?.reason.contains("after the receiver answered stop") == true
+        }
+    }
+
+    /// Passes everything on from `base`, and makes the receiver calls `misstep` names besides.
+    private struct MisbehavingTransport: HTTPTransport {
+        enum Misstep {
+            /// At the first piece of the body, reports zero coded bytes from two threads at once
+            /// for a fifth of a second, then hands the piece on.
+            case overlappingCalls
+            /// Reports zero coded bytes after a piece the receiver answered with stop.
+            case callAfterStop
+        }
+
+        let base: any HTTPTransport
+        let misstep: Misstep
+
+        func startTransfer(_ request: URLRequest, options: TransferOptions, receiver: any TransferReceiver) -> any Cancellable {
+            base.startTransfer(request, options: options, receiver: MisbehavingReceiver(next: receiver, misstep: misstep))
+        }
+    }
+
+    private final class MisbehavingReceiver: TransferReceiver, @unchecked Sendable {
+        private let next: any TransferReceiver
+        private let misstep: MisbehavingTransport.Misstep
+        // `lock` guards `overlapped`.
+        private let lock = NSLock()
+        private var overlapped = false
+
+        init(next: any TransferReceiver, misstep: MisbehavingTransport.Misstep) {
+            self.next = next
+            self.misstep = misstep
+        }
+
+        func transferDidSend(_ sent: Int64, of expected: Int64?) { next.transferDidSend(sent, of: expected) }
+        func transferDidReceive(head: ResponseHead) -> TransferDecision { next.transferDidReceive(head: head) }
+        func transferDidReceive(codedByteCount: Int) { next.transferDidReceive(codedByteCount: codedByteCount) }
+        func transferDidComplete(with error: (any Error)?) { next.transferDidComplete(with: error) }
+
+        func transferDidReceive(_ chunk: Data) -> TransferDecision {
+            switch misstep {
+            case .overlappingCalls:
+                let first = lock.withLock { () -> Bool in
+                    defer { overlapped = true }
+                    return !overlapped
+                }
+                if first {
+                    let end = ContinuousClock.now + .milliseconds(200)
+                    DispatchQueue.concurrentPerform(iterations: 2) { _ in
+                        while ContinuousClock.now < end { next.transferDidReceive(codedByteCount: 0) }
+                    }
+                }
+                return next.transferDidReceive(chunk)
+            case .callAfterStop:
+                let decision = next.transferDidReceive(chunk)
+                if case .stop = decision { next.transferDidReceive(codedByteCount: 0) }
+                return decision
+            }
+        }
+    }
+
     /// A transport written against the older protocol, answering whole bodies.
     private struct WholeBodySession: URLSessionType {
         let body: Data
