@@ -63,6 +63,22 @@ extension HAR.Request {
     }
 }
 
+extension HAR.Request {
+    /// The record of a live request, as a replayer compares it with the recorded ones: `request`,
+    /// whose streamed body was sent as `sentBody`, recorded with `redaction`, whose `entry`
+    /// closure then runs on an entry of this request with an empty response.
+    init(live request: URLRequest, sentBody: SentRequestBody?, redaction: HARRedaction) {
+        self.init(request, sentBody: sentBody, redaction: redaction)
+        guard let redactEntry = redaction.entry else { return }
+        var entry = HAR.Entry(
+            startedDateTime: HAR.dateText(Date()), time: 0, request: self,
+            response: HAR.Response(status: 0, content: HAR.Content(size: 0, mimeType: "", text: "")),
+            timings: HAR.Timings(send: 0, wait: 0, receive: 0))
+        redactEntry(&entry)
+        self = entry.request
+    }
+}
+
 extension HAR.Response {
     /// The HAR record of a response with `head` and `body`, with `redaction` applied.
     public init(_ head: ResponseHead, body: Data, redaction: HARRedaction = .standard) {

@@ -102,7 +102,7 @@ public struct ReplayTransport: URLSessionType {
     ) -> any Cancellable {
         let task = ReplayTask(completionHandler: completionHandler)
         guard let body = request.streamedBody else {
-            let answer = self.answer(to: HAR.Request(request, redaction: replayer.redaction), url: request.url)
+            let answer = self.answer(to: HAR.Request(live: request, sentBody: nil, redaction: replayer.redaction), url: request.url)
             DispatchQueue.global().async { task.complete(answer) }
             return task
         }
@@ -115,7 +115,7 @@ public struct ReplayTransport: URLSessionType {
                 return try SentRequestBody.read(from: reader, length: body.length, limit: maximumRecordedBodyBytes)
             }
             let answer = sent.mapError { $0 as any Error }.flatMap { sent in
-                self.answer(to: HAR.Request(request, sentBody: sent, redaction: replayer.redaction), url: request.url)
+                self.answer(to: HAR.Request(live: request, sentBody: sent, redaction: replayer.redaction), url: request.url)
             }
             task.complete(answer)
         }
