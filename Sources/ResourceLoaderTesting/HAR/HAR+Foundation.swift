@@ -81,7 +81,14 @@ extension HAR.Request {
 
 extension HAR.Response {
     /// The HAR record of a response with `head` and `body`, with `redaction` applied.
-    public init(_ head: ResponseHead, body: Data, redaction: HARRedaction = .standard) {
+    ///
+    /// - Parameters:
+    ///   - head: The response's status and header fields.
+    ///   - body: The response's body, decoded from any `Content-Encoding`.
+    ///   - receivedBodySize: The body's size as received, before decoding; `nil` when it is the
+    ///     size of `body`. When the two differ, ``HAR/Content/compression`` is the difference.
+    ///   - redaction: What to hide.
+    public init(_ head: ResponseHead, body: Data, receivedBodySize: Int? = nil, redaction: HARRedaction = .standard) {
         let fields = head.headerFields.sorted { $0.key.lowercased() < $1.key.lowercased() }
         let headers = fields.map { HAR.Header(name: $0.key, value: redaction.headerValue($0.value, named: $0.key)) }
         let cookies = fields.filter { $0.key.lowercased() == "set-cookie" }.flatMap { field in
@@ -92,10 +99,12 @@ extension HAR.Response {
         let redacted = redaction.redactedBody(body, mimeType: mimeType)
         var content = HAR.Content(body: redacted.body, mimeType: mimeType)
         content.comment = redacted.comment
+        let received = receivedBodySize ?? body.count
+        if received != body.count { content.compression = body.count - received }
         self.init(
             status: head.statusCode, statusText: HAR.reasonPhrase(head.statusCode),
             cookies: cookies, headers: headers, content: content,
-            redirectURL: location ?? "", headersSize: -1, bodySize: body.count
+            redirectURL: location ?? "", headersSize: -1, bodySize: received
         )
     }
 
@@ -123,14 +132,19 @@ extension HAR.Entry {
 
     /// The HAR record of one exchange whose request body was sent as `sentBody` (see
     /// ``HAR/Request/init(_:sentBody:redaction:)``), with `redaction` applied.
+    ///
+    /// `receivedBodySize` is the response body's size as received, before decoding (see
+    /// ``HAR/Response/init(_:body:receivedBodySize:redaction:)``); `nil` when it is the size of
+    /// `body`.
     public init(
-        request: URLRequest, sentBody: SentRequestBody?, head: ResponseHead, body: Data, startedAt: Date, duration: Duration,
-        redaction: HARRedaction = .standard
+        request: URLRequest, sentBody: SentRequestBody?, head: ResponseHead, body: Data, receivedBodySize: Int? = nil,
+        startedAt: Date, duration: Duration, redaction: HARRedaction = .standard
     ) {
         let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
         self.init(
             startedDateTime: HAR.dateText(startedAt), time: milliseconds,
-            request: HAR.Request(request, sentBody: sentBody, redaction: redaction), response: HAR.Response(head, body: body, redaction: redaction),
+            request: HAR.Request(request, sentBody: sentBody, redaction: redaction),
+            response: HAR.Response(head, body: body, receivedBodySize: receivedBodySize, redaction: redaction),
             timings: HAR.Timings(blocked: -1, dns: -1, connect: -1, send: 0, wait: milliseconds, receive: 0, ssl: -1)
         )
         redaction.entry?(&self)
