@@ -14,7 +14,8 @@ extension HAR.Request {
     ///
     /// The header fields are those the request carries (sorted by name); fields a transport adds
     /// on the wire (`Host`, `User-Agent`, `Accept-Encoding`) are not seen. The body is
-    /// `httpBody`; a body stream is not read (see ``init(_:sentBody:redaction:)``).
+    /// `httpBody`; a body stream is not read (see ``init(_:sentBody:redaction:)``): it is
+    /// recorded with an unknown size (`bodySize` `-1`), empty text and a comment that says so.
     public init(_ request: URLRequest, redaction: HARRedaction = .standard) {
         self.init(request, sentBody: nil, redaction: redaction)
     }
@@ -42,6 +43,9 @@ extension HAR.Request {
         let bodySize: Int
         if let sentBody {
             (body, bodySize) = (sentBody.bytes, Int(sentBody.byteCount))
+        } else if request.httpBody == nil, request.httpBodyStream != nil {
+            (body, bodySize) = (Data(), -1)
+            postData = HAR.PostData(mimeType: mimeType, text: "", comment: "The body is a stream, which is not read to record it")
         } else {
             (body, bodySize) = (request.httpBody ?? Data(), request.httpBody?.count ?? 0)
         }

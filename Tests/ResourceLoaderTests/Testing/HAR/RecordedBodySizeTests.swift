@@ -45,4 +45,25 @@ struct RecordedBodySizeTests {
         #expect(response.content.size == 14)
         #expect(response.content.compression == nil)
     }
+
+    @Test func aRawBodyStreamIsRecordedWithAnUnknownSize() async throws {
+        // GIVEN a request whose body is a plain `httpBodyStream`, which a recording cannot read
+        var request = URLRequest(url: URL(string: "https://api.example.com/upload")!)
+        request.httpMethod = "PUT"
+        request.httpBodyStream = InputStream(data: Data("payload".utf8))
+
+        // WHEN it is recorded
+        let entry = HAR.Entry(
+            request: request, head: ResponseHead(statusCode: 204, url: request.url, headerFields: []), body: Data(),
+            startedAt: Date(), duration: .milliseconds(1))
+
+        // THEN its size is unknown (-1), not zero, and no bytes are claimed for it
+        #expect(entry.request.bodySize == -1)
+        #expect(entry.request.postData?.text?.isEmpty ?? true)
+
+        // AND a request without a body still has a body of zero bytes
+        let bodiless = HAR.Request(URLRequest(url: URL(string: "https://api.example.com/cities.json")!))
+        #expect(bodiless.bodySize == 0)
+        #expect(bodiless.postData == nil)
+    }
 }
