@@ -447,6 +447,7 @@ extension TransportConformance {
             defer { stopWithoutWaiting(server) }
             let record = try await transfer(URLRequest(url: server.baseURL))
             try expectError(record, { if case .transport(.badServerResponse, _) = $0 { true } else { false } }, "badServerResponse")
+            guard record.chunkCount == 0 else { throw fail("\(record.chunkCount) pieces of the body were handed over before the refusal") }
         }
 
         private func cancellationInTheBody() async throws(Failure) {

@@ -73,6 +73,19 @@ struct TransportConformanceTests {
         }
     }
 
+    /// A response framed both ways must be refused before any of its body is handed over.
+    @Test func aTransportThatHandsOverABodyItThenRefusesFails() async throws {
+        // GIVEN a transport that hands over a head and a piece of the body before the refusal
+        let leaky = TransportConformance { MisbehavingTransport(base: URLSessionTransport(), misstep: .bodyBeforeARefusal) }
+        // WHEN a response with both Content-Length and Transfer-Encoding is checked
+        // THEN the check fails, although the transfer ends with badServerResponse
+        await #expect {
+            try await leaky.verify(.contentLengthWithTransferEncodingIsRefused)
+        } throws: { error in
+            (error as? TransportConformance.Failure)?.reason.contains("piece") == true
+        }
+    }
+
     /// Passes everything on from `base`, and makes the receiver calls `misstep` names besides.
     private struct MisbehavingTransport: HTTPTransport {
         enum Misstep {
@@ -81,6 +94,9 @@ struct TransportConformanceTests {
             case overlappingCalls
             /// Reports zero coded bytes after a piece the receiver answered with stop.
             case callAfterStop
+            /// Before an error that ends a transfer without a head, hands over a head and a
+            /// piece of the body.
+            case bodyBeforeARefusal
         }
 
         let base: any HTTPTransport
@@ -94,9 +110,10 @@ struct TransportConformanceTests {
     private final class MisbehavingReceiver: TransferReceiver, @unchecked Sendable {
         private let next: any TransferReceiver
         private let misstep: MisbehavingTransport.Misstep
-        // `lock` guards `overlapped`.
+        // `lock` guards `overlapped` and `sawHead`.
         private let lock = NSLock()
         private var overlapped = false
+        private var sawHead = false
 
         init(next: any TransferReceiver, misstep: MisbehavingTransport.Misstep) {
             self.next = next
@@ -104,9 +121,20 @@ struct TransportConformanceTests {
         }
 
         func transferDidSend(_ sent: Int64, of expected: Int64?) { next.transferDidSend(sent, of: expected) }
-        func transferDidReceive(head: ResponseHead) -> TransferDecision { next.transferDidReceive(head: head) }
         func transferDidReceive(codedByteCount: Int) { next.transferDidReceive(codedByteCount: codedByteCount) }
-        func transferDidComplete(with error: (any Error)?) { next.transferDidComplete(with: error) }
+
+        func transferDidReceive(head: ResponseHead) -> TransferDecision {
+            lock.withLock { sawHead = true }
+            return next.transferDidReceive(head: head)
+        }
+
+        func transferDidComplete(with error: (any Error)?) {
+            if case .bodyBeforeARefusal = misstep, error != nil, !lock.withLock({ sawHead }) {
+                _ = next.transferDidReceive(head: ResponseHead(statusCode: 200, url: nil, headerFields: [("Content-Length", "10")]))
+                _ = next.transferDidReceive(Data("0123456789".utf8))
+            }
+            next.transferDidComplete(with: error)
+        }
 
         func transferDidReceive(_ chunk: Data) -> TransferDecision {
             switch misstep {
@@ -126,6 +154,8 @@ struct TransportConformanceTests {
                 let decision = next.transferDidReceive(chunk)
                 if case .stop = decision { next.transferDidReceive(codedByteCount: 0) }
                 return decision
+            case .bodyBeforeARefusal:
+                return next.transferDidReceive(chunk)
             }
         }
     }
