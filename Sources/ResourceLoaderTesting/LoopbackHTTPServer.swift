@@ -32,12 +32,15 @@ import Darwin
 public final class LoopbackHTTPServer: Sendable {
     /// Bounds on what the server accepts and how long it waits.
     public struct Limits: Sendable {
-        /// The largest request head (request line and headers) read, in bytes. Default: 64 KiB.
+        /// The largest request head (request line and headers) read, in bytes, and the largest
+        /// trailer section of a chunked request body. Default: 64 KiB.
         public var maximumHeadBytes = 64 * 1024
         /// The largest request body read, in bytes, sized by `Content-Length` or sent chunked.
         /// Default: 16 MiB.
         public var maximumBodyBytes = 16 * 1024 * 1024
-        /// How long a connection may sit idle before the server closes it. Default: 30 s.
+        /// How long a connection may sit idle before the server closes it; a duration under a
+        /// millisecond (zero, which a socket reads as no timeout, included) is taken as one
+        /// millisecond. Default: 30 s.
         public var idleTimeout: Duration = .seconds(30)
         /// The most requests one connection serves before the server closes it. Default: 10,000.
         public var maximumRequestsPerConnection = 10_000
@@ -384,7 +387,8 @@ private enum Socket {
         #if canImport(Darwin)
         setsockopt(fd, SOL_SOCKET, SO_NOSIGPIPE, &yes, socklen_t(MemoryLayout<Int32>.size))
         #endif
-        let (seconds, attoseconds) = idleTimeout.components
+        // A zero timeout would mean none: the shortest is a millisecond.
+        let (seconds, attoseconds) = max(idleTimeout, .milliseconds(1)).components
         var timeout = timeval(tv_sec: .init(seconds), tv_usec: .init(attoseconds / 1_000_000_000_000))
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -481,7 +485,8 @@ private enum Socket {
         }
 
         /// Reads a chunked body (RFC 9112, 7.1) and its trailer section; `nil` when it is
-        /// malformed, larger than the body limit, or the peer goes away.
+        /// malformed, larger than the body limit, has a trailer section larger than the head
+        /// limit, or the peer goes away.
         private mutating func readChunkedBody(limits: LoopbackHTTPServer.Limits) -> Data? {
             var body = Data()
             while true {
@@ -499,10 +504,13 @@ private enum Socket {
                 body.append(buffer.prefix(count))
                 buffer = Data(buffer.dropFirst(count + 2))
             }
-            // The trailer section: fields until an empty line.
+            // The trailer section: fields until an empty line, bounded like a head.
+            var trailerBytes = 0
             while true {
                 guard let line = readLine(limits: limits) else { return nil }
                 if line.isEmpty { return body }
+                trailerBytes += line.utf8.count + 2
+                guard trailerBytes <= limits.maximumHeadBytes else { return nil }
             }
         }
 

@@ -20,8 +20,8 @@ import FoundationNetworking
 /// Each check starts its own servers, makes a transport with the closure, sends one or two
 /// requests and throws a ``Failure`` that says what the transport did wrong. Every check is
 /// bounded by ``timeLimit``. What they hold a transport to:
-/// - the order of the receiver's calls (the head, the body's pieces, one completion) and that
-///   they never overlap;
+/// - the order of the receiver's calls (the head, the body's pieces, one completion), that they
+///   never overlap, and that only the completion follows a call the receiver answered with stop;
 /// - a body as it is sent, whole, chunked, or in pieces handed over as they arrive;
 /// - a receiver that stops the transfer at the head or in the body;
 /// - the redirect rules of ``ResourceLoader/TransferRules``: the limit, schemes other than
@@ -396,7 +396,7 @@ extension TransportConformance {
             defer { stopWithoutWaiting(server) }
             func fetch(_ path: String) async throws(Failure) -> (Receiver.Record, Result<(Data, ResponseHead), any Error>?) {
                 let answer = Locked<Result<(Data, ResponseHead), any Error>?>(nil)
-                let receiver = ForwardingReceiver(ResponseCollector(maximumBytes: 1 << 20) { result in answer.withLock { $0 = result } })
+                let receiver = Receiver(forwardingTo: ResponseCollector(maximumBytes: 1 << 20) { result in answer.withLock { $0 = result } })
                 let record = try await transfer(URLRequest(url: server.baseURL.appendingPathComponent(String(path.dropFirst()))), receiver: receiver)
                 return (record, answer.withLock { $0 })
             }
@@ -447,6 +447,7 @@ extension TransportConformance {
             defer { stopWithoutWaiting(server) }
             let record = try await transfer(URLRequest(url: server.baseURL))
             try expectError(record, { if case .transport(.badServerResponse, _) = $0 { true } else { false } }, "badServerResponse")
+            guard record.chunkCount == 0 else { throw fail("\(record.chunkCount) pieces of the body were handed over before the refusal") }
         }
 
         private func cancellationInTheBody() async throws(Failure) {
@@ -488,7 +489,7 @@ extension TransportConformance {
             defer { stopWithoutWaiting(server) }
             for path in ["declared", "chunked"] {
                 let answer = Locked<Result<(Data, ResponseHead), any Error>?>(nil)
-                let receiver = ForwardingReceiver(ResponseCollector(maximumBytes: 1_500) { result in answer.withLock { $0 = result } })
+                let receiver = Receiver(forwardingTo: ResponseCollector(maximumBytes: 1_500) { result in answer.withLock { $0 = result } })
                 let record = try await transfer(URLRequest(url: server.baseURL.appendingPathComponent(path)), receiver: receiver)
                 guard case .failure(let error)? = answer.withLock({ $0 }) else { throw fail("a \(path) body over the limit was collected") }
                 guard case .responseTooLarge(limit: 1_500) = ResourceError(transportError: error) else {
@@ -642,8 +643,9 @@ extension TransportConformance {
 // MARK: - The receiver
 
 extension TransportConformance {
-    /// Records every call a transport makes, and the ways they break the contract.
-    fileprivate class Receiver: TransferReceiver, @unchecked Sendable {
+    /// Records every call a transport makes, and the ways they break the contract; passes each
+    /// call on to `next`, when there is one, and answers with its decision.
+    fileprivate final class Receiver: TransferReceiver, @unchecked Sendable {
         /// The reason of the error a receiver stops with.
         static let stopReason = "stopped by the conformance receiver"
 
@@ -670,55 +672,76 @@ extension TransportConformance {
 
         private let stopsAtHead: Bool
         private let stopsAfterChunks: Int?
-        // `lock` guards `state`, `inCall`, `completed` and `firstChunkArrived`.
+        private let next: (any TransferReceiver)?
+        // `lock` guards `state`, `callsRunning` and `stopped`.
         private let lock = NSLock()
         private var state = Record()
-        private var inCall = false
+        /// The calls that have started and not yet returned: more than one at a time is an
+        /// overlap.
+        private var callsRunning = 0
+        /// Whether a call was answered with `.stop`, after which only the completion may come.
+        private var stopped = false
         private let completed = DispatchSemaphore(value: 0)
         private let firstChunkArrived = DispatchSemaphore(value: 0)
 
-        init(stopsAtHead: Bool = false, stopsAfterChunks: Int? = nil) {
+        init(stopsAtHead: Bool = false, stopsAfterChunks: Int? = nil, forwardingTo next: (any TransferReceiver)? = nil) {
             self.stopsAtHead = stopsAtHead
             self.stopsAfterChunks = stopsAfterChunks
+            self.next = next
         }
 
         var record: Record { lock.withLock { state } }
 
-        /// Notes a call: one that overlaps another, or comes after the completion, is a violation.
+        /// Notes the start of a call, which runs until ``exit(_:)``: one that starts while
+        /// another runs, or after a stop or the completion, is a violation.
         private func enter(_ name: String) {
-            if inCall { violate("\(name) was called while another call was running") }
-            if state.completions > 0 { violate("\(name) was called after the completion") }
-            inCall = true
+            lock.withLock {
+                if callsRunning > 0 { violate("\(name) was called while another call was running") }
+                if state.completions > 0 { violate("\(name) was called after the completion") }
+                if stopped { violate("\(name) was called after the receiver answered stop") }
+                callsRunning += 1
+            }
         }
 
+        /// Notes the end of a call, and the decision it answered with.
+        private func exit(_ decision: TransferDecision = .proceed) {
+            lock.withLock {
+                callsRunning -= 1
+                if case .stop = decision { stopped = true }
+            }
+        }
+
+        // Called with `lock` held.
         private func violate(_ reason: String) {
             if state.violation == nil { state.violation = reason }
         }
 
         func transferDidSend(_ sent: Int64, of expected: Int64?) {
+            enter("transferDidSend")
             lock.withLock {
-                enter("transferDidSend")
                 if state.statusCode != nil { violate("progress of the request body was reported after the head") }
                 state.sent.append(sent)
-                inCall = false
             }
+            next?.transferDidSend(sent, of: expected)
+            exit()
         }
 
         func transferDidReceive(head: ResponseHead) -> TransferDecision {
-            lock.withLock {
-                enter("transferDidReceive(head:)")
-                defer { inCall = false }
+            enter("transferDidReceive(head:)")
+            let own = lock.withLock { () -> TransferDecision in
                 if state.statusCode != nil { violate("a second head arrived") }
                 state.statusCode = head.statusCode
                 state.head = head
                 return stopsAtHead ? .stop(.invalidRequest(reason: Self.stopReason)) : .proceed
             }
+            let decision = next?.transferDidReceive(head: head) ?? own
+            exit(decision)
+            return decision
         }
 
         func transferDidReceive(_ chunk: Data) -> TransferDecision {
-            let decision = lock.withLock { () -> TransferDecision in
-                enter("transferDidReceive(_:)")
-                defer { inCall = false }
+            enter("transferDidReceive(_:)")
+            let own = lock.withLock { () -> TransferDecision in
                 if state.statusCode == nil { violate("a piece of the body arrived before the head") }
                 if chunk.isEmpty { violate("an empty piece of the body was handed over") }
                 state.body.append(chunk)
@@ -726,29 +749,35 @@ extension TransportConformance {
                 if let stopsAfterChunks, state.chunkCount >= stopsAfterChunks { return .stop(.invalidRequest(reason: Self.stopReason)) }
                 return .proceed
             }
+            let decision = next?.transferDidReceive(chunk) ?? own
+            exit(decision)
             firstChunkArrived.signal()
             return decision
         }
 
         func transferDidReceive(codedByteCount: Int) {
+            enter("transferDidReceive(codedByteCount:)")
             lock.withLock {
-                enter("transferDidReceive(codedByteCount:)")
-                defer { inCall = false }
                 if state.statusCode == nil { violate("coded bytes were reported before the head") }
                 if codedByteCount < 0 { violate("a negative count of coded bytes was reported") }
                 state.codedByteCount = (state.codedByteCount ?? 0) + codedByteCount
             }
+            next?.transferDidReceive(codedByteCount: codedByteCount)
+            exit()
         }
 
         func transferDidComplete(with error: (any Error)?) {
             let first = lock.withLock { () -> Bool in
                 if state.completions > 0 { violate("the transfer completed more than once") }
-                if inCall { violate("the completion overlapped another call") }
+                if callsRunning > 0 { violate("the completion overlapped another call") }
+                callsRunning += 1
                 state.completions += 1
                 if state.completions == 1 { state.error = error }
                 if error == nil, state.statusCode == nil { violate("the transfer completed without an error and without a head") }
                 return state.completions == 1
             }
+            next?.transferDidComplete(with: error)
+            lock.withLock { callsRunning -= 1 }
             if first { completed.signal() }
         }
 
@@ -772,43 +801,6 @@ extension TransportConformance {
                     continuation.resume(returning: semaphore.wait(timeout: .now() + interval) == .success)
                 }
             }
-        }
-    }
-}
-
-extension TransportConformance {
-    /// Records the calls like ``Receiver`` and passes them on to another receiver.
-    fileprivate final class ForwardingReceiver: Receiver, @unchecked Sendable {
-        private let next: any TransferReceiver
-
-        init(_ next: any TransferReceiver) {
-            self.next = next
-            super.init()
-        }
-
-        override func transferDidSend(_ sent: Int64, of expected: Int64?) {
-            super.transferDidSend(sent, of: expected)
-            next.transferDidSend(sent, of: expected)
-        }
-
-        override func transferDidReceive(head: ResponseHead) -> TransferDecision {
-            _ = super.transferDidReceive(head: head)
-            return next.transferDidReceive(head: head)
-        }
-
-        override func transferDidReceive(_ chunk: Data) -> TransferDecision {
-            _ = super.transferDidReceive(chunk)
-            return next.transferDidReceive(chunk)
-        }
-
-        override func transferDidReceive(codedByteCount: Int) {
-            super.transferDidReceive(codedByteCount: codedByteCount)
-            next.transferDidReceive(codedByteCount: codedByteCount)
-        }
-
-        override func transferDidComplete(with error: (any Error)?) {
-            next.transferDidComplete(with: error)
-            super.transferDidComplete(with: error)
         }
     }
 }

@@ -14,7 +14,8 @@ extension HAR.Request {
     ///
     /// The header fields are those the request carries (sorted by name); fields a transport adds
     /// on the wire (`Host`, `User-Agent`, `Accept-Encoding`) are not seen. The body is
-    /// `httpBody`; a body stream is not read (see ``init(_:sentBody:redaction:)``).
+    /// `httpBody`; a body stream is not read (see ``init(_:sentBody:redaction:)``): it is
+    /// recorded with an unknown size (`bodySize` `-1`), empty text and a comment that says so.
     public init(_ request: URLRequest, redaction: HARRedaction = .standard) {
         self.init(request, sentBody: nil, redaction: redaction)
     }
@@ -42,6 +43,9 @@ extension HAR.Request {
         let bodySize: Int
         if let sentBody {
             (body, bodySize) = (sentBody.bytes, Int(sentBody.byteCount))
+        } else if request.httpBody == nil, request.httpBodyStream != nil {
+            (body, bodySize) = (Data(), -1)
+            postData = HAR.PostData(mimeType: mimeType, text: "", comment: "The body is a stream, which is not read to record it")
         } else {
             (body, bodySize) = (request.httpBody ?? Data(), request.httpBody?.count ?? 0)
         }
@@ -63,9 +67,32 @@ extension HAR.Request {
     }
 }
 
+extension HAR.Request {
+    /// The record of a live request, as a replayer compares it with the recorded ones: `request`,
+    /// whose streamed body was sent as `sentBody`, recorded with `redaction`, whose `entry`
+    /// closure then runs on an entry of this request with an empty response.
+    init(live request: URLRequest, sentBody: SentRequestBody?, redaction: HARRedaction) {
+        self.init(request, sentBody: sentBody, redaction: redaction)
+        guard let redactEntry = redaction.entry else { return }
+        var entry = HAR.Entry(
+            startedDateTime: HAR.dateText(Date()), time: 0, request: self,
+            response: HAR.Response(status: 0, content: HAR.Content(size: 0, mimeType: "", text: "")),
+            timings: HAR.Timings(send: 0, wait: 0, receive: 0))
+        redactEntry(&entry)
+        self = entry.request
+    }
+}
+
 extension HAR.Response {
     /// The HAR record of a response with `head` and `body`, with `redaction` applied.
-    public init(_ head: ResponseHead, body: Data, redaction: HARRedaction = .standard) {
+    ///
+    /// - Parameters:
+    ///   - head: The response's status and header fields.
+    ///   - body: The response's body, decoded from any `Content-Encoding`.
+    ///   - receivedBodySize: The body's size as received, before decoding; `nil` when it is the
+    ///     size of `body`. When the two differ, ``HAR/Content/compression`` is the difference.
+    ///   - redaction: What to hide.
+    public init(_ head: ResponseHead, body: Data, receivedBodySize: Int? = nil, redaction: HARRedaction = .standard) {
         let fields = head.headerFields.sorted { $0.key.lowercased() < $1.key.lowercased() }
         let headers = fields.map { HAR.Header(name: $0.key, value: redaction.headerValue($0.value, named: $0.key)) }
         let cookies = fields.filter { $0.key.lowercased() == "set-cookie" }.flatMap { field in
@@ -76,10 +103,12 @@ extension HAR.Response {
         let redacted = redaction.redactedBody(body, mimeType: mimeType)
         var content = HAR.Content(body: redacted.body, mimeType: mimeType)
         content.comment = redacted.comment
+        let received = receivedBodySize ?? body.count
+        if received != body.count { content.compression = body.count - received }
         self.init(
             status: head.statusCode, statusText: HAR.reasonPhrase(head.statusCode),
             cookies: cookies, headers: headers, content: content,
-            redirectURL: location ?? "", headersSize: -1, bodySize: body.count
+            redirectURL: location ?? "", headersSize: -1, bodySize: received
         )
     }
 
@@ -107,14 +136,19 @@ extension HAR.Entry {
 
     /// The HAR record of one exchange whose request body was sent as `sentBody` (see
     /// ``HAR/Request/init(_:sentBody:redaction:)``), with `redaction` applied.
+    ///
+    /// `receivedBodySize` is the response body's size as received, before decoding (see
+    /// ``HAR/Response/init(_:body:receivedBodySize:redaction:)``); `nil` when it is the size of
+    /// `body`.
     public init(
-        request: URLRequest, sentBody: SentRequestBody?, head: ResponseHead, body: Data, startedAt: Date, duration: Duration,
-        redaction: HARRedaction = .standard
+        request: URLRequest, sentBody: SentRequestBody?, head: ResponseHead, body: Data, receivedBodySize: Int? = nil,
+        startedAt: Date, duration: Duration, redaction: HARRedaction = .standard
     ) {
         let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
         self.init(
             startedDateTime: HAR.dateText(startedAt), time: milliseconds,
-            request: HAR.Request(request, sentBody: sentBody, redaction: redaction), response: HAR.Response(head, body: body, redaction: redaction),
+            request: HAR.Request(request, sentBody: sentBody, redaction: redaction),
+            response: HAR.Response(head, body: body, receivedBodySize: receivedBodySize, redaction: redaction),
             timings: HAR.Timings(blocked: -1, dns: -1, connect: -1, send: 0, wait: milliseconds, receive: 0, ssl: -1)
         )
         redaction.entry?(&self)

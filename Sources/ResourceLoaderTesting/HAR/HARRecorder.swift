@@ -9,9 +9,9 @@ import FoundationNetworking
 ///
 /// ``RecordingTransport`` feeds one; a recorder for any other transport feeds one the same way:
 /// ``startExchange()`` as the request starts, then
-/// ``record(_:request:sentBody:head:body:duration:)`` once the response's body is complete. The
-/// archive lists the exchanges in the order they started, whatever order they completed in.
-/// Safe to use from any thread.
+/// ``record(_:request:sentBody:head:body:receivedBodySize:duration:)`` once the response's body
+/// is complete. The archive lists the exchanges in the order they started, whatever order they
+/// completed in. Safe to use from any thread.
 public final class HARRecorder: @unchecked Sendable {
     /// An exchange's place in the archive, taken as its request starts: see
     /// ``startExchange()``.
@@ -58,11 +58,17 @@ public final class HARRecorder: @unchecked Sendable {
     ///   - sentBody: What was sent for the request's streamed body (which the request's
     ///     `httpBody` does not hold), or `nil` for `httpBody`.
     ///   - head: The response's status and header fields.
-    ///   - body: The response's body.
+    ///   - body: The response's body, decoded from any `Content-Encoding`.
+    ///   - receivedBodySize: The body's size as received, before decoding, recorded as its
+    ///     `bodySize`; `nil` when it is the size of `body`.
     ///   - duration: How long the exchange took, to the end of the body.
-    public func record(_ start: Start, request: URLRequest, sentBody: SentRequestBody?, head: ResponseHead, body: Data, duration: Duration) {
+    public func record(
+        _ start: Start, request: URLRequest, sentBody: SentRequestBody?, head: ResponseHead, body: Data, receivedBodySize: Int? = nil,
+        duration: Duration
+    ) {
         let entry = HAR.Entry(
-            request: request, sentBody: sentBody, head: head, body: body, startedAt: start.date, duration: duration, redaction: redaction)
+            request: request, sentBody: sentBody, head: head, body: body, receivedBodySize: receivedBodySize,
+            startedAt: start.date, duration: duration, redaction: redaction)
         lock.withLock { entries.append((start.sequence, entry)) }
     }
 

@@ -36,7 +36,9 @@ import Foundation
 /// `entry` closure, and opt out with ``none``.
 ///
 /// A ``HARReplayer`` applies the same redaction to each live request before matching it, so a
-/// request carrying a fresh token matches the recording of one carrying an old token.
+/// request carrying a fresh token matches the recording of one carrying an old token. The
+/// `entry` closure runs there too, on an entry of the live request with an empty response
+/// (status `0`).
 public struct HARRedaction: Sendable {
     /// The redacted header field names, lowercased (matched without regard to case).
     public let headerFields: Set<String>

@@ -9,9 +9,11 @@ import FoundationNetworking
 /// ``ReplayTransport``, independent of any transport.
 ///
 /// Each request is redacted with ``redaction`` (the recorder's redaction, so that a live
-/// credential compares equal to the recorded placeholder) and compared with every entry by
-/// ``rules``. When several entries match, as when a request repeats, they answer in the order
-/// recorded, each once; after the last, ``Exhaustion`` decides. Safe to use from any thread.
+/// credential compares equal to the recorded placeholder), its ``HARRedaction/entry`` closure
+/// included, which runs on an entry of the request with an empty response (status `0`), and is
+/// compared with every entry by ``rules``. When several entries match, as when a request
+/// repeats, they answer in the order recorded, each once; after the last, ``Exhaustion``
+/// decides. Safe to use from any thread.
 public final class HARReplayer: @unchecked Sendable {
     /// What happens to a request whose matching entries have all answered.
     public enum Exhaustion: Sendable {
@@ -49,9 +51,10 @@ public final class HARReplayer: @unchecked Sendable {
         self.uses = Array(repeating: 0, count: har.log.entries.count)
     }
 
-    /// The entry that answers `request`, counted as used.
+    /// The entry that answers `request`, redacted with ``redaction`` (its `entry` closure
+    /// included), counted as used.
     public func entry(for request: URLRequest) -> Result<HAR.Entry, HARReplayError> {
-        entry(for: HAR.Request(request, redaction: redaction))
+        entry(for: HAR.Request(live: request, sentBody: nil, redaction: redaction))
     }
 
     /// The entry that answers `live` (a request already recorded and redacted), counted as used.

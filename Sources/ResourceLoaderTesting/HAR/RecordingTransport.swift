@@ -31,6 +31,11 @@ import FoundationNetworking
 /// meanwhile), the body is recorded with its declared size, empty text and a comment that says
 /// why.
 ///
+/// A response body is recorded decoded from any `Content-Encoding`, with its `bodySize` as
+/// received: the coded bytes `base` reported
+/// (``ResourceLoader/TransferReceiver/transferDidReceive(codedByteCount:)``), and the bytes the
+/// coding saved as its `content.compression`.
+///
 /// Answers, errors and cancellation pass through unchanged, piece by piece as `base` delivers
 /// them, so every rule and limit of `base` and of the receiver still holds; an exchange that
 /// fails (no response, or a body cut short) is not recorded. Safe to use from any thread.
@@ -132,10 +137,12 @@ extension RecordingTransport {
         private let recorder: HARRecorder
         private let place: HARRecorder.Start
         private let start = ContinuousClock.now
-        // `lock` guards `head` and `body`.
+        // `lock` guards `head`, `body` and `codedByteCount`.
         private let lock = NSLock()
         private var head: ResponseHead?
         private var body = Data()
+        /// The bytes of a content-coded body as they arrived, when the transport reported them.
+        private var codedByteCount: Int?
 
         init(request: URLRequest, body: BodySource, receiver: any TransferReceiver, recorder: HARRecorder) {
             self.request = request
@@ -156,6 +163,7 @@ extension RecordingTransport {
         }
 
         func transferDidReceive(codedByteCount: Int) {
+            lock.withLock { self.codedByteCount = (self.codedByteCount ?? 0) + codedByteCount }
             receiver.transferDidReceive(codedByteCount: codedByteCount)
         }
 
@@ -166,7 +174,7 @@ extension RecordingTransport {
         }
 
         func transferDidComplete(with error: (any Error)?) {
-            let (head, body) = lock.withLock { (self.head, self.body) }
+            let (head, body, codedByteCount) = lock.withLock { (self.head, self.body, self.codedByteCount) }
             if error == nil, let head {
                 let sentBody: SentRequestBody?
                 switch bodySource {
@@ -179,7 +187,9 @@ extension RecordingTransport {
                     }
                 case .tapped(let tap): sentBody = tap.sent
                 }
-                recorder.record(place, request: request, sentBody: sentBody, head: head, body: body, duration: ContinuousClock.now - start)
+                recorder.record(
+                    place, request: request, sentBody: sentBody, head: head, body: body, receivedBodySize: codedByteCount,
+                    duration: ContinuousClock.now - start)
             }
             receiver.transferDidComplete(with: error)
         }

@@ -23,6 +23,13 @@ import FoundationNetworking
 /// how it differs. Answers arrive on a background queue; cancelling the returned handle answers
 /// `URLError(.cancelled)` if the answer has not been delivered yet.
 ///
+/// A recorded redirect (a `301`, `302`, `303`, `307` or `308` with a `Location`, recorded as an
+/// entry of its own, as browsers, Charles and mitmproxy record each hop) is followed as a
+/// transport follows it: the next request is made by
+/// ``ResourceLoader/TransferRules/redirect(statusCode:location:after:original:redirectsFollowed:options:)``,
+/// within the options' redirect limit, and matched in turn. The answer is the last hop's, its
+/// head's `url` the last hop's URL.
+///
 /// A streamed request body (`URLRequest.streamedBody`: a file, a stream, a form) is read as a
 /// transport would send it, on a background queue, and matched as ``RecordingTransport`` records
 /// it: its bytes up to ``maximumRecordedBodyBytes`` (give the recorder's), its size past that. A
@@ -102,7 +109,7 @@ public struct ReplayTransport: URLSessionType {
     ) -> any Cancellable {
         let task = ReplayTask(completionHandler: completionHandler)
         guard let body = request.streamedBody else {
-            let answer = self.answer(to: HAR.Request(request, redaction: replayer.redaction), url: request.url)
+            let answer = self.answer(to: request, sentBody: nil, options: options)
             DispatchQueue.global().async { task.complete(answer) }
             return task
         }
@@ -115,21 +122,49 @@ public struct ReplayTransport: URLSessionType {
                 return try SentRequestBody.read(from: reader, length: body.length, limit: maximumRecordedBodyBytes)
             }
             let answer = sent.mapError { $0 as any Error }.flatMap { sent in
-                self.answer(to: HAR.Request(request, sentBody: sent, redaction: replayer.redaction), url: request.url)
+                self.answer(to: request, sentBody: sent, options: options)
             }
             task.complete(answer)
         }
         return task
     }
 
-    /// The recorded answer to `live`, or why there is none.
-    private func answer(to live: HAR.Request, url: URL?) -> Result<(Data, ResponseHead), any Error> {
-        replayer.entry(for: live).mapError { $0 }.flatMap { entry in
+    /// The status codes of the redirects a transport follows, or refuses by the transfer rules.
+    private static let redirectStatusCodes: Set<Int> = [301, 302, 303, 307, 308]
+
+    /// The recorded answer to `request`, whose streamed body was sent as `sentBody`, after the
+    /// recorded redirects it leads to; or why there is none.
+    private func answer(to request: URLRequest, sentBody: SentRequestBody?, options: TransferOptions) -> Result<(Data, ResponseHead), any Error> {
+        var current = request
+        var sent = sentBody
+        var redirectsFollowed = 0
+        while true {
+            let entry: HAR.Entry
+            switch replayer.entry(for: HAR.Request(live: current, sentBody: sent, redaction: replayer.redaction)) {
+            case .success(let found): entry = found
+            case .failure(let error): return .failure(error)
+            }
+            let head = entry.response.head(url: current.url)
+            if Self.redirectStatusCodes.contains(head.statusCode), let location = head.value(forHTTPHeaderField: "Location") {
+                let decision = TransferRules.redirect(
+                    statusCode: head.statusCode, location: location, after: current, original: request,
+                    redirectsFollowed: redirectsFollowed, options: options)
+                switch decision {
+                case .refuse(let refusal):
+                    return .failure(ResourceError.redirectRefused(refusal))
+                case .follow(let next):
+                    // A redirect that sends the body again sends the same bytes.
+                    if next.streamedBody == nil { sent = nil }
+                    current = next
+                    redirectsFollowed += 1
+                    continue
+                }
+            }
             guard let body = entry.response.content.data else {
                 let index = replayer.har.log.entries.firstIndex(of: entry) ?? 0
                 return .failure(HARReplayError.unreadableBody(entry: index))
             }
-            return .success((body, entry.response.head(url: url)))
+            return .success((body, head))
         }
     }
 }

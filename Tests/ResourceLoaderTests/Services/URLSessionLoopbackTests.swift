@@ -230,6 +230,76 @@ struct LoopbackHTTPServerTests {
         #expect(handled.value == 0)
     }
 
+    @Test func aChunkedRequestWithAnEndlessTrailerHasItsConnectionClosed() async throws {
+        // GIVEN a server whose request heads may be 1 KiB
+        var limits = LoopbackHTTPServer.Limits()
+        limits.maximumHeadBytes = 1024
+        let handled = Counter()
+        let server = try LoopbackHTTPServer(limits: limits) { _ in
+            handled.increment()
+            return .status(200)
+        }
+        defer { server.stop() }
+        // WHEN a chunked request's trailer goes on with field after field
+        let fd = try openConnection(to: server)
+        defer { close(fd) }
+        try #require(await openConnections(of: server, reach: 1, within: .seconds(10)))
+        #expect(sendWithoutSignal("POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n", on: fd))
+        var sent = 0
+        while sent < 4 << 20, sendWithoutSignal("X-Trailer: more\r\n", on: fd) { sent += 17 }
+        // THEN the server closes the connection, unanswered
+        #expect(await openConnections(of: server, reach: 0, within: .seconds(10)))
+        #expect(handled.value == 0)
+    }
+
+    @Test func anIdleTimeoutOfZeroStillClosesAnIdleConnection() async throws {
+        // GIVEN a server whose idle timeout is zero
+        var limits = LoopbackHTTPServer.Limits()
+        limits.idleTimeout = .zero
+        let server = try LoopbackHTTPServer(limits: limits) { _ in .status(200) }
+        defer { server.stop() }
+        // WHEN a client connects and sends nothing
+        let fd = try openConnection(to: server)
+        defer { close(fd) }
+        // THEN the server closes the connection rather than wait for ever
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var byte: UInt8 = 0
+        #expect(recv(fd, &byte, 1, 0) == 0, "the connection was still open after 10 seconds")
+    }
+
+    /// A new connection to `server`.
+    private func openConnection(to server: LoopbackHTTPServer) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = server.port.bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        if !connected { close(fd) }
+        try #require(connected)
+        return fd
+    }
+
+    /// Sends `text` whole; `false` once the peer has closed the connection (without `SIGPIPE`).
+    private func sendWithoutSignal(_ text: String, on fd: Int32) -> Bool {
+        let data = Array(text.utf8)
+        return send(fd, data, data.count, Int32(MSG_NOSIGNAL)) == data.count
+    }
+
+    /// Whether `server` has `count` open connections before `limit` passes.
+    private func openConnections(of server: LoopbackHTTPServer, reach count: Int, within limit: Duration) async -> Bool {
+        let giveUp = ContinuousClock.now + limit
+        while ContinuousClock.now < giveUp {
+            if server.openConnectionCount == count { return true }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return server.openConnectionCount == count
+    }
+
     @Test func answersExpectContinueBeforeTheBody() throws {
         let server = try LoopbackHTTPServer { request in .status(200, headers: ["Connection": "close"], body: request.body) }
         defer { server.stop() }

@@ -51,6 +51,115 @@ struct TransportConformanceTests {
         }
     }
 
+    /// The checks see receiver calls that overlap, and a call after the receiver answered stop.
+    @Test func aTransportWhoseReceiverCallsOverlapOrFollowAStopFails() async throws {
+        // GIVEN a transport that, at the first piece of the body, reports coded bytes from two
+        // threads at once
+        let overlapping = TransportConformance { MisbehavingTransport(base: URLSessionTransport(), misstep: .overlappingCalls) }
+        // WHEN a check runs THEN it fails, naming the overlap
+        await #expect {
+            try await overlapping.verify(.wholeBody)
+        } throws: { error in
+            (error as? TransportConformance.Failure)?.reason.contains("while another call was running") == true
+        }
+
+        // GIVEN a transport that reports coded bytes after the receiver answered stop
+        let afterStop = TransportConformance { MisbehavingTransport(base: URLSessionTransport(), misstep: .callAfterStop) }
+        // WHEN the receiver stops in the body THEN the check fails, naming the late call
+        await #expect {
+            try await afterStop.verify(.receiverStopsInTheBody)
+        } throws: { error in
+            (error as? TransportConformance.Failure)?.reason.contains("after the receiver answered stop") == true
+        }
+    }
+
+    /// A response framed both ways must be refused before any of its body is handed over.
+    @Test func aTransportThatHandsOverABodyItThenRefusesFails() async throws {
+        // GIVEN a transport that hands over a head and a piece of the body before the refusal
+        let leaky = TransportConformance { MisbehavingTransport(base: URLSessionTransport(), misstep: .bodyBeforeARefusal) }
+        // WHEN a response with both Content-Length and Transfer-Encoding is checked
+        // THEN the check fails, although the transfer ends with badServerResponse
+        await #expect {
+            try await leaky.verify(.contentLengthWithTransferEncodingIsRefused)
+        } throws: { error in
+            (error as? TransportConformance.Failure)?.reason.contains("piece") == true
+        }
+    }
+
+    /// Passes everything on from `base`, and makes the receiver calls `misstep` names besides.
+    private struct MisbehavingTransport: HTTPTransport {
+        enum Misstep {
+            /// At the first piece of the body, reports zero coded bytes from two threads at once
+            /// for a fifth of a second, then hands the piece on.
+            case overlappingCalls
+            /// Reports zero coded bytes after a piece the receiver answered with stop.
+            case callAfterStop
+            /// Before an error that ends a transfer without a head, hands over a head and a
+            /// piece of the body.
+            case bodyBeforeARefusal
+        }
+
+        let base: any HTTPTransport
+        let misstep: Misstep
+
+        func startTransfer(_ request: URLRequest, options: TransferOptions, receiver: any TransferReceiver) -> any Cancellable {
+            base.startTransfer(request, options: options, receiver: MisbehavingReceiver(next: receiver, misstep: misstep))
+        }
+    }
+
+    private final class MisbehavingReceiver: TransferReceiver, @unchecked Sendable {
+        private let next: any TransferReceiver
+        private let misstep: MisbehavingTransport.Misstep
+        // `lock` guards `overlapped` and `sawHead`.
+        private let lock = NSLock()
+        private var overlapped = false
+        private var sawHead = false
+
+        init(next: any TransferReceiver, misstep: MisbehavingTransport.Misstep) {
+            self.next = next
+            self.misstep = misstep
+        }
+
+        func transferDidSend(_ sent: Int64, of expected: Int64?) { next.transferDidSend(sent, of: expected) }
+        func transferDidReceive(codedByteCount: Int) { next.transferDidReceive(codedByteCount: codedByteCount) }
+
+        func transferDidReceive(head: ResponseHead) -> TransferDecision {
+            lock.withLock { sawHead = true }
+            return next.transferDidReceive(head: head)
+        }
+
+        func transferDidComplete(with error: (any Error)?) {
+            if case .bodyBeforeARefusal = misstep, error != nil, !lock.withLock({ sawHead }) {
+                _ = next.transferDidReceive(head: ResponseHead(statusCode: 200, url: nil, headerFields: [("Content-Length", "10")]))
+                _ = next.transferDidReceive(Data("0123456789".utf8))
+            }
+            next.transferDidComplete(with: error)
+        }
+
+        func transferDidReceive(_ chunk: Data) -> TransferDecision {
+            switch misstep {
+            case .overlappingCalls:
+                let first = lock.withLock { () -> Bool in
+                    defer { overlapped = true }
+                    return !overlapped
+                }
+                if first {
+                    let end = ContinuousClock.now + .milliseconds(200)
+                    DispatchQueue.concurrentPerform(iterations: 2) { _ in
+                        while ContinuousClock.now < end { next.transferDidReceive(codedByteCount: 0) }
+                    }
+                }
+                return next.transferDidReceive(chunk)
+            case .callAfterStop:
+                let decision = next.transferDidReceive(chunk)
+                if case .stop = decision { next.transferDidReceive(codedByteCount: 0) }
+                return decision
+            case .bodyBeforeARefusal:
+                return next.transferDidReceive(chunk)
+            }
+        }
+    }
+
     /// A transport written against the older protocol, answering whole bodies.
     private struct WholeBodySession: URLSessionType {
         let body: Data

@@ -137,6 +137,35 @@ struct HARRedactionTests {
         #expect(entry.request.postData?.text == "<Token>[redacted]</Token>")
     }
 
+    @Test func theReplayerRedactsALiveRequestWithTheEntryClosureToo() async throws {
+        // GIVEN a redaction whose entry closure hides the key in the path, and a recording made
+        // with it of a request carrying one key
+        let redaction = HARRedaction { entry in
+            entry.request.url = entry.request.url.replacingOccurrences(
+                of: "/keys/[^/]+/", with: "/keys/\(HAR.redactedValue)/", options: .regularExpression)
+        }
+        let session = FakeURLSession()
+        session.stub(.path("/keys/old-key/items"), with: .json(#"{"items": []}"#))
+        let recording = RecordingTransport(wrapping: session, redaction: redaction)
+        _ = try await exchange(URLRequest(url: URL(string: "https://api.example.com/keys/old-key/items")!), through: recording).get()
+        #expect(recording.har.log.entries.map(\.request.url) == ["https://api.example.com/keys/[redacted]/items"])
+
+        // WHEN a request carrying another key is replayed with the same redaction
+        let replay = ReplayTransport(har: recording.har, redaction: redaction)
+        let live = URLRequest(url: URL(string: "https://api.example.com/keys/\(Self.secret)/items")!)
+        let answer = try await exchange(live, through: replay).get()
+
+        // THEN it matches the recording
+        #expect(answer.0 == Data(#"{"items": []}"#.utf8))
+        #expect(try replay.replayer.entry(for: live).get().request.url == "https://api.example.com/keys/[redacted]/items")
+
+        // AND a request that matches nothing is named without its key
+        let other = URLRequest(url: URL(string: "https://api.example.com/keys/\(Self.secret)/orders")!)
+        let error = try #require(await exchange(other, through: replay).failure as? HARReplayError)
+        #expect(!error.description.contains(Self.secret))
+        #expect(error.description.contains("GET https://api.example.com/keys/[redacted]/orders"))
+    }
+
     /// The entry of `request` answered with `head` and `body`, and the archive's JSON holding it.
     static func recorded(_ request: URLRequest, head: ResponseHead, body: Data = Data()) throws -> (HAR.Entry, String) {
         let entry = HAR.Entry(request: request, head: head, body: body, startedAt: Date(), duration: .milliseconds(1))

@@ -241,6 +241,41 @@ struct RecordingAndReplayTests {
         #expect(refused.description.hasSuffix("which differs in never: not satisfied"))
     }
 
+    @Test func aRecordedRedirectIsFollowedToItsTargetsEntry() async throws {
+        // GIVEN an archive, as a browser exports one, of a redirect and of the request it led to
+        var moved = Self.entry("GET", "https://api.example.com/old")
+        moved.response = HAR.Response(
+            status: 302, statusText: "Found", headers: [HAR.Header(name: "Location", value: "/new")],
+            content: HAR.Content(body: Data(), mimeType: ""), redirectURL: "/new")
+        var landed = Self.entry("GET", "https://api.example.com/new")
+        landed.response.content = HAR.Content(body: Data("landed".utf8), mimeType: "text/plain")
+        let har = HAR(log: HAR.Log(creator: HAR.Creator(name: "t", version: "1"), entries: [moved, landed]))
+        let replay = ReplayTransport(har: har)
+
+        // WHEN the first request is replayed
+        let (body, head) = try await exchange(URLRequest(url: URL(string: "https://api.example.com/old")!), through: replay).get()
+
+        // THEN the redirect is followed: the answer is the last hop's, from its URL
+        #expect(head.statusCode == 200)
+        #expect(head.url?.absoluteString == "https://api.example.com/new")
+        #expect(body == Data("landed".utf8))
+        #expect(replay.replayer.unusedEntries.isEmpty)
+
+        // AND the redirect limit holds: none allowed, the redirect is refused
+        var options = TransferOptions()
+        options.maximumRedirects = 0
+        let refused = await withCheckedContinuation { continuation in
+            _ = ReplayTransport(har: har).send(URLRequest(url: URL(string: "https://api.example.com/old")!), options: options) {
+                continuation.resume(returning: $0)
+            }
+        }
+        let error = try #require(refused.failure)
+        guard case .redirectRefused(.tooManyRedirects(limit: 0)) = ResourceError(transportError: error) else {
+            Issue.record("refused with \(error), expected tooManyRedirects(limit: 0)")
+            return
+        }
+    }
+
     @Test func cancellingBeforeTheAnswerDeliversCancelled() async throws {
         let replay = ReplayTransport(har: HAR(log: HAR.Log(creator: HAR.Creator(name: "t", version: "1"), entries: [
             Self.entry("GET", "https://api.example.com/a"),
