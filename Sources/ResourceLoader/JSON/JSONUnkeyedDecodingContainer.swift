@@ -119,8 +119,10 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         return value
     }
 
+    /// `nil` for a `null` element, and at the end of the array, as `JSONDecoder` gives.
     mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
-        let index = try current(type)
+        guard !isAtEnd else { return nil }
+        let index = next
         if decoder.tree[index].kind == .null {
             advance(past: index)
             return nil

@@ -510,3 +510,37 @@ struct JSONValueDecoderTests {
         }
     }
 }
+
+// MARK: - Containers at their edges
+
+extension JSONValueDecoderTests {
+    /// Reads past the end of an array with every `decodeIfPresent`.
+    struct PastTheEnd: Decodable, Equatable {
+        let first: Int
+        let list: [Int]?
+        let int: Int?
+        let string: String?
+        let bool: Bool?
+        let double: Double?
+
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            first = try container.decode(Int.self)
+            list = try container.decodeIfPresent([Int].self)
+            int = try container.decodeIfPresent(Int.self)
+            string = try container.decodeIfPresent(String.self)
+            bool = try container.decodeIfPresent(Bool.self)
+            double = try container.decodeIfPresent(Double.self)
+        }
+    }
+
+    @Test func decodeIfPresentAtTheEndOfAnArrayIsNil() throws {
+        // GIVEN an array with one element
+        // WHEN a type reads it and then asks for optional values past its end
+        // THEN each is nil, as with JSONDecoder
+        Self.expectSame(PastTheEnd.self, "[1]")
+        #expect(try Self.decode(PastTheEnd.self, "[1]").list == nil)
+        Self.expectSame(PastTheEnd.self, "[1,null,null,null,null,null]")
+        Self.expectSame(PastTheEnd.self, #"[1,[2],3,"a",true,1.5]"#)
+    }
+}
