@@ -292,12 +292,13 @@ final class JSONValueDecoder: Decoder {
 
     // MARK: Members
 
-    /// The index of the value of `object`'s member named `key`, or `nil`.
+    /// The index of the value of `object`'s member named `key`, or `nil`. `path` is the coding
+    /// path of the container that reads `object`, which a custom key strategy is handed.
     @inline(__always)
-    func member(_ key: some CodingKey, of object: Int) -> Int? {
+    func member(_ key: some CodingKey, of object: Int, path: @autoclosure () -> [any CodingKey]) -> Int? {
         let count = Int(tree[object].length)
         guard usesDefaultKeys, count <= JSONParser.pairwiseLimit else {
-            return memberTable(of: object)[key.stringValue]
+            return memberTable(of: object, path: path())[key.stringValue]
         }
         var name = key.stringValue
         return name.withUTF8 { utf8 -> Int? in
@@ -333,12 +334,13 @@ final class JSONValueDecoder: Decoder {
         return members
     }
 
-    /// `object`'s member table, built the first time it is needed. When converted keys collide,
-    /// the first member wins, as in `JSONDecoder`.
-    private func memberTable(of object: Int) -> [String: Int] {
+    /// `object`'s member table, built the first time it is needed, with `path` the coding path of
+    /// the container that reads it. When converted keys collide, the first member wins, as in
+    /// `JSONDecoder`.
+    private func memberTable(of object: Int, path: @autoclosure () -> [any CodingKey]) -> [String: Int] {
         if let table = memberTables[object] { return table }
         var table: [String: Int] = [:]
-        for (key, value) in members(of: object, path: path) where table[key] == nil {
+        for (key, value) in members(of: object, path: path()) where table[key] == nil {
             table[key] = value
         }
         memberTables[object] = table

@@ -543,4 +543,31 @@ extension JSONValueDecoderTests {
         Self.expectSame(PastTheEnd.self, "[1,null,null,null,null,null]")
         Self.expectSame(PastTheEnd.self, #"[1,[2],3,"a",true,1.5]"#)
     }
+
+    /// Decodes a member of a nested object through containers, by the names a key strategy
+    /// gives: `inner/x` for `{"inner":{"x":…}}` when the strategy spells out the whole path.
+    struct ByPath: Decodable, Equatable {
+        let keyed: Int
+        let unkeyed: Int
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: JSONKey.self)
+            let inner = try container.nestedContainer(keyedBy: JSONKey.self, forKey: JSONKey("inner"))
+            keyed = try inner.decode(Int.self, forKey: JSONKey("inner/x"))
+            var list = try container.nestedUnkeyedContainer(forKey: JSONKey("list"))
+            let element = try list.nestedContainer(keyedBy: JSONKey.self)
+            unkeyed = try element.decode(Int.self, forKey: JSONKey("list/Index 0/y"))
+        }
+    }
+
+    @Test func aCustomKeyStrategySeesTheNestedContainersPath() throws {
+        // GIVEN a custom key strategy whose key is the whole coding path it is handed
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .custom { path in JSONKey(path.map(\.stringValue).joined(separator: "/")) }
+        // WHEN members are read through nested containers
+        // THEN the strategy sees each container's path and the key, as with JSONDecoder
+        Self.expectSame(ByPath.self, #"{"inner":{"x":1},"list":[{"y":2}]}"#, decoder: decoder)
+        let decoded = try Self.decode(ByPath.self, #"{"inner":{"x":1},"list":[{"y":2}]}"#, decoder: decoder)
+        #expect(decoded.keyed == 1 && decoded.unkeyed == 2)
+    }
 }
