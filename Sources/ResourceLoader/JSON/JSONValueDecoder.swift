@@ -403,12 +403,15 @@ final class JSONValueDecoder: Decoder {
         throw mismatch(Float.self, at: index, path: path())
     }
 
-    /// Infinity or NaN from a string, when the strategy names it.
+    /// Infinity or NaN from a string, when the strategy names it. The string must be written
+    /// without escapes, as `JSONDecoder` reads it: `"\u002binf"` is not `"+inf"`.
     private func nonConformingFloat(at index: Int) -> Double? {
+        let value = tree[index]
         guard case .convertFromString(let positive, let negative, let nan) = options.nonConformingFloatStrategy,
-            tree[index].kind == .string
+            value.kind == .string,
+            value.isPlain || !tree.buffer(of: value).contains(UInt8(ascii: "\\"))
         else { return nil }
-        switch tree.string(tree[index]) {
+        switch tree.string(value) {
         case positive: return .infinity
         case negative: return -.infinity
         case nan: return .nan

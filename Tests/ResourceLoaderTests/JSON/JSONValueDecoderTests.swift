@@ -570,4 +570,21 @@ extension JSONValueDecoderTests {
         let decoded = try Self.decode(ByPath.self, #"{"inner":{"x":1},"list":[{"y":2}]}"#, decoder: decoder)
         #expect(decoded.keyed == 1 && decoded.unkeyed == 2)
     }
+
+    @Test(arguments: [#""+inf""#, #""\u002binf""#, #""+\u0069nf""#, #""nan""#, #""\u006ean""#, #""-∞""#, #""-\u221e""#])
+    func aNonConformingFloatIsReadAsFoundationReadsIt(value: String) {
+        // GIVEN the strings that stand for infinities and NaN
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "+inf", negativeInfinity: "-∞", nan: "nan")
+        // WHEN one is written with escapes, or as it is
+        // THEN it is read, or refused, as JSONDecoder reads it (NaN compared by its description)
+        struct Text<T: Decodable & LosslessStringConvertible>: Decodable, Equatable {
+            let value: String
+            init(from decoder: any Decoder) throws {
+                value = try decoder.container(keyedBy: JSONKey.self).decode(T.self, forKey: JSONKey("value")).description
+            }
+        }
+        Self.expectSame(Text<Double>.self, #"{"value":\#(value)}"#, decoder: decoder)
+        Self.expectSame(Text<Float>.self, #"{"value":\#(value)}"#, decoder: decoder)
+    }
 }
