@@ -208,14 +208,6 @@ final class JSONValueDecoder: Decoder {
     /// from the decoder's path by the keys ``extraKeys(_:)`` of `extra`. With `plain`, as above.
     @inline(__always)
     func unbox<T: Decodable>(_ type: T.Type, at index: Int, extra: Int, element: Int, plain: Bool = false) throws -> T {
-        if T.self == Bool.self, tree[index].kind == .null {
-            // Through an unkeyed container's generic `decode`, `JSONDecoder` reports a `null`
-            // where a `Bool` should be as a type mismatch (and one where a string or a number
-            // should be as a value not found, as the single-value container does).
-            throw DecodingError.typeMismatch(T.self, .init(
-                codingPath: path + extraKeys(extra) + [JSONKey(index: element)],
-                debugDescription: "Expected to decode \(T.self) but found null instead."))
-        }
         let savedNode = node
         let savedDepth = pathSteps.count
         if extra != 0 { for key in extraKeys(extra) { push(key) } }
@@ -237,7 +229,6 @@ final class JSONValueDecoder: Decoder {
         let step = pathSteps.count
         // Whether the elements are of a type `unbox` treats apart is asked once, not for each.
         let plain = !Self.isSpecial(T.self)
-        let isBool = T.self == Bool.self
         pathSteps.append(0)
         defer {
             node = array
@@ -246,11 +237,6 @@ final class JSONValueDecoder: Decoder {
         var index = array + 1
         for position in 0..<count {
             pathSteps[step] = position
-            if isBool, tree[index].kind == .null {
-                // As through an unkeyed container's generic `decode` (above).
-                throw DecodingError.typeMismatch(T.self, .init(
-                    codingPath: path, debugDescription: "Expected to decode \(T.self) but found null instead."))
-            }
             node = index
             (elements.baseAddress! + position).initialize(to: try plain ? T(from: self) : unbox(type))
             initialized = position + 1
@@ -421,11 +407,12 @@ final class JSONValueDecoder: Decoder {
 
     // MARK: Errors
 
-    /// The error for a value that is not a `type`: `valueNotFound` for `null`, `typeMismatch`
-    /// otherwise, as `JSONDecoder` reports them.
+    /// The error for a value that is not a `type`, as `JSONDecoder` reports it in every
+    /// container: `valueNotFound` for `null` (but `typeMismatch` for a `null` where a `Bool`
+    /// should be), `typeMismatch` otherwise.
     func mismatch(_ type: Any.Type, at index: Int, path: [any CodingKey], container: String? = nil) -> DecodingError {
         let kind = tree[index].kind
-        if kind == .null {
+        if kind == .null, container != nil || type != Bool.self {
             let description = container.map { "Cannot get \($0) -- found null value instead" }
                 ?? "Expected \(type) value but found null instead."
             return .valueNotFound(type, .init(codingPath: path, debugDescription: description))

@@ -588,3 +588,83 @@ extension JSONValueDecoderTests {
         Self.expectSame(Text<Float>.self, #"{"value":\#(value)}"#, decoder: decoder)
     }
 }
+
+// MARK: - Null where a value should be
+
+extension JSONValueDecoderTests {
+    /// A `T` read by each container's own overload for it, not the generic `decode`: `way` is
+    /// `keyed` (member `v`), `unkeyed` (the first element) or `single`.
+    struct ByOverload<T: Decodable & Equatable>: Decodable, Equatable {
+        static var wayKey: CodingUserInfoKey { CodingUserInfoKey(rawValue: "way")! }
+        let value: T
+
+        init(from decoder: any Decoder) throws {
+            switch decoder.userInfo[Self.wayKey] as? String {
+            case "keyed":
+                let container = try decoder.container(keyedBy: JSONKey.self)
+                let key = JSONKey("v")
+                value = try Self.read(
+                    bool: { try container.decode(Bool.self, forKey: key) }, string: { try container.decode(String.self, forKey: key) },
+                    int: { try container.decode(Int.self, forKey: key) }, double: { try container.decode(Double.self, forKey: key) })
+            case "unkeyed":
+                var container = try decoder.unkeyedContainer()
+                value = try Self.read(
+                    bool: { try container.decode(Bool.self) }, string: { try container.decode(String.self) },
+                    int: { try container.decode(Int.self) }, double: { try container.decode(Double.self) })
+            default:
+                let container = try decoder.singleValueContainer()
+                value = try Self.read(
+                    bool: { try container.decode(Bool.self) }, string: { try container.decode(String.self) },
+                    int: { try container.decode(Int.self) }, double: { try container.decode(Double.self) })
+            }
+        }
+
+        static func read(
+            bool: () throws -> Bool, string: () throws -> String, int: () throws -> Int, double: () throws -> Double
+        ) throws -> T {
+            switch T.self {
+            case is Bool.Type: try bool() as! T
+            case is String.Type: try string() as! T
+            case is Int.Type: try int() as! T
+            default: try double() as! T
+            }
+        }
+    }
+
+    /// Reads a `T` with the generic `decode` of each container, as `ByOverload` does.
+    struct Generic<T: Decodable & Equatable>: Decodable, Equatable {
+        let value: T
+
+        init(from decoder: any Decoder) throws {
+            switch decoder.userInfo[ByOverload<T>.wayKey] as? String {
+            case "keyed": value = try decoder.container(keyedBy: JSONKey.self).decode(T.self, forKey: JSONKey("v"))
+            case "unkeyed":
+                var container = try decoder.unkeyedContainer()
+                value = try container.decode(T.self)
+            default: value = try decoder.singleValueContainer().decode(T.self)
+            }
+        }
+    }
+
+    @Test(arguments: ["keyed", "unkeyed", "single"])
+    func aNullScalarIsTheErrorFoundationReports(way: String) {
+        // GIVEN a null where each scalar type should be, in each kind of container
+        let decoder = JSONDecoder()
+        decoder.userInfo[ByOverload<Bool>.wayKey] = way
+        let text = switch way {
+        case "keyed": #"{"v":null}"#
+        case "unkeyed": "[null]"
+        default: "null"
+        }
+        // WHEN it is decoded by the container's own overload and by its generic decode
+        // THEN the error is JSONDecoder's, of the same kind at the same path
+        func expectBoth<T: Decodable & Equatable>(_ type: T.Type) {
+            Self.expectSame(ByOverload<T>.self, text, decoder: decoder)
+            Self.expectSame(Generic<T>.self, text, decoder: decoder)
+        }
+        expectBoth(Bool.self)
+        expectBoth(String.self)
+        expectBoth(Int.self)
+        expectBoth(Double.self)
+    }
+}
