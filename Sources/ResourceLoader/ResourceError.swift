@@ -168,8 +168,8 @@ extension ResourceError {
             formattedCodingPath { $0.stringValue }
         }
 
-        /// The coding path of the underlying `DecodingError`, indices as `[n]` and every other key
-        /// as `name(key)`, joined with dots; `nil` without a `DecodingError`.
+        /// The coding path of the underlying `DecodingError`, array indices as `[n]` and every
+        /// other key as `name(key)`, joined with dots; `nil` without a `DecodingError`.
         func formattedCodingPath(_ name: (any CodingKey) -> String) -> String? {
             guard let decodingError = underlying as? DecodingError else { return nil }
             let path: [any CodingKey]
@@ -182,9 +182,17 @@ extension ResourceError {
             @unknown default:
                 return nil
             }
-            return path.map { key in key.intValue.map { "[\($0)]" } ?? name(key) }
+            return path.map { key in Self.arrayIndex(key).map { "[\($0)]" } ?? name(key) }
                 .joined(separator: ".")
                 .replacingOccurrences(of: ".[", with: "[")
+        }
+
+        /// `key`'s position when it is an array index: a key with an integer whose string is
+        /// `Index n`, as the JSON and XML decoders' own and Foundation's are. A dictionary's key
+        /// that reads as an integer (the standard library gives it that integer) is not one.
+        static func arrayIndex(_ key: any CodingKey) -> Int? {
+            guard let index = key.intValue, key.stringValue == "Index \(index)" else { return nil }
+            return index
         }
     }
 }

@@ -25,7 +25,7 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     }
 
     func contains(_ key: Key) -> Bool {
-        decoder.member(key, of: object) != nil
+        decoder.member(key, of: object, path: codingPath) != nil
     }
 
     /// The path of a member's value, for errors.
@@ -36,7 +36,7 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     /// The index of the value of the member `key`, or `keyNotFound`.
     @inline(__always)
     private func value(_ key: Key) throws -> Int {
-        guard let index = decoder.member(key, of: object) else {
+        guard let index = decoder.member(key, of: object, path: codingPath) else {
             throw DecodingError.keyNotFound(key, .init(
                 codingPath: codingPath, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
         }
@@ -112,7 +112,7 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     /// The index of the member's value, or `nil` if there is none or it is `null`.
     @inline(__always)
     private func presentValue(_ key: Key) -> Int? {
-        guard let index = decoder.member(key, of: object), decoder.tree[index].kind != .null else { return nil }
+        guard let index = decoder.member(key, of: object, path: codingPath), decoder.tree[index].kind != .null else { return nil }
         return index
     }
 
@@ -175,7 +175,7 @@ struct JSONKeyedDecodingContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
 
     /// A decoder of the member `key`, or of `null` when there is none, as `JSONDecoder` gives.
     private func superDecoder(key: any CodingKey) throws -> any Decoder {
-        let index = decoder.member(key, of: object)
+        let index = decoder.member(key, of: object, path: codingPath)
         return JSONValueDecoder(
             tree: index == nil ? JSONTree.null : decoder.tree, options: decoder.options, node: index ?? 0,
             path: codingPath + [key])

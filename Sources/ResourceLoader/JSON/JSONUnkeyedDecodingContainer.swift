@@ -40,18 +40,6 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         return next
     }
 
-    /// The current element's node for a `type` that `null` is not: `JSONDecoder` reports a
-    /// `null` element as a type mismatch (where a member's `null` is a missing value).
-    @inline(__always)
-    private func currentScalar<T>(_ type: T.Type) throws -> Int {
-        let index = try current(type)
-        guard decoder.tree[index].kind != .null else {
-            throw DecodingError.typeMismatch(type, .init(
-                codingPath: elementPath, debugDescription: "Expected to decode \(type) but found null instead."))
-        }
-        return index
-    }
-
     @inline(__always)
     private mutating func advance(past index: Int) {
         next = Int(decoder.tree[index].end)
@@ -66,28 +54,28 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decode(_ type: Bool.Type) throws -> Bool {
-        let index = try currentScalar(type)
+        let index = try current(type)
         let value = try decoder.bool(at: index, path: elementPath)
         advance(past: index)
         return value
     }
 
     mutating func decode(_ type: String.Type) throws -> String {
-        let index = try currentScalar(type)
+        let index = try current(type)
         let value = try decoder.string(at: index, path: elementPath)
         advance(past: index)
         return value
     }
 
     mutating func decode(_ type: Double.Type) throws -> Double {
-        let index = try currentScalar(type)
+        let index = try current(type)
         let value = try decoder.double(at: index, path: elementPath)
         advance(past: index)
         return value
     }
 
     mutating func decode(_ type: Float.Type) throws -> Float {
-        let index = try currentScalar(type)
+        let index = try current(type)
         let value = try decoder.float(at: index, path: elementPath)
         advance(past: index)
         return value
@@ -95,7 +83,7 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
 
     @inline(__always)
     private mutating func integer<T: FixedWidthInteger>(_ type: T.Type) throws -> T {
-        let index = try currentScalar(type)
+        let index = try current(type)
         let value = try decoder.integer(type, at: index, path: elementPath)
         advance(past: index)
         return value
@@ -119,8 +107,10 @@ struct JSONUnkeyedDecodingContainer: UnkeyedDecodingContainer {
         return value
     }
 
+    /// `nil` for a `null` element, and at the end of the array, as `JSONDecoder` gives.
     mutating func decodeIfPresent<T: Decodable>(_ type: T.Type) throws -> T? {
-        let index = try current(type)
+        guard !isAtEnd else { return nil }
+        let index = next
         if decoder.tree[index].kind == .null {
             advance(past: index)
             return nil

@@ -208,14 +208,6 @@ final class JSONValueDecoder: Decoder {
     /// from the decoder's path by the keys ``extraKeys(_:)`` of `extra`. With `plain`, as above.
     @inline(__always)
     func unbox<T: Decodable>(_ type: T.Type, at index: Int, extra: Int, element: Int, plain: Bool = false) throws -> T {
-        if T.self == Bool.self, tree[index].kind == .null {
-            // Through an unkeyed container's generic `decode`, `JSONDecoder` reports a `null`
-            // where a `Bool` should be as a type mismatch (and one where a string or a number
-            // should be as a value not found, as the single-value container does).
-            throw DecodingError.typeMismatch(T.self, .init(
-                codingPath: path + extraKeys(extra) + [JSONKey(index: element)],
-                debugDescription: "Expected to decode \(T.self) but found null instead."))
-        }
         let savedNode = node
         let savedDepth = pathSteps.count
         if extra != 0 { for key in extraKeys(extra) { push(key) } }
@@ -237,7 +229,6 @@ final class JSONValueDecoder: Decoder {
         let step = pathSteps.count
         // Whether the elements are of a type `unbox` treats apart is asked once, not for each.
         let plain = !Self.isSpecial(T.self)
-        let isBool = T.self == Bool.self
         pathSteps.append(0)
         defer {
             node = array
@@ -246,11 +237,6 @@ final class JSONValueDecoder: Decoder {
         var index = array + 1
         for position in 0..<count {
             pathSteps[step] = position
-            if isBool, tree[index].kind == .null {
-                // As through an unkeyed container's generic `decode` (above).
-                throw DecodingError.typeMismatch(T.self, .init(
-                    codingPath: path, debugDescription: "Expected to decode \(T.self) but found null instead."))
-            }
             node = index
             (elements.baseAddress! + position).initialize(to: try plain ? T(from: self) : unbox(type))
             initialized = position + 1
@@ -292,12 +278,13 @@ final class JSONValueDecoder: Decoder {
 
     // MARK: Members
 
-    /// The index of the value of `object`'s member named `key`, or `nil`.
+    /// The index of the value of `object`'s member named `key`, or `nil`. `path` is the coding
+    /// path of the container that reads `object`, which a custom key strategy is handed.
     @inline(__always)
-    func member(_ key: some CodingKey, of object: Int) -> Int? {
+    func member(_ key: some CodingKey, of object: Int, path: @autoclosure () -> [any CodingKey]) -> Int? {
         let count = Int(tree[object].length)
         guard usesDefaultKeys, count <= JSONParser.pairwiseLimit else {
-            return memberTable(of: object)[key.stringValue]
+            return memberTable(of: object, path: path())[key.stringValue]
         }
         var name = key.stringValue
         return name.withUTF8 { utf8 -> Int? in
@@ -333,12 +320,13 @@ final class JSONValueDecoder: Decoder {
         return members
     }
 
-    /// `object`'s member table, built the first time it is needed. When converted keys collide,
-    /// the first member wins, as in `JSONDecoder`.
-    private func memberTable(of object: Int) -> [String: Int] {
+    /// `object`'s member table, built the first time it is needed, with `path` the coding path of
+    /// the container that reads it. When converted keys collide, the first member wins, as in
+    /// `JSONDecoder`.
+    private func memberTable(of object: Int, path: @autoclosure () -> [any CodingKey]) -> [String: Int] {
         if let table = memberTables[object] { return table }
         var table: [String: Int] = [:]
-        for (key, value) in members(of: object, path: path) where table[key] == nil {
+        for (key, value) in members(of: object, path: path()) where table[key] == nil {
             table[key] = value
         }
         memberTables[object] = table
@@ -401,12 +389,15 @@ final class JSONValueDecoder: Decoder {
         throw mismatch(Float.self, at: index, path: path())
     }
 
-    /// Infinity or NaN from a string, when the strategy names it.
+    /// Infinity or NaN from a string, when the strategy names it. The string must be written
+    /// without escapes, as `JSONDecoder` reads it: `"\u002binf"` is not `"+inf"`.
     private func nonConformingFloat(at index: Int) -> Double? {
+        let value = tree[index]
         guard case .convertFromString(let positive, let negative, let nan) = options.nonConformingFloatStrategy,
-            tree[index].kind == .string
+            value.kind == .string,
+            value.isPlain || !tree.buffer(of: value).contains(UInt8(ascii: "\\"))
         else { return nil }
-        switch tree.string(tree[index]) {
+        switch tree.string(value) {
         case positive: return .infinity
         case negative: return -.infinity
         case nan: return .nan
@@ -416,11 +407,12 @@ final class JSONValueDecoder: Decoder {
 
     // MARK: Errors
 
-    /// The error for a value that is not a `type`: `valueNotFound` for `null`, `typeMismatch`
-    /// otherwise, as `JSONDecoder` reports them.
+    /// The error for a value that is not a `type`, as `JSONDecoder` reports it in every
+    /// container: `valueNotFound` for `null` (but `typeMismatch` for a `null` where a `Bool`
+    /// should be), `typeMismatch` otherwise.
     func mismatch(_ type: Any.Type, at index: Int, path: [any CodingKey], container: String? = nil) -> DecodingError {
         let kind = tree[index].kind
-        if kind == .null {
+        if kind == .null, container != nil || type != Bool.self {
             let description = container.map { "Cannot get \($0) -- found null value instead" }
                 ?? "Expected \(type) value but found null instead."
             return .valueNotFound(type, .init(codingPath: path, debugDescription: description))

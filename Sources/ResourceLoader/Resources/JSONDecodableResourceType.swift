@@ -116,7 +116,9 @@ extension JSONDecodableResourceType {
 }
 
 /// A body that is either a service's in-body error or the resource's root, decoded from one
-/// parse: the error shape is tried first on the same decoder.
+/// parse: the error shape is tried first on the same decoder. The root is decoded through the
+/// single-value container, as a top-level value is: `Date`, `Data`, `URL`, `Decimal` and
+/// dictionaries by the decoder's strategies, as `JSONDecoder` decodes them.
 private enum ServiceErrorOrRoot<ServiceError: Decodable, Root: Decodable>: Decodable {
     case serviceError(ServiceError)
     case root(Root)
@@ -125,7 +127,7 @@ private enum ServiceErrorOrRoot<ServiceError: Decodable, Root: Decodable>: Decod
         if let error = try? ServiceError(from: decoder) {
             self = .serviceError(error)
         } else {
-            self = .root(try Root(from: decoder))
+            self = .root(try decoder.singleValueContainer().decode(Root.self))
         }
     }
 }

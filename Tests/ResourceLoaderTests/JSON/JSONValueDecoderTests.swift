@@ -510,3 +510,161 @@ struct JSONValueDecoderTests {
         }
     }
 }
+
+// MARK: - Containers at their edges
+
+extension JSONValueDecoderTests {
+    /// Reads past the end of an array with every `decodeIfPresent`.
+    struct PastTheEnd: Decodable, Equatable {
+        let first: Int
+        let list: [Int]?
+        let int: Int?
+        let string: String?
+        let bool: Bool?
+        let double: Double?
+
+        init(from decoder: any Decoder) throws {
+            var container = try decoder.unkeyedContainer()
+            first = try container.decode(Int.self)
+            list = try container.decodeIfPresent([Int].self)
+            int = try container.decodeIfPresent(Int.self)
+            string = try container.decodeIfPresent(String.self)
+            bool = try container.decodeIfPresent(Bool.self)
+            double = try container.decodeIfPresent(Double.self)
+        }
+    }
+
+    @Test func decodeIfPresentAtTheEndOfAnArrayIsNil() throws {
+        // GIVEN an array with one element
+        // WHEN a type reads it and then asks for optional values past its end
+        // THEN each is nil, as with JSONDecoder
+        Self.expectSame(PastTheEnd.self, "[1]")
+        #expect(try Self.decode(PastTheEnd.self, "[1]").list == nil)
+        Self.expectSame(PastTheEnd.self, "[1,null,null,null,null,null]")
+        Self.expectSame(PastTheEnd.self, #"[1,[2],3,"a",true,1.5]"#)
+    }
+
+    /// Decodes a member of a nested object through containers, by the names a key strategy
+    /// gives: `inner/x` for `{"inner":{"x":…}}` when the strategy spells out the whole path.
+    struct ByPath: Decodable, Equatable {
+        let keyed: Int
+        let unkeyed: Int
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: JSONKey.self)
+            let inner = try container.nestedContainer(keyedBy: JSONKey.self, forKey: JSONKey("inner"))
+            keyed = try inner.decode(Int.self, forKey: JSONKey("inner/x"))
+            var list = try container.nestedUnkeyedContainer(forKey: JSONKey("list"))
+            let element = try list.nestedContainer(keyedBy: JSONKey.self)
+            unkeyed = try element.decode(Int.self, forKey: JSONKey("list/Index 0/y"))
+        }
+    }
+
+    @Test func aCustomKeyStrategySeesTheNestedContainersPath() throws {
+        // GIVEN a custom key strategy whose key is the whole coding path it is handed
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .custom { path in JSONKey(path.map(\.stringValue).joined(separator: "/")) }
+        // WHEN members are read through nested containers
+        // THEN the strategy sees each container's path and the key, as with JSONDecoder
+        Self.expectSame(ByPath.self, #"{"inner":{"x":1},"list":[{"y":2}]}"#, decoder: decoder)
+        let decoded = try Self.decode(ByPath.self, #"{"inner":{"x":1},"list":[{"y":2}]}"#, decoder: decoder)
+        #expect(decoded.keyed == 1 && decoded.unkeyed == 2)
+    }
+
+    @Test(arguments: [#""+inf""#, #""\u002binf""#, #""+\u0069nf""#, #""nan""#, #""\u006ean""#, #""-∞""#, #""-\u221e""#])
+    func aNonConformingFloatIsReadAsFoundationReadsIt(value: String) {
+        // GIVEN the strings that stand for infinities and NaN
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(positiveInfinity: "+inf", negativeInfinity: "-∞", nan: "nan")
+        // WHEN one is written with escapes, or as it is
+        // THEN it is read, or refused, as JSONDecoder reads it (NaN compared by its description)
+        struct Text<T: Decodable & LosslessStringConvertible>: Decodable, Equatable {
+            let value: String
+            init(from decoder: any Decoder) throws {
+                value = try decoder.container(keyedBy: JSONKey.self).decode(T.self, forKey: JSONKey("value")).description
+            }
+        }
+        Self.expectSame(Text<Double>.self, #"{"value":\#(value)}"#, decoder: decoder)
+        Self.expectSame(Text<Float>.self, #"{"value":\#(value)}"#, decoder: decoder)
+    }
+}
+
+// MARK: - Null where a value should be
+
+extension JSONValueDecoderTests {
+    /// A `T` read by each container's own overload for it, not the generic `decode`: `way` is
+    /// `keyed` (member `v`), `unkeyed` (the first element) or `single`.
+    struct ByOverload<T: Decodable & Equatable>: Decodable, Equatable {
+        static var wayKey: CodingUserInfoKey { CodingUserInfoKey(rawValue: "way")! }
+        let value: T
+
+        init(from decoder: any Decoder) throws {
+            switch decoder.userInfo[Self.wayKey] as? String {
+            case "keyed":
+                let container = try decoder.container(keyedBy: JSONKey.self)
+                let key = JSONKey("v")
+                value = try Self.read(
+                    bool: { try container.decode(Bool.self, forKey: key) }, string: { try container.decode(String.self, forKey: key) },
+                    int: { try container.decode(Int.self, forKey: key) }, double: { try container.decode(Double.self, forKey: key) })
+            case "unkeyed":
+                var container = try decoder.unkeyedContainer()
+                value = try Self.read(
+                    bool: { try container.decode(Bool.self) }, string: { try container.decode(String.self) },
+                    int: { try container.decode(Int.self) }, double: { try container.decode(Double.self) })
+            default:
+                let container = try decoder.singleValueContainer()
+                value = try Self.read(
+                    bool: { try container.decode(Bool.self) }, string: { try container.decode(String.self) },
+                    int: { try container.decode(Int.self) }, double: { try container.decode(Double.self) })
+            }
+        }
+
+        static func read(
+            bool: () throws -> Bool, string: () throws -> String, int: () throws -> Int, double: () throws -> Double
+        ) throws -> T {
+            switch T.self {
+            case is Bool.Type: try bool() as! T
+            case is String.Type: try string() as! T
+            case is Int.Type: try int() as! T
+            default: try double() as! T
+            }
+        }
+    }
+
+    /// Reads a `T` with the generic `decode` of each container, as `ByOverload` does.
+    struct Generic<T: Decodable & Equatable>: Decodable, Equatable {
+        let value: T
+
+        init(from decoder: any Decoder) throws {
+            switch decoder.userInfo[ByOverload<T>.wayKey] as? String {
+            case "keyed": value = try decoder.container(keyedBy: JSONKey.self).decode(T.self, forKey: JSONKey("v"))
+            case "unkeyed":
+                var container = try decoder.unkeyedContainer()
+                value = try container.decode(T.self)
+            default: value = try decoder.singleValueContainer().decode(T.self)
+            }
+        }
+    }
+
+    @Test(arguments: ["keyed", "unkeyed", "single"])
+    func aNullScalarIsTheErrorFoundationReports(way: String) {
+        // GIVEN a null where each scalar type should be, in each kind of container
+        let decoder = JSONDecoder()
+        decoder.userInfo[ByOverload<Bool>.wayKey] = way
+        let text = switch way {
+        case "keyed": #"{"v":null}"#
+        case "unkeyed": "[null]"
+        default: "null"
+        }
+        // WHEN it is decoded by the container's own overload and by its generic decode
+        // THEN the error is JSONDecoder's, of the same kind at the same path
+        func expectBoth<T: Decodable & Equatable>(_ type: T.Type) {
+            Self.expectSame(ByOverload<T>.self, text, decoder: decoder)
+            Self.expectSame(Generic<T>.self, text, decoder: decoder)
+        }
+        expectBoth(Bool.self)
+        expectBoth(String.self)
+        expectBoth(Int.self)
+        expectBoth(Double.self)
+    }
+}

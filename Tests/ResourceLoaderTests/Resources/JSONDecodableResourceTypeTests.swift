@@ -92,6 +92,40 @@ struct JSONDecodableResourceTypeTests {
         #expect(try CitiesWithErrors().result(from: Data(#"[{"name":"Oslo"}]"#.utf8)).get() == [City(name: "Oslo")])
     }
 
+    /// A root of any type, checked for ``APIError`` first, with snake-case keys and ISO 8601 dates.
+    struct Checked<Model: Decodable & Sendable>: JSONDecodableResourceType {
+        // Named, or a generic resource infers `Root` as `Data` from `model(from: Data)`.
+        typealias Root = Model
+        typealias ServiceError = APIError
+        var jsonDecoder: JSONDecoder {
+            let decoder = JSONDecoder()
+            decoder.keyDecodingStrategy = .convertFromSnakeCase
+            decoder.dateDecodingStrategy = .iso8601
+            decoder.dataDecodingStrategy = .base64
+            return decoder
+        }
+    }
+
+    @Test func aRootCheckedForAServiceErrorDecodesAsJSONDecoderDecodesIt() throws {
+        // GIVEN resources that declare a service error, whose roots are types JSONDecoder
+        // decodes by its strategies
+        func expectFoundations<Model: Decodable & Sendable & Equatable>(_ type: Model.Type, _ body: String) {
+            let resource = Checked<Model>()
+            // WHEN a body that is not the service error is decoded
+            let decoded = Result { try resource.model(from: Data(body.utf8)) }
+            // THEN the model is JSONDecoder's
+            let foundation = try? resource.jsonDecoder.decode(Model.self, from: Data(body.utf8))
+            #expect(foundation != nil && (try? decoded.get()) == foundation, "\(body): \(decoded)")
+        }
+        // A dictionary's keys are left as they are by the key strategy.
+        expectFoundations([String: Int].self, #"{"daily_limit":5}"#)
+        expectFoundations(Date.self, #""2026-01-02T03:04:05Z""#)
+        expectFoundations(Data.self, #""aGVsbG8=""#)
+        expectFoundations(Decimal.self, "3.25")
+        expectFoundations(URL.self, #""https://example.com/x""#)
+        #expect(try Checked<[String: Int]>().model(from: Data(#"{"daily_limit":5}"#.utf8)) == ["daily_limit": 5])
+    }
+
     @Test func withoutADeclaredServiceErrorNothingIsChecked() {
         #expect(CitiesResource().serviceError(in: Data(#"{"error":"x"}"#.utf8)) == nil)
     }

@@ -190,6 +190,60 @@ struct ResourceErrorRedactionTests {
         expectNoSecret(await fetchError(CityNamesResource(), from: session), "JSONSerialization's error")
     }
 
+    @Test func numericDictionaryKeysInADecodingPath() async {
+        struct Table: NetworkResourceType, JSONDecodableResourceType {
+            typealias Model = [String: Int]
+            var url: URL { URL(string: "https://example.com/table")! }
+            var json5 = false
+            var jsonDecoder: JSONDecoder {
+                let decoder = JSONDecoder()
+                decoder.allowsJSON5 = json5
+                return decoder
+            }
+        }
+        struct XMLTable: NetworkResourceType, XMLDecodableResourceType {
+            typealias Model = [String: Int]
+            var url: URL { URL(string: "https://example.com/table")! }
+        }
+        struct Lists: NetworkResourceType, JSONDecodableResourceType {
+            typealias Model = [[Int]]
+            var url: URL { URL(string: "https://example.com/lists")! }
+            var json5 = false
+            var jsonDecoder: JSONDecoder {
+                let decoder = JSONDecoder()
+                decoder.allowsJSON5 = json5
+                return decoder
+            }
+        }
+        // GIVEN a dictionary key the server chose that reads as an integer (a card number)
+        let number = "4111111111111111"
+        let session = FakeURLSession()
+        for json5 in [false, true] {
+            // WHEN the value under it does not decode, by our decoder or by JSONDecoder itself
+            session.stub(.any, with: .json(#"{"\#(number)": "x"}"#))
+            let error = await fetchError(Table(json5: json5), from: session)
+            // THEN the description shows the key as any other dictionary key, `*`
+            #expect(error?.caseName == "parsing")
+            for text in [error?.description ?? "", String(reflecting: error), error?.localizedDescription ?? ""] {
+                #expect(!text.contains(number), "\(json5): \(text)")
+            }
+            #expect(error?.description.contains("at *") == true, "\(error?.description ?? "")")
+            guard case .parsing(let failure) = error else { continue }
+            #expect(failure.codingPath == number)
+            // AND array indices are still shown as indices
+            session.stub(.any, with: .json("[[1],[2,\"x\"]]"))
+            let listError = await fetchError(Lists(json5: json5), from: session)
+            #expect(listError?.description.contains("at [1][1]") == true, "\(listError?.description ?? "")")
+        }
+        // The same for an XML element name whose local part is the number.
+        session.stub(.any, with: .xml(#"<r xmlns:n="urn:n"><n:\#(number)>x</n:\#(number)></r>"#))
+        let xmlError = await fetchError(XMLTable(), from: session)
+        #expect(xmlError != nil)
+        for text in [xmlError?.description ?? "", String(reflecting: xmlError)] {
+            #expect(!text.contains(number), "\(text)")
+        }
+    }
+
     // MARK: HTTP, service level, transport
 
     @Test func statusBodiesHeadersAndServiceErrors() async {
