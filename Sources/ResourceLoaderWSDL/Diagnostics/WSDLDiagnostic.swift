@@ -67,7 +67,7 @@ public struct WSDLDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case invalidAttribute
         /// `xsd:any` or `xsd:anyAttribute`: generated code neither writes nor reads the content.
         case wildcardContent
-        /// A complex type with `mixed="true"`: the text between its elements is not kept.
+        /// A complex type with `mixed="true"` (or `"1"`): the text between its elements is not kept.
         case mixedContent
         /// An abstract type, a type with derived types, or a substitution group: generated as the
         /// declared type only, without `xsi:type` or substitution.
