@@ -283,18 +283,30 @@ extension GenerationSession {
     }
 
     /// Adds the fields of `complex`, its base's first.
-    mutating func collectFields(of complex: XSDComplexType, into builder: inout FieldBuilder, visited: Set<QualifiedName>) {
+    ///
+    /// A type derived by extension has its base's content and attributes, then its own. A type
+    /// derived by restriction has the element content it declares itself (a simple content
+    /// restriction, its base's text) and every attribute of its base that it neither declares
+    /// again nor prohibits. With `attributesOnly`, only the attributes are added: the type is
+    /// the base of a `complexContent` restriction. `excluded` are the attributes the
+    /// restrictions derived from it declare, left out here.
+    mutating func collectFields(
+        of complex: XSDComplexType, into builder: inout FieldBuilder, visited: Set<QualifiedName>, attributesOnly: Bool = false,
+        excluded: Set<QualifiedName> = []
+    ) {
         if let derivation = complex.derivation {
             let base = derivation.base
             let baseComplex: XSDComplexType? = {
                 if case .complex(let type) = document.schemas.type(named: base) { return type }
                 return nil
             }()
+            // The attributes a restriction declares replace or prohibit its base's of the name.
+            let baseExcluded = derivation.method == .restriction ? excluded.union(declaredAttributeNames(complex.attributes)) : excluded
             switch derivation.content {
             case .simple:
                 if let baseComplex, !visited.contains(base) {
-                    collectFields(of: baseComplex, into: &builder, visited: visited.union([base]))
-                } else if baseComplex == nil {
+                    collectFields(of: baseComplex, into: &builder, visited: visited.union([base]), attributesOnly: attributesOnly, excluded: baseExcluded)
+                } else if baseComplex == nil, !attributesOnly {
                     let valueType = swiftType(named: base).type
                     append(
                         .init(
@@ -303,21 +315,44 @@ extension GenerationSession {
                             isHexBinary: isHexBinary(.named(base))), to: &builder)
                 }
             case .complex:
-                if derivation.method == .extension, let baseComplex, !visited.contains(base) {
-                    collectFields(of: baseComplex, into: &builder, visited: visited.union([base]))
+                if let baseComplex, !visited.contains(base) {
+                    collectFields(
+                        of: baseComplex, into: &builder, visited: visited.union([base]),
+                        attributesOnly: attributesOnly || derivation.method == .restriction, excluded: baseExcluded)
                 }
             }
         }
-        if complex.isMixed {
-            diagnose(.mixedContent, at: complex.location, "mixed content: the text between the elements is neither written nor read")
+        if !attributesOnly {
+            if complex.isMixed {
+                diagnose(.mixedContent, at: complex.location, "mixed content: the text between the elements is neither written nor read")
+            }
+            if let particle = complex.particle {
+                collectParticle(particle, optional: false, into: &builder, location: complex.location, visitedGroups: [])
+            }
         }
-        if let particle = complex.particle {
-            collectParticle(particle, optional: false, into: &builder, location: complex.location, visitedGroups: [])
-        }
-        collectAttributes(complex.attributes, into: &builder, location: complex.location, visitedGroups: [])
-        if complex.anyAttribute != nil {
+        collectAttributes(complex.attributes, into: &builder, location: complex.location, visitedGroups: [], excluded: excluded)
+        // A restriction's attribute wildcard is its own, not its base's.
+        if complex.anyAttribute != nil, !attributesOnly {
             diagnose(.wildcardContent, at: complex.location, "xsd:anyAttribute: the attributes it allows are neither written nor read")
         }
+    }
+
+    /// The names of the attributes `uses` declares, refers to or prohibits, through their
+    /// attribute groups.
+    func declaredAttributeNames(_ uses: [XSDAttributeUse]) -> Set<QualifiedName> {
+        var names: Set<QualifiedName> = []
+        var visitedGroups: Set<QualifiedName> = []
+        var pending = uses
+        while let use = pending.popLast() {
+            switch use {
+            case .attribute(let attribute): names.insert(attribute.name)
+            case .reference(let name, _, _, _): names.insert(name)
+            case .group(let name):
+                guard visitedGroups.insert(name).inserted, let group = document.schemas.attributeGroups[name] else { continue }
+                pending += group.attributes
+            }
+        }
+        return names
     }
 
     /// Adds the fields of a particle; `optional` when an enclosing particle may be absent.
@@ -480,23 +515,26 @@ extension GenerationSession {
                 kind: .element, namespace: builder.namespace, isNillable: false, isChoice: true, documentation: nil), to: &builder)
     }
 
-    /// Adds the attribute fields.
+    /// Adds the attribute fields, but for those named in `excluded`.
     mutating func collectAttributes(
-        _ uses: [XSDAttributeUse], into builder: inout FieldBuilder, location: WSDLSourceLocation, visitedGroups: Set<QualifiedName>
+        _ uses: [XSDAttributeUse], into builder: inout FieldBuilder, location: WSDLSourceLocation, visitedGroups: Set<QualifiedName>,
+        excluded: Set<QualifiedName> = []
     ) {
         for use in uses {
             guard visit(&builder, location: location) else { return }
             switch use {
             case .attribute(let attribute):
+                guard !excluded.contains(attribute.name) else { continue }
                 addAttributeField(attribute, use: attribute.use, into: &builder)
             case .reference(let name, let use, let defaultValue, let fixedValue):
+                guard !excluded.contains(name) else { continue }
                 guard var attribute = document.schemas.attributes[name] else { continue }
                 // The reference's own value constraint stands in for the declaration's.
                 if defaultValue != nil || fixedValue != nil { (attribute.defaultValue, attribute.fixedValue) = (defaultValue, fixedValue) }
                 addAttributeField(attribute, use: use, into: &builder)
             case .group(let name):
                 guard let group = document.schemas.attributeGroups[name], !visitedGroups.contains(name) else { continue }
-                collectAttributes(group.attributes, into: &builder, location: group.location, visitedGroups: visitedGroups.union([name]))
+                collectAttributes(group.attributes, into: &builder, location: group.location, visitedGroups: visitedGroups.union([name]), excluded: excluded)
                 if group.anyAttribute != nil {
                     diagnose(.wildcardContent, at: group.location, "xsd:anyAttribute: the attributes it allows are neither written nor read")
                 }
