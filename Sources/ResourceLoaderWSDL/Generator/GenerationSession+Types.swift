@@ -413,7 +413,7 @@ extension GenerationSession {
             resolved = elementType(headElement)
             valueType = headElement.type
         } else {
-            resolved = swiftType(for: element.type, hint: builder.owner + SwiftNaming.typeName(element.name.name), namespace: element.name.namespace ?? builder.namespace)
+            resolved = swiftType(for: element.type, hint: hintBase(of: builder.owner) + SwiftNaming.typeName(element.name.name), namespace: element.name.namespace ?? builder.namespace)
         }
         let cardinality: GeneratedModel.Field.Cardinality =
             particle.isRepeated ? .array : (optional || element.isNillable ? .optional : .one)
@@ -457,6 +457,8 @@ extension GenerationSession {
     ) {
         builder.choiceCount += 1
         let enumName = typeNames.claim(builder.owner + (builder.choiceCount == 1 ? "Choice" : "Choice\(builder.choiceCount)"), suffix: "Type")
+        // The enum's name is the holder's and more: its hint is the holder's hint and the same more.
+        let enumHint = hintBase(of: builder.owner) + enumName.dropFirst(builder.owner.count)
         var caseNames = NameRegistry(reserved: ["init", "xmlSchema", "self"])
         var cases: [(caseName: String, key: String, type: String)] = []
         var caseNamespaces: [String?] = []
@@ -497,7 +499,7 @@ extension GenerationSession {
             } else if element.type == nil, element.substitutionGroup != nil {
                 type = substituteType(element).type
             } else {
-                type = swiftType(for: element.type, hint: enumName + SwiftNaming.typeName(element.name.name), namespace: element.name.namespace ?? builder.namespace).type
+                type = swiftType(for: element.type, hint: enumHint + SwiftNaming.typeName(element.name.name), namespace: element.name.namespace ?? builder.namespace).type
             }
             cases.append((caseNames.claim(SwiftNaming.memberName(element.name.name)), element.name.name, type))
             // A local element's name is in its namespace as its form says; a reference's in its own.
@@ -553,7 +555,10 @@ extension GenerationSession {
             return
         }
         let swiftName = builder.names.claim(SwiftNaming.memberName(attribute.name.name))
-        let type = swiftType(for: attribute.type ?? .named(XSDBuiltInType.string.qualifiedName), hint: builder.owner + SwiftNaming.typeName(attribute.name.name), namespace: nil).type
+        let type = swiftType(
+            for: attribute.type ?? .named(XSDBuiltInType.string.qualifiedName), hint: hintBase(of: builder.owner) + SwiftNaming.typeName(attribute.name.name),
+            namespace: nil
+        ).type
         append(
             .init(
                 swiftName: swiftName, key: attribute.name.name, type: type, structTarget: nil, cardinality: use == .required ? .one : .optional,
