@@ -451,7 +451,8 @@ extension GenerationSession {
     }
 
     /// Adds a choice field and its enum: an array of the enum when the choice repeats, whose
-    /// items are read from the holder's children in document order.
+    /// items are read from the holder's children in document order. In a choice that repeats,
+    /// an element that repeats is a case like any other.
     mutating func addChoiceField(
         _ particles: [XSDParticle], particle: XSDParticle, optional: Bool, into builder: inout FieldBuilder, location: WSDLSourceLocation
     ) {
@@ -471,8 +472,12 @@ extension GenerationSession {
             case .elementReference(let name): element = document.schemas.element(named: name)
             default: element = nil
             }
-            guard let element, !branch.isRepeated else {
-                diagnose(.unsupportedContent, at: location, "a choice branch that is not a single element (a sequence, group, wildcard or repeated element) is left out")
+            // A repeated element in a choice that repeats matches what the element as a single
+            // branch does: each of its occurrences is another item of the choice's array.
+            guard let element, !branch.isRepeated || particle.isRepeated else {
+                diagnose(
+                    .unsupportedContent, at: location,
+                    "a choice branch that is not a single element (a sequence, group or wildcard, or a repeated element in a choice that does not repeat) is left out")
                 continue
             }
             if branch.isOptional { mayBeEmpty = true }
