@@ -176,16 +176,19 @@ extension GenerationSession {
                 break
             }
             // Bare parts, or an element that others may stand for: read from the body, each
-            // part by the name of the element the response has.
+            // part by the name of the element the response has. A response without parts
+            // (WS-I Basic Profile allows it) is an empty body, read into an empty struct.
             let elements = output.bodyParts.compactMap { $0.element.flatMap(document.schemas.element(named:)) }
-            guard output.wrapper == nil || output.bodyParts.count == 1, !elements.isEmpty, elements.count == output.bodyParts.count else {
+            guard output.wrapper == nil || output.bodyParts.count == 1, elements.count == output.bodyParts.count else {
                 return unsupported(operation, "its response is not one element")
             }
             plan.responsePath = []
             plan.modelType = partsStructure(
                 name: typeNames.claim(name + "ResponseBody", suffix: "Type"),
-                documentation: "The response parts of the operation \(operation.name), each an element of the SOAP body.",
-                namespace: elements[0].name.namespace, location: operation.location,
+                documentation: elements.isEmpty
+                    ? "The response of the operation \(operation.name), which has no parts: an empty SOAP body."
+                    : "The response parts of the operation \(operation.name), each an element of the SOAP body.",
+                namespace: elements.first?.name.namespace, location: operation.location,
                 parts: zip(output.bodyParts, elements).map { bodyPart($0.0, element: $0.1) })
         }
         var headerNames = NameRegistry(reserved: Set(["url", "request", "defaultURL", "init", "self"] + Self.resourceMembers))

@@ -89,6 +89,7 @@ struct GeneratedCodeCompileTests {
         import BaseHoldingDerived
         import Binary
         import BinaryBlocks
+        import EmptyResponses
         import Foundation
         import Plugged
         import ResourceLoader
@@ -132,6 +133,9 @@ struct GeneratedCodeCompileTests {
         let pickRoot = try XMLTree(data: pickData).root
         let pickBack = try XMLTreeDecoder().decode(UnqualifiedChoice.Pick.self, from: pickRoot)
         print("choice namespaces: \\(pickBack == pick) \\(pickRoot.children.map { "\\($0.name)=\\($0.namespaceURI ?? "-")" })")
+        let ping = EmptyResponses.Ping(PingType(id: 1), url: URL(fileURLWithPath: "/"))
+        let pinged = try ping.model(from: XMLTree(string: #"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body/></s:Envelope>"#))
+        print("empty response: \\(pinged == PingResponseBody()) \\(ping.responsePath)")
         """
 
     @Test(.enabled(if: swift != nil, "swift is not on PATH: the generated code is not compiled"))
@@ -164,6 +168,7 @@ struct GeneratedCodeCompileTests {
             ("UnqualifiedChoice", GeneratorSnippets.unqualifiedChoice, WSDLGeneratorConfiguration(accessModifier: .public)),
             ("BareKeys", GeneratorSnippets.barePartsOfOneLocalName, WSDLGeneratorConfiguration()),
             ("ReservedNames", GeneratorSnippets.namesGeneratedCodeUses, WSDLGeneratorConfiguration(accessModifier: .public)),
+            ("EmptyResponses", GeneratorSnippets.emptyResponses, WSDLGeneratorConfiguration(accessModifier: .public)),
         ]
         for library in libraries where library.name != "Calc" {
             let output = try GeneratorSnippets.generate(library.wsdl, configuration: library.configuration)
@@ -224,7 +229,7 @@ struct GeneratedCodeCompileTests {
                     .target(
                         name: "Plugged", dependencies: [\(resourceLoader)], \(strict),
                         plugins: [.plugin(name: "ResourceLoaderWSDLPlugin", package: "\(Self.packageRoot.lastPathComponent)")]),
-                    .executableTarget(name: "Runner", dependencies: ["Shop", "Plugged", "Animals", "BaseHoldingDerived", "Binary", "BinaryBlocks", "UnqualifiedChoice", \(resourceLoader)], \(strict)),
+                    .executableTarget(name: "Runner", dependencies: ["Shop", "Plugged", "Animals", "BaseHoldingDerived", "Binary", "BinaryBlocks", "UnqualifiedChoice", "EmptyResponses", \(resourceLoader)], \(strict)),
                 ],
                 swiftLanguageModes: [.v6]
             )
@@ -276,6 +281,8 @@ struct GeneratedCodeCompileTests {
         // local element in none, a reference to another schema's element in that one's
         #expect(result.output.contains(#"choice namespaces: true ["label=-", "a=-", "seal=urn:other"]"#), "\(result.output)")
         #expect(result.output.contains(#"strings: [Optional("a"), nil]"#))
+        // AND a document/literal response without parts is read from an empty body
+        #expect(result.output.contains("empty response: true []"), "\(result.output)")
         // AND a bare hexBinary header block and response are written and read as hex, a bare
         // base64Binary block beside them as base64
         let hexLine = result.output.split(separator: "\n").first { $0.hasPrefix("hex blocks: ") }.map(String.init) ?? ""
