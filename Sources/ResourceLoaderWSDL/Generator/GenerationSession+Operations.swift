@@ -192,9 +192,9 @@ extension GenerationSession {
                 parts: zip(output.bodyParts, elements).map { bodyPart($0.0, element: $0.1) })
         }
         var headerNames = NameRegistry(reserved: Set(["url", "request", "defaultURL", "init", "self"] + Self.resourceMembers))
-        plan.headers = headerBlocks(input.headers, names: &headerNames)
+        plan.headers = headerBlocks(input.headers, names: &headerNames, location: operation.location)
         var outputNames = NameRegistry(reserved: ["body", "init", "self"])
-        plan.outputHeaders = headerBlocks(output.headers, names: &outputNames)
+        plan.outputHeaders = headerBlocks(output.headers, names: &outputNames, location: operation.location)
         if !plan.outputHeaders.isEmpty {
             plan.outputType = typeNames.claim(name + "Output", suffix: "Type")
         }
@@ -205,15 +205,16 @@ extension GenerationSession {
         return plan
     }
 
-    /// The Swift names, types and elements of literal header blocks, named by `names`.
-    mutating func headerBlocks(_ headers: [WSDLHeader], names: inout NameRegistry) -> [HeaderBlock] {
+    /// The Swift names, types and elements of literal header blocks, named by `names`, of the
+    /// operation at `location`. A block of a built-in schema's element is raw XML.
+    mutating func headerBlocks(_ headers: [WSDLHeader], names: inout NameRegistry, location: WSDLSourceLocation) -> [HeaderBlock] {
         var blocks: [HeaderBlock] = []
         for header in headers where !header.isEncoded {
             let resolved: (type: String, structTarget: String?)
             let element: QualifiedName
             switch header.part.content {
             case .element(let name):
-                guard let declaration = document.schemas.element(named: name) else { continue }
+                guard let declaration = self.element(named: name, location: location) else { continue }
                 resolved = elementType(declaration)
                 element = name
             case .type(let type):

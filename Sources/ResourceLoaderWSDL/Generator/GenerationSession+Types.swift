@@ -42,7 +42,7 @@ extension GenerationSession {
 
     /// The Swift type of the named type `name`.
     mutating func swiftType(named name: QualifiedName) -> (type: String, structTarget: String?) {
-        if let builtIn = XSDBuiltInType(name: name) { return (Self.swiftType(of: builtIn), nil) }
+        if let builtIn = Self.builtInType(named: name) { return (Self.swiftType(of: builtIn), nil) }
         if WellKnownSchemas.soapEncodingNamespaces.contains(name.namespace ?? "") { return ("XMLTree.Element", nil) }
         switch document.schemas.type(named: name) {
         case .complex(let complex):
@@ -79,7 +79,7 @@ extension GenerationSession {
             let simple: XSDSimpleType
             switch reference {
             case .named(let name):
-                if let builtIn = XSDBuiltInType(name: name) { return builtIn == .hexBinary }
+                if let builtIn = Self.builtInType(named: name) { return builtIn == .hexBinary }
                 guard visited.insert(name).inserted, case .simple(let named) = document.schemas.type(named: name) else { return false }
                 simple = named
             case .anonymous(.simple(let anonymous)):
@@ -91,6 +91,20 @@ extension GenerationSession {
             current = base
         }
         return false
+    }
+
+    /// The built-in type whose values the type `name` holds: a built-in type
+    /// (``XSDBuiltInType/init(name:)``), or xmime's `base64Binary` and `hexBinary` (MTOM), whose
+    /// text is the built-in type's. Their `xmime:contentType` attribute is neither written nor
+    /// read.
+    static func builtInType(named name: QualifiedName) -> XSDBuiltInType? {
+        if let builtIn = XSDBuiltInType(name: name) { return builtIn }
+        guard name.namespace == WellKnownSchemas.xmimeNamespace else { return nil }
+        return switch name.name {
+        case "base64Binary": .base64Binary
+        case "hexBinary": .hexBinary
+        default: nil
+        }
     }
 
     /// The Swift type generated code uses for a built-in type: ``XSDBuiltInType/swiftTypeName``,
@@ -348,7 +362,9 @@ extension GenerationSession {
             case .attribute(let attribute): names.insert(attribute.name)
             case .reference(let name, _, _, _): names.insert(name)
             case .group(let name):
-                guard visitedGroups.insert(name).inserted, let group = document.schemas.attributeGroups[name] else { continue }
+                guard visitedGroups.insert(name).inserted else { continue }
+                if name == Self.xmlSpecialAttributes { pending += Self.xmlSpecialAttributeUses }
+                guard let group = document.schemas.attributeGroups[name] else { continue }
                 pending += group.attributes
             }
         }
@@ -365,7 +381,7 @@ extension GenerationSession {
         case .element(let element):
             addElementField(element, particle: particle, optional: isOptional, into: &builder)
         case .elementReference(let name):
-            guard let element = document.schemas.element(named: name) else { return }
+            guard let element = element(named: name, location: location) else { return }
             if substitutionMembers[element.name] != nil {
                 addSubstitutionField(element, particle: particle, optional: isOptional, into: &builder)
                 return
@@ -469,7 +485,7 @@ extension GenerationSession {
             var element: XSDElement?
             switch branch.term {
             case .element(let local): element = local
-            case .elementReference(let name): element = document.schemas.element(named: name)
+            case .elementReference(let name): element = self.element(named: name, location: location)
             default: element = nil
             }
             // A repeated element in a choice that repeats matches what the element as a single
@@ -522,6 +538,38 @@ extension GenerationSession {
                 kind: .element, namespace: builder.namespace, isNillable: false, isChoice: true, documentation: nil), to: &builder)
     }
 
+    /// The attributes of the XML namespace: `xml:lang`, `xml:space`, `xml:base` and `xml:id`.
+    static let xmlNamespaceAttributeNames = ["base", "lang", "space", "id"]
+
+    /// The XML namespace's attribute group `xml:specialAttrs`.
+    static let xmlSpecialAttributes = QualifiedName(namespace: WellKnownSchemas.xmlNamespace, name: "specialAttrs")
+
+    /// What `xml:specialAttrs` holds: a reference to each attribute of the XML namespace.
+    static let xmlSpecialAttributeUses: [XSDAttributeUse] = xmlNamespaceAttributeNames.map {
+        .reference(QualifiedName(namespace: WellKnownSchemas.xmlNamespace, name: $0), use: .optional, defaultValue: nil, fixedValue: nil)
+    }
+
+    /// The declaration of `name` when it is an attribute of the XML namespace, which is built in:
+    /// a string (`xml:space`'s two values and `xml:base`'s URI reference are kept as text), in
+    /// that namespace, which generated code writes with the prefix `xml`.
+    static func xmlNamespaceAttribute(_ name: QualifiedName, location: WSDLSourceLocation) -> XSDAttribute? {
+        guard name.namespace == WellKnownSchemas.xmlNamespace, xmlNamespaceAttributeNames.contains(name.name) else { return nil }
+        return XSDAttribute(
+            name: name, type: .named(XSDBuiltInType.string.qualifiedName), use: .optional, defaultValue: nil, fixedValue: nil, documentation: nil,
+            location: location)
+    }
+
+    /// The global element `name`: declared in the schemas read, or an element of a built-in
+    /// schema (`soap:Fault`, `xop:Include`, `xsd:schema`…), whose content is kept as raw XML
+    /// (`XMLTree.Element`) in its namespace. `location` is where it is referred to.
+    func element(named name: QualifiedName, location: WSDLSourceLocation) -> XSDElement? {
+        if let element = document.schemas.element(named: name) { return element }
+        guard WellKnownSchemas.contains(name, kind: .element) else { return nil }
+        return XSDElement(
+            name: name, type: nil, isGlobal: true, isNillable: false, isAbstract: false, defaultValue: nil, fixedValue: nil,
+            substitutionGroup: nil, documentation: nil, location: location)
+    }
+
     /// Adds the attribute fields, but for those named in `excluded`.
     mutating func collectAttributes(
         _ uses: [XSDAttributeUse], into builder: inout FieldBuilder, location: WSDLSourceLocation, visitedGroups: Set<QualifiedName>,
@@ -535,11 +583,30 @@ extension GenerationSession {
                 addAttributeField(attribute, use: attribute.use, into: &builder)
             case .reference(let name, let use, let defaultValue, let fixedValue):
                 guard !excluded.contains(name) else { continue }
-                guard var attribute = document.schemas.attributes[name] else { continue }
+                guard var attribute = document.schemas.attributes[name] ?? Self.xmlNamespaceAttribute(name, location: location) else {
+                    // A name that resolves to nothing is the reader's error; a built-in one is
+                    // diagnosed here.
+                    if WellKnownSchemas.contains(name, kind: .attribute) {
+                        diagnose(
+                            .unsupportedContent, at: location,
+                            "the attribute \(name) of a built-in schema, referred to in \(builder.owner), is left out: the generated code does not hold it")
+                    }
+                    continue
+                }
                 // The reference's own value constraint stands in for the declaration's.
                 if defaultValue != nil || fixedValue != nil { (attribute.defaultValue, attribute.fixedValue) = (defaultValue, fixedValue) }
                 addAttributeField(attribute, use: use, into: &builder)
             case .group(let name):
+                if name == Self.xmlSpecialAttributes {
+                    collectAttributes(Self.xmlSpecialAttributeUses, into: &builder, location: location, visitedGroups: visitedGroups, excluded: excluded)
+                    continue
+                }
+                if document.schemas.attributeGroups[name] == nil, WellKnownSchemas.contains(name, kind: .attributeGroup) {
+                    diagnose(
+                        .unsupportedContent, at: location,
+                        "the attribute group \(name) of a built-in schema, referred to in \(builder.owner), is left out: the generated code does not hold it")
+                    continue
+                }
                 guard let group = document.schemas.attributeGroups[name], !visitedGroups.contains(name) else { continue }
                 collectAttributes(group.attributes, into: &builder, location: group.location, visitedGroups: visitedGroups.union([name]), excluded: excluded)
                 if group.anyAttribute != nil {
