@@ -67,13 +67,14 @@ public struct WSDLDiagnostic: Sendable, Hashable, CustomStringConvertible {
         case invalidAttribute
         /// `xsd:any` or `xsd:anyAttribute`: generated code neither writes nor reads the content.
         case wildcardContent
-        /// A complex type with `mixed="true"`: the text between its elements is not kept.
+        /// A complex type with `mixed="true"` (or `"1"`): the text between its elements is not kept.
         case mixedContent
         /// An abstract type, a type with derived types, or a substitution group: generated as the
         /// declared type only, without `xsi:type` or substitution.
         case polymorphism
-        /// A content model generated code cannot carry: a repeated sequence, or a choice branch
-        /// that is not a single element. Left out of the generated type.
+        /// A content model generated code cannot carry: a repeated sequence, a choice branch
+        /// that is not a single element, or an attribute of a built-in schema it does not hold.
+        /// Left out of the generated type.
         case unsupportedContent
         /// A type that holds itself through single elements: the element is generated as an array
         /// of at most one item, which reads and writes the same XML.

@@ -176,22 +176,25 @@ extension GenerationSession {
                 break
             }
             // Bare parts, or an element that others may stand for: read from the body, each
-            // part by the name of the element the response has.
+            // part by the name of the element the response has. A response without parts
+            // (WS-I Basic Profile allows it) is an empty body, read into an empty struct.
             let elements = output.bodyParts.compactMap { $0.element.flatMap(document.schemas.element(named:)) }
-            guard output.wrapper == nil || output.bodyParts.count == 1, !elements.isEmpty, elements.count == output.bodyParts.count else {
+            guard output.wrapper == nil || output.bodyParts.count == 1, elements.count == output.bodyParts.count else {
                 return unsupported(operation, "its response is not one element")
             }
             plan.responsePath = []
             plan.modelType = partsStructure(
                 name: typeNames.claim(name + "ResponseBody", suffix: "Type"),
-                documentation: "The response parts of the operation \(operation.name), each an element of the SOAP body.",
-                namespace: elements[0].name.namespace, location: operation.location,
+                documentation: elements.isEmpty
+                    ? "The response of the operation \(operation.name), which has no parts: an empty SOAP body."
+                    : "The response parts of the operation \(operation.name), each an element of the SOAP body.",
+                namespace: elements.first?.name.namespace, location: operation.location,
                 parts: zip(output.bodyParts, elements).map { bodyPart($0.0, element: $0.1) })
         }
         var headerNames = NameRegistry(reserved: Set(["url", "request", "defaultURL", "init", "self"] + Self.resourceMembers))
-        plan.headers = headerBlocks(input.headers, names: &headerNames)
+        plan.headers = headerBlocks(input.headers, names: &headerNames, location: operation.location)
         var outputNames = NameRegistry(reserved: ["body", "init", "self"])
-        plan.outputHeaders = headerBlocks(output.headers, names: &outputNames)
+        plan.outputHeaders = headerBlocks(output.headers, names: &outputNames, location: operation.location)
         if !plan.outputHeaders.isEmpty {
             plan.outputType = typeNames.claim(name + "Output", suffix: "Type")
         }
@@ -202,15 +205,16 @@ extension GenerationSession {
         return plan
     }
 
-    /// The Swift names, types and elements of literal header blocks, named by `names`.
-    mutating func headerBlocks(_ headers: [WSDLHeader], names: inout NameRegistry) -> [HeaderBlock] {
+    /// The Swift names, types and elements of literal header blocks, named by `names`, of the
+    /// operation at `location`. A block of a built-in schema's element is raw XML.
+    mutating func headerBlocks(_ headers: [WSDLHeader], names: inout NameRegistry, location: WSDLSourceLocation) -> [HeaderBlock] {
         var blocks: [HeaderBlock] = []
         for header in headers where !header.isEncoded {
             let resolved: (type: String, structTarget: String?)
             let element: QualifiedName
             switch header.part.content {
             case .element(let name):
-                guard let declaration = document.schemas.element(named: name) else { continue }
+                guard let declaration = self.element(named: name, location: location) else { continue }
                 resolved = elementType(declaration)
                 element = name
             case .type(let type):

@@ -42,7 +42,7 @@ extension GenerationSession {
 
     /// The Swift type of the named type `name`.
     mutating func swiftType(named name: QualifiedName) -> (type: String, structTarget: String?) {
-        if let builtIn = XSDBuiltInType(name: name) { return (Self.swiftType(of: builtIn), nil) }
+        if let builtIn = Self.builtInType(named: name) { return (Self.swiftType(of: builtIn), nil) }
         if WellKnownSchemas.soapEncodingNamespaces.contains(name.namespace ?? "") { return ("XMLTree.Element", nil) }
         switch document.schemas.type(named: name) {
         case .complex(let complex):
@@ -79,7 +79,7 @@ extension GenerationSession {
             let simple: XSDSimpleType
             switch reference {
             case .named(let name):
-                if let builtIn = XSDBuiltInType(name: name) { return builtIn == .hexBinary }
+                if let builtIn = Self.builtInType(named: name) { return builtIn == .hexBinary }
                 guard visited.insert(name).inserted, case .simple(let named) = document.schemas.type(named: name) else { return false }
                 simple = named
             case .anonymous(.simple(let anonymous)):
@@ -91,6 +91,20 @@ extension GenerationSession {
             current = base
         }
         return false
+    }
+
+    /// The built-in type whose values the type `name` holds: a built-in type
+    /// (``XSDBuiltInType/init(name:)``), or xmime's `base64Binary` and `hexBinary` (MTOM), whose
+    /// text is the built-in type's. Their `xmime:contentType` attribute is neither written nor
+    /// read.
+    static func builtInType(named name: QualifiedName) -> XSDBuiltInType? {
+        if let builtIn = XSDBuiltInType(name: name) { return builtIn }
+        guard name.namespace == WellKnownSchemas.xmimeNamespace else { return nil }
+        return switch name.name {
+        case "base64Binary": .base64Binary
+        case "hexBinary": .hexBinary
+        default: nil
+        }
     }
 
     /// The Swift type generated code uses for a built-in type: ``XSDBuiltInType/swiftTypeName``,
@@ -283,18 +297,30 @@ extension GenerationSession {
     }
 
     /// Adds the fields of `complex`, its base's first.
-    mutating func collectFields(of complex: XSDComplexType, into builder: inout FieldBuilder, visited: Set<QualifiedName>) {
+    ///
+    /// A type derived by extension has its base's content and attributes, then its own. A type
+    /// derived by restriction has the element content it declares itself (a simple content
+    /// restriction, its base's text) and every attribute of its base that it neither declares
+    /// again nor prohibits. With `attributesOnly`, only the attributes are added: the type is
+    /// the base of a `complexContent` restriction. `excluded` are the attributes the
+    /// restrictions derived from it declare, left out here.
+    mutating func collectFields(
+        of complex: XSDComplexType, into builder: inout FieldBuilder, visited: Set<QualifiedName>, attributesOnly: Bool = false,
+        excluded: Set<QualifiedName> = []
+    ) {
         if let derivation = complex.derivation {
             let base = derivation.base
             let baseComplex: XSDComplexType? = {
                 if case .complex(let type) = document.schemas.type(named: base) { return type }
                 return nil
             }()
+            // The attributes a restriction declares replace or prohibit its base's of the name.
+            let baseExcluded = derivation.method == .restriction ? excluded.union(declaredAttributeNames(complex.attributes)) : excluded
             switch derivation.content {
             case .simple:
                 if let baseComplex, !visited.contains(base) {
-                    collectFields(of: baseComplex, into: &builder, visited: visited.union([base]))
-                } else if baseComplex == nil {
+                    collectFields(of: baseComplex, into: &builder, visited: visited.union([base]), attributesOnly: attributesOnly, excluded: baseExcluded)
+                } else if baseComplex == nil, !attributesOnly {
                     let valueType = swiftType(named: base).type
                     append(
                         .init(
@@ -303,21 +329,46 @@ extension GenerationSession {
                             isHexBinary: isHexBinary(.named(base))), to: &builder)
                 }
             case .complex:
-                if derivation.method == .extension, let baseComplex, !visited.contains(base) {
-                    collectFields(of: baseComplex, into: &builder, visited: visited.union([base]))
+                if let baseComplex, !visited.contains(base) {
+                    collectFields(
+                        of: baseComplex, into: &builder, visited: visited.union([base]),
+                        attributesOnly: attributesOnly || derivation.method == .restriction, excluded: baseExcluded)
                 }
             }
         }
-        if complex.isMixed {
-            diagnose(.mixedContent, at: complex.location, "mixed content: the text between the elements is neither written nor read")
+        if !attributesOnly {
+            if complex.isMixed {
+                diagnose(.mixedContent, at: complex.location, "mixed content: the text between the elements is neither written nor read")
+            }
+            if let particle = complex.particle {
+                collectParticle(particle, optional: false, into: &builder, location: complex.location, visitedGroups: [])
+            }
         }
-        if let particle = complex.particle {
-            collectParticle(particle, optional: false, into: &builder, location: complex.location, visitedGroups: [])
-        }
-        collectAttributes(complex.attributes, into: &builder, location: complex.location, visitedGroups: [])
-        if complex.anyAttribute != nil {
+        collectAttributes(complex.attributes, into: &builder, location: complex.location, visitedGroups: [], excluded: excluded)
+        // A restriction's attribute wildcard is its own, not its base's.
+        if complex.anyAttribute != nil, !attributesOnly {
             diagnose(.wildcardContent, at: complex.location, "xsd:anyAttribute: the attributes it allows are neither written nor read")
         }
+    }
+
+    /// The names of the attributes `uses` declares, refers to or prohibits, through their
+    /// attribute groups.
+    func declaredAttributeNames(_ uses: [XSDAttributeUse]) -> Set<QualifiedName> {
+        var names: Set<QualifiedName> = []
+        var visitedGroups: Set<QualifiedName> = []
+        var pending = uses
+        while let use = pending.popLast() {
+            switch use {
+            case .attribute(let attribute): names.insert(attribute.name)
+            case .reference(let name, _, _, _): names.insert(name)
+            case .group(let name):
+                guard visitedGroups.insert(name).inserted else { continue }
+                if name == Self.xmlSpecialAttributes { pending += Self.xmlSpecialAttributeUses }
+                guard let group = document.schemas.attributeGroups[name] else { continue }
+                pending += group.attributes
+            }
+        }
+        return names
     }
 
     /// Adds the fields of a particle; `optional` when an enclosing particle may be absent.
@@ -330,7 +381,7 @@ extension GenerationSession {
         case .element(let element):
             addElementField(element, particle: particle, optional: isOptional, into: &builder)
         case .elementReference(let name):
-            guard let element = document.schemas.element(named: name) else { return }
+            guard let element = element(named: name, location: location) else { return }
             if substitutionMembers[element.name] != nil {
                 addSubstitutionField(element, particle: particle, optional: isOptional, into: &builder)
                 return
@@ -378,7 +429,7 @@ extension GenerationSession {
             resolved = elementType(headElement)
             valueType = headElement.type
         } else {
-            resolved = swiftType(for: element.type, hint: builder.owner + SwiftNaming.typeName(element.name.name), namespace: element.name.namespace ?? builder.namespace)
+            resolved = swiftType(for: element.type, hint: hintBase(of: builder.owner) + SwiftNaming.typeName(element.name.name), namespace: element.name.namespace ?? builder.namespace)
         }
         let cardinality: GeneratedModel.Field.Cardinality =
             particle.isRepeated ? .array : (optional || element.isNillable ? .optional : .one)
@@ -416,12 +467,15 @@ extension GenerationSession {
     }
 
     /// Adds a choice field and its enum: an array of the enum when the choice repeats, whose
-    /// items are read from the holder's children in document order.
+    /// items are read from the holder's children in document order. In a choice that repeats,
+    /// an element that repeats is a case like any other.
     mutating func addChoiceField(
         _ particles: [XSDParticle], particle: XSDParticle, optional: Bool, into builder: inout FieldBuilder, location: WSDLSourceLocation
     ) {
         builder.choiceCount += 1
         let enumName = typeNames.claim(builder.owner + (builder.choiceCount == 1 ? "Choice" : "Choice\(builder.choiceCount)"), suffix: "Type")
+        // The enum's name is the holder's and more: its hint is the holder's hint and the same more.
+        let enumHint = hintBase(of: builder.owner) + enumName.dropFirst(builder.owner.count)
         var caseNames = NameRegistry(reserved: ["init", "xmlSchema", "self"])
         var cases: [(caseName: String, key: String, type: String)] = []
         var caseNamespaces: [String?] = []
@@ -431,11 +485,15 @@ extension GenerationSession {
             var element: XSDElement?
             switch branch.term {
             case .element(let local): element = local
-            case .elementReference(let name): element = document.schemas.element(named: name)
+            case .elementReference(let name): element = self.element(named: name, location: location)
             default: element = nil
             }
-            guard let element, !branch.isRepeated else {
-                diagnose(.unsupportedContent, at: location, "a choice branch that is not a single element (a sequence, group, wildcard or repeated element) is left out")
+            // A repeated element in a choice that repeats matches what the element as a single
+            // branch does: each of its occurrences is another item of the choice's array.
+            guard let element, !branch.isRepeated || particle.isRepeated else {
+                diagnose(
+                    .unsupportedContent, at: location,
+                    "a choice branch that is not a single element (a sequence, group or wildcard, or a repeated element in a choice that does not repeat) is left out")
                 continue
             }
             if branch.isOptional { mayBeEmpty = true }
@@ -462,7 +520,7 @@ extension GenerationSession {
             } else if element.type == nil, element.substitutionGroup != nil {
                 type = substituteType(element).type
             } else {
-                type = swiftType(for: element.type, hint: enumName + SwiftNaming.typeName(element.name.name), namespace: element.name.namespace ?? builder.namespace).type
+                type = swiftType(for: element.type, hint: enumHint + SwiftNaming.typeName(element.name.name), namespace: element.name.namespace ?? builder.namespace).type
             }
             cases.append((caseNames.claim(SwiftNaming.memberName(element.name.name)), element.name.name, type))
             // A local element's name is in its namespace as its form says; a reference's in its own.
@@ -480,23 +538,77 @@ extension GenerationSession {
                 kind: .element, namespace: builder.namespace, isNillable: false, isChoice: true, documentation: nil), to: &builder)
     }
 
-    /// Adds the attribute fields.
+    /// The attributes of the XML namespace: `xml:lang`, `xml:space`, `xml:base` and `xml:id`.
+    static let xmlNamespaceAttributeNames = ["base", "lang", "space", "id"]
+
+    /// The XML namespace's attribute group `xml:specialAttrs`.
+    static let xmlSpecialAttributes = QualifiedName(namespace: WellKnownSchemas.xmlNamespace, name: "specialAttrs")
+
+    /// What `xml:specialAttrs` holds: a reference to each attribute of the XML namespace.
+    static let xmlSpecialAttributeUses: [XSDAttributeUse] = xmlNamespaceAttributeNames.map {
+        .reference(QualifiedName(namespace: WellKnownSchemas.xmlNamespace, name: $0), use: .optional, defaultValue: nil, fixedValue: nil)
+    }
+
+    /// The declaration of `name` when it is an attribute of the XML namespace, which is built in:
+    /// a string (`xml:space`'s two values and `xml:base`'s URI reference are kept as text), in
+    /// that namespace, which generated code writes with the prefix `xml`.
+    static func xmlNamespaceAttribute(_ name: QualifiedName, location: WSDLSourceLocation) -> XSDAttribute? {
+        guard name.namespace == WellKnownSchemas.xmlNamespace, xmlNamespaceAttributeNames.contains(name.name) else { return nil }
+        return XSDAttribute(
+            name: name, type: .named(XSDBuiltInType.string.qualifiedName), use: .optional, defaultValue: nil, fixedValue: nil, documentation: nil,
+            location: location)
+    }
+
+    /// The global element `name`: declared in the schemas read, or an element of a built-in
+    /// schema (`soap:Fault`, `xop:Include`, `xsd:schema`…), whose content is kept as raw XML
+    /// (`XMLTree.Element`) in its namespace. `location` is where it is referred to.
+    func element(named name: QualifiedName, location: WSDLSourceLocation) -> XSDElement? {
+        if let element = document.schemas.element(named: name) { return element }
+        guard WellKnownSchemas.contains(name, kind: .element) else { return nil }
+        return XSDElement(
+            name: name, type: nil, isGlobal: true, isNillable: false, isAbstract: false, defaultValue: nil, fixedValue: nil,
+            substitutionGroup: nil, documentation: nil, location: location)
+    }
+
+    /// Adds the attribute fields, but for those named in `excluded`.
     mutating func collectAttributes(
-        _ uses: [XSDAttributeUse], into builder: inout FieldBuilder, location: WSDLSourceLocation, visitedGroups: Set<QualifiedName>
+        _ uses: [XSDAttributeUse], into builder: inout FieldBuilder, location: WSDLSourceLocation, visitedGroups: Set<QualifiedName>,
+        excluded: Set<QualifiedName> = []
     ) {
         for use in uses {
             guard visit(&builder, location: location) else { return }
             switch use {
             case .attribute(let attribute):
+                guard !excluded.contains(attribute.name) else { continue }
                 addAttributeField(attribute, use: attribute.use, into: &builder)
             case .reference(let name, let use, let defaultValue, let fixedValue):
-                guard var attribute = document.schemas.attributes[name] else { continue }
+                guard !excluded.contains(name) else { continue }
+                guard var attribute = document.schemas.attributes[name] ?? Self.xmlNamespaceAttribute(name, location: location) else {
+                    // A name that resolves to nothing is the reader's error; a built-in one is
+                    // diagnosed here.
+                    if WellKnownSchemas.contains(name, kind: .attribute) {
+                        diagnose(
+                            .unsupportedContent, at: location,
+                            "the attribute \(name) of a built-in schema, referred to in \(builder.owner), is left out: the generated code does not hold it")
+                    }
+                    continue
+                }
                 // The reference's own value constraint stands in for the declaration's.
                 if defaultValue != nil || fixedValue != nil { (attribute.defaultValue, attribute.fixedValue) = (defaultValue, fixedValue) }
                 addAttributeField(attribute, use: use, into: &builder)
             case .group(let name):
+                if name == Self.xmlSpecialAttributes {
+                    collectAttributes(Self.xmlSpecialAttributeUses, into: &builder, location: location, visitedGroups: visitedGroups, excluded: excluded)
+                    continue
+                }
+                if document.schemas.attributeGroups[name] == nil, WellKnownSchemas.contains(name, kind: .attributeGroup) {
+                    diagnose(
+                        .unsupportedContent, at: location,
+                        "the attribute group \(name) of a built-in schema, referred to in \(builder.owner), is left out: the generated code does not hold it")
+                    continue
+                }
                 guard let group = document.schemas.attributeGroups[name], !visitedGroups.contains(name) else { continue }
-                collectAttributes(group.attributes, into: &builder, location: group.location, visitedGroups: visitedGroups.union([name]))
+                collectAttributes(group.attributes, into: &builder, location: group.location, visitedGroups: visitedGroups.union([name]), excluded: excluded)
                 if group.anyAttribute != nil {
                     diagnose(.wildcardContent, at: group.location, "xsd:anyAttribute: the attributes it allows are neither written nor read")
                 }
@@ -515,7 +627,10 @@ extension GenerationSession {
             return
         }
         let swiftName = builder.names.claim(SwiftNaming.memberName(attribute.name.name))
-        let type = swiftType(for: attribute.type ?? .named(XSDBuiltInType.string.qualifiedName), hint: builder.owner + SwiftNaming.typeName(attribute.name.name), namespace: nil).type
+        let type = swiftType(
+            for: attribute.type ?? .named(XSDBuiltInType.string.qualifiedName), hint: hintBase(of: builder.owner) + SwiftNaming.typeName(attribute.name.name),
+            namespace: nil
+        ).type
         append(
             .init(
                 swiftName: swiftName, key: attribute.name.name, type: type, structTarget: nil, cardinality: use == .required ? .one : .optional,

@@ -67,6 +67,10 @@ struct GenerationSession {
     let substitutionMembers: [QualifiedName: [XSDElement]]
     /// The Swift names of the enums generated for substitution groups, by their heads.
     var substitutionGroupNames: [QualifiedName: String] = [:]
+    /// The type names ``claimTypeName(for:hint:)`` put the configuration's prefix before, each
+    /// without it: what the names of the anonymous types they hold are made from, so that those
+    /// get the prefix once.
+    var unprefixedTypeNames: [String: String] = [:]
 
     init(document: WSDLDocument, configuration: WSDLGeneratorConfiguration) {
         // A type derived from itself is an error of the schema. The reader leaves out the
@@ -174,6 +178,15 @@ struct GenerationSession {
         if let name, let override = configuration.nameOverrides?[name.description] ?? configuration.nameOverrides?[name.name] {
             return typeNames.claim(override, suffix: "Type")
         }
-        return typeNames.claim((configuration.typeNamePrefix ?? "") + SwiftNaming.typeName(hint), suffix: "Type")
+        let prefix = configuration.typeNamePrefix ?? ""
+        let name = typeNames.claim(prefix + SwiftNaming.typeName(hint), suffix: "Type")
+        if !prefix.isEmpty { unprefixedTypeNames[name] = String(name.dropFirst(prefix.count)) }
+        return name
+    }
+
+    /// What the hint of a type named after the type `name` (one it holds) starts with: `name`
+    /// without the prefix ``claimTypeName(for:hint:)`` put before it, which puts it there again.
+    func hintBase(of name: String) -> String {
+        unprefixedTypeNames[name] ?? name
     }
 }

@@ -136,8 +136,8 @@ extension ReadingSession {
         }
         return XSDElement(
             name: QualifiedName(namespace: qualified ? context.targetNamespace : nil, name: localName), type: type,
-            isGlobal: isGlobal, isNillable: element.attribute(named: "nillable") == "true",
-            isAbstract: element.attribute(named: "abstract") == "true", defaultValue: element.attribute(named: "default"),
+            isGlobal: isGlobal, isNillable: boolean("nillable", of: element, file: context.file) ?? false,
+            isAbstract: boolean("abstract", of: element, file: context.file) ?? false, defaultValue: element.attribute(named: "default"),
             fixedValue: element.attribute(named: "fixed"),
             substitutionGroup: element.attribute(named: "substitutionGroup").flatMap {
                 reference($0, kind: .element, at: element, context: context)
@@ -191,6 +191,20 @@ extension ReadingSession {
         return (number("minOccurs") ?? 1, number("maxOccurs"))
     }
 
+    /// The `xsd:boolean` attribute `attribute` of `element`: `true` and `1` are true, `false`
+    /// and `0` false, with white space around them collapsed; `nil` when it is absent, and
+    /// false, with a diagnostic, when it is none of these.
+    func boolean(_ attribute: String, of element: XMLTree.Element, file: String) -> Bool? {
+        guard let value = element.attribute(named: attribute) else { return nil }
+        switch value.trimmingXMLWhitespace() {
+        case "true", "1": return true
+        case "false", "0": return false
+        default:
+            diagnose(.error, .invalidAttribute, location(of: element, in: file), "\(attribute)=\"\(value)\" is not a boolean; false is used")
+            return false
+        }
+    }
+
     /// Reads `xsd:any` or `xsd:anyAttribute`.
     func readWildcard(_ element: XMLTree.Element) -> XSDWildcard {
         XSDWildcard(
@@ -200,14 +214,15 @@ extension ReadingSession {
 
     /// Reads a complex type, named or anonymous.
     func readComplexType(_ element: XMLTree.Element, name: QualifiedName?, context: SchemaContext) -> XSDComplexType {
-        var mixed = element.attribute(named: "mixed") == "true"
+        var mixed = boolean("mixed", of: element, file: context.file) ?? false
         var derivation: XSDDerivation?
         var particle: XSDParticle?
         var (uses, wildcard) = readAttributeUses(of: element, context: context)
         for child in element.children where child.namespaceURI == Self.xsd {
             switch child.name {
             case "simpleContent", "complexContent":
-                if child.attribute(named: "mixed") == "true" { mixed = true }
+                // complexContent's own mixed, when it has one, decides over its complexType's.
+                if let own = boolean("mixed", of: child, file: context.file) { mixed = own }
                 guard let body = child.children.first(where: { $0.namespaceURI == Self.xsd && ($0.name == "extension" || $0.name == "restriction") })
                 else {
                     diagnose(.error, .invalidAttribute, location(of: child, in: context.file), "xsd:\(child.name) has neither an extension nor a restriction")
@@ -239,7 +254,7 @@ extension ReadingSession {
             }
         }
         return XSDComplexType(
-            name: name, isAbstract: element.attribute(named: "abstract") == "true", isMixed: mixed, derivation: derivation,
+            name: name, isAbstract: boolean("abstract", of: element, file: context.file) ?? false, isMixed: mixed, derivation: derivation,
             particle: particle, attributes: uses, anyAttribute: wildcard, documentation: element.documentation,
             location: location(of: element, in: context.file))
     }

@@ -5,9 +5,10 @@
 public struct XSDComplexType: Sendable, Hashable {
     /// The type's name, or `nil` for an anonymous type.
     public var name: QualifiedName?
-    /// `abstract="true"`: only derived types may appear, named by `xsi:type`.
+    /// `abstract="true"` (or `"1"`): only derived types may appear, named by `xsi:type`.
     public var isAbstract: Bool
-    /// `mixed="true"`: text may appear between the child elements.
+    /// `mixed="true"` (or `"1"`): text may appear between the child elements. A
+    /// `complexContent` that says `mixed` decides over its type.
     public var isMixed: Bool
     /// The base type and how it is derived from, if it is derived.
     public var derivation: XSDDerivation?

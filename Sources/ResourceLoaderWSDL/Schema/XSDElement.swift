@@ -8,9 +8,9 @@ public struct XSDElement: Sendable, Hashable {
     public var type: XSDTypeReference?
     /// Whether it is global (a child of `xsd:schema`).
     public var isGlobal: Bool
-    /// `nillable="true"`: the element may be sent empty with `xsi:nil="true"`.
+    /// `nillable="true"` (or `"1"`): the element may be sent empty with `xsi:nil="true"`.
     public var isNillable: Bool
-    /// `abstract="true"`: only members of its substitution group may appear.
+    /// `abstract="true"` (or `"1"`): only members of its substitution group may appear.
     public var isAbstract: Bool
     /// The `default` value.
     public var defaultValue: String?

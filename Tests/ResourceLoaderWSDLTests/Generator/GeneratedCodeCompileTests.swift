@@ -89,11 +89,13 @@ struct GeneratedCodeCompileTests {
         import BaseHoldingDerived
         import Binary
         import BinaryBlocks
+        import EmptyResponses
         import Foundation
         import Plugged
         import ResourceLoader
         import Shop
         import UnqualifiedChoice
+        import WellKnown
 
         let item = Item(
             name: "A & B", price: Money(value: Decimal(string: "12.50")!, currency: "EUR"),
@@ -132,6 +134,14 @@ struct GeneratedCodeCompileTests {
         let pickRoot = try XMLTree(data: pickData).root
         let pickBack = try XMLTreeDecoder().decode(UnqualifiedChoice.Pick.self, from: pickRoot)
         print("choice namespaces: \\(pickBack == pick) \\(pickRoot.children.map { "\\($0.name)=\\($0.namespaceURI ?? "-")" })")
+        let ping = EmptyResponses.Ping(PingType(id: 1), url: URL(fileURLWithPath: "/"))
+        let pinged = try ping.model(from: XMLTree(string: #"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body/></s:Envelope>"#))
+        print("empty response: \\(pinged == PingResponseBody()) \\(ping.responsePath)")
+        let everything = WellKnown.Everything(
+            note: WellKnown.Note(text: "t", lang: "en", space: "preserve"), choice: .inline(Data([1, 2])), digest: Data([0xAB]), lang: "fr")
+        let everythingData = try XMLTreeEncoder().encode(everything, as: XMLQualifiedName("Call", namespaceURI: "urn:test"))
+        let everythingBack = try XMLTreeDecoder().decode(WellKnown.Everything.self, from: XMLTree(data: everythingData).root)
+        print("well-known: \\(everythingBack == everything) \\(String(decoding: everythingData, as: UTF8.self))")
         """
 
     @Test(.enabled(if: swift != nil, "swift is not on PATH: the generated code is not compiled"))
@@ -164,6 +174,8 @@ struct GeneratedCodeCompileTests {
             ("UnqualifiedChoice", GeneratorSnippets.unqualifiedChoice, WSDLGeneratorConfiguration(accessModifier: .public)),
             ("BareKeys", GeneratorSnippets.barePartsOfOneLocalName, WSDLGeneratorConfiguration()),
             ("ReservedNames", GeneratorSnippets.namesGeneratedCodeUses, WSDLGeneratorConfiguration(accessModifier: .public)),
+            ("EmptyResponses", GeneratorSnippets.emptyResponses, WSDLGeneratorConfiguration(accessModifier: .public)),
+            ("WellKnown", GeneratorSnippets.wellKnownComponents, WSDLGeneratorConfiguration(accessModifier: .public)),
         ]
         for library in libraries where library.name != "Calc" {
             let output = try GeneratorSnippets.generate(library.wsdl, configuration: library.configuration)
@@ -224,7 +236,7 @@ struct GeneratedCodeCompileTests {
                     .target(
                         name: "Plugged", dependencies: [\(resourceLoader)], \(strict),
                         plugins: [.plugin(name: "ResourceLoaderWSDLPlugin", package: "\(Self.packageRoot.lastPathComponent)")]),
-                    .executableTarget(name: "Runner", dependencies: ["Shop", "Plugged", "Animals", "BaseHoldingDerived", "Binary", "BinaryBlocks", "UnqualifiedChoice", \(resourceLoader)], \(strict)),
+                    .executableTarget(name: "Runner", dependencies: ["Shop", "Plugged", "Animals", "BaseHoldingDerived", "Binary", "BinaryBlocks", "UnqualifiedChoice", "EmptyResponses", "WellKnown", \(resourceLoader)], \(strict)),
                 ],
                 swiftLanguageModes: [.v6]
             )
@@ -276,6 +288,14 @@ struct GeneratedCodeCompileTests {
         // local element in none, a reference to another schema's element in that one's
         #expect(result.output.contains(#"choice namespaces: true ["label=-", "a=-", "seal=urn:other"]"#), "\(result.output)")
         #expect(result.output.contains(#"strings: [Optional("a"), nil]"#))
+        // AND a document/literal response without parts is read from an empty body
+        #expect(result.output.contains("empty response: true []"), "\(result.output)")
+        // AND the XML namespace's attributes are written with the prefix xml, xmime's binary
+        // types as base64 and hex
+        let wellKnownLine = result.output.split(separator: "\n").first { $0.hasPrefix("well-known: ") }.map(String.init) ?? ""
+        #expect(wellKnownLine.hasPrefix("well-known: true "), "\(wellKnownLine)")
+        #expect(wellKnownLine.contains(#"xml:lang="fr""#) && wellKnownLine.contains(#"xml:lang="en" xml:space="preserve""#), "\(wellKnownLine)")
+        #expect(wellKnownLine.contains("<inline>AQI=</inline><digest>AB</digest>"), "\(wellKnownLine)")
         // AND a bare hexBinary header block and response are written and read as hex, a bare
         // base64Binary block beside them as base64
         let hexLine = result.output.split(separator: "\n").first { $0.hasPrefix("hex blocks: ") }.map(String.init) ?? ""

@@ -43,6 +43,45 @@ struct WSDLGeneratorConfigurationTests {
         #expect(!types.contains("\nstruct "))
     }
 
+    @Test func thePrefixIsPutBeforeTheNamesOfAnonymousTypesOnce() throws {
+        // GIVEN a type with an anonymous complex element, an anonymous enumerated attribute and a
+        // choice of an anonymous element, and a type whose name is overridden, with an anonymous
+        // element
+        let wsdl = GeneratorSnippets.operation(
+            requestType: "tns:Order",
+            schema: """
+                <xsd:complexType name="Order">
+                  <xsd:sequence>
+                    <xsd:element name="line"><xsd:complexType><xsd:sequence><xsd:element name="sku" type="xsd:string"/></xsd:sequence></xsd:complexType></xsd:element>
+                    <xsd:choice>
+                      <xsd:element name="gift"><xsd:complexType><xsd:sequence><xsd:element name="to" type="xsd:string"/></xsd:sequence></xsd:complexType></xsd:element>
+                      <xsd:element name="plain" type="xsd:boolean"/>
+                    </xsd:choice>
+                    <xsd:element name="basket" type="tns:Basket"/>
+                  </xsd:sequence>
+                  <xsd:attribute name="status">
+                    <xsd:simpleType><xsd:restriction base="xsd:string"><xsd:enumeration value="open"/></xsd:restriction></xsd:simpleType>
+                  </xsd:attribute>
+                </xsd:complexType>
+                <xsd:complexType name="Basket">
+                  <xsd:sequence>
+                    <xsd:element name="item"><xsd:complexType><xsd:sequence><xsd:element name="n" type="xsd:int"/></xsd:sequence></xsd:complexType></xsd:element>
+                  </xsd:sequence>
+                </xsd:complexType>
+                """)
+        let configuration = WSDLGeneratorConfiguration(typeNamePrefix: "Shop", nameOverrides: ["Basket": "Cart"])
+        // WHEN it is generated with a prefix
+        let output = try GeneratorSnippets.generate(wsdl, configuration: configuration)
+        let types = output.files.map(\.contents).joined(separator: "\n")
+        // THEN each anonymous type is named after its holder, with the prefix once
+        for name in ["ShopOrder", "ShopOrderLine", "ShopOrderChoice", "ShopOrderChoiceGift", "ShopOrderStatus", "Cart", "ShopCartItem"] {
+            #expect(GeneratorSnippets.declaration(name, in: types) != nil, "\(name) is not declared")
+        }
+        #expect(!types.contains("ShopShop"))
+        let order = try #require(GeneratorSnippets.declaration("ShopOrder", in: types))
+        #expect(order.contains("    var line: ShopOrderLine\n    var choice: ShopOrderChoice\n    var basket: Cart\n    var status: ShopOrderStatus?\n"), "\(order)")
+    }
+
     @Test func filtersOperationsAndDiagnosesNamesThatMatchNone() throws {
         let output = try GeneratorSnippets.generate(GeneratorSnippets.operations, configuration: WSDLGeneratorConfiguration(filter: ["Notify", "Missing"]))
         #expect(output.diagnostics.map { "\($0.severity.rawValue) \($0.construct.rawValue) \($0.message)" }.dropFirst() == [

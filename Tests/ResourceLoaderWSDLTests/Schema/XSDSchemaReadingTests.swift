@@ -349,4 +349,45 @@ struct XSDSchemaReadingTests {
             """)
         #expect(document.schemas.element(named: Snippet.name("Documented"))?.documentation == "First words.\n\nSecond.")
     }
+
+    @Test func readsBooleansWrittenAsDigitsAndWithWhiteSpace() throws {
+        // GIVEN nillable, abstract and mixed written as xs:boolean allows: 1 and 0, with white space
+        let document = try Snippet.readSchema(
+            """
+            <xsd:element name="head" type="xsd:string" abstract="1"/>
+            <xsd:complexType name="Shape" abstract=" true ">
+              <xsd:sequence>
+                <xsd:element name="name" type="xsd:string" nillable="1"/>
+                <xsd:element name="size" type="xsd:int" nillable="0"/>
+                <xsd:element name="note" type="xsd:string" nillable=" false"/>
+              </xsd:sequence>
+            </xsd:complexType>
+            <xsd:complexType name="Text" mixed="1"><xsd:sequence><xsd:element name="b" type="xsd:string"/></xsd:sequence></xsd:complexType>
+            <xsd:complexType name="Plain" mixed="0"><xsd:sequence><xsd:element name="b" type="xsd:string"/></xsd:sequence></xsd:complexType>
+            <xsd:complexType name="Derived" mixed="1">
+              <xsd:complexContent mixed="0"><xsd:extension base="tns:Plain"/></xsd:complexContent>
+            </xsd:complexType>
+            """)
+        // THEN 1 is true and 0 is false, and nothing is diagnosed
+        #expect(document.diagnostics.isEmpty)
+        #expect(document.schemas.element(named: Snippet.name("head"))?.isAbstract == true)
+        let shape = try #require(document.schemas.complexType("Shape"))
+        #expect(shape.isAbstract)
+        #expect(shape.particle?.term.particles.map { $0.term.element?.isNillable } == [true, false, false])
+        #expect(document.schemas.complexType("Text")?.isMixed == true)
+        #expect(document.schemas.complexType("Plain")?.isMixed == false)
+        // AND complexContent's mixed decides over its complexType's
+        #expect(document.schemas.complexType("Derived")?.isMixed == false)
+    }
+
+    @Test func diagnosesABooleanThatIsNeitherTrueNorFalse() throws {
+        // GIVEN an element whose nillable is not an xs:boolean
+        let document = try Snippet.readSchema(#"<xsd:element name="e" type="xsd:string" nillable="yes"/>"#)
+        // THEN it is diagnosed and read as false
+        #expect(document.diagnosticSummary == [
+            "error invalidAttribute /wsdl:definitions[@name='Test']/wsdl:types/xsd:schema/xsd:element[@name='e']",
+        ])
+        #expect(document.diagnostics.first?.message.contains(#"nillable="yes""#) == true)
+        #expect(document.schemas.element(named: Snippet.name("e"))?.isNillable == false)
+    }
 }
