@@ -397,6 +397,9 @@ final class PipelineFetch: Sendable {
     /// Tells the monitors of the attempt and hands `request`, already checked, to the transport;
     /// returns its answer, or ``ResourceError/cancelled`` when the calling task is cancelled first.
     private func send(_ request: URLRequest, attempt: Int, plan: FetchPlan) async -> Result<FetchAnswer, ResourceError> {
+        // The attempts' task is cancelled once the fetch is over (it may end while the monitors
+        // are told the request is ready): its attempt is not sent, nor told of.
+        if Task.isCancelled { return .failure(.cancelled) }
         guard let sentAt = attemptSent(request, attempt: attempt) else { return .failure(.cancelled) }
         let pending = PendingFetch<FetchAnswer>(callbackQueue: nil)
         return await withTaskCancellationHandler {
@@ -480,6 +483,9 @@ final class PipelineFetch: Sendable {
     /// and before no other.
     func finished<Model>(with result: Result<Model, ResourceError>) {
         let duration = pipeline.stopwatch.elapsed() - start
+        // Over first: an event not yet begun is not told, and an attempt not yet told of is
+        // not sent; then the state that the event reports is settled.
+        guard events.markOver() else { return }
         let state = state.withLock { $0 }
         let event = FetchEvent.Finished(
             context: context,
@@ -495,8 +501,9 @@ final class PipelineFetch: Sendable {
 }
 
 /// The order of one fetch's events with its end. A fetch can end on another thread while its
-/// monitors are told of an event (its deadline passes, or it is cancelled): that event is told to
-/// every monitor first, then ``FetchMonitor/fetchFinished(_:)``, and no event after it.
+/// monitors are told of an event (its deadline passes, or it is cancelled), or from a monitor's
+/// own call: that event is told to every monitor first, then ``FetchMonitor/fetchFinished(_:)``,
+/// and no event after it.
 private final class MonitorEvents: FetchEventGate, @unchecked Sendable {
     /// An event being told: the monitors, the next of them to tell, and the call that tells it.
     private struct Telling {
@@ -505,16 +512,19 @@ private final class MonitorEvents: FetchEventGate, @unchecked Sendable {
         let call: (any FetchMonitor) -> Void
     }
 
-    // `lock` guards `isOver` and `telling`, and is held while the monitors are told, so that the
-    // end waits for an event being told. It is recursive: a monitor may end the fetch from its
-    // own call.
+    // `lock` guards `telling`, and is held while the monitors are told, so that the end waits
+    // for an event being told. It is recursive: a monitor may end the fetch from its own call.
     private let lock = NSRecursiveLock()
-    private var isOver = false
     /// The event being told, on the thread that holds `lock`.
     private var telling: Telling?
+    /// Whether the fetch is over: set as soon as it ends, without waiting for `lock`.
+    private let over = Locked(false)
+
+    private var isOver: Bool { over.withLock { $0 } }
 
     /// Tells each of `monitors` with `call`, unless the fetch is over; returns whether it was
-    /// still going on once they were told.
+    /// still going on once they were told. An event begun is told to every monitor, even if
+    /// the fetch ends meanwhile.
     func tell(_ monitors: [any FetchMonitor], _ call: (any FetchMonitor) -> Void) -> Bool {
         lock.lock()
         defer { lock.unlock() }
@@ -538,14 +548,20 @@ private final class MonitorEvents: FetchEventGate, @unchecked Sendable {
         }
     }
 
-    /// Marks the fetch over and tells each of `monitors` with `call`: once, whoever calls it
-    /// again. An end made from a monitor's call first tells the monitors after it of the event
-    /// being told, so that every monitor sees every event before the end.
+    /// Marks the fetch over; `true` the first time, `false` after.
+    func markOver() -> Bool {
+        over.withLock { isOver in
+            defer { isOver = true }
+            return !isOver
+        }
+    }
+
+    /// Tells each of `monitors` with `call`, once the fetch is marked over (``markOver()``): after
+    /// the event being told, if any. An end made from a monitor's call first tells the monitors
+    /// after it of that event.
     func end(_ monitors: [any FetchMonitor], _ call: (any FetchMonitor) -> Void) {
         lock.lock()
         defer { lock.unlock() }
-        guard !isOver else { return }
-        isOver = true
         tellTheRest()
         for monitor in monitors { call(monitor) }
     }

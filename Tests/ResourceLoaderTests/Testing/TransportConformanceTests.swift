@@ -90,7 +90,7 @@ struct TransportConformanceTests {
     private struct MisbehavingTransport: HTTPTransport {
         enum Misstep {
             /// At the first piece of the body, reports zero coded bytes from two threads at once
-            /// for a fifth of a second, then hands the piece on.
+            /// for a second, then hands the piece on.
             case overlappingCalls
             /// Reports zero coded bytes after a piece the receiver answered with stop.
             case callAfterStop
@@ -144,10 +144,23 @@ struct TransportConformanceTests {
                     return !overlapped
                 }
                 if first {
-                    let end = ContinuousClock.now + .milliseconds(200)
-                    DispatchQueue.concurrentPerform(iterations: 2) { _ in
-                        while ContinuousClock.now < end { next.transferDidReceive(codedByteCount: 0) }
+                    // Two threads of their own (a concurrent queue may run both on one), both
+                    // started before either calls, calling for a second.
+                    let started = DispatchGroup()
+                    let done = DispatchGroup()
+                    let next = next
+                    for _ in 0..<2 {
+                        started.enter()
+                        done.enter()
+                        Thread {
+                            started.leave()
+                            started.wait()
+                            let end = ContinuousClock.now + .seconds(1)
+                            while ContinuousClock.now < end { next.transferDidReceive(codedByteCount: 0) }
+                            done.leave()
+                        }.start()
                     }
+                    done.wait()
                 }
                 return next.transferDidReceive(chunk)
             case .callAfterStop:
