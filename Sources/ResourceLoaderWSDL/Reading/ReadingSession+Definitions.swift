@@ -179,7 +179,7 @@ extension ReadingSession {
             return nil
         }
         let soapNamespace = soapBinding.namespaceURI
-        let defaultStyle = soapBinding.attribute(named: "style") ?? "document"
+        let defaultStyle = soapBinding.nameAttribute("style") ?? "document"
         var operations: [WSDLOperation] = []
         var operationNames: Set<String> = []
         for child in element.children(named: "operation", namespaceURI: Self.wsdl) {
@@ -230,7 +230,7 @@ extension ReadingSession {
             return nil
         }
         let soapOperation = element.children.first { $0.name == "operation" && $0.namespaceURI == soapNamespace }
-        let style = soapOperation?.attribute(named: "style") ?? defaultStyle
+        let style = soapOperation?.nameAttribute("style") ?? defaultStyle
         let isRPC = style == "rpc"
 
         var input: WSDLOperationMessage?
@@ -252,7 +252,7 @@ extension ReadingSession {
             let bindingFault = element.children(named: "fault", namespaceURI: Self.wsdl).first { $0.nameAttribute("name") == fault.name }
             let soapFault = bindingFault?.children.first { $0.name == "fault" && $0.namespaceURI == soapNamespace }
             faults.append(
-                WSDLFault(name: fault.name, message: message.name, part: message.parts.first, isEncoded: soapFault?.attribute(named: "use") == "encoded"))
+                WSDLFault(name: fault.name, message: message.name, part: message.parts.first, isEncoded: soapFault?.nameAttribute("use") == "encoded"))
         }
 
         let encoded = (input?.isEncoded ?? false) || (output?.isEncoded ?? false)
@@ -326,7 +326,7 @@ extension ReadingSession {
             if header.children.contains(where: { $0.name == "headerfault" && $0.namespaceURI == soapNamespace }) {
                 diagnose(.warning, .headerFault, headerLocation, "the soap:headerfault of the header \(partName) is not supported; the header is read without it")
             }
-            headers.append(WSDLHeader(message: messageName, part: part, isEncoded: header.attribute(named: "use") == "encoded"))
+            headers.append(WSDLHeader(message: messageName, part: part, isEncoded: header.nameAttribute("use") == "encoded"))
         }
         var bodyParts: [WSDLPart]
         if let body, let names = body.attribute(named: "parts") {
@@ -344,7 +344,7 @@ extension ReadingSession {
         }
         return WSDLOperationMessage(
             name: binding?.attribute(named: "name"), message: message.name, bodyParts: bodyParts, wrapper: nil,
-            bodyNamespace: body?.attribute(named: "namespace"), isEncoded: body?.attribute(named: "use") == "encoded", headers: headers)
+            bodyNamespace: body?.attribute(named: "namespace"), isEncoded: body?.nameAttribute("use") == "encoded", headers: headers)
     }
 
     /// Reads a `wsdl:service` and its ports.

@@ -14,8 +14,8 @@ extension ReadingSession {
         }
         let context = SchemaContext(
             file: file, targetNamespace: targetNamespace, chameleonNamespace: own == nil ? chameleonNamespace : nil,
-            qualifiesElements: schema.attribute(named: "elementFormDefault") == "qualified",
-            qualifiesAttributes: schema.attribute(named: "attributeFormDefault") == "qualified")
+            qualifiesElements: schema.nameAttribute("elementFormDefault") == "qualified",
+            qualifiesAttributes: schema.nameAttribute("attributeFormDefault") == "qualified")
         schemas.append(
             XSDSchema(
                 file: file, targetNamespace: targetNamespace, isChameleon: own == nil && chameleonNamespace != nil,
@@ -119,7 +119,7 @@ extension ReadingSession {
         let qualified: Bool
         if isGlobal {
             qualified = true
-        } else if let form = element.attribute(named: "form") {
+        } else if let form = element.nameAttribute("form") {
             qualified = form == "qualified"
         } else {
             qualified = context.qualifiesElements
@@ -209,7 +209,7 @@ extension ReadingSession {
     func readWildcard(_ element: XMLTree.Element) -> XSDWildcard {
         XSDWildcard(
             namespace: element.attribute(named: "namespace") ?? "##any",
-            processContents: element.attribute(named: "processContents").flatMap(XSDWildcard.ProcessContents.init(rawValue:)) ?? .strict)
+            processContents: element.nameAttribute("processContents").flatMap(XSDWildcard.ProcessContents.init(rawValue:)) ?? .strict)
     }
 
     /// Reads a complex type, named or anonymous.
@@ -282,7 +282,7 @@ extension ReadingSession {
 
     /// Reads an attribute declaration or reference.
     func readAttribute(_ element: XMLTree.Element, context: SchemaContext, isGlobal: Bool) -> XSDAttributeUse? {
-        let use = element.attribute(named: "use").flatMap(XSDAttribute.Use.init(rawValue:)) ?? .optional
+        let use = element.nameAttribute("use").flatMap(XSDAttribute.Use.init(rawValue:)) ?? .optional
         let defaultValue = element.attribute(named: "default")
         let fixedValue = element.attribute(named: "fixed")
         if let ref = element.attribute(named: "ref") {
@@ -292,7 +292,7 @@ extension ReadingSession {
         guard let localName = declaredLocalName(of: element, file: context.file, missing: "xsd:attribute has neither a name nor a ref") else {
             return nil
         }
-        let qualified = isGlobal || (element.attribute(named: "form").map { $0 == "qualified" } ?? context.qualifiesAttributes)
+        let qualified = isGlobal || (element.nameAttribute("form").map { $0 == "qualified" } ?? context.qualifiesAttributes)
         let type: XSDTypeReference?
         if let typeName = element.attribute(named: "type") {
             type = reference(typeName, kind: .type, at: element, context: context).map(XSDTypeReference.named)

@@ -16,8 +16,9 @@ extension XMLTree.Element {
         }
     }
 
-    /// The value of a name-valued attribute (an `NCName` or `NMTOKEN`), without the XML white
-    /// space around it, which XML Schema collapses in such values.
+    /// The value of a name-valued attribute (an `NCName` or `NMTOKEN`, such as `name`, or one of
+    /// the keywords of `form`, `use` or `style`), without the XML white space around it, which
+    /// XML Schema collapses in such values.
     func nameAttribute(_ name: String) -> String? {
         attribute(named: name)?.trimmingXMLWhitespace()
     }

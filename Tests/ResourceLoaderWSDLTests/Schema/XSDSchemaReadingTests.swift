@@ -67,6 +67,38 @@ struct XSDSchemaReadingTests {
         #expect(b.name == Snippet.name("b") && b.use == .optional)
     }
 
+    @Test func readsFormAndUseKeywordsWithWhiteSpaceAroundThem() throws {
+        // GIVEN a schema whose elementFormDefault, form and use keywords have white space around
+        // them, which XML Schema collapses in such values
+        let document = try Snippet.readSchema(
+            """
+            <xsd:element name="Ping">
+              <xsd:complexType>
+                <xsd:sequence>
+                  <xsd:element name="local" type="xsd:string"/>
+                  <xsd:element name="plain" type="xsd:string" form=" unqualified "/>
+                </xsd:sequence>
+                <xsd:attribute name="a" type="xsd:int" use=" required"/>
+                <xsd:attribute name="b" type="xsd:int" form="qualified "/>
+              </xsd:complexType>
+            </xsd:element>
+            """, schemaAttributes: #"elementFormDefault=" qualified""#)
+        let element = try #require(document.schemas.element(named: Snippet.name("Ping")))
+        guard case .anonymous(.complex(let type)) = element.type else {
+            Issue.record("expected an anonymous complex type, got \(String(describing: element.type))")
+            return
+        }
+        // THEN they are read as the keywords they are
+        let names = type.particle?.term.particles.compactMap { $0.term.element?.name }
+        #expect(names == [Snippet.name("local"), QualifiedName(namespace: nil, name: "plain")])
+        guard case .attribute(let a) = type.attributes[0], case .attribute(let b) = type.attributes[1] else {
+            Issue.record("expected two attribute declarations")
+            return
+        }
+        #expect(a.use == .required)
+        #expect(b.name == Snippet.name("b"))
+    }
+
     @Test func readsNestedChoiceAllAndGroupsWithTheirOccurrences() throws {
         let document = try Snippet.readSchema(
             """
