@@ -68,10 +68,16 @@ enum XMLTranscoder {
         case transcoded(Data)
     }
 
-    /// `text`'s UTF-8, as the parser reads it: its characters are decoded already, so a
+    /// `text`'s UTF-8, as the parser reads it: its characters are decoded already, so its bytes
+    /// are never sniffed for another encoding (a NUL is a character XML does not allow), and a
     /// declaration that names another encoding describes bytes the text no longer has. That
     /// name is overwritten with spaces (the declaration must still be well-formed).
-    static func utf8Text(_ text: String, options: XMLParsingOptions) throws(XMLParsingError) -> Data {
+    ///
+    /// - Returns: The UTF-8 bytes, and the XML declaration when it was read from those very
+    ///   bytes, unchanged, so that the tokenizer need not read it again.
+    static func utf8Text(
+        _ text: String, options: XMLParsingOptions
+    ) throws(XMLParsingError) -> (data: Data, declaration: XMLDeclaration?) {
         var data = Data(text.utf8)
         guard data.count <= options.maximumDocumentSize else {
             throw .tooLarge(limit: options.maximumDocumentSize)
@@ -84,10 +90,12 @@ enum XMLTranscoder {
                 return .failure(error)
             }
         }
-        if let declaration = try result.get(), declaration.encoding != nil, !declaration.declaresUTF8 {
+        let declaration = try result.get()
+        if let declaration, declaration.encoding != nil, !declaration.declaresUTF8 {
             blankEncoding(of: declaration, in: &data, offset: 0)
+            return (data, nil)
         }
-        return data
+        return (data, declaration)
     }
 
     /// The transcoded document, or `bytes`' own declaration when they are UTF-8 already.
