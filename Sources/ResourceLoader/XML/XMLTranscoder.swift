@@ -24,7 +24,8 @@ import Foundation
 /// after transcoding; UTF-16 is measured in a first pass, so the copy is allocated once, at its
 /// final size (at most 1.5 times the input's). A lone surrogate or an odd byte at the end of a
 /// UTF-16 document is ``XMLParsingError/invalidCharacter(line:column:)``, as is a byte above 0x7F
-/// in a US-ASCII document; positions count bytes of the UTF-8 form.
+/// in a US-ASCII document; positions count bytes of the UTF-8 form, and LF, CR LF and a lone CR
+/// each end a line.
 enum XMLTranscoder {
     /// IANA's names for US-ASCII (lowercased), and the common `ascii`.
     static let usASCIINames = [
@@ -145,16 +146,9 @@ enum XMLTranscoder {
     // MARK: US-ASCII and ISO-8859-1
 
     private static func checkASCII(_ bytes: UnsafeRawBufferPointer) throws(XMLParsingError) {
-        var line = 1
-        var lineStart = 0
-        for index in 0..<bytes.count {
-            let byte = bytes[index]
-            if byte == 0x0A {
-                line += 1
-                lineStart = index + 1
-            } else if byte >= 0x80 {
-                throw .invalidCharacter(line: line, column: index - lineStart + 1)
-            }
+        for index in 0..<bytes.count where bytes[index] >= 0x80 {
+            let (line, column) = XMLLineEnds.position(of: index, in: bytes.assumingMemoryBound(to: UInt8.self))
+            throw .invalidCharacter(line: line, column: column)
         }
     }
 
@@ -244,6 +238,11 @@ enum XMLTranscoder {
             let value = unit(index)
             switch value {
             case 0x0A:
+                // One line end with a CR right before it (XML 1.0 §2.11).
+                length += 1
+                if index == 0 || unit(index - 1) != 0x0D { line += 1 }
+                lineStart = length
+            case 0x0D:
                 length += 1
                 line += 1
                 lineStart = length
