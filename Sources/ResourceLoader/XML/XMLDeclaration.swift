@@ -227,13 +227,8 @@ private struct Reader {
     /// Malformed at `index` (or where reading stopped), with the line and column counted from
     /// the start of the buffer.
     private func malformed() -> XMLParsingError {
-        let offset = min(index, units.count)
-        var line = 1
-        var lineStart = 0
-        for position in 0..<offset where units[position] == 0x0A {
-            line += 1
-            lineStart = position + 1
-        }
-        return .malformed(line: line, column: offset - lineStart + 1)
+        let (line, column) = XMLLineEnds.position(
+            of: min(index, units.count), in: units.assumingMemoryBound(to: UInt8.self))
+        return .malformed(line: line, column: column)
     }
 }

@@ -5,7 +5,8 @@
 /// ``ResourceError/parsing(_:)``, with the `XMLParsingError` as the failure's
 /// ``ResourceError/ParsingFailure/underlying`` error.
 ///
-/// Lines and columns count from 1; columns count bytes.
+/// Lines and columns count from 1; columns count bytes. LF, CR LF and a lone CR each end a line
+/// (XML 1.0 §2.11).
 public enum XMLParsingError: Error, Sendable, Hashable {
     /// The document has no bytes, or only whitespace.
     case empty

@@ -24,7 +24,8 @@ import Foundation
 /// after transcoding; UTF-16 is measured in a first pass, so the copy is allocated once, at its
 /// final size (at most 1.5 times the input's). A lone surrogate or an odd byte at the end of a
 /// UTF-16 document is ``XMLParsingError/invalidCharacter(line:column:)``, as is a byte above 0x7F
-/// in a US-ASCII document; positions count bytes of the UTF-8 form.
+/// in a US-ASCII document; positions count bytes of the UTF-8 form, and LF, CR LF and a lone CR
+/// each end a line.
 enum XMLTranscoder {
     /// IANA's names for US-ASCII (lowercased), and the common `ascii`.
     static let usASCIINames = [
@@ -68,10 +69,16 @@ enum XMLTranscoder {
         case transcoded(Data)
     }
 
-    /// `text`'s UTF-8, as the parser reads it: its characters are decoded already, so a
+    /// `text`'s UTF-8, as the parser reads it: its characters are decoded already, so its bytes
+    /// are never sniffed for another encoding (a NUL is a character XML does not allow), and a
     /// declaration that names another encoding describes bytes the text no longer has. That
     /// name is overwritten with spaces (the declaration must still be well-formed).
-    static func utf8Text(_ text: String, options: XMLParsingOptions) throws(XMLParsingError) -> Data {
+    ///
+    /// - Returns: The UTF-8 bytes, and the XML declaration when it was read from those very
+    ///   bytes, unchanged, so that the tokenizer need not read it again.
+    static func utf8Text(
+        _ text: String, options: XMLParsingOptions
+    ) throws(XMLParsingError) -> (data: Data, declaration: XMLDeclaration?) {
         var data = Data(text.utf8)
         guard data.count <= options.maximumDocumentSize else {
             throw .tooLarge(limit: options.maximumDocumentSize)
@@ -84,10 +91,12 @@ enum XMLTranscoder {
                 return .failure(error)
             }
         }
-        if let declaration = try result.get(), declaration.encoding != nil, !declaration.declaresUTF8 {
+        let declaration = try result.get()
+        if let declaration, declaration.encoding != nil, !declaration.declaresUTF8 {
             blankEncoding(of: declaration, in: &data, offset: 0)
+            return (data, nil)
         }
-        return data
+        return (data, declaration)
     }
 
     /// The transcoded document, or `bytes`' own declaration when they are UTF-8 already.
@@ -137,16 +146,9 @@ enum XMLTranscoder {
     // MARK: US-ASCII and ISO-8859-1
 
     private static func checkASCII(_ bytes: UnsafeRawBufferPointer) throws(XMLParsingError) {
-        var line = 1
-        var lineStart = 0
-        for index in 0..<bytes.count {
-            let byte = bytes[index]
-            if byte == 0x0A {
-                line += 1
-                lineStart = index + 1
-            } else if byte >= 0x80 {
-                throw .invalidCharacter(line: line, column: index - lineStart + 1)
-            }
+        for index in 0..<bytes.count where bytes[index] >= 0x80 {
+            let (line, column) = XMLLineEnds.position(of: index, in: bytes.assumingMemoryBound(to: UInt8.self))
+            throw .invalidCharacter(line: line, column: column)
         }
     }
 
@@ -236,6 +238,11 @@ enum XMLTranscoder {
             let value = unit(index)
             switch value {
             case 0x0A:
+                // One line end with a CR right before it (XML 1.0 §2.11).
+                length += 1
+                if index == 0 || unit(index - 1) != 0x0D { line += 1 }
+                lineStart = length
+            case 0x0D:
                 length += 1
                 line += 1
                 lineStart = length

@@ -51,12 +51,14 @@ public struct XMLTree: Sendable {
 
     /// Parses a document given as text.
     ///
-    /// The text is decoded already, so an encoding its XML declaration names is ignored (the
-    /// declaration must still be well-formed); the size limit counts the text's UTF-8 bytes.
+    /// The text is decoded already, so it is read as its UTF-8 bytes, never sniffed for another
+    /// encoding, and an encoding its XML declaration names is ignored (the declaration must
+    /// still be well-formed); the size limit counts the text's UTF-8 bytes.
     ///
     /// - Throws: ``XMLParsingError`` describing why the document was refused.
     public init(string: String, options: XMLParsingOptions = XMLParsingOptions()) throws(XMLParsingError) {
-        try self.init(data: XMLTranscoder.utf8Text(string, options: options), options: options)
+        let (data, declaration) = try XMLTranscoder.utf8Text(string, options: options)
+        storage = try Self.parsedStorage(utf8: data, declaration: declaration, options: options)
     }
 }
 
@@ -66,6 +68,13 @@ extension XMLTree {
     /// Parses UTF-8 (or transcodable) `data` with ResourceLoader's own tokenizer.
     static func parsedStorage(_ data: Data, options: XMLParsingOptions) throws(XMLParsingError) -> Storage {
         let (data, declaration) = try XMLTranscoder.utf8Document(data, options: options)
+        return try parsedStorage(utf8: data, declaration: declaration, options: options)
+    }
+
+    /// Parses UTF-8 `data`; `declaration` is its XML declaration when read already.
+    static func parsedStorage(
+        utf8 data: Data, declaration: XMLDeclaration?, options: XMLParsingOptions
+    ) throws(XMLParsingError) -> Storage {
         let result: Result<XMLTreeSink, XMLParsingError> = data.withUnsafeBytes { raw in
             do throws(XMLParsingError) {
                 let bytes = raw.bindMemory(to: UInt8.self)

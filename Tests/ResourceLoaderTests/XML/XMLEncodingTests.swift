@@ -118,6 +118,24 @@ struct XMLEncodingTests {
         #expect(tree.root.firstDescendant(named: "title")?.text == "Wake up to WonderWidgets!")
     }
 
+    @Test func textIsNeverSniffedForAnEncodingAndANULIsAnInvalidCharacter() {
+        func error(_ text: String) -> XMLParsingError? {
+            do {
+                _ = try XMLTree(string: text)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        // GIVEN text whose UTF-8 would read as UTF-16 or UTF-32 bytes (NULs among its first
+        // four bytes), WHEN it is parsed, THEN it is UTF-8, and the NUL is the error
+        #expect(error("<\0") == .invalidCharacter(line: 1, column: 2))
+        #expect(error("<\0?\0x\0m\0l\0 \0v\0") == .invalidCharacter(line: 1, column: 2))
+        #expect(error("\0<\0?\0x\0m\0l\0") == .invalidCharacter(line: 1, column: 1))
+        #expect(error("\0\0\0<a/>") == .invalidCharacter(line: 1, column: 1))
+        #expect(error("<a>\0</a>") == .invalidCharacter(line: 1, column: 4))
+    }
+
     @Test func usASCIIIsCheckedBytewise() throws {
         for name in ["US-ASCII", "ascii", "ANSI_X3.4-1968", "us"] {
             #expect(treeParsingError(#"<?xml version="1.0" encoding="\#(name)"?><a>x</a>"#) == nil, "\(name)")

@@ -124,6 +124,22 @@ struct XMLParserLimitsTests {
         #expect(root.attribute(named: "b")?.utf8.count == value.utf8.count)
     }
 
+    @Test func startAndEndTagsAtTheTagLimitParseAndOneByteMoreIsRefused() async throws {
+        let limit = 8 * 1024 * 1024
+        // GIVEN a start tag and an end tag padded with white space to exactly the limit,
+        // `<` to `>` included, and each one byte longer
+        let errors = try await offTheCooperativePool { () -> [XMLParsingError?] in
+            func spaces(_ count: Int) -> String { String(repeating: " ", count: count) }
+            // WHEN they are parsed
+            return [
+                "<a\(spaces(limit - 3))></a>", "<a></a\(spaces(limit - 4))>",
+                "<a\(spaces(limit - 2))></a>", "<a></a\(spaces(limit - 3))>",
+            ].map { treeParsingError($0) }
+        }
+        // THEN the tags at the limit parse, and those one byte over are refused alike
+        #expect(errors == [nil, nil, .tagTooLong(limit: limit), .tagTooLong(limit: limit)])
+    }
+
     @Test func namesOverFiftyThousandBytesAreATypedError() throws {
         let longest = String(repeating: "n", count: 50_000)
         let tooLong = longest + "n"

@@ -17,9 +17,8 @@ struct XMLStreamParser<Sink: XMLEventSink> {
     private var pending: [UInt8] = []
     /// The document offset of `pending[0]`.
     private var pendingOffset = 0
-    /// Lines before `pendingOffset`, and the offset where the last of them started.
-    private var line = 1
-    private var lineStart = 0
+    /// The lines before `pendingOffset`.
+    private var lines = XMLLineEnds()
     /// Another attempt is made once `pending` holds this many bytes.
     private var retryCount = 0
     private var failure: XMLParsingError?
@@ -44,7 +43,7 @@ struct XMLStreamParser<Sink: XMLEventSink> {
         do throws(XMLScanStop) {
             _ = try tokenizer.parse(bytes, base: 0, isFinal: true)
         } catch {
-            throw Self.error(error, in: bytes, startingAt: 0, line: 1, lineStart: 0)
+            throw Self.error(error, in: bytes, startingAt: 0, lines: XMLLineEnds())
         }
         tokenizer.sink.endDocument(names: tokenizer.names.names)
         return tokenizer.sink
@@ -74,7 +73,7 @@ struct XMLStreamParser<Sink: XMLEventSink> {
             do throws(XMLScanStop) {
                 return .success(try tokenizer.parse(buffer, base: pendingOffset, isFinal: isFinal))
             } catch {
-                return .failure(Self.error(error, in: buffer, startingAt: pendingOffset, line: line, lineStart: lineStart))
+                return .failure(Self.error(error, in: buffer, startingAt: pendingOffset, lines: lines))
             }
         }
         let consumed: Int
@@ -82,10 +81,7 @@ struct XMLStreamParser<Sink: XMLEventSink> {
         case .success(let count): consumed = count
         case .failure(let error): return try stop(error)
         }
-        for index in 0..<consumed where pending[index] == 0x0A {
-            line += 1
-            lineStart = pendingOffset + index + 1
-        }
+        pending.withUnsafeBufferPointer { lines.count($0, upTo: consumed, offset: pendingOffset) }
         pending.removeFirst(consumed)
         pendingOffset += consumed
         retryCount = pending.count * 2
@@ -98,17 +94,13 @@ struct XMLStreamParser<Sink: XMLEventSink> {
 
     /// The public error for a tokenizer stop, with the line and column of its offset.
     private static func error(
-        _ stop: XMLScanStop, in buffer: UnsafeBufferPointer<UInt8>, startingAt bufferOffset: Int, line: Int, lineStart: Int
+        _ stop: XMLScanStop, in buffer: UnsafeBufferPointer<UInt8>, startingAt bufferOffset: Int, lines: XMLLineEnds
     ) -> XMLParsingError {
         guard case .failed(let failure, let offset) = stop else { return .truncated }
-        var line = line
-        var lineStart = lineStart
-        let limit = min(max(offset - bufferOffset, 0), buffer.count)
-        for index in 0..<limit where buffer[index] == 0x0A {
-            line += 1
-            lineStart = bufferOffset + index + 1
-        }
-        let column = offset - lineStart + 1
+        var lines = lines
+        lines.count(buffer, upTo: min(max(offset - bufferOffset, 0), buffer.count), offset: bufferOffset)
+        let line = lines.line
+        let column = offset - lines.lineStart + 1
         switch failure {
         case .malformed: return .malformed(line: line, column: column)
         case .invalidUTF8: return .invalidUTF8(line: line, column: column)

@@ -610,6 +610,8 @@ final class XMLTokenizer<Sink: XMLEventSink> {
         }
         guard bytes[pos] == UInt8(ascii: ">") else { throw unexpected(at: pos) }
         pos += 1
+        // Its `>` counted, as a start tag's is.
+        try checkTagLength(tagStart, pos)
         // Compared with the open element's name as stored, without interning it again.
         guard open.count > openAtEntityStart, let current = open.last,
             names.name(current, isMadeOf: pointer, nameRange)

@@ -21,8 +21,11 @@ final class XMLTreeNodes: @unchecked Sendable {
     @exclusivity(unchecked) private var capacity = 0
 
     /// An empty list with room for `capacity` nodes before it first grows.
+    ///
+    /// The capacity is an estimate (see ``XMLTreeSink/expectedNodes(_:)``): when that much
+    /// memory cannot be had, the list starts empty and grows as nodes are appended.
     init(capacity: Int = 0) {
-        if capacity > 0 { reserve(capacity) }
+        if capacity > 0 { _ = tryReserve(capacity) }
     }
 
     deinit {
@@ -59,14 +62,24 @@ final class XMLTreeNodes: @unchecked Sendable {
         (0..<count).map { self[$0] }
     }
 
+    /// Grows the block to `newCapacity` nodes, for a node about to be appended: each node is an
+    /// element the document holds (4 bytes or more of it), so this fails only where an array
+    /// of them would.
     private func reserve(_ newCapacity: Int) {
-        let (bytes, overflow) = newCapacity.multipliedReportingOverflow(by: MemoryLayout<XMLTree.Node>.stride)
-        guard !overflow, let block = realloc(base, bytes) else {
+        guard tryReserve(newCapacity) else {
             // As when an array cannot grow: there is no memory left to report anything with.
             preconditionFailure("XMLTreeNodes: out of memory for \(newCapacity) nodes")
         }
+    }
+
+    /// Resizes the block to `newCapacity` nodes; `false`, the block unchanged, when that
+    /// much memory cannot be had.
+    private func tryReserve(_ newCapacity: Int) -> Bool {
+        let (bytes, overflow) = newCapacity.multipliedReportingOverflow(by: MemoryLayout<XMLTree.Node>.stride)
+        guard !overflow, let block = realloc(base, bytes) else { return false }
         // `Node` is a trivial type: its bytes move with the block.
         base = block.bindMemory(to: XMLTree.Node.self, capacity: newCapacity)
         capacity = newCapacity
+        return true
     }
 }

@@ -72,8 +72,10 @@ struct XMLTreeSink: XMLEventSink {
     /// near the end with both copies alive (a reservation that turns out short still grows).
     ///
     /// A small document gets one node per 16 bytes. A larger one is sampled: start tags are
-    /// counted exactly in 16 windows of 4 KiB spread over the document, and the count is scaled
-    /// to its size, plus 1/16 for spread. Cost: 64 KiB scanned, whatever the document's size.
+    /// counted in 16 windows of 4 KiB spread over the document, and the count is scaled to its
+    /// size, plus 1/16 for spread. Cost: 64 KiB scanned, whatever the document's size. A `<` in
+    /// a comment, CDATA section or attribute value counts too, so the estimate is capped at what
+    /// the bytes can hold: one element per 4 bytes (`<a/>`), plus 16.
     static func expectedNodes(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
         let window = 4096
         let windows = 16
@@ -84,7 +86,7 @@ struct XMLTreeSink: XMLEventSink {
             sampled += startTagCount(UnsafeBufferPointer(rebasing: bytes[start ..< start + window + 1]))
         }
         let estimate = sampled * bytes.count / (window * windows)
-        return estimate + estimate / 16 + 16
+        return Swift.min(estimate + estimate / 16 + 16, bytes.count / 4 + 16)
     }
 
     /// The number of `<` not followed by `/`, `!` or `?` in `bytes`, the last byte aside: the

@@ -37,6 +37,17 @@ struct XMLTreeNodesTests {
         #expect(nodes.allNodes.count == 10_000)
     }
 
+    @Test(arguments: [Int.max, 1 << 50])
+    func aReservationThatCannotBeMadeIsLeftToGrowing(_ reserved: Int) {
+        // GIVEN a list asked to reserve more than can be allocated (or even counted in bytes)
+        let nodes = XMLTreeNodes(capacity: reserved)
+        // WHEN nodes are appended
+        for number in 0..<100 { nodes.append(Self.node(number)) }
+        // THEN it did not trap, and grew as needed
+        #expect(nodes.count == 100)
+        #expect(nodes[99].name == 99)
+    }
+
     @Test func parentsAndEndsFollowTheDocumentsNesting() throws {
         // GIVEN elements nested and side by side, some empty, with text around them
         let tree = try XMLTree(string: "<r>a<b><c/>t<d><e>x</e></d></b>m<f/>z<g>y</g></r>")

@@ -88,6 +88,24 @@ struct XMLTreeSinkTests {
         }
     }
 
+    @Test func theNodeReservationIsBoundedByWhatTheBytesCanHold() async throws {
+        // GIVEN a large document whose only element holds a comment of 8 MiB of `<`, each of
+        // which the sample would count as a start tag
+        let bytes = try await offTheCooperativePool {
+            Array("<r><!--".utf8) + [UInt8](repeating: UInt8(ascii: "<"), count: 8 << 20) + Array("--></r>".utf8)
+        }
+        let (estimate, nodes) = try await offTheCooperativePool {
+            try bytes.withUnsafeBufferPointer { buffer in
+                // WHEN the reservation is estimated, and the document parsed
+                (XMLTreeSink.expectedNodes(buffer), try XMLTree(data: Data(buffer)).storage.nodes.count)
+            }
+        }
+        // THEN no more nodes are reserved than the smallest elements (`<a/>`, 4 bytes) could
+        // fill, and the tree has its one node
+        #expect(estimate <= bytes.count / 4 + 16)
+        #expect(nodes == 1)
+    }
+
     @Test func startTagsAreCountedAtEveryAlignment() {
         // GIVEN a start tag at each offset of an 8-byte word, and a `<` as the last byte
         for offset in 0 ..< 17 {
