@@ -27,8 +27,9 @@ import FoundationNetworking
 ///   body given as an `httpBodyStream` cannot be sent twice: a redirect that needs it fails with
 ///   ``ResourceError/RedirectRefusal/unrepeatableBody``.
 /// - **Credentials**: a redirect to an origin (scheme, host and port) other than the original
-///   request's does not carry the ``TransferRules/credentialHeaderFields``. (Linux's
-///   `URLSession` forwards them to any origin.)
+///   request's does not carry the ``TransferRules/credentialHeaderFields``, whether the request
+///   or the configuration's `httpAdditionalHeaders` names them. (Linux's `URLSession` forwards
+///   them to any origin, and adds the configuration's to every request it sends.)
 /// - **Compression**: the transport asks for responses without content coding
 ///   (`Accept-Encoding: identity`) unless the request or the configuration names an
 ///   `Accept-Encoding` of its own, because on Linux a gzip body cut short arrives as a shorter
@@ -90,6 +91,9 @@ public final class URLSessionTransport: URLSessionType {
     private let delegate: Delegate
     /// What a session of a request that may not be sent twice is made with.
     private let configuration: URLSessionConfiguration
+    /// The credential header fields the configuration's `httpAdditionalHeaders` named, which
+    /// the transport sends as fields of each request instead.
+    private let configuredCredentials: [(name: String, value: String)]
     private let delegateQueue: DelegateQueue
     /// Where the completion handlers of ``data(for:options:completionHandler:)`` run.
     private let callbackQueue: DispatchQueue
@@ -103,7 +107,9 @@ public final class URLSessionTransport: URLSessionType {
     ///   FoundationNetworking cannot cancel a task safely while it looks the task up in one.
     ///   The transport uses a copy: unless its `httpAdditionalHeaders` name an
     ///   `Accept-Encoding`, the copy's say `Accept-Encoding: identity` (see the compression
-    ///   rule above).
+    ///   rule above). The ``TransferRules/credentialHeaderFields`` among them are taken out of
+    ///   the copy and added to each request that does not name them itself, so that only the
+    ///   original request's origin receives them (see the credentials rule above).
     ///
     /// When the transport is released, requests in flight run to completion and the session is
     /// then invalidated.
@@ -113,8 +119,18 @@ public final class URLSessionTransport: URLSessionType {
         let acceptEncoding = headers.first { ($0.key as? String)?.lowercased() == "accept-encoding" }?.value as? String
         if acceptEncoding == nil {
             headers["Accept-Encoding"] = "identity"
-            configuration.httpAdditionalHeaders = headers
         }
+        // The session adds its `httpAdditionalHeaders` to every request it sends, a redirected
+        // one included, where the redirect rules cannot take them out: the credential fields go
+        // to each request instead (see `addingConfiguredCredentials(to:)`).
+        var credentials: [(name: String, value: String)] = []
+        for key in headers.keys {
+            guard let name = key as? String,
+                TransferRules.credentialHeaderFields.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame })
+            else { continue }
+            if let value = headers.removeValue(forKey: key) as? String { credentials.append((name, value)) }
+        }
+        configuration.httpAdditionalHeaders = headers
         #if canImport(FoundationNetworking)
         // FoundationNetworking looks a data task up in the `urlCache` on another queue before
         // the task can load; a `cancel()` that lands in that window reports the cancellation for
@@ -128,6 +144,7 @@ public final class URLSessionTransport: URLSessionType {
         self.delegate = delegate
         self.delegateQueue = queue
         self.configuration = configuration
+        self.configuredCredentials = credentials
         self.callbackQueue = queue.serialQueue
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
     }
@@ -150,6 +167,7 @@ public final class URLSessionTransport: URLSessionType {
         options: TransferOptions,
         receiver: any TransferReceiver
     ) -> any Cancellable {
+        let request = addingConfiguredCredentials(to: request)
         #if canImport(FoundationNetworking)
         if let body = request.streamedBody, !body.isRepeatable {
             receiver.transferDidComplete(with: ResourceError.invalidRequest(reason: Self.streamRefusal))
@@ -170,6 +188,16 @@ public final class URLSessionTransport: URLSessionType {
         delegate.register(task, request: request, options: options, receiver: bodyReceiver ?? receiver, restart: restart)
         task.resume()
         return handle
+    }
+
+    /// `request` with the credential fields of the configuration it does not name itself: they
+    /// then follow the redirect rules like any field of the request, and go only to its origin.
+    private func addingConfiguredCredentials(to request: URLRequest) -> URLRequest {
+        var request = request
+        for field in configuredCredentials where request.value(forHTTPHeaderField: field.name) == nil {
+            request.setValue(field.value, forHTTPHeaderField: field.name)
+        }
+        return request
     }
 
     /// Why a body with a ``RequestBodyStream`` is refused on Linux.

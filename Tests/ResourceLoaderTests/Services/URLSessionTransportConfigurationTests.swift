@@ -1,0 +1,105 @@
+import Foundation
+import ResourceLoader
+import ResourceLoaderTesting
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What ``URLSessionTransport`` does with its session configuration, over loopback.
+@Suite("URLSessionTransport: the configuration")
+struct URLSessionTransportConfigurationTests {
+    /// `request` sent through `transport`, with the answer its completion handler gets.
+    private func fetch(
+        _ request: URLRequest, with transport: URLSessionTransport, options: TransferOptions = TransferOptions()
+    ) async -> Result<(Data, URLResponse), any Error>? {
+        await withTimeLimit(.seconds(30)) {
+            await withCheckedContinuation { continuation in
+                _ = transport.data(for: request, options: options) { continuation.resume(returning: $0) }
+            }
+        }
+    }
+
+    /// A transport whose configuration sends every credential header field.
+    private func transportWithConfiguredCredentials() -> URLSessionTransport {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpAdditionalHeaders = [
+            "Authorization": "Bearer s", "Proxy-Authorization": "Basic p", "Cookie": "c=1", "X-Trace": "t-1",
+        ]
+        return URLSessionTransport(configuration: configuration)
+    }
+
+    // MARK: Credentials in httpAdditionalHeaders
+
+    @Test(arguments: [("GET", 302), ("POST", 307)])
+    func credentialsOfTheConfigurationStayWithTheirOrigin(method: String, status: Int) async throws {
+        // GIVEN a transport whose configuration names the credential fields, and A redirecting to B
+        let seenByA = OrderRecorder()
+        let seenByB = OrderRecorder()
+        let serverB = try LoopbackHTTPServer { request in
+            for name in URLSessionTransport.credentialHeaderFields + ["X-Trace"] {
+                seenByB.append(request.value(forHeaderField: name) ?? "-")
+            }
+            return .status(200, body: Data("landed".utf8))
+        }
+        defer { serverB.stop() }
+        let serverA = try LoopbackHTTPServer { request in
+            for name in URLSessionTransport.credentialHeaderFields {
+                seenByA.append(request.value(forHeaderField: name) ?? "-")
+            }
+            return .status(status, headers: ["Location": serverB.baseURL.appendingPathComponent("landed").absoluteString])
+        }
+        defer { serverA.stop() }
+        var request = URLRequest(url: serverA.baseURL)
+        request.httpMethod = method
+        if method == "POST" { request.httpBody = Data("x=1".utf8) }
+
+        // WHEN the request is sent
+        let answer = await fetch(request, with: transportWithConfiguredCredentials())
+
+        // THEN A sees the credentials, B only the other fields
+        #expect(try answer.map { try String(decoding: $0.get().0, as: UTF8.self) } == "landed")
+        #expect(seenByA.values == ["Bearer s", "Basic p", "c=1"])
+        #expect(seenByB.values == ["-", "-", "-", "t-1"])
+    }
+
+    @Test func credentialsOfTheConfigurationFollowARedirectToTheSameOrigin() async throws {
+        // GIVEN a transport whose configuration names the credential fields, and a redirect on
+        // the same origin
+        let seen = OrderRecorder()
+        let server = try LoopbackHTTPServer { request in
+            guard request.path == "/final" else { return .status(302, headers: ["Location": "/final"]) }
+            for name in URLSessionTransport.credentialHeaderFields {
+                seen.append(request.value(forHeaderField: name) ?? "-")
+            }
+            return .status(200, body: Data("landed".utf8))
+        }
+        defer { server.stop() }
+
+        // WHEN the request is sent
+        let answer = await fetch(URLRequest(url: server.baseURL.appendingPathComponent("start")), with: transportWithConfiguredCredentials())
+
+        // THEN the redirected request carries them
+        #expect(try answer.map { try String(decoding: $0.get().0, as: UTF8.self) } == "landed")
+        #expect(seen.values == ["Bearer s", "Basic p", "c=1"])
+    }
+
+    @Test func aRequestsOwnCredentialFieldWinsOverTheConfigurations() async throws {
+        // GIVEN a transport whose configuration names Authorization, and a request naming its own
+        let seen = OrderRecorder()
+        let server = try LoopbackHTTPServer { request in
+            seen.append(request.value(forHeaderField: "Authorization") ?? "-")
+            return .status(200, body: Data("ok".utf8))
+        }
+        defer { server.stop() }
+        var request = URLRequest(url: server.baseURL)
+        request.setValue("Bearer own", forHTTPHeaderField: "authorization")
+
+        // WHEN it is sent
+        _ = await fetch(request, with: transportWithConfiguredCredentials())
+
+        // THEN the server sees the request's own
+        #expect(seen.values == ["Bearer own"])
+    }
+}
