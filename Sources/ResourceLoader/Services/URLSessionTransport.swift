@@ -49,8 +49,8 @@ import FoundationNetworking
 ///   under a second. There the transport sends a request's `timeoutInterval` (and the
 ///   configuration's `timeoutIntervalForRequest`) that is not finite or not positive as no idle
 ///   timeout, as `AsyncHTTPClientTransport` reads it, and rounds the others up to whole seconds;
-///   the deadline still bounds the fetch. On Apple platforms the values go to `URLSession` as
-///   they are.
+///   the deadline still bounds the fetch. A request that sets no `timeoutInterval` of its own
+///   keeps the configuration's. On Apple platforms the values go to `URLSession` as they are.
 /// - **Cancellation** is safe at any moment: on Linux the transport's session keeps no
 ///   `urlCache`, since FoundationNetworking cannot cancel a task while it looks it up in one.
 /// - **One outcome**: the receiver is completed exactly once per request; a transfer that was
@@ -283,7 +283,13 @@ public final class URLSessionTransport: URLSessionType {
             #endif
         }
         #if canImport(FoundationNetworking)
-        request.timeoutInterval = Self.wholeSecondsIdleTimeout(request.timeoutInterval)
+        // FoundationNetworking uses the configuration's `timeoutIntervalForRequest` for a request
+        // that never set its `timeoutInterval`, and the request's once it is set: it is set here
+        // only when it must change, so that a request without one keeps the configuration's.
+        let timeout = Self.wholeSecondsIdleTimeout(request.timeoutInterval)
+        if timeout != request.timeoutInterval {
+            request.timeoutInterval = timeout
+        }
         guard !request.mayBeSentAgain else { return session.dataTask(with: request) }
         if request.value(forHTTPHeaderField: "Connection") == nil {
             request.setValue("close", forHTTPHeaderField: "Connection")

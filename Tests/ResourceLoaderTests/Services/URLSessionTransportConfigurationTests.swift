@@ -102,4 +102,20 @@ struct URLSessionTransportConfigurationTests {
         // THEN the server sees the request's own
         #expect(seen.values == ["Bearer own"])
     }
+
+    // MARK: The configuration's idle timeout
+
+    @Test func aRequestWithoutATimeoutOfItsOwnUsesTheConfigurations() async throws {
+        // GIVEN a configuration with a 1-second idle timeout, and a server silent for 40 seconds
+        let server = try LoopbackHTTPServer { _ in .status(200, body: Data("late".utf8)).delayed(by: .seconds(40)) }
+        defer { server.stop() }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 1
+
+        // WHEN a request that sets no timeout of its own is sent
+        let answer = await fetch(URLRequest(url: server.baseURL), with: URLSessionTransport(configuration: configuration))
+
+        // THEN it times out by the configuration's timeout, not the request's default 60 seconds
+        #expect((answer?.failure as? URLError)?.code == .timedOut)
+    }
 }
