@@ -625,13 +625,20 @@ extension URLSessionTransport {
             }
             let task = restart.transport.makeTask(for: request, streams: transfer.receiver as? StreamedBodyReceiver)
             transfers.withLock { $0[ObjectIdentifier(task)] = transfer }
-            task.resume()
-            // Cancelled meanwhile: the handle marked the task before this one. The new task is
-            // marked as well, so that however it ends, it ends as cancelled.
-            if !restart.handle.move(to: task) {
-                markCancelled(task)
+            // The handle follows the transfer before the new task starts, so that the request is
+            // never sent after `cancel()` returned. Cancelled meanwhile (the handle marked the task
+            // before this one): the new task is never started, and the transfer ends as
+            // cancelled. A `cancel()` from now on cancels the new task; if that lands before
+            // `resume()`, the task does not start (`resume()` leaves a cancelled task alone) and
+            // ends as cancelled.
+            guard restart.handle.move(to: task) else {
+                if transfers.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) }) != nil {
+                    transfer.receiver.transferDidComplete(with: URLError(.cancelled))
+                }
                 task.cancel()
+                return
             }
+            task.resume()
         }
 
         func urlSession(
