@@ -763,7 +763,11 @@ extension URLSessionTransport {
             if let response = challenge.failureResponse as? HTTPURLResponse, [401, 407].contains(response.statusCode),
                 let transfer = transfers.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) })
             {
-                if transfer.hasDeliveredHead {
+                if transfer.isCancelled {
+                    // Cancelled before the challenge came: the transfer ends as cancelled, as
+                    // `didCompleteWithError` ends one.
+                    transfer.receiver.transferDidComplete(with: URLError(.cancelled))
+                } else if transfer.hasDeliveredHead {
                     transfer.receiver.transferDidComplete(with: nil)
                 } else {
                     complete(transfer, answeredWith: response, request: task.currentRequest ?? transfer.originalRequest)
