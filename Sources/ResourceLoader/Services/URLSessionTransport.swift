@@ -14,7 +14,15 @@ import FoundationNetworking
 /// - **Size**: the body reaches the receiver piece by piece, so ``ResponseCollector`` fails a
 ///   declared `Content-Length` over ``TransferOptions/maximumResponseBytes`` before the body is
 ///   read, and stops a body without one as soon as it crosses the limit, with
-///   ``ResourceError/responseTooLarge(limit:)``; memory stays bounded.
+///   ``ResourceError/responseTooLarge(limit:)``; memory stays bounded. On Linux this holds for
+///   every response but a `301`, `302`, `303` or `305` to `308`: FoundationNetworking hands
+///   neither the head nor the body of one to the transport, and holds its whole body in memory
+///   until it ends. A redirect's body is not counted against the limit, and one that never ends
+///   grows without bound, copied whole for each piece that arrives on the work queue every
+///   session in the process shares: that stalls every transfer, and holds up `cancel()`, which
+///   waits for that queue, and so the deadline. Such a response that is the answer (one without a `Location`)
+///   arrives without its body. Fetch from servers you do not trust through
+///   `AsyncHTTPClientTransport`, which sees every response as it arrives.
 /// - **Redirects**: ``TransferRules`` decides each one: after ``TransferOptions/maximumRedirects``
 ///   redirects the next one fails with
 ///   ``ResourceError/RedirectRefusal/tooManyRedirects(limit:)``; a redirect from `https` to
