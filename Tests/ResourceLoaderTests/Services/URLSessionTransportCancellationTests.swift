@@ -15,12 +15,14 @@ import FoundationNetworking
 @Suite("URLSessionTransport: cancellation against queued callbacks")
 struct URLSessionTransportCancellationTests {
     @Test func aChallengeThatArrivesAfterCancelEndsAsCancelled() async throws {
-        // GIVEN a server that answers 401 with a challenge shortly after the request arrives
+        // GIVEN a server that answers 401 with a challenge once another transfer's receiver
+        // holds the work queue
         let requestArrived = DispatchSemaphore(value: 0)
+        let holder = QueueHolder()
         let challenger = try LoopbackHTTPServer { _ in
             requestArrived.signal()
+            _ = holder.isHolding.wait(timeout: .now() + 30)
             return .status(401, headers: ["WWW-Authenticate": "Basic realm=\"r\""], body: Data("denied".utf8))
-                .delayed(by: .milliseconds(300))
         }
         defer { challenger.stop() }
         let other = try LoopbackHTTPServer { _ in .status(200, body: Data("ok".utf8)) }
@@ -31,40 +33,58 @@ struct URLSessionTransportCancellationTests {
         try await offTheCooperativePool { _ = requestArrived.wait(timeout: .now() + 30) }
 
         // WHEN another transfer's receiver holds the work queue while the 401 arrives, and the
-        // transfer is cancelled meanwhile (its cancel() then waits behind the 401's callbacks)
-        let holder = QueueHolder()
-        let holding = transport.startTransfer(URLRequest(url: other.baseURL), options: TransferOptions(), receiver: holder)
-        try await offTheCooperativePool {
-            _ = holder.isHolding.wait(timeout: .now() + 30)
-            Thread.sleep(forTimeInterval: 0.8)
+        // transfer is cancelled meanwhile (its cancel() then waits behind the 401's callbacks).
+        // All of it runs on threads of its own: a task of Swift's cooperative pool may be
+        // waiting for the held queue.
+        let answeredBeforeCancel = AnswerFlag()
+        holder.whileHolding = {
+            Thread.sleep(forTimeInterval: 0.5)
+            answeredBeforeCancel.set(answer.value != nil)
+            Thread.detachNewThread { handle.cancel() }
+            Thread.sleep(forTimeInterval: 0.2)
         }
-        let answeredBeforeCancel = answer.value != nil
-        Thread.detachNewThread { handle.cancel() }
-        try await offTheCooperativePool { Thread.sleep(forTimeInterval: 0.2) }
-        holder.release.signal()
+        let holding = transport.startTransfer(URLRequest(url: other.baseURL), options: TransferOptions(), receiver: holder)
         let result = await withTimeLimit { await answer.wait() }
         _ = holding
 
         // THEN the transfer ends as cancelled, not with the 401 as its answer
-        #expect(!answeredBeforeCancel, "the 401 was answered before the work queue was held: the test proved nothing")
+        #expect(!answeredBeforeCancel.value, "the 401 was answered before the work queue was held: the test proved nothing")
         #expect((result?.failure as? URLError)?.code == .cancelled, "got \(String(describing: result))")
     }
 }
 
-/// Holds the delegate's queue in ``transferDidReceive(head:)`` until ``release`` is signalled.
+/// Holds the delegate's queue in ``transferDidReceive(head:)`` while ``whileHolding`` runs on a
+/// thread of its own.
 private final class QueueHolder: TransferReceiver, @unchecked Sendable {
+    /// Signalled once the holding starts.
     let isHolding = DispatchSemaphore(value: 0)
-    let release = DispatchSemaphore(value: 0)
+    /// Set before the transfer starts.
+    var whileHolding: @Sendable () -> Void = {}
 
     func transferDidSend(_ sent: Int64, of expected: Int64?) {}
     func transferDidReceive(head: ResponseHead) -> TransferDecision {
         isHolding.signal()
-        _ = release.wait(timeout: .now() + 10)
+        let release = DispatchSemaphore(value: 0)
+        let action = whileHolding
+        Thread.detachNewThread {
+            action()
+            release.signal()
+        }
+        _ = release.wait(timeout: .now() + 30)
         return .proceed
     }
     func transferDidReceive(_ chunk: Data) -> TransferDecision { .proceed }
     func transferDidReceive(codedByteCount: Int) {}
     func transferDidComplete(with error: (any Error)?) {}
+}
+
+/// A flag set from another thread.
+private final class AnswerFlag: @unchecked Sendable {
+    // `lock` guards `flag`.
+    private let lock = NSLock()
+    private var flag = false
+    var value: Bool { lock.lock(); defer { lock.unlock() }; return flag }
+    func set(_ value: Bool) { lock.lock(); flag = value; lock.unlock() }
 }
 
 /// The answer of a completion handler, awaited once.
