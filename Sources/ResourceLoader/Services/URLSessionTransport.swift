@@ -20,8 +20,8 @@ import FoundationNetworking
 ///   until it ends. A redirect's body is not counted against the limit, and one that never ends
 ///   grows without bound, copied whole for each piece that arrives on the work queue every
 ///   session in the process shares: that stalls every transfer, and holds up `cancel()`, which
-///   waits for that queue, and so the deadline. Such a response that is the answer (one without a `Location`)
-///   arrives without its body. Fetch from servers you do not trust through
+///   waits for that queue, and so the deadline. Such a response that is the answer (one without
+///   a `Location`) arrives without its body. Fetch from servers you do not trust through
 ///   `AsyncHTTPClientTransport`, which sees every response as it arrives.
 /// - **Redirects**: ``TransferRules`` decides each one: after ``TransferOptions/maximumRedirects``
 ///   redirects the next one fails with
