@@ -14,7 +14,15 @@ import FoundationNetworking
 /// - **Size**: the body reaches the receiver piece by piece, so ``ResponseCollector`` fails a
 ///   declared `Content-Length` over ``TransferOptions/maximumResponseBytes`` before the body is
 ///   read, and stops a body without one as soon as it crosses the limit, with
-///   ``ResourceError/responseTooLarge(limit:)``; memory stays bounded.
+///   ``ResourceError/responseTooLarge(limit:)``; memory stays bounded. On Linux this holds for
+///   every response but a `301`, `302`, `303` or `305` to `308`: FoundationNetworking hands
+///   neither the head nor the body of one to the transport, and holds its whole body in memory
+///   until it ends. A redirect's body is not counted against the limit, and one that never ends
+///   grows without bound, copied whole for each piece that arrives on the work queue every
+///   session in the process shares: that stalls every transfer, and holds up `cancel()`, which
+///   waits for that queue, and so the deadline. Such a response that is the answer (one without
+///   a `Location`) arrives without its body. Fetch from servers you do not trust through
+///   `AsyncHTTPClientTransport`, which sees every response as it arrives.
 /// - **Redirects**: ``TransferRules`` decides each one: after ``TransferOptions/maximumRedirects``
 ///   redirects the next one fails with
 ///   ``ResourceError/RedirectRefusal/tooManyRedirects(limit:)``; a redirect from `https` to
@@ -27,8 +35,9 @@ import FoundationNetworking
 ///   body given as an `httpBodyStream` cannot be sent twice: a redirect that needs it fails with
 ///   ``ResourceError/RedirectRefusal/unrepeatableBody``.
 /// - **Credentials**: a redirect to an origin (scheme, host and port) other than the original
-///   request's does not carry the ``TransferRules/credentialHeaderFields``. (Linux's
-///   `URLSession` forwards them to any origin.)
+///   request's does not carry the ``TransferRules/credentialHeaderFields``, whether the request
+///   or the configuration's `httpAdditionalHeaders` names them. (Linux's `URLSession` forwards
+///   them to any origin, and adds the configuration's to every request it sends.)
 /// - **Compression**: the transport asks for responses without content coding
 ///   (`Accept-Encoding: identity`) unless the request or the configuration names an
 ///   `Accept-Encoding` of its own, because on Linux a gzip body cut short arrives as a shorter
@@ -48,8 +57,8 @@ import FoundationNetworking
 ///   under a second. There the transport sends a request's `timeoutInterval` (and the
 ///   configuration's `timeoutIntervalForRequest`) that is not finite or not positive as no idle
 ///   timeout, as `AsyncHTTPClientTransport` reads it, and rounds the others up to whole seconds;
-///   the deadline still bounds the fetch. On Apple platforms the values go to `URLSession` as
-///   they are.
+///   the deadline still bounds the fetch. A request that sets no `timeoutInterval` of its own
+///   keeps the configuration's. On Apple platforms the values go to `URLSession` as they are.
 /// - **Cancellation** is safe at any moment: on Linux the transport's session keeps no
 ///   `urlCache`, since FoundationNetworking cannot cancel a task while it looks it up in one.
 /// - **One outcome**: the receiver is completed exactly once per request; a transfer that was
@@ -90,6 +99,9 @@ public final class URLSessionTransport: URLSessionType {
     private let delegate: Delegate
     /// What a session of a request that may not be sent twice is made with.
     private let configuration: URLSessionConfiguration
+    /// The credential header fields the configuration's `httpAdditionalHeaders` named, which
+    /// the transport sends as fields of each request instead.
+    private let configuredCredentials: [(name: String, value: String)]
     private let delegateQueue: DelegateQueue
     /// Where the completion handlers of ``data(for:options:completionHandler:)`` run.
     private let callbackQueue: DispatchQueue
@@ -103,7 +115,9 @@ public final class URLSessionTransport: URLSessionType {
     ///   FoundationNetworking cannot cancel a task safely while it looks the task up in one.
     ///   The transport uses a copy: unless its `httpAdditionalHeaders` name an
     ///   `Accept-Encoding`, the copy's say `Accept-Encoding: identity` (see the compression
-    ///   rule above).
+    ///   rule above). The ``TransferRules/credentialHeaderFields`` among them are taken out of
+    ///   the copy and added to each request that does not name them itself, so that only the
+    ///   original request's origin receives them (see the credentials rule above).
     ///
     /// When the transport is released, requests in flight run to completion and the session is
     /// then invalidated.
@@ -113,8 +127,18 @@ public final class URLSessionTransport: URLSessionType {
         let acceptEncoding = headers.first { ($0.key as? String)?.lowercased() == "accept-encoding" }?.value as? String
         if acceptEncoding == nil {
             headers["Accept-Encoding"] = "identity"
-            configuration.httpAdditionalHeaders = headers
         }
+        // The session adds its `httpAdditionalHeaders` to every request it sends, a redirected
+        // one included, where the redirect rules cannot take them out: the credential fields go
+        // to each request instead (see `addingConfiguredCredentials(to:)`).
+        var credentials: [(name: String, value: String)] = []
+        for key in headers.keys {
+            guard let name = key as? String,
+                TransferRules.credentialHeaderFields.contains(where: { $0.caseInsensitiveCompare(name) == .orderedSame })
+            else { continue }
+            if let value = headers.removeValue(forKey: key) as? String { credentials.append((name, value)) }
+        }
+        configuration.httpAdditionalHeaders = headers
         #if canImport(FoundationNetworking)
         // FoundationNetworking looks a data task up in the `urlCache` on another queue before
         // the task can load; a `cancel()` that lands in that window reports the cancellation for
@@ -128,6 +152,7 @@ public final class URLSessionTransport: URLSessionType {
         self.delegate = delegate
         self.delegateQueue = queue
         self.configuration = configuration
+        self.configuredCredentials = credentials
         self.callbackQueue = queue.serialQueue
         self.session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: queue)
     }
@@ -150,6 +175,7 @@ public final class URLSessionTransport: URLSessionType {
         options: TransferOptions,
         receiver: any TransferReceiver
     ) -> any Cancellable {
+        let request = addingConfiguredCredentials(to: request)
         #if canImport(FoundationNetworking)
         if let body = request.streamedBody, !body.isRepeatable {
             receiver.transferDidComplete(with: ResourceError.invalidRequest(reason: Self.streamRefusal))
@@ -170,6 +196,16 @@ public final class URLSessionTransport: URLSessionType {
         delegate.register(task, request: request, options: options, receiver: bodyReceiver ?? receiver, restart: restart)
         task.resume()
         return handle
+    }
+
+    /// `request` with the credential fields of the configuration it does not name itself: they
+    /// then follow the redirect rules like any field of the request, and go only to its origin.
+    private func addingConfiguredCredentials(to request: URLRequest) -> URLRequest {
+        var request = request
+        for field in configuredCredentials where request.value(forHTTPHeaderField: field.name) == nil {
+            request.setValue(field.value, forHTTPHeaderField: field.name)
+        }
+        return request
     }
 
     /// Why a body with a ``RequestBodyStream`` is refused on Linux.
@@ -255,7 +291,13 @@ public final class URLSessionTransport: URLSessionType {
             #endif
         }
         #if canImport(FoundationNetworking)
-        request.timeoutInterval = Self.wholeSecondsIdleTimeout(request.timeoutInterval)
+        // FoundationNetworking uses the configuration's `timeoutIntervalForRequest` for a request
+        // that never set its `timeoutInterval`, and the request's once it is set: it is set here
+        // only when it must change, so that a request without one keeps the configuration's.
+        let timeout = Self.wholeSecondsIdleTimeout(request.timeoutInterval)
+        if timeout != request.timeoutInterval {
+            request.timeoutInterval = timeout
+        }
         guard !request.mayBeSentAgain else { return session.dataTask(with: request) }
         if request.value(forHTTPHeaderField: "Connection") == nil {
             request.setValue("close", forHTTPHeaderField: "Connection")
@@ -591,13 +633,20 @@ extension URLSessionTransport {
             }
             let task = restart.transport.makeTask(for: request, streams: transfer.receiver as? StreamedBodyReceiver)
             transfers.withLock { $0[ObjectIdentifier(task)] = transfer }
-            task.resume()
-            // Cancelled meanwhile: the handle marked the task before this one. The new task is
-            // marked as well, so that however it ends, it ends as cancelled.
-            if !restart.handle.move(to: task) {
-                markCancelled(task)
+            // The handle follows the transfer before the new task starts, so that the request is
+            // never sent after `cancel()` returned. Cancelled meanwhile (the handle marked the task
+            // before this one): the new task is never started, and the transfer ends as
+            // cancelled. A `cancel()` from now on cancels the new task; if that lands before
+            // `resume()`, the task does not start (`resume()` leaves a cancelled task alone) and
+            // ends as cancelled.
+            guard restart.handle.move(to: task) else {
+                if transfers.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) }) != nil {
+                    transfer.receiver.transferDidComplete(with: URLError(.cancelled))
+                }
                 task.cancel()
+                return
             }
+            task.resume()
         }
 
         func urlSession(
@@ -722,7 +771,11 @@ extension URLSessionTransport {
             if let response = challenge.failureResponse as? HTTPURLResponse, [401, 407].contains(response.statusCode),
                 let transfer = transfers.withLock({ $0.removeValue(forKey: ObjectIdentifier(task)) })
             {
-                if transfer.hasDeliveredHead {
+                if transfer.isCancelled {
+                    // Cancelled before the challenge came: the transfer ends as cancelled, as
+                    // `didCompleteWithError` ends one.
+                    transfer.receiver.transferDidComplete(with: URLError(.cancelled))
+                } else if transfer.hasDeliveredHead {
                     transfer.receiver.transferDidComplete(with: nil)
                 } else {
                     complete(transfer, answeredWith: response, request: task.currentRequest ?? transfer.originalRequest)
