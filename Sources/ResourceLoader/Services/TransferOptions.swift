@@ -41,8 +41,8 @@ public struct TransferOptions: Sendable, Hashable {
     /// service made from a ``ResourcePipeline`` with request adapters, the deadline starts
     /// before the adapters run, so it bounds them too: a slow adapter ends the fetch with
     /// ``ResourceError/timedOut`` at the deadline. The transfer is cancelled before the fetch
-    /// fails, so a transport whose cancellation waits ends the fetch late: on Linux, a large
-    /// redirect body can hold up ``URLSessionTransport``'s cancellation (see its size rule).
+    /// fails, so a transport whose `cancel()` waits ends the fetch late; the library's
+    /// transports return from it at once.
     public var deadline: Duration?
 
     /// The largest response body accepted, in bytes. Default: ``defaultMaximumResponseBytes``

@@ -19,9 +19,10 @@ import FoundationNetworking
 ///   neither the head nor the body of one to the transport, and holds its whole body in memory
 ///   until it ends. A redirect's body is not counted against the limit, and one that never ends
 ///   grows without bound, copied whole for each piece that arrives on the work queue every
-///   session in the process shares: that stalls every transfer, and holds up `cancel()`, which
-///   waits for that queue, and so the deadline. Such a response that is the answer (one without
-///   a `Location`) arrives without its body. Fetch from servers you do not trust through
+///   session in the process shares: that stalls every transfer of the process. The fetch still
+///   ends at its deadline (the transport's `cancel()` never waits for that queue), but the task
+///   goes on until FoundationNetworking lets its cancellation in. Such a response that is the
+///   answer (one without a `Location`) arrives without its body. Fetch from servers you do not trust through
 ///   `AsyncHTTPClientTransport`, which sees every response as it arrives.
 /// - **Redirects**: ``TransferRules`` decides each one: after ``TransferOptions/maximumRedirects``
 ///   redirects the next one fails with
@@ -390,11 +391,17 @@ extension URLSessionTransport {
                 return state.task
             }
             guard let task else { return }
+            // Marked first: the delegate hands the transfer's receiver nothing more but the
+            // completion, which says it was cancelled.
             delegate.markCancelled(task)
-            // A read waiting for a stream's next chunk holds the session's work queue, which
-            // `cancel()` waits for: the streams are closed first, which ends the wait.
+            // A read waiting for a stream's next chunk holds the session's work queue: the
+            // streams are closed first, which ends the wait.
             streams?.cancel()
-            task.cancel()
+            // The task's `cancel()` waits for the work queue, which every session in the process
+            // shares and anything may hold (FoundationNetworking, another transfer's receiver):
+            // it is made from another queue, so that this call, and a fetch's cancellation or
+            // deadline, never wait for it.
+            DispatchQueue.global().async { task.cancel() }
         }
 
         /// Makes `task` the one ``cancel()`` cancels; `false` if the handle was cancelled already.
@@ -656,7 +663,9 @@ extension URLSessionTransport {
             completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
         ) {
             let transfer = transfers.withLock { transfers -> (receiver: any TransferReceiver, original: URLRequest)? in
-                guard var transfer = transfers[ObjectIdentifier(dataTask)] else { return nil }
+                // A cancelled transfer is handed no head: its task is being cancelled, and it
+                // ends as cancelled.
+                guard var transfer = transfers[ObjectIdentifier(dataTask)], !transfer.isCancelled else { return nil }
                 transfer.hasDeliveredHead = true
                 transfer.earlyBody = Data()
                 transfer.expectedBodyBytes = Self.expectedBodyBytes(of: response, answering: transfer.originalRequest)
@@ -721,7 +730,8 @@ extension URLSessionTransport {
 
         func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
             let receiver = transfers.withLock { transfers -> (any TransferReceiver)? in
-                guard let transfer = transfers[ObjectIdentifier(dataTask)] else { return nil }
+                // Nor any more of the body.
+                guard let transfer = transfers[ObjectIdentifier(dataTask)], !transfer.isCancelled else { return nil }
                 guard transfer.hasDeliveredHead else {
                     transfers[ObjectIdentifier(dataTask)]?.earlyBody.append(data)
                     return nil

@@ -51,6 +51,47 @@ struct URLSessionTransportCancellationTests {
         #expect(!answeredBeforeCancel.value, "the 401 was answered before the work queue was held: the test proved nothing")
         #expect((result?.failure as? URLError)?.code == .cancelled, "got \(String(describing: result))")
     }
+
+    @Test func cancelReturnsWhileAnotherTransfersReceiverHoldsTheWorkQueue() async throws {
+        // GIVEN a transfer in flight to a server that has not answered yet
+        let release = DispatchSemaphore(value: 0)
+        let requestArrived = DispatchSemaphore(value: 0)
+        let slow = try LoopbackHTTPServer { _ in
+            requestArrived.signal()
+            _ = release.wait(timeout: .now() + 30)
+            return .status(200, body: Data("late".utf8))
+        }
+        defer { slow.stop() }
+        defer { release.signal() }
+        let other = try LoopbackHTTPServer { _ in .status(200, body: Data("ok".utf8)) }
+        defer { other.stop() }
+        let transport = URLSessionTransport()
+        let answer = AnswerBox()
+        let handle = transport.data(for: URLRequest(url: slow.baseURL), options: TransferOptions()) { answer.set($0) }
+        try await offTheCooperativePool { _ = requestArrived.wait(timeout: .now() + 30) }
+
+        // WHEN another transfer's receiver holds the work queue, and the first transfer is
+        // cancelled meanwhile, on threads of their own
+        let returnedWhileHeld = AnswerFlag()
+        let holder = QueueHolder()
+        holder.whileHolding = {
+            let returned = AnswerFlag()
+            Thread.detachNewThread {
+                handle.cancel()
+                returned.set(true)
+            }
+            Thread.sleep(forTimeInterval: 0.5)
+            returnedWhileHeld.set(returned.value)
+        }
+        let holding = transport.startTransfer(URLRequest(url: other.baseURL), options: TransferOptions(), receiver: holder)
+        let result = await withTimeLimit { await answer.wait() }
+        _ = holding
+
+        // THEN cancel() returned without waiting for the queue (so a fetch's cancellation and
+        // deadline do not wait for it either), and the transfer ends as cancelled
+        #expect(returnedWhileHeld.value, "cancel() waited for the work queue")
+        #expect((result?.failure as? URLError)?.code == .cancelled, "got \(String(describing: result))")
+    }
 }
 
 /// Holds the delegate's queue in ``transferDidReceive(head:)`` while ``whileHolding`` runs on a
