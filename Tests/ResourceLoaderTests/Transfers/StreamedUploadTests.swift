@@ -19,6 +19,16 @@ struct StreamedUploadTests {
         }
     }
 
+    /// Checks that `reports` grow to `total` bytes in more than one step, each with the total.
+    private static func expectProgressInSteps(
+        _ reports: [(sent: Int64, expected: Int64?)], toWhole total: Int64, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(reports.count > 1, sourceLocation: sourceLocation)
+        #expect(reports.last?.sent == total, sourceLocation: sourceLocation)
+        #expect(reports.allSatisfy { $0.expected == total }, sourceLocation: sourceLocation)
+        #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.sent <= $1.sent }, sourceLocation: sourceLocation)
+    }
+
     @Test(arguments: UploadTransport.allCases)
     func sendsAFileReadFromDisk(transport: UploadTransport) async throws {
         // GIVEN a file of 1 MiB and a server that keeps what it receives
@@ -64,11 +74,7 @@ struct StreamedUploadTests {
             return
         }
         #expect(head.statusCode == 204)
-        let reports = recorder.reports
-        #expect(reports.count > 1)
-        #expect(reports.last?.sent == Int64(3 << 20))
-        #expect(reports.allSatisfy { $0.expected == Int64(3 << 20) })
-        #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.sent <= $1.sent })
+        Self.expectProgressInSteps(recorder.reports, toWhole: 3 << 20)
     }
 
     @Test(arguments: UploadTransport.allCases)
@@ -96,11 +102,7 @@ struct StreamedUploadTests {
             return
         }
         #expect(head.statusCode == 201)
-        let reports = recorder.reports
-        #expect(reports.count > 1)
-        #expect(reports.last?.sent == Int64(3 << 20))
-        #expect(reports.allSatisfy { $0.expected == Int64(3 << 20) })
-        #expect(zip(reports, reports.dropFirst()).allSatisfy { $0.sent <= $1.sent })
+        Self.expectProgressInSteps(recorder.reports, toWhole: 3 << 20)
         let sent = try #require(received.withLock { $0.first })
         #expect(sent.body == bytes)
         #expect(sent.value(forHeaderField: "Content-Length") == String(3 << 20))
