@@ -20,12 +20,16 @@ final class XMLTreeNodes: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var count = 0
     @exclusivity(unchecked) private var capacity = 0
 
+    /// The most nodes a list reserves up front: as many as a node's 32-bit indices can name.
+    static let maximumReservation = Int(UInt32.max)
+
     /// An empty list with room for `capacity` nodes before it first grows.
     ///
-    /// The capacity is an estimate (see ``XMLTreeSink/expectedNodes(_:)``): when that much
-    /// memory cannot be had, the list starts empty and grows as nodes are appended.
+    /// The capacity is an estimate (see ``XMLTreeSink/expectedNodes(_:)``): when it is over
+    /// ``maximumReservation``, or that much memory cannot be had, the list starts empty and grows
+    /// as nodes are appended.
     init(capacity: Int = 0) {
-        if capacity > 0 { _ = tryReserve(capacity) }
+        if capacity > 0, capacity <= Self.maximumReservation { _ = tryReserve(capacity) }
     }
 
     deinit {

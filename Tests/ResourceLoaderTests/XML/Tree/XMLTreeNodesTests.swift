@@ -39,7 +39,9 @@ struct XMLTreeNodesTests {
 
     @Test(arguments: [Int.max, 1 << 50])
     func aReservationThatCannotBeMadeIsLeftToGrowing(_ reserved: Int) {
-        // GIVEN a list asked to reserve more than can be allocated (or even counted in bytes)
+        // GIVEN a list asked to reserve more than a tree can index (or even count in bytes),
+        // which is never asked of the allocator (a sanitizer's stops the process on a request
+        // it cannot meet)
         let nodes = XMLTreeNodes(capacity: reserved)
         // WHEN nodes are appended
         for number in 0..<100 { nodes.append(Self.node(number)) }
