@@ -352,24 +352,34 @@ struct CachingPipelineTests {
 /// An origin that answers `200` with `max-age=60`, sends nothing of the body, and fails it with
 /// a lost connection when told; cancelling does nothing.
 final class HeadThenHold: HTTPTransport, @unchecked Sendable {
-    // `lock` guards `receiver`.
+    // `lock` guards `receiver` and `sentHead`.
     private let lock = NSLock()
     private var receiver: (any TransferReceiver)?
 
-    var hasSentHead: Bool { lock.withLock { receiver != nil } }
+    private var sentHead = false
+
+    var hasSentHead: Bool { lock.withLock { sentHead } }
 
     func startTransfer(_ request: URLRequest, options: TransferOptions, receiver: any TransferReceiver) -> any Cancellable {
         let head = ResponseHead(
             statusCode: 200, url: request.url ?? URL(string: "http://origin.test/")!,
             headerFields: [("Cache-Control", "max-age=60"), ("Content-Type", "application/json")])
         _ = receiver.transferDidReceive(head: head)
-        lock.withLock { self.receiver = receiver }
+        lock.withLock {
+            self.receiver = receiver
+            sentHead = true
+        }
         return Ignored()
     }
 
     /// Ends the transfer with a lost connection.
     func failTheBody() {
-        lock.withLock { receiver }?.transferDidComplete(with: URLError(.networkConnectionLost))
+        // Let go of the receiver, which holds the transport that holds this origin.
+        let receiver = lock.withLock { () -> (any TransferReceiver)? in
+            defer { self.receiver = nil }
+            return self.receiver
+        }
+        receiver?.transferDidComplete(with: URLError(.networkConnectionLost))
     }
 
     private final class Ignored: Cancellable {

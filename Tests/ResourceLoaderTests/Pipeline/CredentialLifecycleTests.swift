@@ -58,7 +58,11 @@ struct CredentialLifecycleTests {
 
         func responseReceived(_ event: FetchEvent.ResponseReceived) {
             _ = isSet.wait(timeout: .now() + 10)
-            lock.withLock { task }?.cancel()
+            let task = lock.withLock { () -> Task<Result<[City], ResourceError>, Never>? in
+                defer { self.task = nil }
+                return self.task
+            }
+            task?.cancel()
         }
     }
 

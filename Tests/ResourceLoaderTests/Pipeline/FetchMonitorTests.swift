@@ -126,7 +126,12 @@ struct FetchMonitorTests {
 
         func responseReceived(_ event: FetchEvent.ResponseReceived) {
             _ = isSet.wait(timeout: .now() + 10)
-            lock.withLock { cancel }?()
+            // Let go of the fetch's handle, which holds the service that holds this monitor.
+            let cancel = lock.withLock { () -> (@Sendable () -> Void)? in
+                defer { self.cancel = nil }
+                return self.cancel
+            }
+            cancel?()
         }
     }
 
