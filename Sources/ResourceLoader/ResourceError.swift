@@ -121,6 +121,13 @@ extension ResourceError {
         /// or `302` answering a method other than `POST`), and the body is an `httpBodyStream`,
         /// which cannot be read twice. Give the request an `httpBody` instead.
         case unrepeatableBody
+        /// The redirect leads to an origin (scheme, host and port) other than the original
+        /// request's and asks for the request body to be sent again (a `307` or `308`, or a
+        /// `301` or `302` answering a method other than `POST`). A body can carry credentials (a
+        /// password or token in a form, a WS-Security `UsernameToken` or signature), so it stays
+        /// with the origin it was written for; a resource whose body may follow sets
+        /// ``TransferOptions/sendsBodyToAnotherOrigin``.
+        case bodyToAnotherOrigin
     }
 
     /// What is known about a response whose status code was not acceptable.
@@ -324,6 +331,8 @@ extension ResourceError: CustomStringConvertible {
             return "Redirect refused: it leads to a URL that is not http or https"
         case .redirectRefused(.unrepeatableBody):
             return "Redirect refused: it needs the request body again, and a body stream cannot be sent twice"
+        case .redirectRefused(.bodyToAnotherOrigin):
+            return "Redirect refused: it would send the request body to another origin"
         case .cancelled:
             return "The request was cancelled"
         case .httpStatus(let failure):

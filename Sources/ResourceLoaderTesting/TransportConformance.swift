@@ -25,8 +25,8 @@ import FoundationNetworking
 /// - a body as it is sent, whole, chunked, or in pieces handed over as they arrive;
 /// - a receiver that stops the transfer at the head or in the body;
 /// - the redirect rules of ``ResourceLoader/TransferRules``: the limit, schemes other than
-///   `http` and `https`, credentials only to the original origin, `307` sending the body again,
-///   `303` turning into a `GET`;
+///   `http` and `https`, credentials only to the original origin, `307` sending the body again
+///   to the same origin and refused to another one, `303` turning into a `GET`;
 /// - a content coding that was not asked for, and conflicting `Content-Length` fields, refused;
 /// - a repeated header field read as its values joined with `", "`;
 /// - `gzip` that the transport asked for itself decoded exactly, and refused when cut short,
@@ -66,6 +66,11 @@ public struct TransportConformance: Sendable {
         case credentialsStayWithTheirOrigin
         /// A `307` sends the same method and body again.
         case temporaryRedirectSendsTheBodyAgain
+        /// A `307` to another origin that would send the request body again is refused with
+        /// ``ResourceLoader/ResourceError/RedirectRefusal/bodyToAnotherOrigin``, and the other
+        /// origin receives nothing; with ``ResourceLoader/TransferOptions/sendsBodyToAnotherOrigin``
+        /// it receives the same method and body.
+        case bodyStaysWithItsOrigin
         /// A `303` continues with a `GET`, without the body.
         case seeOtherContinuesWithAGet
         /// A `Content-Encoding` answering a request that asked for `identity` is refused.
@@ -180,6 +185,7 @@ extension TransportConformance {
             case .redirectToAnotherScheme: try await redirectToAnotherScheme()
             case .credentialsStayWithTheirOrigin: try await credentialsStayWithTheirOrigin()
             case .temporaryRedirectSendsTheBodyAgain: try await redirect(307, keepsBody: true)
+            case .bodyStaysWithItsOrigin: try await bodyStaysWithItsOrigin()
             case .seeOtherContinuesWithAGet: try await redirect(303, keepsBody: false)
             case .contentCodingNotAskedForIsRefused: try await contentCodingNotAskedFor()
             case .contentCodingsAreVerified: try await contentCodingsAreVerified()
@@ -346,6 +352,28 @@ extension TransportConformance {
                 throw fail("\(name) reached another origin")
             }
             guard fields["X-Trace"] == "t-1" else { throw fail("X-Trace did not follow the redirect") }
+        }
+
+        private func bodyStaysWithItsOrigin() async throws(Failure) {
+            let landed = Locked<(method: String, body: Data)?>(nil)
+            let other = try server { request in
+                landed.withLock { $0 = (request.method, request.body) }
+                return .status(200, body: Data("landed".utf8))
+            }
+            defer { stopWithoutWaiting(other) }
+            let first = try server { _ in .status(307, headers: ["Location": other.baseURL.appendingPathComponent("landed").absoluteString]) }
+            defer { stopWithoutWaiting(first) }
+            var request = URLRequest(url: first.baseURL.appendingPathComponent("login"))
+            request.httpMethod = "POST"
+            request.httpBody = Data("password=secret".utf8)
+            request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+            let refused = try await transfer(request)
+            try expectError(refused, { if case .redirectRefused(.bodyToAnotherOrigin) = $0 { true } else { false } }, "bodyToAnotherOrigin")
+            guard other.requestCount == 0 else { throw fail("the body followed a 307 to another origin") }
+            try expectSuccess(await transfer(request, options: TransferOptions(sendsBodyToAnotherOrigin: true)), body: Data("landed".utf8))
+            guard let (method, body) = landed.withLock({ $0 }), method == "POST", body == request.httpBody else {
+                throw fail("with sendsBodyToAnotherOrigin, the 307 did not send the same method and body to the other origin")
+            }
         }
 
         private func redirect(_ status: Int, keepsBody: Bool) async throws(Failure) {

@@ -18,7 +18,8 @@
 /// ``TransferRules``: no redirect from `https` to `http` or to anything but `http` and `https`
 /// URLs; the body sent again on a `307` or `308` and dropped, with the header fields that describe
 /// it, where RFC 9110 turns the request into a `GET`; the ``TransferRules/credentialHeaderFields``
-/// (`Authorization`, `Proxy-Authorization`, `Cookie`) kept to their origin; no content coding
+/// (`Authorization`, `Proxy-Authorization`, `Cookie`) kept to their origin; a request body sent
+/// again only to its origin, unless ``sendsBodyToAnotherOrigin`` says otherwise; no content coding
 /// unless a request names its own `Accept-Encoding`, and a coded response it did not ask for
 /// refused; and conflicting `Content-Length` fields refused.
 public struct TransferOptions: Sendable, Hashable {
@@ -78,6 +79,22 @@ public struct TransferOptions: Sendable, Hashable {
     /// temporary file is removed, even when the resource keeps partial files.
     public var maximumDownloadBytes: Int64
 
+    /// Whether a redirect to another origin (scheme, host and port) may send the request body
+    /// again. Default: `false`.
+    ///
+    /// A `307` or `308` (or a `301` or `302` answering a method other than `POST`) asks for the
+    /// same method and body again. A body carries credentials as often as a header does (a
+    /// password or refresh token in a form, a WS-Security `UsernameToken` or signature in a SOAP
+    /// envelope), and the header fields that carry them never follow a redirect to another
+    /// origin (``TransferRules/credentialHeaderFields``); so, by default, such a redirect of a
+    /// request with a non-empty body is refused with ``ResourceError/redirectRefused(_:)`` and
+    /// ``ResourceError/RedirectRefusal/bodyToAnotherOrigin`` before anything is sent there. Set
+    /// it for a resource whose body holds no secret and whose server moves it to another origin.
+    /// A redirect that drops the body (a `303`, or a `301` or `302` answering a `POST`) and a
+    /// redirect within the origin are followed either way. Enforced by the transport
+    /// (``TransferRules/redirect(statusCode:location:after:original:redirectsFollowed:options:)``).
+    public var sendsBodyToAnotherOrigin: Bool
+
     /// Creates options. With no arguments, every limit has its default.
     ///
     /// - Parameters:
@@ -85,15 +102,19 @@ public struct TransferOptions: Sendable, Hashable {
     ///   - maximumResponseBytes: The largest response body accepted, in bytes.
     ///   - maximumRedirects: The most redirects one request may follow.
     ///   - maximumDownloadBytes: The largest body a download writes to its file, in bytes.
+    ///   - sendsBodyToAnotherOrigin: Whether a redirect to another origin may send the request
+    ///     body again.
     public init(
         deadline: Duration? = TransferOptions.defaultDeadline,
         maximumResponseBytes: Int = TransferOptions.defaultMaximumResponseBytes,
         maximumRedirects: Int = TransferOptions.defaultMaximumRedirects,
-        maximumDownloadBytes: Int64 = TransferOptions.defaultMaximumDownloadBytes
+        maximumDownloadBytes: Int64 = TransferOptions.defaultMaximumDownloadBytes,
+        sendsBodyToAnotherOrigin: Bool = false
     ) {
         self.deadline = deadline
         self.maximumResponseBytes = maximumResponseBytes
         self.maximumRedirects = maximumRedirects
         self.maximumDownloadBytes = maximumDownloadBytes
+        self.sendsBodyToAnotherOrigin = sendsBodyToAnotherOrigin
     }
 }

@@ -14,7 +14,8 @@ import FoundationNetworking
 ///
 /// - ``redirect(statusCode:location:after:original:redirectsFollowed:options:)`` decides a
 ///   redirect: the limit, `https` to `http`, schemes other than `http` and `https`, the method
-///   and body RFC 9110 asks for, and the ``credentialHeaderFields`` across origins.
+///   and body RFC 9110 asks for, the ``credentialHeaderFields`` across origins, and a body sent
+///   again only to the original origin.
 /// - ``refusal(of:request:defaultAcceptEncoding:)`` checks a response's head: a content coding
 ///   the request did not ask for, and `Content-Length` fields that disagree.
 /// - ``decodingContent(for:limit:)`` decodes `gzip` and `deflate` bodies, verified and bounded,
@@ -55,6 +56,12 @@ public enum TransferRules {
     ///   ``RequestBody`` (a file, or a form without stream parts), which is read again: the
     ///   returned request carries a new, unopened ``RequestBodyInputStream`` of that body.
     /// - The ``credentialHeaderFields`` go only to the original request's origin.
+    /// - A request body goes only to the original request's origin: a redirect to another origin
+    ///   that would send a non-empty body again is refused with
+    ///   ``ResourceError/RedirectRefusal/bodyToAnotherOrigin``, unless the request's options
+    ///   allow it (``TransferOptions/sendsBodyToAnotherOrigin``). A body carries credentials as
+    ///   often as a header does: a password or refresh token in a form, a WS-Security
+    ///   `UsernameToken` or signature in a SOAP envelope.
     ///
     /// - Parameters:
     ///   - statusCode: The redirect's status code.
@@ -107,6 +114,9 @@ public enum TransferRules {
             next.httpBodyStream = stream.makeCopy()
         }
         let sameOrigin = Origin(target).map { $0 == Origin(original.url) } ?? false
+        if !sameOrigin, next.hasBody, !options.sendsBodyToAnotherOrigin {
+            return .refuse(.bodyToAnotherOrigin)
+        }
         for name in credentialHeaderFields {
             next.setValue(sameOrigin ? original.value(forHTTPHeaderField: name) : nil, forHTTPHeaderField: name)
         }

@@ -37,8 +37,10 @@ import FoundationNetworking
 ///   ``ResourceError/RedirectRefusal/unrepeatableBody``.
 /// - **Credentials**: a redirect to an origin (scheme, host and port) other than the original
 ///   request's does not carry the ``TransferRules/credentialHeaderFields``, whether the request
-///   or the configuration's `httpAdditionalHeaders` names them. (Linux's `URLSession` forwards
-///   them to any origin, and adds the configuration's to every request it sends.)
+///   or the configuration's `httpAdditionalHeaders` names them, nor the request body: one that
+///   would send a body there fails with ``ResourceError/RedirectRefusal/bodyToAnotherOrigin``
+///   unless ``TransferOptions/sendsBodyToAnotherOrigin`` allows it. (Linux's `URLSession`
+///   forwards the fields to any origin, and adds the configuration's to every request it sends.)
 /// - **Compression**: the transport asks for responses without content coding
 ///   (`Accept-Encoding: identity`) unless the request or the configuration names an
 ///   `Accept-Encoding` of its own, because on Linux a gzip body cut short arrives as a shorter

@@ -556,9 +556,10 @@ final class FileDownloadReceiver: TransferReceiver, BodyByteCounting {
         return partial
     }
 
-    /// Whether `head` names a content coding other than `identity`.
+    /// Whether `head` names a content coding other than `identity` (an empty one is identity, as
+    /// ``TransferRules/isIdentity(_:)`` has it).
     private static func isCoded(_ head: ResponseHead) -> Bool {
-        head.value(forHTTPHeaderField: "Content-Encoding").map { !$0.trimmingCharacters(in: .whitespaces).lowercased().elementsEqual("identity") } ?? false
+        head.value(forHTTPHeaderField: "Content-Encoding").map { !TransferRules.isIdentity($0) } ?? false
     }
 }
 

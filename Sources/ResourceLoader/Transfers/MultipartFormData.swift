@@ -285,16 +285,19 @@ public struct MultipartFormData: Sendable, Hashable {
 
     private static let lineBreak: [UInt8] = [0x0D, 0x0A]
 
-    /// The characters of RFC 2046's `bchars`: a boundary is made of these.
-    static let boundaryCharacters = Set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'()+_,-./:=? ")
+    /// The bytes of RFC 2046's `bchars`, all ASCII: a boundary is made of these.
+    static let boundaryBytes = Set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ'()+_,-./:=? ".utf8)
 
     /// The characters a random boundary is drawn from: `bchars` without the space and the ones
     /// that need quoting in a header.
     private static let randomCharacters = Array("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_")
 
-    /// Whether `boundary` is 1 to 70 `bchars` not ending in a space (RFC 2046, 5.1.1).
+    /// Whether `boundary` is 1 to 70 `bchars` not ending in a space (RFC 2046, 5.1.1). Checked
+    /// on its UTF-8 bytes, as it is sent: a character that `String` only treats as equal to a
+    /// `bchar` (U+212A KELVIN SIGN and `K`) is not one.
     static func isValidBoundary(_ boundary: String) -> Bool {
-        (1...70).contains(boundary.count) && boundary.allSatisfy { boundaryCharacters.contains($0) } && boundary.last != " "
+        let bytes = boundary.utf8
+        return (1...70).contains(bytes.count) && bytes.allSatisfy { boundaryBytes.contains($0) } && bytes.last != UInt8(ascii: " ")
     }
 
     /// A new random boundary: `ResourceLoader-` and 32 random characters.

@@ -254,6 +254,11 @@ extension URLRequest {
         return (stream as? RequestBodyInputStream)?.body.isRepeatable ?? false
     }
 
+    /// Whether the request sends a body: a non-empty `httpBody`, or an `httpBodyStream`.
+    var hasBody: Bool {
+        httpBodyStream != nil || httpBody.map { !$0.isEmpty } == true
+    }
+
     /// Whether the request's body can be sent (again) now: a repeatable body, or a stream not
     /// read yet.
     var bodyCanBeSent: Bool {

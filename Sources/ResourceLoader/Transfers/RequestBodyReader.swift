@@ -71,12 +71,19 @@ public final class RequestBodyReader: @unchecked Sendable {
 
     /// Reads up to `maximumCount` bytes; `nil` at the end of the body. Blocks until they are ready.
     ///
+    /// A `maximumCount` of `0` or less asks for nothing: it returns empty `Data` at once and
+    /// reads nothing.
+    ///
     /// - Throws: ``ResourceError/invalidRequest(reason:)`` when the body cannot be sent as it
     ///   declares itself, when a file cannot be read or does not match its length, when a stream
     ///   fails or does not match its length, or when a stream was sent before;
     ///   ``ResourceError/cancelled`` once the reader is closed.
     public func read(upTo maximumCount: Int = 64 * 1024) throws(ResourceError) -> Data? {
-        var data = Data(count: max(1, maximumCount))
+        guard maximumCount > 0 else {
+            if let refusal { throw refusal }
+            return Data()
+        }
+        var data = Data(count: maximumCount)
         let result = data.withUnsafeMutableBytes { buffer in
             Result { () throws(ResourceError) -> Int in try read(into: buffer) }
         }
@@ -86,8 +93,9 @@ public final class RequestBodyReader: @unchecked Sendable {
         return data
     }
 
-    /// Reads up to `buffer.count` bytes into `buffer`; returns how many, `0` at the end of the
-    /// body. Blocks until they are ready.
+    /// Reads up to `buffer.count` bytes into `buffer`; returns how many. Blocks until they are
+    /// ready. From a non-empty buffer, `0` means the end of the body; an empty buffer asks for
+    /// nothing and gets `0` at once, wherever the body stands.
     ///
     /// - Throws: as ``read(upTo:)``.
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(ResourceError) -> Int {

@@ -134,9 +134,10 @@ struct URLSessionTransportTests {
         first.httpBody = Data("x".utf8)
         for name in URLSessionTransport.credentialHeaderFields { first.setValue("secret", forHTTPHeaderField: name) }
         for (location, sameOrigin) in [("https://other.example.com/b", false), ("/b", true)] {
+            // (The body may follow, so that the redirect is followed whatever its status.)
             let decision = TransferRules.redirect(
                 statusCode: status, location: location, after: first, original: first,
-                redirectsFollowed: 0, options: TransferOptions())
+                redirectsFollowed: 0, options: TransferOptions(sendsBodyToAnotherOrigin: true))
             guard case .follow(let next) = decision else {
                 Issue.record("expected the redirect to be followed")
                 return
@@ -218,6 +219,64 @@ struct URLSessionTransportTests {
         #expect(redirected(method, status: status) == expected)
     }
 
+    @Test(arguments: [("POST", 307), ("POST", 308), ("PUT", 301), ("PATCH", 302)])
+    func aBodySentAgainStaysWithItsOrigin(method: String, status: Int) throws {
+        // GIVEN a request whose body holds a credential, redirected with a status that sends it again
+        var request = URLRequest(url: URL(string: "http://api.example.com/token")!)
+        request.httpMethod = method
+        request.httpBody = Data("grant_type=password&password=secret".utf8)
+        func decide(to location: String, after current: URLRequest? = nil, options: TransferOptions = TransferOptions()) -> TransferRules.RedirectDecision {
+            TransferRules.redirect(
+                statusCode: status, location: location, after: current ?? request, original: request,
+                redirectsFollowed: current == nil ? 0 : 1, options: options)
+        }
+        // THEN to another host, port or scheme it is refused
+        for location in ["http://other.example.com/token", "http://api.example.com:8080/token", "https://api.example.com/token"] {
+            #expect(decide(to: location) == .refuse(.bodyToAnotherOrigin), "\(location)")
+        }
+        // AND to the same origin it is sent again
+        guard case .follow(let sameOrigin) = decide(to: "/v2/token") else {
+            Issue.record("a redirect within the origin was not followed")
+            return
+        }
+        #expect(sameOrigin.httpBody == request.httpBody)
+        // AND a hop back to the original origin from another one is followed too
+        var elsewhere = request
+        elsewhere.url = URL(string: "http://cdn.example.com/token")
+        guard case .follow(let back) = decide(to: "http://api.example.com/v2/token", after: elsewhere) else {
+            Issue.record("a redirect back to the original origin was not followed")
+            return
+        }
+        #expect(back.httpBody == request.httpBody)
+        // AND with sendsBodyToAnotherOrigin it goes to the other origin, without the credential fields
+        guard case .follow(let other) = decide(to: "http://other.example.com/token", options: TransferOptions(sendsBodyToAnotherOrigin: true)) else {
+            Issue.record("with sendsBodyToAnotherOrigin the redirect was not followed")
+            return
+        }
+        #expect(other.httpBody == request.httpBody)
+        #expect(other.httpMethod == method)
+    }
+
+    @Test func aRedirectToAnotherOriginThatSendsNoBodyIsFollowed() {
+        // A 303, and a 301 or 302 answering a POST, drop the body; a request without one has none to send.
+        var post = URLRequest(url: URL(string: "https://api.example.com/a")!)
+        post.httpMethod = "POST"
+        post.httpBody = Data("password=secret".utf8)
+        var empty = URLRequest(url: URL(string: "https://api.example.com/a")!)
+        empty.httpMethod = "POST"
+        empty.httpBody = Data()
+        for (request, status) in [(post, 303), (post, 301), (post, 302), (empty, 307), (URLRequest(url: URL(string: "https://api.example.com/a")!), 308)] {
+            let decision = TransferRules.redirect(
+                statusCode: status, location: "https://other.example.com/b", after: request, original: request,
+                redirectsFollowed: 0, options: TransferOptions())
+            guard case .follow(let next) = decision else {
+                Issue.record("a \(status) without a body to send again was refused: \(decision)")
+                continue
+            }
+            #expect(next.httpBody.map(\.isEmpty) ?? true)
+        }
+    }
+
     @Test func aBodyStreamThatMustBeSentAgainIsRefused() {
         var request = URLRequest(url: URL(string: "https://api.example.com/a")!)
         request.httpMethod = "POST"
@@ -244,6 +303,7 @@ struct URLSessionTransportTests {
         let unrepeatable = ResourceError.redirectRefused(.unrepeatableBody)
         #expect("\(unsupported)" == "Redirect refused: it leads to a URL that is not http or https")
         #expect("\(unrepeatable)".hasPrefix("Redirect refused: it needs the request body again"))
+        #expect("\(ResourceError.redirectRefused(.bodyToAnotherOrigin))" == "Redirect refused: it would send the request body to another origin")
     }
 
     // MARK: Framing

@@ -107,6 +107,32 @@ struct DownloadServiceTests {
         #expect(scratch.contents() == ["good.bin"])
     }
 
+    @Test func anEmptyContentEncodingIsIdentityAndItsDigestIsChecked() async throws {
+        // GIVEN a 200 whose Content-Encoding is empty, with an ETag and a Repr-Digest of other bytes
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(5_000)
+        let session = FakeURLSession()
+        session.stub(.path("/data"), with: .status(200, headers: [
+            "Content-Encoding": "", "ETag": "\"v1\"", "Content-Length": "\(body.count)",
+            "Repr-Digest": DownloadFixtures.digestField(Data("other".utf8)),
+        ], body: body))
+        let service = DownloadService<TestDownload>(session: session)
+
+        // WHEN it is downloaded
+        let error = await #expect(throws: ResourceError.self) {
+            try await service.fetch(TestDownload(url: URL(string: "https://example.com/data")!, destination: scratch.file("data.bin")))
+        }
+
+        // THEN the digest is checked like any identity body's, and nothing is placed
+        guard case .integrityMismatch(let failure) = error else {
+            Issue.record("expected integrityMismatch, got \(String(describing: error))")
+            return
+        }
+        #expect(failure.source == .reprDigest)
+        #expect(scratch.contents().isEmpty)
+    }
+
     @Test func anUnpaddedContentDigestIsCheckedAndAMismatchPlacesNothing() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }

@@ -123,7 +123,7 @@ struct MultipartFormDataTests {
         #expect(Set(boundaries).count == boundaries.count)
     }
 
-    @Test(arguments: ["", String(repeating: "a", count: 71), "ends with space ", "semi;colon", "quote\"", "tab\t", "é"])
+    @Test(arguments: ["", String(repeating: "a", count: 71), "ends with space ", "semi;colon", "quote\"", "tab\t", "é", "abc\u{212A}"])
     func refusesAnInvalidGivenBoundary(boundary: String) {
         #expect(throws: ResourceError.self) { try MultipartFormData(boundary: boundary) }
     }

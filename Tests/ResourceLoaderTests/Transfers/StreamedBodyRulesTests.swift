@@ -460,6 +460,21 @@ struct RequestBodyInputStreamTests {
         #expect(stream.streamError != nil)
     }
 
+    @Test func aReaderAskedForNoBytesReadsNone() throws {
+        // GIVEN a reader of a 10-byte body
+        let bytes = Data((0..<10).map { UInt8($0) })
+        let reader = RequestBody.data(bytes, contentType: nil).makeReader()
+
+        // WHEN it is asked for zero bytes, or fewer
+        // THEN it returns no bytes, reads none, and the body is not at its end
+        #expect(try reader.read(upTo: 0) == Data())
+        #expect(try reader.read(upTo: -1) == Data())
+        #expect(reader.bytesRead == 0)
+        // AND the whole body is still there for the next read
+        #expect(try reader.read(upTo: 16) == bytes)
+        #expect(try reader.read(upTo: 16) == nil)
+    }
+
     @Test func aReadOfNoBytesDoesNotEndTheStream() {
         let stream = RequestBodyInputStream(body: .data(Data(repeating: 7, count: 10), contentType: nil))
         stream.open()

@@ -120,7 +120,9 @@ public struct WSSecuritySigner: Sendable {
         return text + "</ds:SignedInfo>"
     }
 
-    /// The SHA-256 digest of each element's exclusive canonical form, found by its ID.
+    /// The SHA-256 digest of each element's exclusive canonical form, found by its ID: `ids` are
+    /// the `Body`'s, then the `Timestamp`'s. A refusal names the part, never the ID, which may be
+    /// the document's own.
     static func digests(of ids: [String], in envelope: Data) throws(ResourceError) -> [[UInt8]] {
         let document: XMLCanonicalDocument
         do {
@@ -129,9 +131,10 @@ public struct WSSecuritySigner: Sendable {
             throw .invalidRequest(reason: "the SOAP envelope to sign is not well-formed XML (\(error))")
         }
         var digests: [[UInt8]] = []
-        for id in ids {
+        for (index, id) in ids.enumerated() {
             guard let canonical = document.canonicalizedElement(withID: id, using: canonicalization) else {
-                throw .invalidRequest(reason: "the SOAP envelope to sign has no element, or more than one, with the ID \(id.debugDescription)")
+                let part = index == 0 ? "the Body's ID" : "the Timestamp's ID"
+                throw .invalidRequest(reason: "the SOAP envelope to sign has no element, or more than one, with \(part)")
             }
             digests.append(SHA256.hash(canonical))
         }

@@ -27,10 +27,15 @@ public struct XMLDateTime: Sendable, Hashable, Codable, CustomStringConvertible 
 
     /// Reads `2026-01-02T03:04:05`, with an optional fraction and an optional `Z` or `±hh:mm`;
     /// `nil` when the text is not an `xs:dateTime` in the years 0001 to 9999.
+    ///
+    /// `T24:00:00` (with a fraction of zeros only) is the first instant of the next day, as XML
+    /// Schema allows: `2026-12-31T24:00:00Z` is `2027-01-01T00:00:00Z`, and is written that way.
+    /// `9999-12-31T24:00:00` falls in the year 10000, so it is `nil`.
     public init?(lexicalForm text: String) {
         var scanner = XMLLexicalScanner(text)
         guard let (year, month, day) = scanner.date(), scanner.take("T"),
-            let (seconds, milliseconds) = scanner.time(), let offset = scanner.offset(), scanner.isAtEnd
+            let (seconds, milliseconds) = scanner.time(), let offset = scanner.offset(), scanner.isAtEnd,
+            seconds < 86_400 || (year, month, day) != (9999, 12, 31)
         else { return nil }
         let days = XMLLexicalScanner.days(year: year, month: month, day: day)
         let local = Int64(days) * 86_400 + Int64(seconds)
@@ -129,21 +134,25 @@ struct XMLLexicalScanner {
     }
 
     /// `hh:mm:ss` with an optional fraction: the second of the day and the milliseconds
-    /// (further digits are dropped).
+    /// (further digits are dropped). `24:00:00`, with a fraction of zeros only, is the first
+    /// instant of the next day (XML Schema 1.0 Part 2, 3.2.7): second 86 400.
     mutating func time() -> (Int, Int)? {
         guard let hour = digits(2), take(":"), let minute = digits(2), take(":"), let second = digits(2),
-            hour < 24, minute < 60, second < 60
+            hour <= 24, minute < 60, second < 60
         else { return nil }
         var milliseconds = 0
+        var fractionIsZero = true
         if take(".") {
             var count = 0
             while let digit = digits(1) {
                 if count < 3 { milliseconds = milliseconds * 10 + digit }
+                if digit != 0 { fractionIsZero = false }
                 count += 1
             }
             guard count > 0 else { return nil }
             for _ in count ..< max(count, 3) { milliseconds *= 10 }
         }
+        guard hour < 24 || (minute == 0 && second == 0 && fractionIsZero) else { return nil }
         return (hour * 3600 + minute * 60 + second, milliseconds)
     }
 

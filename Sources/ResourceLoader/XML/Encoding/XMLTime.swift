@@ -30,9 +30,12 @@ public struct XMLTime: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// Reads `13:20:00`, with an optional fraction and an optional `Z` or `±hh:mm`; `nil` when
     /// the text is not an `xs:time`. Digits of the fraction past milliseconds are dropped.
+    /// `24:00:00` (with a fraction of zeros only) is midnight, as XML Schema allows: it reads as
+    /// `00:00:00`, and is written that way.
     public init?(lexicalForm text: String) {
         var scanner = XMLLexicalScanner(text)
-        guard let (seconds, milliseconds) = scanner.time(), let offset = scanner.offset(), scanner.isAtEnd else { return nil }
+        guard let (secondOfDay, milliseconds) = scanner.time(), let offset = scanner.offset(), scanner.isAtEnd else { return nil }
+        let seconds = secondOfDay % 86_400
         self.init(hour: seconds / 3600, minute: seconds / 60 % 60, second: seconds % 60, millisecond: milliseconds, utcOffset: offset)
     }
 

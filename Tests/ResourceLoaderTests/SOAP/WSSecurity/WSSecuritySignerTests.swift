@@ -92,6 +92,18 @@ struct WSSecuritySignerTests {
         }
     }
 
+    @Test func aBodyIDTakenTwiceIsRefusedWithoutQuotingIt() throws {
+        // GIVEN a Body whose own wsu:Id is also the ID of an element inside it
+        let text = #"<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/" xmlns:wsu="\#(WSSecurityHeader.utilityNamespace)"><s:Body wsu:Id="acct-7731-secret"><x Id="acct-7731-secret"/></s:Body></s:Envelope>"#
+        // WHEN it is signed THEN the refusal names the part, never the document's value
+        #expect {
+            try Self.signed(text)
+        } throws: { error in
+            guard case ResourceError.invalidRequest(let reason) = error else { return false }
+            return reason.contains("the Body's ID") && !reason.contains("acct-7731-secret")
+        }
+    }
+
     @Test func theAdapterSignsSOAPRequestsWithAFreshTimestamp() async throws {
         var request = URLRequest(url: URL(string: "https://example.com/soap")!)
         request.httpMethod = "POST"

@@ -298,13 +298,36 @@ struct XMLTreeEncoderTests {
         let reference = try Date("2026-11-26T08:32:03.500Z", strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true))
         #expect(stamp.date == reference)
         #expect(XMLDateTime(lexicalForm: "2026-11-26T01:02:03")?.utcOffset == nil)
-        for bad in ["2026-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-01-01T24:00:00Z", "2026-01-01T00:00:00+15:00", "26-01-01T00:00:00Z", "2026-01-01T00:00:00.Z", "2026-01-01"] {
+        for bad in ["2026-02-29T00:00:00Z", "2026-13-01T00:00:00Z", "2026-01-01T24:00:01Z", "2026-01-01T00:00:00+15:00", "26-01-01T00:00:00Z", "2026-01-01T00:00:00.Z", "2026-01-01"] {
             #expect(XMLDateTime(lexicalForm: bad) == nil, "\(bad)")
         }
         #expect(XMLDate(lexicalForm: "2024-02-29") == XMLDate(year: 2024, month: 2, day: 29))
         #expect(XMLDate(lexicalForm: "2023-02-29") == nil)
         #expect(XMLTime(lexicalForm: "12:00:00+01:00") == XMLTime(hour: 12, minute: 0, second: 0, utcOffset: 60))
         #expect(throws: EncodingError.self) { try XMLTreeEncoder().encode(XMLDate(year: 0, month: 1, day: 1), as: XMLQualifiedName("d")) }
+    }
+
+    @Test func midnightWrittenAsTwentyFourIsTheFirstInstantOfTheNextDay() throws {
+        // GIVEN 24:00:00 at the end of a day, a month, a leap February and a year
+        let cases = [
+            ("2026-01-01T24:00:00Z", "2026-01-02T00:00:00Z"), ("2026-04-30T24:00:00.000+02:00", "2026-05-01T00:00:00+02:00"),
+            ("2024-02-28T24:00:00Z", "2024-02-29T00:00:00Z"), ("2024-02-29T24:00:00", "2024-03-01T00:00:00"),
+            ("2026-12-31T24:00:00.0-05:00", "2027-01-01T00:00:00-05:00"),
+        ]
+        for (text, next) in cases {
+            // THEN it is read as the next day's midnight, and written that way
+            let stamp = try #require(XMLDateTime(lexicalForm: text), "\(text)")
+            #expect(stamp == XMLDateTime(lexicalForm: next), "\(text)")
+            #expect(stamp.lexicalForm == next, "\(text)")
+        }
+        #expect(XMLTime(lexicalForm: "24:00:00Z") == XMLTime(hour: 0, minute: 0, second: 0, utcOffset: 0))
+        #expect(XMLTime(lexicalForm: "24:00:00.000")?.lexicalForm == "00:00:00")
+        // AND 24 with anything but zeros after it, or past the last year, is not a time
+        for bad in ["24:01:00", "24:00:01", "24:00:00.001", "24:00:00.0001", "25:00:00"] {
+            #expect(XMLTime(lexicalForm: bad) == nil, "\(bad)")
+            #expect(XMLDateTime(lexicalForm: "2026-01-01T" + bad) == nil, "\(bad)")
+        }
+        #expect(XMLDateTime(lexicalForm: "9999-12-31T24:00:00Z") == nil)
     }
 
     @Test func anOffsetBeyondFourteenHoursHasNoLexicalFormWhateverItsSize() {
