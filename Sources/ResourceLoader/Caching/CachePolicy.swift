@@ -358,13 +358,14 @@ public struct CachePolicy: Sendable {
     /// Whether the `200` answer to a `HEAD` request can freshen `stored`, the stored answer to a
     /// `GET` of the same URL (section 4.3.5): each validator it has (`ETag`, `Last-Modified`)
     /// equals the stored response's, and its `Content-Length`, when it has one (a list of equal
-    /// values counts as one), is the stored body's length. A `HEAD` answer without validators or
-    /// length freshens the stored response, as the RFC reads. When it cannot, the stored
-    /// response is to be considered stale.
+    /// values counts as one), is the stored body's length. A `HEAD` answer of the stored
+    /// response's content coding without validators or length freshens the stored response, as
+    /// the RFC reads. When it cannot, the stored response is to be considered stale.
     ///
     /// A `HEAD` answer whose `Content-Encoding` is not the stored response's (a body stored
-    /// decoded, without its coding) gives the length of a body coded otherwise, which says
-    /// nothing of the stored one: its validators decide, and one of them must be there.
+    /// decoded, without its coding) describes a body coded otherwise, whose length says nothing
+    /// of the stored one: its validators decide, and one of them must be there, with a
+    /// `Content-Length` or without one.
     public static func headResponse(_ head: ResponseHead, freshens stored: CachedResponse) -> Bool {
         var matchedValidator = false
         for field in ["ETag", "Last-Modified"] {
@@ -372,12 +373,12 @@ public struct CachePolicy: Sendable {
             guard stored.value(forHTTPHeaderField: field)?.trimmingOWS == value.trimmingOWS else { return false }
             matchedValidator = true
         }
-        guard let length = head.value(forHTTPHeaderField: "Content-Length") else { return true }
         if contentCoding(of: head.value(forHTTPHeaderField: "Content-Encoding"))
             != contentCoding(of: stored.value(forHTTPHeaderField: "Content-Encoding"))
         {
             return matchedValidator
         }
+        guard let length = head.value(forHTTPHeaderField: "Content-Length") else { return true }
         // One length, or a list of equal ones (RFC 9112 §6.3).
         return TransferRules.declaredContentLength(length) == Int64(stored.body.count)
     }
