@@ -46,6 +46,22 @@ struct CacheStoringRulesTests {
         #expect(harness.origin.requestCount == 3)
     }
 
+    @Test("§3.5: a shared cache reads a Cookie or Proxy-Authorization as Authorization: stored only when the response says it may be shared",
+        arguments: [("Cookie", "max-age=600", false), ("Proxy-Authorization", "max-age=600", false), ("Cookie", "public, max-age=600", true),
+            ("Cookie", "s-maxage=600", true), ("Cookie", "must-revalidate, max-age=600", true)])
+    func aCredentialFieldIsAuthorisation(field: String, cacheControl: String, stored: Bool) async throws {
+        // GIVEN a shared cache, and a request that carries a credential in `field`
+        let harness = CacheHarness(mode: .shared)
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": cacheControl], body: "alice's")
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=600"], body: "anyone's")
+        #expect(try await harness.get(headers: [field: "sid=alice"]).body == "alice's")
+        // WHEN another request, without it, follows
+        let anonymous = try await harness.get()
+        // THEN it is answered with the first response only when that response may be shared
+        #expect(anonymous.body == (stored ? "alice's" : "anyone's"))
+        #expect(harness.origin.requestCount == (stored ? 1 : 2))
+    }
+
     @Test("§4.3.4: a shared cache stores a 304 that says it may be shared, and a 304 without Authorization")
     func a304ThatMayBeSharedIsStored() async throws {
         for (request, fields) in [
@@ -121,6 +137,29 @@ struct CacheStoringRulesTests {
             if case .notCached = error as? ResourceError { true } else { false }
         }
         #expect(harness.origin.requestCount == 1)
+    }
+
+    @Test("Every request the cache sends says reloadIgnoringLocalCacheData, those it passes through untouched included",
+        arguments: [
+            ("GET", [:]),
+            ("GET", ["If-None-Match": "\"x\""]),
+            ("GET", ["Range": "bytes=0-1"]),
+            ("HEAD", [:]),
+            ("POST", [:]),
+            ("DELETE", [:]),
+            ("OPTIONS", [:]),
+            ("TRACE", [:]),
+        ])
+    func everyRequestSentBypassesThePlatformCache(method: String, fields: [String: String]) async throws {
+        // GIVEN a cache over an origin that records what it gets
+        let harness = CacheHarness(mode: .shared)
+        harness.origin.enqueue(status: 200, headers: [:], body: "A")
+        // WHEN a request of each kind goes through it
+        _ = try await harness.send(CacheTesting.request(method: method, headers: fields))
+        // THEN the origin got it with the policy that keeps a URLSession's own cache out
+        let sent = try #require(harness.origin.receivedRequests.first)
+        #expect(sent.cachePolicy == .reloadIgnoringLocalCacheData)
+        #expect(sent.httpMethod == method)
     }
 
     // MARK: - Invalidation (section 4.4)
