@@ -7,8 +7,9 @@ import FoundationNetworking
 /// Passes a `GET` or `HEAD` answer on to the fetch's receiver as it arrives, keeps the body, and
 /// stores the response once the whole body has arrived; turns a `304` that validates the stored
 /// response into that response, and a failure into a stale stored response when
-/// `stale-if-error` allows (a `5xx` head at once: its transfer is stopped, its body never read). A `HEAD` answer freshens (or makes stale) the stored `GET` response
-/// of its URL.
+/// `stale-if-error` allows (a `5xx` as soon as its head arrives: its transfer is stopped, its
+/// body never read). A `HEAD` answer freshens (or makes stale) the stored `GET` response of its
+/// URL.
 ///
 /// An answer with a `5xx` status that is not stored leaves the stored response in place, as a
 /// network failure does (RFC 9111, section 4.3.3, lets a cache treat a `5xx` as no answer): it
