@@ -26,10 +26,11 @@ public struct CachePolicy: Sendable {
     /// Whose cache it is: it decides what may be stored and which directives apply.
     public enum Mode: Sendable, Hashable {
         /// A cache shared by many users, such as a server's (RFC 9111's "shared cache"): a
-        /// `private` response is never stored, nor one to a request with `Authorization` unless
-        /// it says it may be (`public`, `s-maxage` or `must-revalidate`), and `s-maxage` and
-        /// `proxy-revalidate` apply. An authorised answer reaches another user only when it says
-        /// it may.
+        /// `private` response is never stored, nor one to a request with credentials
+        /// (``TransferRules/credentialHeaderFields``: `Authorization`, `Proxy-Authorization`,
+        /// `Cookie`) unless it says it may be (`public`, `s-maxage` or `must-revalidate`), and
+        /// `s-maxage` and `proxy-revalidate` apply. An authorised answer reaches another user only
+        /// when it says it may.
         case shared
         /// A cache that serves one user, such as an app's: `private` and authorised responses
         /// are stored, and `s-maxage` and `proxy-revalidate` are ignored.
@@ -52,8 +53,9 @@ public struct CachePolicy: Sendable {
         case responseNoStore
         /// The response said `private`, and the cache is shared.
         case privateResponse
-        /// The request carried `Authorization`, the cache is shared, and the response did not
-        /// say `public`, `s-maxage` or `must-revalidate` (section 3.5).
+        /// The request carried credentials (``TransferRules/credentialHeaderFields``:
+        /// `Authorization`, `Proxy-Authorization`, `Cookie`), the cache is shared, and the
+        /// response did not say `public`, `s-maxage` or `must-revalidate` (section 3.5).
         case authorization
         /// The response said `Vary: *`: no later request can match it.
         case varyAll
@@ -108,7 +110,12 @@ public struct CachePolicy: Sendable {
     public static let heuristicallyCacheableStatuses: Set<Int> = [200, 203, 204, 300, 301, 308, 404, 405, 410, 414, 501]
 
     /// Why `response`, the answer to a request with `method`, `requestDirectives` and (when
-    /// `requestHasAuthorization`) an `Authorization` field, may not be stored; `nil` when it may.
+    /// `requestHasAuthorization`) credentials, may not be stored; `nil` when it may.
+    ///
+    /// ``CachingTransport`` reads a request as authorised when it carries any of the
+    /// ``TransferRules/credentialHeaderFields`` (`Authorization`, `Proxy-Authorization`,
+    /// `Cookie`), or when the transport it wraps adds some to every request (a
+    /// ``URLSessionTransport`` whose configuration's `httpAdditionalHeaders` name them).
     ///
     /// A response that says `must-understand` is stored only when its status is one the cache
     /// understands (``heuristicallyCacheableStatuses``), and then its `no-store` is ignored
@@ -358,13 +365,14 @@ public struct CachePolicy: Sendable {
     /// Whether the `200` answer to a `HEAD` request can freshen `stored`, the stored answer to a
     /// `GET` of the same URL (section 4.3.5): each validator it has (`ETag`, `Last-Modified`)
     /// equals the stored response's, and its `Content-Length`, when it has one (a list of equal
-    /// values counts as one), is the stored body's length. A `HEAD` answer without validators or
-    /// length freshens the stored response, as the RFC reads. When it cannot, the stored
-    /// response is to be considered stale.
+    /// values counts as one), is the stored body's length. A `HEAD` answer of the stored
+    /// response's content coding without validators or length freshens the stored response, as
+    /// the RFC reads. When it cannot, the stored response is to be considered stale.
     ///
     /// A `HEAD` answer whose `Content-Encoding` is not the stored response's (a body stored
-    /// decoded, without its coding) gives the length of a body coded otherwise, which says
-    /// nothing of the stored one: its validators decide, and one of them must be there.
+    /// decoded, without its coding) describes a body coded otherwise, whose length says nothing
+    /// of the stored one: its validators decide, and one of them must be there, with a
+    /// `Content-Length` or without one.
     public static func headResponse(_ head: ResponseHead, freshens stored: CachedResponse) -> Bool {
         var matchedValidator = false
         for field in ["ETag", "Last-Modified"] {
@@ -372,12 +380,12 @@ public struct CachePolicy: Sendable {
             guard stored.value(forHTTPHeaderField: field)?.trimmingOWS == value.trimmingOWS else { return false }
             matchedValidator = true
         }
-        guard let length = head.value(forHTTPHeaderField: "Content-Length") else { return true }
         if contentCoding(of: head.value(forHTTPHeaderField: "Content-Encoding"))
             != contentCoding(of: stored.value(forHTTPHeaderField: "Content-Encoding"))
         {
             return matchedValidator
         }
+        guard let length = head.value(forHTTPHeaderField: "Content-Length") else { return true }
         // One length, or a list of equal ones (RFC 9112 §6.3).
         return TransferRules.declaredContentLength(length) == Int64(stored.body.count)
     }

@@ -46,9 +46,10 @@ import FoundationNetworking
 /// ``NetworkResourceType/headerFields``. A `Pragma: no-cache` without `Cache-Control` reads as
 /// `no-cache`.
 ///
-/// On Apple platforms the requests it sends say `.reloadIgnoringLocalCacheData`, and
-/// ``URLSessionTransport`` keeps their responses out of its session's `URLCache`, so that the
-/// platform's cache never answers or stores under this one.
+/// Every request it sends through ``base`` says `.reloadIgnoringLocalCacheData`, those it passes
+/// through untouched included, and on Apple platforms ``URLSessionTransport`` keeps their
+/// responses out of its session's `URLCache`, so that the platform's cache never answers or
+/// stores under this one.
 public struct CachingTransport: HTTPTransport {
     /// The transport requests go through when the cache cannot answer.
     public let base: any HTTPTransport
@@ -58,6 +59,9 @@ public struct CachingTransport: HTTPTransport {
     let now: @Sendable () -> Date
     /// The monitors told of each decision, with the fetch of ``FetchEvent/Context/current``.
     let monitors: [any FetchMonitor]
+    /// Whether ``base`` adds credential fields of its own to every request
+    /// (``CredentialAddingTransport``).
+    private let baseAddsCredentials: Bool
 
     /// Creates a transport that answers from `cache` and sends the rest through `base`.
     ///
@@ -75,6 +79,15 @@ public struct CachingTransport: HTTPTransport {
         self.cache = cache
         self.now = now
         self.monitors = monitors
+        self.baseAddsCredentials = (base as? any CredentialAddingTransport).map { !$0.addedCredentialFields.isEmpty } ?? false
+    }
+
+    /// Whether `request` goes out with credentials, which a shared cache reads as authorisation
+    /// (RFC 9111, section 3.5): it carries one of the ``TransferRules/credentialHeaderFields``
+    /// (`Authorization`, `Proxy-Authorization`, `Cookie`), or ``base`` adds some to every request
+    /// (a ``URLSessionTransport`` whose configuration names them).
+    func sendsCredentials(with request: URLRequest) -> Bool {
+        baseAddsCredentials || TransferRules.credentialHeaderFields.contains { request.value(forHTTPHeaderField: $0) != nil }
     }
 
     /// Answers `request` from the cache, or sends it through ``base``; see the type's
@@ -85,7 +98,7 @@ public struct CachingTransport: HTTPTransport {
         receiver: any TransferReceiver
     ) -> any Cancellable {
         let report = reporter(for: request)
-        guard let url = request.url else { return base.startTransfer(request, options: options, receiver: receiver) }
+        guard let url = request.url else { return send(request, options: options, receiver: receiver) }
         let method = (request.httpMethod ?? "GET").uppercased()
         let directives = Self.directives(of: request)
         let hasPreconditions = CachePolicy.preconditionFields.contains { request.value(forHTTPHeaderField: $0) != nil }
@@ -98,14 +111,14 @@ public struct CachingTransport: HTTPTransport {
         }
         guard method == "GET" || method == "HEAD" else {
             if CachePolicy.safeMethods.contains(method) {
-                return base.startTransfer(request, options: options, receiver: receiver)
+                return send(request, options: options, receiver: receiver)
             }
             let invalidating = InvalidatingReceiver(receiver: receiver, method: method, url: url, store: cache.store, report: report)
-            return base.startTransfer(request, options: options, receiver: invalidating)
+            return send(request, options: options, receiver: invalidating)
         }
         if hasPreconditions {
             report?(.notStored(.conditionalRequest))
-            return base.startTransfer(request, options: options, receiver: receiver)
+            return send(request, options: options, receiver: receiver)
         }
         let key = CachePolicy.key(method: method, url: url)
         let requestDate = now()
@@ -173,16 +186,15 @@ public struct CachingTransport: HTTPTransport {
         return validation
     }
 
-    /// Sends `request` through ``base``.
+    /// Sends `request` through ``base``, with `.reloadIgnoringLocalCacheData`: every request the
+    /// cache hands its base goes through here, those it passes through untouched included.
     func send(_ request: URLRequest, options: TransferOptions, receiver: any TransferReceiver) -> any Cancellable {
         var request = request
-        #if !canImport(FoundationNetworking)
         // On Apple platforms, a `URLSession` under this cache neither answers from its own
         // `URLCache` nor stores in it (``URLSessionTransport`` refuses to store such a request's
         // response): the two caches never stack. FoundationNetworking keeps no `URLCache` under
-        // ``URLSessionTransport``.
+        // ``URLSessionTransport``, and the policy says the same to any other transport.
         request.cachePolicy = .reloadIgnoringLocalCacheData
-        #endif
         return base.startTransfer(request, options: options, receiver: receiver)
     }
 
@@ -267,17 +279,20 @@ public struct CachingTransport: HTTPTransport {
 
     /// Tells the monitors of a decision about `request`, when the transport runs for a fetch of
     /// a pipeline with monitors: until the fetch has finished, or, for a background validation
-    /// (`afterTheFetch`), also after it.
+    /// (`afterTheFetch`), once it has, after its ``FetchMonitor/fetchFinished(_:)`` (at once
+    /// outside a fetch's events).
     private func reporter(
         for request: URLRequest, afterTheFetch: Bool = false
     ) -> (@Sendable (FetchEvent.CacheDecided.Outcome) -> Void)? {
         guard !monitors.isEmpty, let context = FetchEvent.Context.current else { return nil }
         let monitors = monitors
         let url = request.url
-        let gate = afterTheFetch ? nil : FetchEvent.Context.events
+        let gate = FetchEvent.Context.events
         return { outcome in
             let event = FetchEvent.CacheDecided(context: context, url: url, outcome: outcome)
-            if let gate {
+            if let gate, afterTheFetch {
+                gate.tellAfterTheEnd(monitors) { $0.cacheDecided(event) }
+            } else if let gate {
                 _ = gate.tell(monitors) { $0.cacheDecided(event) }
             } else {
                 for monitor in monitors { monitor.cacheDecided(event) }

@@ -7,8 +7,9 @@ import FoundationNetworking
 /// Passes a `GET` or `HEAD` answer on to the fetch's receiver as it arrives, keeps the body, and
 /// stores the response once the whole body has arrived; turns a `304` that validates the stored
 /// response into that response, and a failure into a stale stored response when
-/// `stale-if-error` allows. A `HEAD` answer freshens (or makes stale) the stored `GET` response
-/// of its URL.
+/// `stale-if-error` allows (a `5xx` as soon as its head arrives: its transfer is stopped, its
+/// body never read). A `HEAD` answer freshens (or makes stale) the stored `GET` response of its
+/// URL.
 ///
 /// An answer with a `5xx` status that is not stored leaves the stored response in place, as a
 /// network failure does (RFC 9111, section 4.3.3, lets a cache treat a `5xx` as no answer): it
@@ -185,12 +186,18 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
     }
 
     /// The rest of ``transferDidReceive(head:)``: answers a server error with `stored` when
-    /// `stale-if-error` allows, else keeps the body to store under `storageKey` when the
-    /// response may be stored, and hands the head on.
+    /// `stale-if-error` allows, and stops its transfer, so that the fetch completes with the
+    /// stored response at once rather than once the error's body has arrived (if ever); else
+    /// keeps the body to store under `storageKey` when the response may be stored, and hands the
+    /// head on.
     private func receiveHead(_ head: ResponseHead, storageKey: String, stored: CachedResponse?, now: Date) -> TransferDecision {
         if let stored, Self.isServerError(head.statusCode), mayAnswerError(with: stored, now: now) {
             report?(.staleIfError)
-            return answerFromCache(stored, now: now)
+            // The transport completes a transfer it is told to stop with the error given, which
+            // ``transferDidComplete(with:)`` does not hand on: the receiver has its answer.
+            let decision = answerFromCache(stored, now: now)
+            guard case .proceed = decision else { return decision }
+            return .stop(.cancelled)
         }
         if validating { report?(.conditionalMiss) }
         var keepsBody = false
@@ -377,7 +384,7 @@ final class StoringReceiver: TransferReceiver, @unchecked Sendable {
         cache.policy.reasonNotToStore(
             method: request.httpMethod ?? "GET",
             requestDirectives: directives,
-            requestHasAuthorization: request.value(forHTTPHeaderField: "Authorization") != nil,
+            requestHasAuthorization: transport.sendsCredentials(with: request),
             response: head
         )
     }

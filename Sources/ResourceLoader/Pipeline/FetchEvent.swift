@@ -240,4 +240,9 @@ package protocol FetchEventGate: AnyObject, Sendable {
     /// Tells each of `monitors` with `call`, unless the fetch is over; returns whether it was
     /// still going on once they were told.
     func tell(_ monitors: [any FetchMonitor], _ call: (any FetchMonitor) -> Void) -> Bool
+
+    /// Tells each of `monitors` with `call` once the fetch's events are over: after its
+    /// ``FetchMonitor/fetchFinished(_:)``, at once when that has been told already. For what a
+    /// fetch set going outlives it, such as a background validation of the cache.
+    func tellAfterTheEnd(_ monitors: [any FetchMonitor], _ call: @escaping @Sendable (any FetchMonitor) -> Void)
 }

@@ -512,11 +512,16 @@ private final class MonitorEvents: FetchEventGate, @unchecked Sendable {
         let call: (any FetchMonitor) -> Void
     }
 
-    // `lock` guards `telling`, and is held while the monitors are told, so that the end waits
-    // for an event being told. It is recursive: a monitor may end the fetch from its own call.
+    // `lock` guards `telling`, `hasEnded` and `afterTheEnd`, and is held while the monitors are
+    // told, so that the end waits for an event being told. It is recursive: a monitor may end
+    // the fetch from its own call.
     private let lock = NSRecursiveLock()
     /// The event being told, on the thread that holds `lock`.
     private var telling: Telling?
+    /// Whether the monitors have been told the fetch is over (``end(_:_:)``).
+    private var hasEnded = false
+    /// What is told once the monitors have been told the fetch is over (``tellAfterTheEnd(_:_:)``).
+    private var afterTheEnd: [@Sendable () -> Void] = []
     /// Whether the fetch is over: set as soon as it ends, without waiting for `lock`.
     private let over = Locked(false)
 
@@ -561,9 +566,24 @@ private final class MonitorEvents: FetchEventGate, @unchecked Sendable {
     /// after it of that event.
     func end(_ monitors: [any FetchMonitor], _ call: (any FetchMonitor) -> Void) {
         lock.lock()
-        defer { lock.unlock() }
         tellTheRest()
         for monitor in monitors { call(monitor) }
+        hasEnded = true
+        let held = afterTheEnd
+        afterTheEnd = []
+        lock.unlock()
+        for tell in held { tell() }
+    }
+
+    /// Tells each of `monitors` with `call` after ``end(_:_:)`` has told them the fetch is over:
+    /// at once when it has, else once it has.
+    func tellAfterTheEnd(_ monitors: [any FetchMonitor], _ call: @escaping @Sendable (any FetchMonitor) -> Void) {
+        let tell: @Sendable () -> Void = { for monitor in monitors { call(monitor) } }
+        let holds = lock.withLock { () -> Bool in
+            if !hasEnded { afterTheEnd.append(tell) }
+            return !hasEnded
+        }
+        if !holds { tell() }
     }
 }
 

@@ -423,6 +423,12 @@ extension URLSessionTransport {
     public static var credentialHeaderFields: [String] { TransferRules.credentialHeaderFields }
 }
 
+extension URLSessionTransport: CredentialAddingTransport {
+    /// The credential fields of the configuration's `httpAdditionalHeaders`, which the transport
+    /// adds to each request.
+    var addedCredentialFields: [String] { configuredCredentials.map(\.name) }
+}
+
 // MARK: - Delegate queue
 
 extension URLSessionTransport {

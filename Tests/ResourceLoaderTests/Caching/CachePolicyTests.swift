@@ -183,6 +183,16 @@ struct CachePolicyTests {
         #expect(shared.use(of: response, for: CacheControl("max-age=30"), now: t0 + 31) == .validate(conditions: [:]))
     }
 
+    @Test("§5.2.1.1, §5.2.1.2: with max-stale, the request's max-age caps the lifetime and max-stale adds to it (OkHttp's reading)")
+    func requestMaxAgeWithMaxStale() {
+        // GIVEN a response fresh for an hour, and a request that says max-age=30, max-stale=60
+        let response = CacheTesting.response(headers: ["Cache-Control": "max-age=3600"], requestDate: t0)
+        let directives = CacheControl("max-age=30, max-stale=60")
+        // THEN it is served up to 30 + 60 seconds old, and validated past that
+        #expect(shared.use(of: response, for: directives, now: t0 + 80) == .serve)
+        #expect(shared.use(of: response, for: directives, now: t0 + 100) == .validate(conditions: [:]))
+    }
+
     @Test("§5.2.1.3: min-fresh asks for that much freshness left")
     func minFresh() {
         let response = CacheTesting.response(headers: ["Cache-Control": "max-age=60"], requestDate: t0)
@@ -338,6 +348,9 @@ struct CachePolicyTests {
         #expect(!CachePolicy.headResponse(CacheTesting.head(headers: gzip), freshens: stored))
         #expect(!CachePolicy.headResponse(
             CacheTesting.head(headers: ["ETag": "\"v1\"", "Content-Encoding": "identity", "Content-Length": "6"]), freshens: stored))
+        // Another coding without a length says nothing more: without a validator, it does not freshen.
+        #expect(!CachePolicy.headResponse(CacheTesting.head(headers: ["Content-Encoding": "gzip"]), freshens: stored))
+        #expect(CachePolicy.headResponse(CacheTesting.head(headers: ["Content-Encoding": "gzip", "ETag": "\"v1\""]), freshens: stored))
         let coded = CacheTesting.response(headers: ["ETag": "\"v1\"", "Content-Encoding": "gzip"], body: "hello", requestDate: t0)
         #expect(!CachePolicy.headResponse(CacheTesting.head(headers: gzip.merging(["ETag": "\"v1\""]) { $1 }), freshens: coded))
     }

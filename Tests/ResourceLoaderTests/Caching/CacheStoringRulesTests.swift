@@ -46,6 +46,22 @@ struct CacheStoringRulesTests {
         #expect(harness.origin.requestCount == 3)
     }
 
+    @Test("§3.5: a shared cache reads a Cookie or Proxy-Authorization as Authorization: stored only when the response says it may be shared",
+        arguments: [("Cookie", "max-age=600", false), ("Proxy-Authorization", "max-age=600", false), ("Cookie", "public, max-age=600", true),
+            ("Cookie", "s-maxage=600", true), ("Cookie", "must-revalidate, max-age=600", true)])
+    func aCredentialFieldIsAuthorisation(field: String, cacheControl: String, stored: Bool) async throws {
+        // GIVEN a shared cache, and a request that carries a credential in `field`
+        let harness = CacheHarness(mode: .shared)
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": cacheControl], body: "alice's")
+        harness.origin.enqueue(status: 200, headers: ["Cache-Control": "max-age=600"], body: "anyone's")
+        #expect(try await harness.get(headers: [field: "sid=alice"]).body == "alice's")
+        // WHEN another request, without it, follows
+        let anonymous = try await harness.get()
+        // THEN it is answered with the first response only when that response may be shared
+        #expect(anonymous.body == (stored ? "alice's" : "anyone's"))
+        #expect(harness.origin.requestCount == (stored ? 1 : 2))
+    }
+
     @Test("§4.3.4: a shared cache stores a 304 that says it may be shared, and a 304 without Authorization")
     func a304ThatMayBeSharedIsStored() async throws {
         for (request, fields) in [
@@ -123,6 +139,29 @@ struct CacheStoringRulesTests {
         #expect(harness.origin.requestCount == 1)
     }
 
+    @Test("Every request the cache sends says reloadIgnoringLocalCacheData, those it passes through untouched included",
+        arguments: [
+            ("GET", [:]),
+            ("GET", ["If-None-Match": "\"x\""]),
+            ("GET", ["Range": "bytes=0-1"]),
+            ("HEAD", [:]),
+            ("POST", [:]),
+            ("DELETE", [:]),
+            ("OPTIONS", [:]),
+            ("TRACE", [:]),
+        ])
+    func everyRequestSentBypassesThePlatformCache(method: String, fields: [String: String]) async throws {
+        // GIVEN a cache over an origin that records what it gets
+        let harness = CacheHarness(mode: .shared)
+        harness.origin.enqueue(status: 200, headers: [:], body: "A")
+        // WHEN a request of each kind goes through it
+        _ = try await harness.send(CacheTesting.request(method: method, headers: fields))
+        // THEN the origin got it with the policy that keeps a URLSession's own cache out
+        let sent = try #require(harness.origin.receivedRequests.first)
+        #expect(sent.cachePolicy == .reloadIgnoringLocalCacheData)
+        #expect(sent.httpMethod == method)
+    }
+
     // MARK: - Invalidation (section 4.4)
 
     @Test("§4.4: an unsafe request the transport resends to another URL invalidates the URL that answered, and its own")
@@ -191,6 +230,37 @@ struct CacheStoringRulesTests {
         #expect(bodies.allSatisfy { $0 == "A" })
     }
 
+    @Test("RFC 5861: a stale response answering a background validation's 503 ends that validation at once, without waiting for the 503's body")
+    func aServerErrorToABackgroundValidationEndsItAtOnce() async throws {
+        // GIVEN a stored response that may be served ten minutes stale while it is validated,
+        // a cache that answers errors with it, and an origin that then answers 503 with a body
+        // it never finishes sending
+        let origin = StallingServerErrorOrigin()
+        defer { origin.endAll() }
+        let date = TestDate()
+        let cache = HTTPCache(store: MemoryCacheStore(byteLimit: 1 << 20), policy: CachePolicy(mode: .private), staleIfErrorLimit: .seconds(3600))
+        let transport = CachingTransport(wrapping: origin, cache: cache, now: { date.now })
+        let fetch = { () async throws -> String in
+            try await withCheckedThrowingContinuation { continuation in
+                let collector = ResponseCollector(maximumBytes: 1 << 20) { result in
+                    continuation.resume(with: result.map { String(decoding: $0.0, as: UTF8.self) })
+                }
+                _ = transport.startTransfer(CacheTesting.request(), options: TransferOptions(), receiver: collector)
+            }
+        }
+        #expect(try await fetch() == "A")
+        date.advance(by: 90)
+        // WHEN it is fetched stale (validated in the background, which gets the stalled 503),
+        // then again until a second background validation starts
+        #expect(try await fetch() == "A")
+        let validatedAgain = await eventually {
+            _ = try? await fetch()
+            return origin.requestCount >= 3
+        }
+        // THEN the first validation was over as soon as the 503's head arrived
+        #expect(validatedAgain)
+    }
+
     // MARK: - Vary after an update (sections 4.1, 4.3.4, 4.3.5)
 
     @Test("§4.1, §4.3.4: a 304 that adds Vary is matched against the validated request's values of the fields it names")
@@ -245,5 +315,53 @@ struct CacheStoringRulesTests {
         // THEN it is answered from the cache only when the status is understood
         #expect(answer.body == (stored ? "A" : "B"))
         #expect(harness.origin.requestCount == (stored ? 1 : 2))
+    }
+}
+
+/// An origin that answers its first request with a `200` that may be served stale while it is
+/// revalidated, and every later one with a `503` head whose body never comes: those transfers
+/// end only when stopped, or when the test ends them.
+final class StallingServerErrorOrigin: HTTPTransport, @unchecked Sendable {
+    // `lock` guards `requests` and `held`.
+    private let lock = NSLock()
+    private var requests = 0
+    private var held: [any TransferReceiver] = []
+
+    var requestCount: Int { lock.withLock { requests } }
+
+    func startTransfer(_ request: URLRequest, options: TransferOptions, receiver: any TransferReceiver) -> any Cancellable {
+        let number = lock.withLock { () -> Int in
+            requests += 1
+            return requests
+        }
+        DispatchQueue.global().async {
+            if number == 1 {
+                let head = ResponseHead(
+                    statusCode: 200, url: request.url, headerFields: [("Cache-Control", "max-age=60, stale-while-revalidate=600")])
+                if case .proceed = receiver.transferDidReceive(head: head) { _ = receiver.transferDidReceive(Data("A".utf8)) }
+                receiver.transferDidComplete(with: nil)
+                return
+            }
+            let head = ResponseHead(statusCode: 503, url: request.url, headerFields: [("Content-Length", "1000")])
+            if case .stop(let error) = receiver.transferDidReceive(head: head) {
+                receiver.transferDidComplete(with: error)
+                return
+            }
+            self.lock.withLock { self.held.append(receiver) }
+        }
+        return Ignored()
+    }
+
+    /// Ends the transfers still held with a lost connection, and lets go of their receivers.
+    func endAll() {
+        let receivers = lock.withLock { () -> [any TransferReceiver] in
+            defer { held = [] }
+            return held
+        }
+        for receiver in receivers { receiver.transferDidComplete(with: URLError(.networkConnectionLost)) }
+    }
+
+    private final class Ignored: Cancellable {
+        func cancel() {}
     }
 }

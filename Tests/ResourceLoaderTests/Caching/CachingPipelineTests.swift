@@ -311,6 +311,92 @@ struct CachingPipelineTests {
         #expect(recorder.recorded.last == .hit)
     }
 
+    @Test("RFC 5861: a background validation's outcome reaches the monitors after the fetch's fetchFinished, however soon the origin answers")
+    func backgroundOutcomeAfterTheFetchFinished() async throws {
+        // GIVEN a stored response that may be served stale while it is revalidated, an origin
+        // that answers the validation at once, and a model that is made only when the test says
+        let session = FakeURLSession()
+        session.stub(.any, with: [
+            .status(200, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=60, stale-while-revalidate=600"], body: Data("A".utf8)),
+            .status(304, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=60"]),
+        ])
+        let clock = ManualClock()
+        let recorder = EventOrderRecorder()
+        let cache = HTTPCache()
+        let pipeline = ResourcePipeline(session: session, monitors: [recorder], clock: clock, cache: cache)
+        let parse = ParseGate()
+        let service = ResourceService<HeldParseResource>(pipeline: pipeline)
+        let resource = HeldParseResource(url: URL(string: "http://origin.test/a")!, gate: parse)
+        parse.open()
+        #expect(try await service.fetch(resource) == "A")
+        let firstStored = try #require(cache.store.cachedResponse(forKey: "GET http://origin.test/a")?.responseDate)
+        clock.advance(by: .seconds(61))
+
+        // WHEN the stale answer is being parsed while the validation's 304 arrives and updates
+        // the store
+        let fetch = Task { try await service.fetch(resource) }
+        #expect(await eventually { cache.store.cachedResponse(forKey: "GET http://origin.test/a")?.responseDate != firstStored })
+        parse.open()
+        #expect(try await fetch.value == "A")
+
+        // THEN the monitors hear of the 304 after the fetch finished
+        #expect(await eventually { recorder.events.count == 8 })
+        #expect(recorder.events == [
+            "cache miss", "cache stored", "model", "finished",
+            "cache staleWhileRevalidate", "model", "finished", "cache conditionalHit",
+        ])
+    }
+
+    @Test("RFC 5861, §4.3.3: a stale response answering a 503 ends the fetch at once, without waiting for the 503's body")
+    func staleIfErrorDoesNotWaitForTheErrorBody() async throws {
+        // GIVEN a stored response stale at once, and an origin that then answers 503 with a
+        // body it never finishes sending
+        let served = LockedFlag()
+        let server = try LoopbackHTTPServer { _ in
+            guard served.isSet else {
+                served.set()
+                return .status(200, headers: ["ETag": "\"v1\"", "Cache-Control": "max-age=0", "Content-Type": "application/json"], body: Data(Self.body.utf8))
+            }
+            let head = LoopbackScript.head(["Content-Length": "1000"], status: "503 Service Unavailable")
+            return .script([.write(head + Data("down".utf8)), .pause(.seconds(60))])
+        }
+        defer { server.stop() }
+        let cache = HTTPCache(store: MemoryCacheStore(byteLimit: 1 << 20), staleIfErrorLimit: .seconds(3600))
+        // A deadline the fetch would reach if it waited for the 503's body.
+        let pipeline = ResourcePipeline(session: URLSessionTransport(), options: TransferOptions(deadline: .seconds(10)), cache: cache)
+        let service = ResourceService<CachedCitiesResource>(pipeline: pipeline)
+        let resource = CachedCitiesResource(url: server.baseURL.appendingPathComponent("europe.json"))
+        #expect(try await service.fetch(resource) == Self.cities)
+
+        // WHEN it is fetched again, THEN the stored response answers, before the deadline
+        #expect(try await service.fetch(resource) == Self.cities)
+        #expect(server.requestCount == 2)
+    }
+
+    @Test("§3.5: a shared cache does not store the answer to a request its URLSessionTransport sends with a configured Authorization")
+    func configuredAuthorizationKeepsTheResponseOut() async throws {
+        // GIVEN a URLSessionTransport whose configuration carries Authorization, under a shared cache
+        let log = LoopbackScript()
+        log.enqueue(.status(200, headers: ["Cache-Control": "max-age=60", "Content-Type": "application/json"], body: Data(Self.body.utf8)))
+        let server = try LoopbackHTTPServer { log.answer($0) }
+        defer { server.stop() }
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpAdditionalHeaders = ["Authorization": "Bearer alice"]
+        let recorder = CacheDecisionRecorder()
+        let pipeline = ResourcePipeline(
+            session: URLSessionTransport(configuration: configuration), monitors: [recorder], clock: ManualClock(), cache: HTTPCache())
+        let service = ResourceService<CachedCitiesResource>(pipeline: pipeline)
+        let resource = CachedCitiesResource(url: server.baseURL.appendingPathComponent("europe.json"))
+
+        // WHEN the URL is fetched twice
+        #expect(try await service.fetch(resource) == Self.cities)
+        #expect(try await service.fetch(resource) == Self.cities)
+
+        // THEN both went to the server with the credential, and neither answer was stored
+        #expect(log.receivedRequests.map { $0.value(forHeaderField: "Authorization") } == ["Bearer alice", "Bearer alice"])
+        #expect(recorder.recorded == [.miss, .notStored(.authorization), .miss, .notStored(.authorization)])
+    }
+
     @Test("§4.3.5: a HEAD fetch is answered from the stored GET response, without a request")
     func headFromStoredGET() async throws {
         let server = try LoopbackHTTPServer { _ in
@@ -403,4 +489,35 @@ final class LockedFlag: @unchecked Sendable {
     var isSet: Bool { lock.withLock { value } }
 
     func set() { lock.withLock { value = true } }
+}
+
+/// Keeps, in order, the models made, the fetches finished and the cache's decisions a pipeline's
+/// monitors see.
+final class EventOrderRecorder: FetchMonitor, @unchecked Sendable {
+    // `lock` guards `lines`.
+    private let lock = NSLock()
+    private var lines: [String] = []
+
+    var events: [String] { lock.withLock { lines } }
+
+    private func record(_ line: String) {
+        lock.withLock { lines.append(line) }
+    }
+
+    func modelMade(_ event: FetchEvent.ModelMade) { record("model") }
+    func fetchFinished(_ event: FetchEvent.Finished) { record("finished") }
+    func cacheDecided(_ event: FetchEvent.CacheDecided) {
+        let outcome = "\(event.outcome)"
+        record("cache " + (outcome.firstIndex(of: "(").map { String(outcome[..<$0]) } ?? outcome))
+    }
+}
+
+/// A `GET` whose model is its body as text, made once its ``ParseGate`` lets it.
+struct HeldParseResource: NetworkResourceType, DataResourceType {
+    var url: URL
+    let gate: ParseGate
+    func model(from data: Data) throws -> String {
+        gate.pass()
+        return String(decoding: data, as: UTF8.self)
+    }
 }
