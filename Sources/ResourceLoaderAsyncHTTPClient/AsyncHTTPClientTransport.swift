@@ -109,8 +109,8 @@ import FoundationNetworking
 /// URLs on its spans (`url.full`, `url.query`) with every query value replaced and without the
 /// fragment, as the fetch's span does, and its refusal of a header field value with `REDACTED` in
 /// place of the value; an injected client's spans record both as AsyncHTTPClient makes them. A
-/// client without a tracer (set `configuration.tracing.tracer` to `nil`) or with a no-op one makes no
-/// span, and the transport sends through the delegate API, as without tracing: the request
+/// client without a tracer (set `configuration.tracing.tracer` to `nil`) or with a no-op one makes
+/// no span, and the transport sends through the delegate API, as without tracing: the request
 /// carries the headers the adapters set, untouched.
 ///
 /// A hop over the async API runs in a Swift task that prefers one of the client's event loops as

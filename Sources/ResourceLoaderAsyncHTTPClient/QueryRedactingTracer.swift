@@ -53,8 +53,8 @@ extension AsyncHTTPClientTransport {
     ///
     /// AsyncHTTPClient refuses a value with a control character other than tab, which a fetch
     /// refuses before any transport, with `HTTPClientError.invalidHeaderFieldValues(_:)`, whose
-    /// description prints the values: the span records that error with each value replaced by
-    /// `REDACTED`, so that a credential handed to the transport directly never reaches the
+    /// description prints the values: the span records that error with one `REDACTED` in place
+    /// of the values, so that a credential handed to the transport directly never reaches the
     /// tracer. Every other error is recorded as it is: none of AsyncHTTPClient's or SwiftNIO's
     /// carries a request's header field value.
     struct RedactingSpan: Span {
