@@ -8,6 +8,12 @@ let asyncHTTPClientProducts: [Target.Dependency] = [
     ("NIOPosix", "swift-nio"), ("NIOHTTPCompression", "swift-nio-extras"),
 ].map { .product(name: $0.0, package: $0.1, condition: .when(traits: ["AsyncHTTPClient"])) }
 
+/// The products of AsyncHTTPClient's own dependencies whose errors reach the transport, which
+/// names them by type rather than linking them: its tests construct them, while the
+/// `AsyncHTTPClient` trait is on.
+let asyncHTTPClientErrorProducts: [Target.Dependency] = [("NIOSSL", "swift-nio-ssl"), ("NIOHTTP2", "swift-nio-http2")]
+    .map { .product(name: $0.0, package: $0.1, condition: .when(traits: ["AsyncHTTPClient"])) }
+
 /// swift-distributed-tracing's `Tracing`, while the `AsyncHTTPClient` trait is on. AsyncHTTPClient
 /// depends on swift-distributed-tracing itself: the transport uses it to nest AsyncHTTPClient's
 /// spans under the fetch's, which adds no package.
@@ -96,6 +102,8 @@ let package = Package(
         // AsyncHTTPClient's own dependencies, named for the NIO types the transport uses.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.30.0"),
+        .package(url: "https://github.com/apple/swift-nio-http2.git", from: "1.36.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.7.3"),
@@ -134,7 +142,7 @@ let package = Package(
             dependencies: [
                 "ResourceLoader", "ResourceLoaderTesting", "ResourceLoaderAsyncHTTPClient", "CResourceLoaderZlib",
                 inMemoryTracingForAsyncHTTPClient, tracingForAsyncHTTPClient,
-            ] + asyncHTTPClientProducts,
+            ] + asyncHTTPClientProducts + asyncHTTPClientErrorProducts,
             resources: [.copy("Fixtures")]
         ),
         // The signer's tests: they compile only with the XMLSignature trait on.

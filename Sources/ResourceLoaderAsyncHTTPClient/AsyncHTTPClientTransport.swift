@@ -27,7 +27,9 @@ import FoundationNetworking
 ///   scheme but `http` and `https`, the method and body rules of RFC 9110, and
 ///   `TransferRules/credentialHeaderFields` only to the original origin.
 ///   (A redirect is recognised by its head, before AsyncHTTPClient's own redirect handling, so the
-///   rules hold even for an injected client configured to follow redirects.)
+///   rules hold even for an injected client configured to follow redirects. Such a client would
+///   also follow a `304` or `305` with a `Location`, which the transport does not: the answer is
+///   that response, without its body.)
 /// - **Compression**: a transport with a client of its own (``init(configuration:eventLoopGroup:)``
 ///   with decompression disabled, as in ``defaultConfiguration``, and ``shared``) asks for
 ///   `Accept-Encoding: gzip, deflate` when a request names none, and decodes the body itself as
@@ -43,7 +45,8 @@ import FoundationNetworking
 ///   values (which `URLSessionTransport` accepts; RFC 9112 allows either), and any malformed
 ///   response, with `URLError.Code.badServerResponse`.
 /// - **Idle timeout**: `URLRequest.timeoutInterval` bounds the time without progress: a byte from
-///   the server, or a piece of the request body written; it fails with `URLError.Code.timedOut`.
+///   the server, or a piece of the request body written (on every hop: a body a `307` or `308`
+///   sends again counts anew); it fails with `URLError.Code.timedOut`.
 ///   A request body counts each piece (256 KiB) it writes, as `URLSession` counts what it sends:
 ///   a file or stream body, and a body held in memory over 256 KiB, go out a piece at a time. A
 ///   smaller body in memory (up to 1 MiB on a client that traces, see below) goes out in one
@@ -104,9 +107,10 @@ import FoundationNetworking
 /// leaves the client's spans as AsyncHTTPClient makes them: each the root of a trace of its own,
 /// while the server receives the fetch span's `traceparent`. A client the transport makes records
 /// URLs on its spans (`url.full`, `url.query`) with every query value replaced and without the
-/// fragment, as the fetch's span does; an injected client's spans record them as sent. A client
-/// without a tracer (set `configuration.tracing.tracer` to `nil`) or with a no-op one makes no
-/// span, and the transport sends through the delegate API, as without tracing: the request
+/// fragment, as the fetch's span does, and its refusal of a header field value with `REDACTED` in
+/// place of the value; an injected client's spans record both as AsyncHTTPClient makes them. A
+/// client without a tracer (set `configuration.tracing.tracer` to `nil`) or with a no-op one makes
+/// no span, and the transport sends through the delegate API, as without tracing: the request
 /// carries the headers the adapters set, untouched.
 ///
 /// A hop over the async API runs in a Swift task that prefers one of the client's event loops as
@@ -178,6 +182,10 @@ public final class AsyncHTTPClientTransport: URLSessionType {
     /// client it made with decompression disabled, since a client that decompresses hands over
     /// decoded bytes under the same `Content-Encoding`.
     let decodesContent: Bool
+    /// Whether the client may follow redirects itself: `false` for a client the transport made,
+    /// and for one injected with `clientFollowsRedirects` `false`. The transport then answers a
+    /// `304` or `305` with a `Location` from its head alone, before the client could follow it.
+    let clientMayFollowRedirects: Bool
 
     private init(ownership: Ownership, configuration: HTTPClient.Configuration = defaultConfiguration,
                  eventLoopGroup: any EventLoopGroup = HTTPClient.defaultEventLoopGroup) {
@@ -190,6 +198,7 @@ public final class AsyncHTTPClientTransport: URLSessionType {
         self.ownership = ownership
         self.tracer = Self.activeTracer(of: client)
         self.idleTimeouts = IdleTimeouts(eventLoopGroup: eventLoopGroup)
+        self.clientMayFollowRedirects = false
         if case .disabled = configuration.decompression {
             self.decodesContent = true
         } else {
@@ -221,14 +230,16 @@ public final class AsyncHTTPClientTransport: URLSessionType {
     /// through the transport has answered.
     ///
     /// The transport's rules hold whatever the client's configuration: it recognises a redirect
-    /// by its head before the client could follow it. Configure the client with
-    /// `redirectConfiguration: .disallow` all the same, so that the client keeps the connection
-    /// of a redirect open for the next request. A client with decompression disabled hands the
-    /// body of a response to a request that asked for `gzip` through still coded.
+    /// by its head before the client could follow it, and answers a `304` or `305` with a
+    /// `Location`, which the client would follow, with that response and no body. Configure the
+    /// client with `redirectConfiguration: .disallow` all the same, so that the client keeps the
+    /// connection of a redirect open for the next request, and a `305` keeps its body. A client
+    /// with decompression disabled hands the body of a response to a request that asked for
+    /// `gzip` through still coded.
     ///
     /// - Parameter client: The client to send requests through.
     public convenience init(client: HTTPClient) {
-        self.init(client: client, tracer: nil)
+        self.init(client: client, followsRedirects: true, tracer: nil)
     }
 
     /// Creates a transport over a client you own and shut down yourself, and says whether the
@@ -246,12 +257,15 @@ public final class AsyncHTTPClientTransport: URLSessionType {
     ///   - client: The client to send requests through.
     ///   - clientFollowsRedirects: Whether `client`'s configuration lets it follow redirects.
     public convenience init(client: HTTPClient, clientFollowsRedirects: Bool) {
-        self.init(client: client, tracer: clientFollowsRedirects ? nil : Self.activeTracer(of: client))
+        self.init(
+            client: client, followsRedirects: clientFollowsRedirects,
+            tracer: clientFollowsRedirects ? nil : Self.activeTracer(of: client))
     }
 
-    private init(client: HTTPClient, tracer: (any Tracer)?) {
+    private init(client: HTTPClient, followsRedirects: Bool, tracer: (any Tracer)?) {
         self.client = client
         self.ownership = .borrowed
+        self.clientMayFollowRedirects = followsRedirects
         self.tracer = tracer
         self.idleTimeouts = IdleTimeouts(eventLoopGroup: client.eventLoopGroup)
         self.decodesContent = false
@@ -390,11 +404,11 @@ public final class AsyncHTTPClientTransport: URLSessionType {
     /// | connect, read, write, TLS or proxy handshake, pool or deadline timeout; `ETIMEDOUT` | `timedOut` |
     /// | the host name does not resolve | `cannotFindHost` |
     /// | connection refused or unreachable, a client shut down or misconfigured | `cannotConnectToHost` |
-    /// | connection closed, reset or shut down uncleanly before the response ended | `networkConnectionLost` |
-    /// | malformed response, body length mismatch, bad framing, bad proxy response | `badServerResponse` |
+    /// | connection closed, reset or shut down uncleanly before the response ended (TLS's unclean shutdown included); an HTTP/2 stream reset, refused or closed with its connection | `networkConnectionLost` |
+    /// | malformed response, body length mismatch, bad framing, bad proxy response, any other HTTP/2 protocol error | `badServerResponse` |
     /// | a response part larger than the client accepts | `dataLengthExceedsMaximum` |
     /// | decompression failed or exceeded its limit | `cannotDecodeContentData` |
-    /// | a TLS failure, or an application protocol the client does not speak | `secureConnectionFailed` |
+    /// | any other TLS failure, or an application protocol the client does not speak | `secureConnectionFailed` |
     /// | the proxy asks for credentials | `userAuthenticationRequired` |
     /// | the client's own redirect limit or a redirect cycle | `httpTooManyRedirects` |
     /// | invalid URL, empty host or scheme | `badURL` |
@@ -440,8 +454,26 @@ public final class AsyncHTTPClientTransport: URLSessionType {
         case is NIOHTTPDecompression.DecompressionError:
             return .cannotDecodeContentData
         default:
-            // NIOSSL's errors (a TLS failure), named by module: the transport does not link NIOSSL.
-            return String(reflecting: type(of: error)).hasPrefix("NIOSSL.") ? .secureConnectionFailed : .unknown
+            return codeByTypeName(for: error)
+        }
+    }
+
+    /// The code of an error of NIOSSL or NIOHTTP2, which AsyncHTTPClient passes on as they are,
+    /// told by its type's name: the transport links neither module.
+    private static func codeByTypeName(for error: any Error) -> URLError.Code {
+        let typeName = String(reflecting: type(of: error))
+        switch typeName {
+        case "NIOSSL.NIOSSLError" where String(describing: error) == "uncleanShutdown":
+            // The connection closed without TLS's own closure: a body it ends is cut short.
+            return .networkConnectionLost
+        case "NIOHTTP2.NIOHTTP2Errors.StreamClosed", "NIOHTTP2.NIOHTTP2Errors.IOOnClosedConnection":
+            // An HTTP/2 stream reset or refused by the server, or closed with its connection.
+            return .networkConnectionLost
+        default:
+            if typeName.hasPrefix("NIOSSL.") { return .secureConnectionFailed }
+            // Any other HTTP/2 error: a frame or header block that breaks the protocol.
+            if typeName.hasPrefix("NIOHTTP2.") { return .badServerResponse }
+            return .unknown
         }
     }
 
@@ -523,7 +555,8 @@ extension AsyncHTTPClientTransport {
             /// The most bytes of the request body reported to the receiver, on any hop: a body
             /// a redirect sends again is reported once its count passes it, so counts never go back.
             var bytesSentReported: Int64 = 0
-            /// When a byte last arrived, or the current hop started, for the idle timeout.
+            /// When a byte last arrived, a piece of the current hop's request body was written, or
+            /// the current hop started, for the idle timeout.
             var lastActivity = NIODeadline.now()
             /// The reader of the current hop's streamed body, closed when the hop is replaced or
             /// the transfer ends.
@@ -632,7 +665,11 @@ extension AsyncHTTPClientTransport {
             deliveryLock.lock()
             defer { deliveryLock.unlock() }
             let expected = withState { state -> (sent: Int64, expected: Int64?)? in
-                guard !state.finished, state.hop == hop, !state.hasDeliveredHead else { return nil }
+                guard !state.finished, state.hop == hop else { return nil }
+                // Every piece of the current hop counts for the idle timeout: one a redirect sends
+                // again, and one written after the response's head, too.
+                state.lastActivity = .now()
+                guard !state.hasDeliveredHead else { return nil }
                 state.bytesSent += Int64(count)
                 guard state.bytesSent > state.bytesSentReported else { return nil }
                 state.bytesSentReported = state.bytesSent
@@ -812,7 +849,7 @@ extension AsyncHTTPClientTransport {
                 return nil
             }
             if Self.declaresBodyWhereNoneBelongs(head, method: withState({ $0.current.httpMethod })) {
-                answerWithoutBody(head, hop: hop)
+                answerWithoutBody(head, hop: hop, task: task)
                 return nil
             }
             let (request, url) = withState { ($0.current, $0.currentURL) }
@@ -834,8 +871,14 @@ extension AsyncHTTPClientTransport {
 
         /// Answers with `head` and no body, and stops the hop, so that its connection is closed
         /// rather than kept for another request: the head of a response that has no body declares
-        /// one, and the bytes a server sends after it would be read as the next response.
-        private func answerWithoutBody(_ head: HTTPResponseHead, hop: Int) {
+        /// one, and the bytes a server sends after it would be read as the next response; or the
+        /// head is a `304` or `305` with a `Location`, which a client that follows redirects would
+        /// follow.
+        ///
+        /// `task` is the hop's task of the delegate API, stopped here whatever the answer, even
+        /// before `send` has stored it; `nil` for a hop over the async API.
+        func answerWithoutBody(_ head: HTTPResponseHead, hop: Int, task: HTTPClient.Task<Void>?) {
+            defer { task?.cancel() }
             guard let url = withState({ $0.currentURL }) else {
                 finish(URLError(.badServerResponse), hop: hop)
                 return
@@ -847,7 +890,7 @@ extension AsyncHTTPClientTransport {
             case .stop(let error): answered = finish(error, hop: hop)
             case nil: answered = false
             }
-            if answered, let task = withState({ $0.task }) { task.cancel() }
+            if task == nil, answered, let current = withState({ $0.task }) { current.cancel() }
         }
 
         /// Whether `head` declares a body (a `Content-Length` other than `0`, or a
@@ -883,6 +926,9 @@ extension AsyncHTTPClientTransport {
                 send(next)
             case .refuse(let refusal):
                 finish(ResourceError.redirectRefused(refusal), hop: hop)
+                // Stopped here, before a client that follows redirects could follow it, even when
+                // `send` has not stored the hop's task yet.
+                task?.cancel()
             case nil:
                 task?.cancel()
             }
@@ -1027,6 +1073,12 @@ extension AsyncHTTPClientTransport {
             default: false
             }
         }
+
+        /// Whether AsyncHTTPClient, configured to follow redirects, follows a response of
+        /// `status` that has a `Location`, although the transport does not: `304` and `305`.
+        static func isFollowedOnlyByTheClient(_ status: Int) -> Bool {
+            status == 304 || status == 305
+        }
     }
 
     /// Why the transport stopped a hop whose redirect it follows.
@@ -1061,9 +1113,17 @@ extension AsyncHTTPClientTransport {
 
         func didVisitURL(task: HTTPClient.Task<Void>, _ request: HTTPClient.Request, _ head: HTTPResponseHead) {
             // Called before the client decides to follow a redirect, so the transport's rules
-            // apply whatever its configuration. Every other head goes on to `didReceiveHead`.
-            guard Transfer.isRedirect(Int(head.status.code)), head.headers.contains(name: "location") else { return }
-            _ = transfer.receivedHead(head, hop: hop, task: task)
+            // apply whatever its configuration: it takes over every head with a `Location` the
+            // client would follow. A `304` or `305` is the answer, as the transport follows
+            // neither: its task is stopped before the client could follow it, so the answer has
+            // no body. Every other head goes on to `didReceiveHead`.
+            let status = Int(head.status.code)
+            guard head.headers.contains(name: "location") else { return }
+            if Transfer.isRedirect(status) {
+                _ = transfer.receivedHead(head, hop: hop, task: task)
+            } else if Transfer.isFollowedOnlyByTheClient(status), transfer.transport.clientMayFollowRedirects {
+                transfer.answerWithoutBody(head, hop: hop, task: task)
+            }
         }
 
         func didSendRequestPart(task: HTTPClient.Task<Void>, _ part: IOData) {

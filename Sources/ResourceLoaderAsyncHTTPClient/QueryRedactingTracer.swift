@@ -1,4 +1,5 @@
 #if AsyncHTTPClient
+import AsyncHTTPClient
 import Foundation
 import ResourceLoader
 import Tracing
@@ -9,8 +10,9 @@ extension AsyncHTTPClientTransport {
     ///
     /// AsyncHTTPClient sets `url.full` (without user and password only) and `url.query` from the
     /// URL as sent, query values and fragment included, on spans that are children of the
-    /// fetch's; the fetch's own span redacts them. Every other attribute, event and status goes
-    /// to the configuration's tracer as it is.
+    /// fetch's; the fetch's own span redacts them. An error AsyncHTTPClient records is recorded
+    /// without header field values (see ``RedactingSpan``). Every other attribute, event and
+    /// status goes to the configuration's tracer as it is.
     struct QueryRedactingTracer: Tracer {
         /// The configuration's tracer.
         let wrapped: any Tracer
@@ -46,7 +48,15 @@ extension AsyncHTTPClientTransport {
     }
 
     /// A span of ``QueryRedactingTracer``: the configuration tracer's, with `url.full` and
-    /// `url.query` redacted as they are set.
+    /// `url.query` redacted as they are set, and AsyncHTTPClient's refusal of header field values
+    /// recorded without them.
+    ///
+    /// AsyncHTTPClient refuses a value with a control character other than tab, which a fetch
+    /// refuses before any transport, with `HTTPClientError.invalidHeaderFieldValues(_:)`, whose
+    /// description prints the values: the span records that error with one `REDACTED` in place
+    /// of the values, so that a credential handed to the transport directly never reaches the
+    /// tracer. Every other error is recorded as it is: none of AsyncHTTPClient's or SwiftNIO's
+    /// carries a request's header field value.
     struct RedactingSpan: Span {
         /// The configuration tracer's span.
         let wrapped: any Span
@@ -70,7 +80,15 @@ extension AsyncHTTPClientTransport {
         func addEvent(_ event: SpanEvent) { wrapped.addEvent(event) }
 
         func recordError<Instant: TracerInstant>(_ error: any Error, attributes: SpanAttributes, at instant: @autoclosure () -> Instant) {
-            wrapped.recordError(error, attributes: attributes, at: instant())
+            wrapped.recordError(Self.redacting(error), attributes: attributes, at: instant())
+        }
+
+        /// `error` without the header field values it prints: AsyncHTTPClient's
+        /// `invalidHeaderFieldValues` with one `REDACTED` in their place; any other error as it is.
+        static func redacting(_ error: any Error) -> any Error {
+            guard let error = error as? HTTPClientError,
+                  error.shortDescription == HTTPClientError.invalidHeaderFieldValues([]).shortDescription else { return error }
+            return HTTPClientError.invalidHeaderFieldValues(["REDACTED"])
         }
 
         func addLink(_ link: SpanLink) { wrapped.addLink(link) }

@@ -24,7 +24,8 @@ public protocol NetworkResourceType: ResourceType {
     /// The request method. Default: ``HTTPMethod/get``.
     var httpMethod: HTTPMethod { get }
 
-    /// Header fields to send. Default: none. Names and values must not contain CR, LF or NUL.
+    /// Header fields to send. Default: none. Names must be HTTP tokens, and values must not
+    /// contain a control character other than tab.
     var headerFields: [String: String] { get }
 
     /// Query items appended to ``url``'s query, in order. Default: none.

@@ -88,5 +88,34 @@ struct AsyncHTTPClientSpanTests {
         #expect(!texts.joined().contains("4711"), "\(texts)")
         #expect(attributes.get("http.request.method") == .string("GET"))
     }
+
+    @Test func aHeaderValueTheClientRefusesIsNotRecordedOnItsSpan() async throws {
+        // GIVEN a transport whose own client traces, and a request whose credential holds a
+        // control character, handed to the transport directly (a fetch refuses it before any
+        // transport)
+        let server = try LoopbackHTTPServer { _ in .status(200, body: Data("ok".utf8)) }
+        defer { server.stop() }
+        let tracer = InMemoryTracer()
+        var configuration = AsyncHTTPClientTransport.defaultConfiguration
+        configuration.tracing.tracer = tracer
+        let transport = AsyncHTTPClientTransport(configuration: configuration)
+        var request = URLRequest(url: server.baseURL)
+        request.setValue("Bearer SECRET-4711\u{1}", forHTTPHeaderField: "Authorization")
+
+        // WHEN AsyncHTTPClient refuses to send it
+        let result = await withCheckedContinuation { continuation in
+            _ = transport.data(for: request, options: TransferOptions()) { continuation.resume(returning: $0) }
+        }
+        try await transport.shutdown()
+
+        // THEN the client's span records an error that names the refusal, not the value
+        #expect(throws: (any Error).self) { try result.get() }
+        #expect(server.requestCount == 0)
+        let span = try #require(tracer.finishedSpans.first)
+        let recorded = span.errors.map { "\(String(reflecting: $0.error)) \(String(describing: $0.error))" }
+        #expect(!recorded.isEmpty)
+        #expect(!recorded.joined().contains("4711"), "\(recorded)")
+        #expect(recorded.joined().contains("invalidHeaderFieldValues"), "\(recorded)")
+    }
 }
 #endif

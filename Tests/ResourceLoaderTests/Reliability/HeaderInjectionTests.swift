@@ -23,6 +23,7 @@ struct HeaderInjectionTests {
         case emptyName
         case valueWithCRLF
         case valueWithNUL
+        case valueWithControlCharacter
         case methodWithSpace
         case fileURL
 
@@ -34,6 +35,7 @@ struct HeaderInjectionTests {
             case .emptyName: request.setValue("1", forHTTPHeaderField: "")
             case .valueWithCRLF: request.setValue("1\r\nX-Injected: 1", forHTTPHeaderField: "X-A")
             case .valueWithNUL: request.setValue("1\u{0}2", forHTTPHeaderField: "X-A")
+            case .valueWithControlCharacter: request.setValue("1\u{1B}[2J\u{7F}", forHTTPHeaderField: "X-A")
             case .methodWithSpace: request.httpMethod = "GET /admin"
             case .fileURL: request.url = URL(fileURLWithPath: "/etc/passwd")
             }
@@ -146,12 +148,31 @@ struct HeaderInjectionTests {
         #expect(corruption.isKeptOffTheWire(completionOutcome, seen: sent))
     }
 
+    @Test func everyControlCharacterButTabIsRefusedInAValueWithoutQuotingIt() {
+        // GIVEN a resource whose credential holds one character of C0 or DEL, in turn
+        for byte in Array(UInt8(0x00)...0x1F) + [0x7F] {
+            var endpoint = Endpoint("https://api.example.com/x")
+            endpoint.headerFields = ["Authorization": "Bearer secret\(Character(Unicode.Scalar(byte)))value"]
+            // WHEN its request is built
+            // THEN only a tab (RFC 9110, 5.5) goes out; every other is refused without the value
+            do {
+                let request = try endpoint.urlRequest()
+                #expect(byte == 0x09, "byte \(byte)")
+                #expect(byte != 0x09 || request.value(forHTTPHeaderField: "Authorization") == "Bearer secret\tvalue")
+            } catch {
+                #expect(byte != 0x09)
+                #expect(error.caseName == "invalidRequest", "byte \(byte)")
+                #expect(!error.description.contains("secret"), "byte \(byte)")
+            }
+        }
+    }
+
     @Test func validHeaderFieldsStillGoOut() async throws {
         // GIVEN an adapter that adds ordinary fields, with every token character in a name
         struct Adding: RequestAdapter {
             func adapt(_ request: URLRequest) async throws -> URLRequest {
                 var request = request
-                request.setValue("v\u{1}tab\there", forHTTPHeaderField: "X-!#$%&'*+-.^_`|~09azAZ")
+                request.setValue("v tab\there~é", forHTTPHeaderField: "X-!#$%&'*+-.^_`|~09azAZ")
                 return request
             }
         }

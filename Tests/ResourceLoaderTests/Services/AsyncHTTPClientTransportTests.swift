@@ -3,6 +3,8 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOHTTP2
+import NIOSSL
 import ResourceLoader
 import ResourceLoaderAsyncHTTPClient
 import ResourceLoaderTesting
@@ -151,6 +153,36 @@ struct AsyncHTTPClientTransportTests {
         #expect(try answer?.get().0 == Data(repeating: UInt8(ascii: "x"), count: length))
     }
 
+    @Test func aBodySentAgainAfterA307KeepsAShortIdleTimeoutFromFiring() async throws {
+        // GIVEN a file body of 24 MiB, a server that reads it at once and answers 307 to a second
+        // server, which reads it 64 KiB at a time, 10 ms apart (at most 6.4 MB/s): it answers
+        // after about four seconds, while a piece of 256 KiB is written every 50 ms or so, and
+        // the connection's buffers (a few MiB) are drained within a second of the last one
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("resend-\(UUID().uuidString).bin")
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let handle = try FileHandle(forWritingTo: file)
+        for _ in 0..<24 { try handle.write(contentsOf: Data(repeating: 0x61, count: 1 << 20)) }
+        try handle.close()
+        let created = Data("HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok".utf8)
+        let slow = try UploadFramingServer(answer: created, answersOnceWhole: true, pieceSize: 64 * 1024, pause: .milliseconds(10))
+        defer { slow.stop() }
+        let moved = Data("HTTP/1.1 307 Temporary Redirect\r\nLocation: \(slow.url.absoluteString)\r\nContent-Length: 0\r\n\r\n".utf8)
+        let fast = try UploadFramingServer(answer: moved, answersOnceWhole: true)
+        defer { fast.stop() }
+        // WHEN the idle timeout is shorter than the second hop, and far longer than the time
+        // between its pieces and the buffers' drain
+        var request = URLRequest(url: fast.url)
+        request.httpMethod = "PUT"
+        request.setBody(try .file(file))
+        request.timeoutInterval = 3
+        // THEN the body arrives whole at the second server: each piece sent again moves the
+        // timeout on, although the first hop reported as many bytes sent
+        let answer = await answer(AsyncHTTPClientTransport(), request)
+        #expect(try answer?.get().0 == Data("ok".utf8))
+        #expect(await slow.outcomeOnceEnded().bodyBytes == 24 << 20)
+    }
+
     @Test func everyRequestTimesOutAfterItsOwnIdleTimeoutWhateverTheOthers() async throws {
         // GIVEN a server that never answers, and a request waiting on it with a ten-minute idle
         // timeout, sent first, so that the transport's next idle check is ten minutes away
@@ -273,6 +305,36 @@ struct AsyncHTTPClientTransportTests {
         let followed = await answer(transport, request)
         #expect(try followed?.get().0 == Data(#"{"a":"b"}"#.utf8))
         #expect(seen.values == ["-"])
+        try await client.shutdown()
+    }
+
+    @Test(arguments: [304, 305])
+    func anInjectedClientThatFollowsRedirectsDoesNotFollowA304Or305(status: Int) async throws {
+        // GIVEN a client configured to follow redirects itself, and a server that answers a POST
+        // with a 304 or 305 whose Location names another of its paths
+        let seen = OrderRecorder()
+        let server = try LoopbackHTTPServer { request in
+            seen.append(request.path)
+            return request.path == "/elsewhere"
+                ? .json(#"{"a":"b"}"#) : .status(status, headers: ["Location": "/elsewhere", "X-Status": "\(status)"])
+        }
+        defer { server.stop() }
+        let client = HTTPClient(
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+            configuration: HTTPClient.Configuration(redirectConfiguration: .follow(max: 20, allowCycles: false)))
+        let transport = AsyncHTTPClientTransport(client: client)
+        var request = URLRequest(url: server.baseURL.appendingPathComponent("start"))
+        request.httpMethod = "POST"
+        request.httpBody = Data("<Envelope/>".utf8)
+        request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
+        // WHEN it is sent through the transport
+        let answer = await answer(transport, request)
+        // THEN the answer is the 304 or 305 itself, as URLSessionTransport gives it, and the
+        // Location was never requested
+        let response = try #require(try answer?.get().1 as? HTTPURLResponse)
+        #expect(response.statusCode == status)
+        #expect(response.value(forHTTPHeaderField: "X-Status") == "\(status)")
+        #expect(seen.values == ["/start"])
         try await client.shutdown()
     }
 
@@ -417,6 +479,15 @@ struct AsyncHTTPClientTransportTests {
             (IOError(errnoCode: EPIPE, reason: "write"), .networkConnectionLost),
             (ChannelError.eof, .networkConnectionLost),
             (ChannelError.ioOnClosedChannel, .networkConnectionLost),
+            // A TLS body that the connection's close ends, without TLS's own closure.
+            (NIOSSLError.uncleanShutdown, .networkConnectionLost),
+            // An HTTP/2 stream reset or refused by the server, or closed with its connection
+            // (after a GOAWAY, say).
+            (NIOHTTP2Errors.streamClosed(streamID: HTTP2StreamID(1), errorCode: .cancel), .networkConnectionLost),
+            (NIOHTTP2Errors.streamClosed(streamID: HTTP2StreamID(3), errorCode: .refusedStream), .networkConnectionLost),
+            (NIOHTTP2Errors.ioOnClosedConnection(), .networkConnectionLost),
+            (NIOHTTP2Errors.unableToParseFrame(), .badServerResponse),
+            (NIOHTTP2Errors.invalidStatusValue("abc"), .badServerResponse),
             (HTTPClientError.bodyLengthMismatch, .badServerResponse),
             (HTTPClientError.contentLengthMissing, .badServerResponse),
             (HTTPClientError.invalidProxyResponse, .badServerResponse),
@@ -433,6 +504,7 @@ struct AsyncHTTPClientTransportTests {
             (HTTPClientError.redirectLimitReached, .httpTooManyRedirects),
             (HTTPClientError.redirectCycleDetected, .httpTooManyRedirects),
             (HTTPClientError.serverOfferedUnsupportedApplicationProtocol("spdy/1"), .secureConnectionFailed),
+            (NIOSSLError.noCertificateToValidate, .secureConnectionFailed),
             (HTTPClientError.invalidURL, .badURL),
             (HTTPClientError.emptyHost, .badURL),
             (HTTPClientError.emptyScheme, .badURL),
