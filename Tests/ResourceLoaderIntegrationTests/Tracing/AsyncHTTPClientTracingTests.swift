@@ -186,15 +186,24 @@ struct AsyncHTTPClientTracingTests {
         let declared = AsyncHTTPClientTransport(client: client, clientFollowsRedirects: false)
         let undeclared = AsyncHTTPClientTransport(client: client)
 
-        // WHEN a traced fetch goes through each
-        _ = try await ResourceService<LoopbackGreeting>(pipeline: Self.pipeline(declared, tracer: tracer))
-            .fetch(LoopbackGreeting(baseURL: server.baseURL))
-        let nested = try Self.fetchSpan(tracer)
-        let nestedClient = Self.children(of: nested, in: tracer)
-        tracer.recorder.clearFinishedSpans()
-        _ = try await ResourceService<LoopbackGreeting>(pipeline: Self.pipeline(undeclared, tracer: tracer))
-            .fetch(LoopbackGreeting(baseURL: server.baseURL))
-        let alone = try Self.fetchSpan(tracer)
+        // WHEN a traced fetch goes through each (the client is shut down whatever happens:
+        // AsyncHTTPClient stops the process when one is released running)
+        let nested: FinishedInMemorySpan
+        let nestedClient: [FinishedInMemorySpan]
+        let alone: FinishedInMemorySpan
+        do {
+            _ = try await ResourceService<LoopbackGreeting>(pipeline: Self.pipeline(declared, tracer: tracer))
+                .fetch(LoopbackGreeting(baseURL: server.baseURL))
+            nested = try Self.fetchSpan(tracer)
+            nestedClient = Self.children(of: nested, in: tracer)
+            tracer.recorder.clearFinishedSpans()
+            _ = try await ResourceService<LoopbackGreeting>(pipeline: Self.pipeline(undeclared, tracer: tracer))
+                .fetch(LoopbackGreeting(baseURL: server.baseURL))
+            alone = try Self.fetchSpan(tracer)
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
         try await client.shutdown()
 
         // THEN the first client span is the fetch's child, and the server saw its traceparent

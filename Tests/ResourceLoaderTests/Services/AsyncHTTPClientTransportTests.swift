@@ -14,6 +14,21 @@ import Testing
 import FoundationNetworking
 #endif
 
+/// Runs `body`, then shuts `client` down, whether `body` returned or threw: AsyncHTTPClient stops
+/// the process when a client it was not told to shut down is released, which would end every
+/// other test with a failing one.
+func shuttingDown<Value>(_ client: HTTPClient, _ body: () async throws -> Value) async throws -> Value {
+    let value: Value
+    do {
+        value = try await body()
+    } catch {
+        try? await client.shutdown()
+        throw error
+    }
+    try await client.shutdown()
+    return value
+}
+
 /// What is particular to `AsyncHTTPClientTransport`: the client's lifecycle, redirects with a
 /// client that would follow them itself, cancellation and the translation of the client's
 /// errors. The rules it shares with ``URLSessionTransport`` are in the fault-injection and
@@ -84,14 +99,15 @@ struct AsyncHTTPClientTransportTests {
         let server = try LoopbackHTTPServer { _ in .json(#"{"a":"b"}"#) }
         defer { server.stop() }
         let client = HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup)
-        var transport: AsyncHTTPClientTransport? = AsyncHTTPClientTransport(client: client)
-        #expect(try await answer(transport!, URLRequest(url: server.baseURL))?.get().0 == Data(#"{"a":"b"}"#.utf8))
-        try await transport?.shutdown()
-        transport = nil
-        // The client still works: neither shutdown() nor the release shut it down.
-        let response = try await client.execute(HTTPClientRequest(url: server.baseURL.absoluteString), timeout: .seconds(10))
-        #expect(response.status == .ok)
-        try await client.shutdown()
+        try await shuttingDown(client) { () async throws in
+            var transport: AsyncHTTPClientTransport? = AsyncHTTPClientTransport(client: client)
+            #expect(try await answer(transport!, URLRequest(url: server.baseURL))?.get().0 == Data(#"{"a":"b"}"#.utf8))
+            try await transport?.shutdown()
+            transport = nil
+            // The client still works: neither shutdown() nor the release shut it down.
+            let response = try await client.execute(HTTPClientRequest(url: server.baseURL.absoluteString), timeout: .seconds(10))
+            #expect(response.status == .ok)
+        }
     }
 
     @Test func releasingATransportWithARequestInFlightStillAnswersOnce() async throws {
@@ -176,9 +192,10 @@ struct AsyncHTTPClientTransportTests {
         request.httpMethod = "PUT"
         request.setBody(try .file(file))
         request.timeoutInterval = 3
-        // THEN the body arrives whole at the second server: each piece sent again moves the
-        // timeout on, although the first hop reported as many bytes sent
-        let answer = await answer(AsyncHTTPClientTransport(), request)
+        // THEN the body arrives whole at the second server (another origin, which the options
+        // let the body follow): each piece sent again moves the timeout on, although the first
+        // hop reported as many bytes sent
+        let answer = await answer(AsyncHTTPClientTransport(), request, options: TransferOptions(sendsBodyToAnotherOrigin: true))
         #expect(try answer?.get().0 == Data("ok".utf8))
         #expect(await slow.outcomeOnceEnded().bodyBytes == 24 << 20)
     }
@@ -293,19 +310,20 @@ struct AsyncHTTPClientTransportTests {
         let client = HTTPClient(
             eventLoopGroup: HTTPClient.defaultEventLoopGroup,
             configuration: HTTPClient.Configuration(redirectConfiguration: .follow(max: 20, allowCycles: false)))
-        let transport = AsyncHTTPClientTransport(client: client)
-        var request = URLRequest(url: serverA.baseURL.appendingPathComponent("0"))
-        request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
-        // WHEN the limit is 2 redirects
-        let limited = await answer(transport, request, options: TransferOptions(maximumRedirects: 2))
-        // THEN the third is refused, as the transport's rule says, not the client's
-        #expect((limited?.failure as? ResourceError)?.redirectRefusal == .tooManyRedirects(limit: 2))
-        #expect(serverA.requestCount == 3)
-        // AND with room for all of them, B answers without seeing the credential
-        let followed = await answer(transport, request)
-        #expect(try followed?.get().0 == Data(#"{"a":"b"}"#.utf8))
-        #expect(seen.values == ["-"])
-        try await client.shutdown()
+        try await shuttingDown(client) { () async throws in
+            let transport = AsyncHTTPClientTransport(client: client)
+            var request = URLRequest(url: serverA.baseURL.appendingPathComponent("0"))
+            request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
+            // WHEN the limit is 2 redirects
+            let limited = await answer(transport, request, options: TransferOptions(maximumRedirects: 2))
+            // THEN the third is refused, as the transport's rule says, not the client's
+            #expect((limited?.failure as? ResourceError)?.redirectRefusal == .tooManyRedirects(limit: 2))
+            #expect(serverA.requestCount == 3)
+            // AND with room for all of them, B answers without seeing the credential
+            let followed = await answer(transport, request)
+            #expect(try followed?.get().0 == Data(#"{"a":"b"}"#.utf8))
+            #expect(seen.values == ["-"])
+        }
     }
 
     @Test(arguments: [304, 305])
@@ -322,20 +340,21 @@ struct AsyncHTTPClientTransportTests {
         let client = HTTPClient(
             eventLoopGroup: HTTPClient.defaultEventLoopGroup,
             configuration: HTTPClient.Configuration(redirectConfiguration: .follow(max: 20, allowCycles: false)))
-        let transport = AsyncHTTPClientTransport(client: client)
-        var request = URLRequest(url: server.baseURL.appendingPathComponent("start"))
-        request.httpMethod = "POST"
-        request.httpBody = Data("<Envelope/>".utf8)
-        request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
-        // WHEN it is sent through the transport
-        let answer = await answer(transport, request)
-        // THEN the answer is the 304 or 305 itself, as URLSessionTransport gives it, and the
-        // Location was never requested
-        let response = try #require(try answer?.get().1 as? HTTPURLResponse)
-        #expect(response.statusCode == status)
-        #expect(response.value(forHTTPHeaderField: "X-Status") == "\(status)")
-        #expect(seen.values == ["/start"])
-        try await client.shutdown()
+        try await shuttingDown(client) { () async throws in
+            let transport = AsyncHTTPClientTransport(client: client)
+            var request = URLRequest(url: server.baseURL.appendingPathComponent("start"))
+            request.httpMethod = "POST"
+            request.httpBody = Data("<Envelope/>".utf8)
+            request.setValue("Bearer secret", forHTTPHeaderField: "Authorization")
+            // WHEN it is sent through the transport
+            let answer = await answer(transport, request)
+            // THEN the answer is the 304 or 305 itself, as URLSessionTransport gives it, and the
+            // Location was never requested
+            let response = try #require(try answer?.get().1 as? HTTPURLResponse)
+            #expect(response.statusCode == status)
+            #expect(response.value(forHTTPHeaderField: "X-Status") == "\(status)")
+            #expect(seen.values == ["/start"])
+        }
     }
 
     // MARK: Cancellation
