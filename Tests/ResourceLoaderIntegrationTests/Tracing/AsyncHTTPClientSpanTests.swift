@@ -14,6 +14,13 @@ import FoundationNetworking
 
 @Suite("AsyncHTTPClientTransport: AsyncHTTPClient's spans, their context and what they record of a URL")
 struct AsyncHTTPClientSpanTests {
+    /// A transport whose own client traces with `tracer`.
+    static func transport(tracing tracer: InMemoryTracer) -> AsyncHTTPClientTransport {
+        var configuration = AsyncHTTPClientTransport.defaultConfiguration
+        configuration.tracing.tracer = tracer
+        return AsyncHTTPClientTransport(configuration: configuration)
+    }
+
     /// A resource whose URL holds a secret in its query and its fragment.
     struct Search: NetworkResourceType, DataResourceType {
         let url: URL
@@ -34,9 +41,7 @@ struct AsyncHTTPClientSpanTests {
         // GIVEN a client that traces, no TracingFetchMonitor, a caller's span, and a body that
         // is a one-shot stream (read on a thread of its own before it is sent)
         let tracer = InMemoryTracer()
-        var configuration = AsyncHTTPClientTransport.defaultConfiguration
-        configuration.tracing.tracer = tracer
-        let transport = AsyncHTTPClientTransport(configuration: configuration)
+        let transport = Self.transport(tracing: tracer)
         let server = try LoopbackHTTPServer { _ in .status(200, body: Data("ok".utf8)) }
         defer { server.stop() }
         let parent = tracer.startSpan("handle request")
@@ -63,9 +68,7 @@ struct AsyncHTTPClientSpanTests {
         let server = try LoopbackHTTPServer { _ in .status(200, body: Data("ok".utf8)) }
         defer { server.stop() }
         let tracer = InMemoryTracer()
-        var configuration = AsyncHTTPClientTransport.defaultConfiguration
-        configuration.tracing.tracer = tracer
-        let transport = AsyncHTTPClientTransport(configuration: configuration)
+        let transport = Self.transport(tracing: tracer)
         var components = try #require(URLComponents(url: server.baseURL, resolvingAgainstBaseURL: false))
         components.path = "/search"
         components.query = "q=paris&apikey=SECRET-4711"
@@ -96,9 +99,7 @@ struct AsyncHTTPClientSpanTests {
         let server = try LoopbackHTTPServer { _ in .status(200, body: Data("ok".utf8)) }
         defer { server.stop() }
         let tracer = InMemoryTracer()
-        var configuration = AsyncHTTPClientTransport.defaultConfiguration
-        configuration.tracing.tracer = tracer
-        let transport = AsyncHTTPClientTransport(configuration: configuration)
+        let transport = Self.transport(tracing: tracer)
         var request = URLRequest(url: server.baseURL)
         request.setValue("Bearer SECRET-4711\u{1}", forHTTPHeaderField: "Authorization")
 

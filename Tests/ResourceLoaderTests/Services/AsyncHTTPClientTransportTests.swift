@@ -35,6 +35,13 @@ func shuttingDown<Value>(_ client: HTTPClient, _ body: () async throws -> Value)
 /// loopback suites, which run against both.
 @Suite("AsyncHTTPClientTransport")
 struct AsyncHTTPClientTransportTests {
+    /// A client of the test's own, configured to follow up to 20 redirects itself.
+    static func clientFollowingRedirects() -> HTTPClient {
+        HTTPClient(
+            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
+            configuration: HTTPClient.Configuration(redirectConfiguration: .follow(max: 20, allowCycles: false)))
+    }
+
     /// One raw answer of `transport` to a GET of `url`.
     private func answer(
         _ transport: AsyncHTTPClientTransport, _ request: URLRequest, options: TransferOptions = TransferOptions()
@@ -307,9 +314,7 @@ struct AsyncHTTPClientTransportTests {
                 : .status(302, headers: ["Location": serverB.baseURL.appendingPathComponent("landed").absoluteString])
         }
         defer { serverA.stop() }
-        let client = HTTPClient(
-            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-            configuration: HTTPClient.Configuration(redirectConfiguration: .follow(max: 20, allowCycles: false)))
+        let client = Self.clientFollowingRedirects()
         try await shuttingDown(client) { () async throws in
             let transport = AsyncHTTPClientTransport(client: client)
             var request = URLRequest(url: serverA.baseURL.appendingPathComponent("0"))
@@ -337,9 +342,7 @@ struct AsyncHTTPClientTransportTests {
                 ? .json(#"{"a":"b"}"#) : .status(status, headers: ["Location": "/elsewhere", "X-Status": "\(status)"])
         }
         defer { server.stop() }
-        let client = HTTPClient(
-            eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-            configuration: HTTPClient.Configuration(redirectConfiguration: .follow(max: 20, allowCycles: false)))
+        let client = Self.clientFollowingRedirects()
         try await shuttingDown(client) { () async throws in
             let transport = AsyncHTTPClientTransport(client: client)
             var request = URLRequest(url: server.baseURL.appendingPathComponent("start"))
