@@ -239,6 +239,30 @@ struct DownloadResumeRefusalTests {
         #expect(scratch.openDescriptors().isEmpty)
     }
 
+    @Test func a206InACodingTheRequestDidNotAcceptIsTheTransportsRefusalAndKeepsThePartialFile() async throws {
+        let scratch = try ScratchDirectory()
+        defer { scratch.remove() }
+        let body = DownloadFixtures.body(Self.length)
+        let coded = Data(Compressor.compress(Array(body.suffix(from: 40_000)), .gzip))
+        let server = try LoopbackHTTPServer { _ in
+            Self.partialContent([("ETag", "\"v1\""), ("Content-Encoding", "gzip"), ("Content-Range", "bytes 40000-99999/100000")], coded)
+        }
+        defer { server.stop() }
+        var (resource, _) = try Self.resuming(from: server.baseURL, in: scratch)
+        resource.keepsPartialFile = true
+
+        // The resume asks for `Accept-Encoding: identity`, which a gzip body does not meet.
+        let error = await #expect(throws: ResourceError.self) { try await service.fetch(resource) }
+
+        guard case .downloadInterrupted(_, .transport(.cannotDecodeContentData, _)) = error else {
+            Issue.record("expected cannotDecodeContentData, got \(String(describing: error))")
+            return
+        }
+        #expect(try Data(contentsOf: try #require(resource.resumeFrom).partialFile) == body.prefix(40_000))
+        #expect(!FileManager.default.fileExists(atPath: resource.destination.path))
+        #expect(scratch.openDescriptors().isEmpty)
+    }
+
     @Test func a206WithTheKeptLastModifiedIsSpliced() async throws {
         let scratch = try ScratchDirectory()
         defer { scratch.remove() }
