@@ -25,10 +25,17 @@ final class NginxServer: Sendable {
         self.port = port
     }
 
-    /// Starts nginx off the cooperative pool, waiting (up to five seconds) until it accepts
-    /// connections.
+    /// Starts nginx off the cooperative pool, waiting (up to five seconds a try) until it answers.
     static func start(executable: String) async throws -> NginxServer {
-        try await offTheCooperativePool { try startWaiting(executable: executable) }
+        try await offTheCooperativePool {
+            // The port is free when chosen but may be taken before nginx binds it (by another
+            // test's server or a client's ephemeral port): nginx then exits, and another port is tried.
+            var lastError: any Error = POSIXError(.EADDRINUSE)
+            for _ in 0..<5 {
+                do { return try startWaiting(executable: executable) } catch { lastError = error }
+            }
+            throw lastError
+        }
     }
 
     private static func startWaiting(executable: String) throws -> NginxServer {
@@ -36,6 +43,9 @@ final class NginxServer: Sendable {
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("www"), withIntermediateDirectories: true)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.path)
         let port = try freePort()
+        // A location only this nginx answers, so that the wait cannot end at another server that
+        // took the port.
+        let token = UUID().uuidString
         let configuration = """
             worker_processes 1;
             daemon off;
@@ -53,6 +63,7 @@ final class NginxServer: Sendable {
                 server {
                     listen 127.0.0.1:\(port);
                     root \(directory.path)/www;
+                    location = /.ready-\(token) { return 200 "\(token)"; }
                 }
             }
             """
@@ -66,7 +77,7 @@ final class NginxServer: Sendable {
         try process.run()
         let server = NginxServer(process: process, directory: directory, port: port)
         for _ in 0..<100 {
-            if canConnect(port) { return server }
+            if answers(port, token: token) { return server }
             guard process.isRunning else { break }
             usleep(50_000)
         }
@@ -111,16 +122,30 @@ final class NginxServer: Sendable {
         return UInt16(bigEndian: address.sin_port)
     }
 
-    private static func canConnect(_ port: UInt16) -> Bool {
+    /// Whether the server on `port` answers `GET /.ready-<token>` with the token.
+    private static func answers(_ port: UInt16, token: String) -> Bool {
         let socket = streamSocket()
         guard socket >= 0 else { return false }
         defer { close(socket) }
+        var timeout = timeval(tv_sec: 2, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = port.bigEndian
-        return withUnsafePointer(to: &address) { pointer in
+        let connected = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
+        guard connected else { return false }
+        let request = Array("GET /.ready-\(token) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        guard request.withUnsafeBytes({ send(socket, $0.baseAddress, $0.count, 0) }) == request.count else { return false }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        while received.count < 16_384 {
+            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { break }
+            received += buffer[..<count]
+        }
+        return String(decoding: received, as: UTF8.self).hasSuffix("\r\n\r\n\(token)")
     }
 }
