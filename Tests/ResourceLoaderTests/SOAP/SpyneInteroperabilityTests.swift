@@ -149,7 +149,7 @@ struct SpynePeer: Sendable {
     /// Starts the server (`Fixtures/<script>.py`) and waits, off the cooperative pool, for the
     /// port it prints.
     static func start(script name: String = "spyne-user-service") async throws -> SpynePeer {
-        SpynePeer(server: try await PythonFixtureServer.start(script: name, lifetime: 60, hint: "is spyne installed? pip install spyne lxml"))
+        SpynePeer(server: try await PythonFixtureServer.start(script: name, lifetime: 300, hint: "is spyne installed? pip install spyne lxml"))
     }
 
     /// Stops the server without waiting for it.

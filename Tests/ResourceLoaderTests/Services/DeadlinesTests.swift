@@ -33,9 +33,12 @@ struct DeadlinesTests {
         let log = Locked<[Int]>([])
         let targets = (0..<3).map { Target($0, log: log) }
         // Scheduled latest first: each new one is the earliest, so the timer is reprogrammed.
-        deadlines.schedule(targets[2], after: .milliseconds(300))
-        deadlines.schedule(targets[1], after: .milliseconds(200))
-        deadlines.schedule(targets[0], after: .milliseconds(100))
+        // From one starting time, a second ahead, so that a pause between two calls on a loaded
+        // machine changes neither their order nor whether the first passes before the last is set.
+        let start = DispatchTime.now().uptimeNanoseconds + 1_000_000_000
+        deadlines.schedule(targets[2], atUptime: start + 200_000_000)
+        deadlines.schedule(targets[1], atUptime: start + 100_000_000)
+        deadlines.schedule(targets[0], atUptime: start)
         try await wait(for: 3, in: log)
         #expect(log.withLock { $0 } == [0, 1, 2])
         #expect(targets.allSatisfy { $0.deadlineSlot == -1 })
@@ -48,8 +51,9 @@ struct DeadlinesTests {
         let targets = (0..<64).map { Target($0, log: log) }
         // From one starting time: scheduling 64 of them can take longer than the 1 ms between
         // two durations (under the address sanitizer on a busy machine it did), and durations
-        // counted from each call's own "now" would then not be in the order checked below.
-        let start = DispatchTime.now().uptimeNanoseconds
+        // counted from each call's own "now" would then not be in the order checked below. A
+        // second ahead, so that none passes before it is scheduled or cancelled.
+        let start = DispatchTime.now().uptimeNanoseconds + 1_000_000_000
         for target in targets {
             deadlines.schedule(target, atUptime: start + UInt64(50 + (target.name * 37) % 200) * 1_000_000)
         }
@@ -115,13 +119,13 @@ struct DeadlinesTests {
         let outcomes = Locked<[Result<Int, ResourceError>]>([])
         let pending = PendingFetch<Int>(callbackQueue: nil) { result in outcomes.withLock { $0.append(result) } }
         // (long enough that a machine loaded by a sanitizer run still finishes the fetch first)
-        pending.startDeadline(.milliseconds(500))
+        pending.startDeadline(.seconds(2))
         #expect(pending.finishLeavingDeadline(.success(1)))
         // WHEN the deadline passes before it is taken out (a later one, which passes after it,
         // tells when)
         let marker = Locked(false)
         let later = PendingFetch<Int>(callbackQueue: nil) { _ in marker.withLock { $0 = true } }
-        later.startDeadline(.milliseconds(600))
+        later.startDeadline(.milliseconds(2_100))
         try await waitUntil { marker.withLock { $0 } }
         try await Task.sleep(for: .milliseconds(50))
         // THEN the one outcome is the answer, and taking the deadline out now does nothing
