@@ -174,29 +174,10 @@ struct LoopbackHTTPServerTests {
     /// Sends `bytes` on a new connection to `server` and returns what it answers until it closes
     /// the connection (or five seconds pass).
     private func exchange(_ bytes: String, with server: LoopbackHTTPServer) throws -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(fd >= 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = server.port.bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-        try #require(connected)
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let data = Array(bytes.utf8)
-        #expect(send(fd, data, data.count, 0) == data.count)
-        var answer = [UInt8]()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = recv(fd, &buffer, buffer.count, 0)
-            guard count > 0 else { break }
-            answer += buffer[0..<count]
-        }
-        return String(decoding: answer, as: UTF8.self)
+        let (sent, answer) = try #require(rawHTTPExchange(data, port: server.port))
+        #expect(sent == data.count)
+        return answer
     }
 
     @Test func readsAChunkedRequestBody() throws {

@@ -124,28 +124,8 @@ final class NginxServer: Sendable {
 
     /// Whether the server on `port` answers `GET /.ready-<token>` with the token.
     private static func answers(_ port: UInt16, token: String) -> Bool {
-        let socket = streamSocket()
-        guard socket >= 0 else { return false }
-        defer { close(socket) }
-        var timeout = timeval(tv_sec: 2, tv_usec: 0)
-        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = port.bigEndian
-        let connected = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-        }
-        guard connected else { return false }
         let request = Array("GET /.ready-\(token) HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n".utf8)
-        guard request.withUnsafeBytes({ send(socket, $0.baseAddress, $0.count, 0) }) == request.count else { return false }
-        var received: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 1024)
-        while received.count < 16_384 {
-            let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-            guard count > 0 else { break }
-            received += buffer[..<count]
-        }
-        return String(decoding: received, as: UTF8.self).hasSuffix("\r\n\r\n\(token)")
+        guard let exchange = rawHTTPExchange(request, port: port, receiveTimeout: 2, limit: 16_384), exchange.sent == request.count else { return false }
+        return exchange.answer.hasSuffix("\r\n\r\n\(token)")
     }
 }
