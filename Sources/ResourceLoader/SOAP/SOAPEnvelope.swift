@@ -68,8 +68,9 @@ public struct SOAPEnvelope: Sendable, Hashable {
     ///   directly in the `Body`, in `operationNamespace`; a body with an attribute or text of its
     ///   own, which would have nowhere to go, is refused.
     /// - ``SOAPBinding/rpcLiteral``: `body` is the operation element, in `operationNamespace` (the
-    ///   `soap:body` namespace); its properties are the parts, unqualified (their own contents
-    ///   qualified as their types' schemas say).
+    ///   `soap:body` namespace); its properties are the parts, in no namespace whatever the
+    ///   forms of `body`'s schema or `encoder` say (unless a field names a namespace), and their
+    ///   own contents qualified as their types' schemas and `encoder` say.
     ///
     /// The body is encoded here, once: changing ``operation``, ``operationNamespace`` or
     /// ``binding`` afterwards does not write it again.
@@ -214,9 +215,7 @@ public struct SOAPEnvelope: Sendable, Hashable {
                 let parts = sink.document.children.flatMap { $0.raw == nil ? $0.children : [$0] }
                 return try XMLEncodingNode.serialize(parts, prefixes: encoder.namespacePrefixes, declaringPreferred: true)
             case (.rpc, _):
-                var rpcEncoder = encoder
-                rpcEncoder.elementFormDefault = .unqualified
-                return try rpcEncoder.markup(of: body, as: operation)
+                return try encoder.markup(of: body, as: operation, unqualifiedParts: true)
             }
         } catch let error as ResourceError {
             throw error

@@ -335,6 +335,9 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         } else if field?.kind == .attribute {
             let form = field?.form ?? schema?.attributeForm ?? encoder.options.attributeFormDefault
             namespace = form == .qualified ? typeNamespace : nil
+        } else if encoder.sink.unqualifiedParts, node === encoder.sink.root {
+            // An rpc/literal part accessor.
+            namespace = nil
         } else {
             let form = field?.form ?? schema?.elementForm ?? encoder.options.elementFormDefault
             namespace = form == .qualified ? typeNamespace : nil
