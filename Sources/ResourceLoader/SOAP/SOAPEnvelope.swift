@@ -68,8 +68,9 @@ public struct SOAPEnvelope: Sendable, Hashable {
     ///   directly in the `Body`, in `operationNamespace`; a body with an attribute or text of its
     ///   own, which would have nowhere to go, is refused.
     /// - ``SOAPBinding/rpcLiteral``: `body` is the operation element, in `operationNamespace` (the
-    ///   `soap:body` namespace); its properties are the parts, unqualified (their own contents
-    ///   qualified as their types' schemas say).
+    ///   `soap:body` namespace); its properties are the parts, in no namespace whatever the
+    ///   forms of `body`'s schema or `encoder` say (unless a field names a namespace), and their
+    ///   own contents qualified as their types' schemas and `encoder` say.
     ///
     /// The body is encoded here, once: changing ``operation``, ``operationNamespace`` or
     /// ``binding`` afterwards does not write it again.
@@ -94,7 +95,9 @@ public struct SOAPEnvelope: Sendable, Hashable {
     /// The envelope as UTF-8 XML.
     ///
     /// - Throws: ``ResourceError/invalidRequest(reason:)`` when a name is not a valid XML name, a
-    ///   value holds a character XML 1.0 does not allow (such as NUL), or the binding is encoded.
+    ///   value holds a character XML 1.0 does not allow (such as NUL), the
+    ///   ``operationNamespace`` is the XML or the `xmlns` namespace (which no element can be in),
+    ///   or the binding is encoded.
     public func data() throws(ResourceError) -> Data {
         try binding.check()
         var writer = XMLWriter()
@@ -118,6 +121,7 @@ public struct SOAPEnvelope: Sendable, Hashable {
 
     /// Writes ``parameters`` into the `Body` as the binding says.
     private func writeParameters(to writer: inout XMLWriter) throws(ResourceError) {
+        try Self.checkElementNamespace(operationNamespace, of: "the operation")
         switch (binding.style, binding.isWrapped) {
         case (.document, true):
             try writer.start(operation, attributes: operationNamespace.map { [("xmlns", $0)] } ?? [])
@@ -141,6 +145,16 @@ public struct SOAPEnvelope: Sendable, Hashable {
             try Self.write(parameters, to: &writer)
             writer.end()
         }
+    }
+
+    /// Refuses the namespaces Namespaces in XML binds itself as the namespace of an element
+    /// written from ``SOAPParameters`` (declared `xmlns="…"` or `xmlns:m="…"`): no element can be
+    /// in either, and a declaration of either makes a document no parser reads.
+    static func checkElementNamespace(_ namespace: String?, of what: String) throws(ResourceError) {
+        guard let namespace, namespace == XMLNamespaceResolver.xmlNamespace || namespace == XMLNamespaceResolver.xmlnsNamespace else {
+            return
+        }
+        throw .invalidRequest(reason: "\(what)'s namespace is the XML or the xmlns namespace, which no element can be in")
     }
 
     /// Writes parameters as elements, with an explicit stack rather than recursion. With
@@ -201,9 +215,7 @@ public struct SOAPEnvelope: Sendable, Hashable {
                 let parts = sink.document.children.flatMap { $0.raw == nil ? $0.children : [$0] }
                 return try XMLEncodingNode.serialize(parts, prefixes: encoder.namespacePrefixes, declaringPreferred: true)
             case (.rpc, _):
-                var rpcEncoder = encoder
-                rpcEncoder.elementFormDefault = .unqualified
-                return try rpcEncoder.markup(of: body, as: operation)
+                return try encoder.markup(of: body, as: operation, unqualifiedParts: true)
             }
         } catch let error as ResourceError {
             throw error

@@ -58,8 +58,9 @@ public struct SOAPHeaderBlock: Sendable, Hashable {
     /// Creates a block named `name` whose children are `parameters`, in `namespace` (declared as
     /// the block's default namespace, as ``SOAPEnvelope`` writes an operation).
     ///
-    /// - Throws: ``ResourceError/invalidRequest(reason:)`` when a name is not an XML name or a
-    ///   value holds a character XML 1.0 does not allow.
+    /// - Throws: ``ResourceError/invalidRequest(reason:)`` when a name is not an XML name, a
+    ///   value holds a character XML 1.0 does not allow, or `namespace` is the XML or the `xmlns`
+    ///   namespace, which no element can be in.
     public init(
         name: String,
         namespace: String?,
@@ -67,6 +68,7 @@ public struct SOAPHeaderBlock: Sendable, Hashable {
         mustUnderstand: Bool = false,
         role: String? = nil
     ) throws(ResourceError) {
+        try SOAPEnvelope.checkElementNamespace(namespace, of: "the header block")
         var writer = XMLWriter()
         try writer.start(name, attributes: namespace.map { [("xmlns", $0)] } ?? [])
         try SOAPEnvelope.write(parameters, to: &writer)

@@ -383,12 +383,10 @@ final class XMLElementDecoder: Decoder {
         let trimmed = trimmingXMLWhitespace(text)
         switch options.dateDecodingStrategy {
         case .iso8601:
-            if let dateTime = XMLDateTime(lexicalForm: trimmed), dateTime.utcOffset != nil { return dateTime.date }
-            if let date = try? Date(trimmed, strategy: .iso8601) { return date }
-            if let date = try? Date(trimmed, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) {
-                return date
+            guard let date = Self.iso8601Date(trimmed) else {
+                throw DecodingError.dataCorrupted(context("The text is not an ISO 8601 date with a time zone"))
             }
-            throw DecodingError.dataCorrupted(context("The text is not an ISO 8601 date with a time zone"))
+            return date
         case .secondsSince1970:
             guard let seconds = Double(trimmed), seconds.isFinite else {
                 throw DecodingError.dataCorrupted(context("The text is not a number of seconds"))
@@ -406,6 +404,27 @@ final class XMLElementDecoder: Decoder {
                 throw DecodingError.dataCorrupted(context("The date could not be read", underlying: error))
             }
         }
+    }
+
+    /// The instant `text` names for ``XMLTreeDecoder/DateDecodingStrategy/iso8601``: an
+    /// `xs:dateTime` with a time zone, read by ``XMLDateTime``, whose offset may also be written
+    /// `±hhmm` or `±hh` as ISO 8601 allows; `nil` for any other text, among them a day or a time
+    /// that does not exist (`2026-02-30`, `25:00`), which is never moved to another.
+    static func iso8601Date(_ text: String) -> Date? {
+        if let dateTime = XMLDateTime(lexicalForm: text), dateTime.utcOffset != nil { return dateTime.date }
+        // `…+0100` or `…+01`: read as `…+01:00`.
+        let bytes = Array(text.utf8)
+        guard let time = bytes.firstIndex(of: UInt8(ascii: "T")),
+            let sign = bytes.lastIndex(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") }), sign > time
+        else { return nil }
+        let digits = bytes[(sign + 1)...]
+        guard digits.count == 4 || digits.count == 2, digits.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }) else {
+            return nil
+        }
+        let minutes = digits.count == 4 ? String(decoding: digits.suffix(2), as: UTF8.self) : "00"
+        let rewritten = String(decoding: bytes[...(sign + 2)], as: UTF8.self) + ":" + minutes
+        guard let dateTime = XMLDateTime(lexicalForm: rewritten), dateTime.utcOffset != nil else { return nil }
+        return dateTime.date
     }
 
     /// `[+-]digits[.digits]` or `[+-].digits`: what `xs:decimal` allows.

@@ -51,7 +51,10 @@ public struct XMLTreeDecoder: Sendable {
     /// How `Date` values are read from text.
     public enum DateDecodingStrategy: Sendable {
         /// ISO 8601 / `xs:dateTime` with a time zone, with or without fractional seconds:
-        /// `2026-01-02T03:04:05Z`, `2026-01-02T03:04:05.250+01:00`.
+        /// `2026-01-02T03:04:05Z`, `2026-01-02T03:04:05.250+01:00`, or with the offset written
+        /// `+0100` or `+01`; the years 0001 to 9999, as ``XMLDateTime`` reads them. A day or a time
+        /// that does not exist (`2026-02-30`, `25:00`, an offset beyond ±14:00) is a
+        /// `DecodingError.dataCorrupted`, never moved to another day or hour.
         case iso8601
         /// A number of seconds since 1970-01-01T00:00:00Z.
         case secondsSince1970

@@ -108,6 +108,26 @@ struct SOAPEnvelopeTests {
         #expect(operation.child(named: "userID")?.namespaceURI == "http://example.com/users?a=1&b=2")
     }
 
+    @Test(arguments: ["http://www.w3.org/XML/1998/namespace", "http://www.w3.org/2000/xmlns/"], [SOAPBinding.documentLiteralWrapped, .documentLiteralBare, .rpcLiteral])
+    func anOperationNamespaceNamespacesInXMLReservesIsAnInvalidRequest(namespace: String, binding: SOAPBinding) {
+        // No element can be in either namespace, and neither can be bound to another prefix: the
+        // envelope would be one no parser reads, ResourceLoader's own included.
+        struct Body: Encodable { let p: String }
+        let withParameters = SOAPEnvelope(operation: "op", operationNamespace: namespace, parameters: ["p": "v"], binding: binding)
+        do {
+            let data = try withParameters.data()
+            Issue.record("an envelope was written: \(String(decoding: data, as: UTF8.self))")
+        } catch {
+            #expect(error.caseName == "invalidRequest")
+        }
+        do {
+            _ = try SOAPEnvelope(operation: "op", operationNamespace: namespace, body: Body(p: "v"), binding: binding).data()
+            Issue.record("a typed envelope was written")
+        } catch {
+            #expect(error.caseName == "invalidRequest")
+        }
+    }
+
     @Test(arguments: SOAPVersion.allCases)
     func theEnvelopeIsInTheVersionsNamespace(version: SOAPVersion) throws {
         let root = try parse(SOAPEnvelope(version: version, operation: "op"))

@@ -120,6 +120,35 @@ struct SOAPTypedBodyTests {
         #expect(operation.children[1].children.allSatisfy { $0.namespaceURI == nil })
     }
 
+    @Test func rpcLiteralPartsAreUnqualifiedAndTheirContentsAsTheirTypesSay() throws {
+        // GIVEN an rpc/literal body whose own schema qualifies its elements, and a part whose type
+        // is in a namespace of its own, its elementFormDefault left to the encoder
+        struct Address: Encodable, XMLSchemaType {
+            let street: String
+            static let xmlSchema = XMLTypeSchema(namespace: "urn:types")
+        }
+        struct Request: Encodable, XMLSchemaType {
+            let symbol: String
+            let address: Address
+            static let xmlSchema = XMLTypeSchema(elementForm: .qualified)
+        }
+        for encoder in [XMLTreeEncoder(), XMLTreeEncoder(elementFormDefault: .unqualified)] {
+            let data = try SOAPEnvelope(
+                operation: "getQuote", operationNamespace: "urn:quotes", body: Request(symbol: "X", address: Address(street: "1 High St")),
+                binding: .rpcLiteral, encoder: encoder).data()
+            let operation = try #require(try XMLTree(data: data).root.element(atPath: ["Body", "getQuote"]))
+            // THEN the operation is in its namespace, the parts in none, whatever the schema of
+            // the body's type says
+            #expect(operation.namespaceURI == "urn:quotes")
+            #expect(operation.children.map(\.name) == ["symbol", "address"])
+            #expect(operation.children.map(\.namespaceURI) == [nil, nil])
+            // AND the part's contents are as its type's schema says, with the encoder's
+            // elementFormDefault where the schema says nothing
+            let street = try #require(operation.element(atPath: ["address", "street"]))
+            #expect(street.namespaceURI == (encoder.elementFormDefault == .qualified ? "urn:types" : nil))
+        }
+    }
+
     @Test func soapParametersFollowTheBindingToo() throws {
         let parameters: SOAPParameters = ["userID": "1", "fields": ["name": "x"]]
         let bare = SOAPEnvelope(operation: "get", operationNamespace: "urn:u", parameters: parameters, binding: .documentLiteralBare)

@@ -203,6 +203,32 @@ struct XMLTreeDecoderTests {
         #expect(abs(event.at.timeIntervalSince1970 - seconds) < 0.001)
     }
 
+    @Test(arguments: [
+        ("2026-01-02T04:04:05+0100", 1_767_323_045.0),
+        ("2026-01-02T01:34:05.5-0130", 1_767_323_045.5),
+        ("2026-01-02T04:04:05+01", 1_767_323_045.0),
+    ])
+    func iso8601OffsetsWithoutAColonAreRead(text: String, seconds: Double) throws {
+        struct Event: Decodable { let at: Date }
+        let event = try decoder.decode(Event.self, from: try root("<e><at>\(text)</at></e>"))
+        #expect(abs(event.at.timeIntervalSince1970 - seconds) < 0.001)
+    }
+
+    @Test(arguments: [
+        "2026-02-29T00:00:00Z", "2026-02-30T00:00:00Z", "2026-01-02T25:00:00Z", "2026-01-02T03:61:00Z",
+        "2026-01-02T03:04:61Z", "2026-01-02T03:04:05+01:60", "2026-01-02T03:04:05+15:00", "2026-1-2T03:04:05Z",
+        "2026-01-02T03:04:05GMT",
+    ])
+    func aDateOrTimeThatDoesNotExistIsRefusedNotMovedToAnother(text: String) throws {
+        struct Event: Decodable { let at: Date }
+        let error = #expect(throws: DecodingError.self) { try decoder.decode(Event.self, from: try root("<e><at>\(text)</at></e>")) }
+        guard case .dataCorrupted(let context)? = error else {
+            Issue.record("expected dataCorrupted, got \(String(describing: error))")
+            return
+        }
+        #expect(context.codingPath.map(\.stringValue) == ["at"])
+    }
+
     @Test func dateStrategies() throws {
         struct Event: Decodable { let at: Date }
         let seconds = XMLTreeDecoder(dateDecodingStrategy: .secondsSince1970)

@@ -73,9 +73,13 @@ public struct XMLDateTime: Sendable, Hashable, Codable, CustomStringConvertible 
     }
 
     /// Writes the lexical form as a single string.
+    ///
+    /// - Throws: `EncodingError.invalidValue` when there is no lexical form; neither the error
+    ///   nor its description quotes the date.
     public func encode(to encoder: any Encoder) throws {
         guard let text = lexicalForm else {
-            throw EncodingError.invalidValue(date, EncodingError.Context(
+            // The note `description` gives for a date with no lexical form, never the date.
+            throw EncodingError.invalidValue(description, EncodingError.Context(
                 codingPath: encoder.codingPath, debugDescription: "The date has no xs:dateTime form"))
         }
         var container = encoder.singleValueContainer()

@@ -269,7 +269,7 @@ final class XMLElementEncoder: Encoder {
         // Decimal's description is its own digits, never an exponent; checked all the same.
         let text = value.description
         guard XMLElementDecoder.isDecimal(text) else {
-            throw EncodingError.invalidValue(value, EncodingError.Context(codingPath: path(), debugDescription: "The Decimal has no xs:decimal form"))
+            throw EncodingError.invalidValue("", EncodingError.Context(codingPath: path(), debugDescription: "The Decimal has no xs:decimal form"))
         }
         return text
     }
@@ -278,7 +278,8 @@ final class XMLElementEncoder: Encoder {
         switch options.dateEncodingStrategy {
         case .iso8601:
             guard let text = XMLDateTime(date, utcOffset: 0).lexicalForm else {
-                throw EncodingError.invalidValue(date, context("The date is outside the years 0001 to 9999"))
+                // The date is not quoted, in the error nor in its description.
+                throw EncodingError.invalidValue("", context("The date is outside the years 0001 to 9999"))
             }
             return text
         case .secondsSince1970:
@@ -334,6 +335,9 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
         } else if field?.kind == .attribute {
             let form = field?.form ?? schema?.attributeForm ?? encoder.options.attributeFormDefault
             namespace = form == .qualified ? typeNamespace : nil
+        } else if encoder.sink.unqualifiedParts, node === encoder.sink.root {
+            // An rpc/literal part accessor.
+            namespace = nil
         } else {
             let form = field?.form ?? schema?.elementForm ?? encoder.options.elementFormDefault
             namespace = form == .qualified ? typeNamespace : nil

@@ -34,6 +34,11 @@ final class XMLEncodingSink {
     private var checkedNames: Set<String> = []
     /// The schemas of the types encoded so far, by type.
     private var schemas: [ObjectIdentifier: XMLTypeSchema?] = [:]
+    /// Whether the root element's own child elements are in no namespace, whatever the forms
+    /// say: the part accessors of an rpc/literal body.
+    var unqualifiedParts = false
+    /// The first element made in the document: the root.
+    private(set) var root: XMLEncodingNode?
 
     init(options: XMLTreeEncoder, mode: Mode, declaringPreferred: Bool = true) {
         self.options = options
@@ -51,6 +56,7 @@ final class XMLEncodingSink {
 
     /// Makes `child` an element of `parent`, after its existing content.
     func append(_ child: XMLEncodingNode, to parent: XMLEncodingNode) {
+        if root == nil, parent === document { root = child }
         switch mode {
         case .tree: parent.children.append(child)
         case .streaming: stream.append(child, to: parent)

@@ -162,9 +162,14 @@ public struct XMLTreeEncoder: Sendable {
     ///
     /// The markup is written as the value is encoded; when `encode(to:)` writes out of document
     /// order, the value is encoded again into a tree of nodes, written when it is finished.
-    func markup<T: Encodable>(of value: T, as root: XMLQualifiedName) throws -> [UInt8] {
+    ///
+    /// With `unqualifiedParts`, the root's own child elements are in no namespace whatever the
+    /// forms say (the part accessors of an rpc/literal body), unless their field names one; the
+    /// elements below them are qualified as usual.
+    func markup<T: Encodable>(of value: T, as root: XMLQualifiedName, unqualifiedParts: Bool = false) throws -> [UInt8] {
         try XMLEncodingNode.checkPreferred(namespacePrefixes)
         let stream = XMLEncodingSink(options: self, mode: .streaming)
+        stream.unqualifiedParts = unqualifiedParts
         do {
             try encode(value, as: root, into: stream)
             if let markup = try stream.finish() { return markup }
@@ -172,6 +177,7 @@ public struct XMLTreeEncoder: Sendable {
             guard stream.mustRestart else { throw error }
         }
         let tree = XMLEncodingSink(options: self, mode: .tree)
+        tree.unqualifiedParts = unqualifiedParts
         try encode(value, as: root, into: tree)
         return try tree.finish() ?? []
     }

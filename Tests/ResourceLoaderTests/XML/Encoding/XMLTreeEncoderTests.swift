@@ -349,6 +349,39 @@ struct XMLTreeEncoderTests {
         #expect(XMLTime(hour: 12, minute: 0, second: 0, utcOffset: 14 * 60).lexicalForm == "12:00:00+14:00")
     }
 
+    @Test func aDateWithNoXMLFormIsRefusedWithoutQuotingIt() {
+        // GIVEN dates that have no xs:dateTime form: an offset beyond ±14:00, and a year past 9999
+        struct Stamp: Encodable { let at: XMLDateTime }
+        struct Instant: Encodable { let at: Date }
+        let date = Date(timeIntervalSince1970: 1_767_323_045)
+        let failures: [(any Error)?] = [
+            Self.error { try XMLTreeEncoder().encode(Stamp(at: XMLDateTime(date, utcOffset: 15 * 60)), as: XMLQualifiedName("s")) },
+            Self.error { try JSONEncoder().encode(Stamp(at: XMLDateTime(date, utcOffset: 15 * 60))) },
+            Self.error { try XMLTreeEncoder().encode(Instant(at: Date(timeIntervalSince1970: 1e12)), as: XMLQualifiedName("s")) },
+        ]
+        for failure in failures {
+            // THEN encoding fails with the property's path, and no description quotes the date
+            guard case EncodingError.invalidValue(let value, let context)? = failure else {
+                Issue.record("expected EncodingError.invalidValue, got \(String(describing: failure))")
+                continue
+            }
+            #expect(context.codingPath.map(\.stringValue) == ["at"])
+            #expect(!(value is Date) && !(value is XMLDateTime))
+            for text in ["\(value)", "\(failure!)", String(reflecting: failure!)] {
+                #expect(!text.contains("2026"), "\(text)")
+            }
+        }
+    }
+
+    private static func error(_ body: () throws -> Any) -> (any Error)? {
+        do {
+            _ = try body()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     @Test func anElementsTextIsWrittenBeforeItsChildren() throws {
         // GIVEN an element whose text stands before, between and after its children
         struct Holder: Encodable { let any: XMLTree.Element }
