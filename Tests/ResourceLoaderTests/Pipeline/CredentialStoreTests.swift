@@ -520,6 +520,27 @@ struct CredentialStoreTests {
         #expect(refresher.count == 0)
     }
 
+    @Test func aRejectedPostIsReplayedWithTheNewCredentialThoughThePolicyNeverRetriesIt() async throws {
+        // GIVEN a POST, which the default retry policy never sends again, answered 401, then 503
+        let session = FakeURLSession()
+        session.stub(.any, with: [.status(401), .status(503), .json(#"{"cities": []}"#)])
+        let pipeline = ResourcePipeline(
+            session: session, credentials: store(), retryPolicy: RetryPolicy(jitter: .none), monitors: [recorder], clock: clock
+        )
+        let result = await Result { () async throws(ResourceError) in
+            try await ResourceService<PostedCities>(pipeline: pipeline).fetch(PostedCities())
+        }
+        // THEN the rejected POST is sent again once, body and all, with the new credential: a
+        // replay; the 503 that answers it is not retried, and is the outcome
+        #expect(result.failure?.statusCode == 503)
+        let sent = session.receivedRequests
+        #expect(sent.map(\.httpMethod) == ["POST", "POST"])
+        #expect(sent.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer t0", "Bearer t1"])
+        #expect(sent.map(\.httpBody) == Array(repeating: PostedCities.form, count: 2))
+        #expect(refresher.count == 1)
+        #expect(recorder.events.filter { $0.hasPrefix("retry") } == ["retry 1 after 0ms credential 401"])
+    }
+
     @Test func theReplayDoesNotCountAgainstMaximumAttempts() async throws {
         // GIVEN two attempts at most: t0 rejected (the replay), t1 answered 503 (the one retry),
         // then success
@@ -742,6 +763,16 @@ final class TokenCheckingServer: URLSessionType, @unchecked Sendable {
 
 private final class NothingToCancel: Cancellable {
     func cancel() {}
+}
+
+/// A search sent as a `POST`, which the retry policy does not retry by default.
+struct PostedCities: NetworkResourceType, JSONDecodableResourceType {
+    struct Root: Decodable { let cities: [City] }
+    static let form = Data("q=lis".utf8)
+    var url: URL { URL(string: "https://api.example.com/europe.json")! }
+    var httpMethod: HTTPMethod { .post }
+    var body: RequestBody? { .data(Self.form, contentType: "application/x-www-form-urlencoded") }
+    func model(from root: Root) -> [City] { root.cities }
 }
 
 /// A resource whose requests carry the adapters' fields but not the credential.
