@@ -504,6 +504,38 @@ struct CredentialStoreTests {
         #expect(server.received.map(\.token) == ["t0", "t1"])
     }
 
+    // MARK: - The fetch the authenticator runs for
+
+    @Test(arguments: [false, true], [false, true])
+    func theAuthenticatorRunsWithTheFetchAsCurrentOnEveryAttempt(suspendingAdapter: Bool, completionHandler: Bool) async throws {
+        // GIVEN an authenticator that notes which fetch each of its calls runs for, a first
+        // attempt made without a task (a synchronous adapter) or in one (a suspending adapter),
+        // and a server that rejects the first credential
+        let calls = Locked<[String]>([])
+        let session = FakeURLSession()
+        session.stub(.any, with: [.status(401), .json(#"{"cities": []}"#)])
+        let store = CredentialStore(authenticator: FetchNotingAuthenticator(calls: calls), credential: "t0")
+        let adapter = suspendingAdapter ? ClosureRequestAdapter { request async in request } : ClosureRequestAdapter { request in request }
+        let service = ResourceService<CitiesResource>(
+            pipeline: ResourcePipeline(session: session, adapters: [adapter], credentials: store, monitors: [recorder])
+        )
+
+        // WHEN it is fetched: rejected, refreshed, replayed
+        if completionHandler {
+            #expect(await service.fetchWithCompletion(CitiesResource()).failure == nil)
+        } else {
+            #expect(await fetchCities(service).failure == nil)
+        }
+
+        // THEN every call but the refresh (a fetch of its own) ran with the fetch as current,
+        // the first attempt's check of the rejection included
+        let fetch = try #require(recorder.finishedEvents.first?.context.fetchID)
+        #expect(calls.withLock { $0 } == [
+            "expirationDate \(fetch)", "apply \(fetch)", "isCredentialRejected \(fetch)", "refresh none",
+            "apply \(fetch)", "isCredentialRejected \(fetch)",
+        ])
+    }
+
     // MARK: - With retries
 
     @Test func aRejectedOneShotStreamBodyIsNotReplayed() async throws {
@@ -763,6 +795,37 @@ final class TokenCheckingServer: URLSessionType, @unchecked Sendable {
 
 private final class NothingToCancel: Cancellable {
     func cancel() {}
+}
+
+/// An authenticator of string tokens that notes, for each call, the fetch
+/// (``FetchEvent/Context/current``) it runs for.
+struct FetchNotingAuthenticator: Authenticator {
+    let calls: Locked<[String]>
+
+    private func note(_ call: String) {
+        let fetch = FetchEvent.Context.current.map { "\($0.fetchID)" } ?? "none"
+        calls.withLock { $0.append("\(call) \(fetch)") }
+    }
+
+    func apply(_ token: String, to request: inout URLRequest) {
+        note("apply")
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+    }
+
+    func refresh(_ token: String, through pipeline: ResourcePipeline) async throws -> String {
+        note("refresh")
+        return token + "+"
+    }
+
+    func isCredentialRejected(by response: ResponseHead, data: Data) -> Bool {
+        note("isCredentialRejected")
+        return response.statusCode == 401
+    }
+
+    func expirationDate(of token: String) -> Date? {
+        note("expirationDate")
+        return nil
+    }
 }
 
 /// A search sent as a `POST`, which the retry policy does not retry by default.
