@@ -45,11 +45,14 @@ import FoundationNetworking
 /// The store does not save the credential anywhere. It reports every change (set, refreshed,
 /// cleared, revoked) to ``changes()`` and to the `onChange` handler given to
 /// ``init(authenticator:credential:refreshDeadline:onChange:)``, in the order the changes
-/// happened, so that the app saves the new credential where it belongs:
+/// happened, so that the app saves the new credential where it belongs. A sequence reports the
+/// changes after it was made: make it before the task that reads it, so that none slips in
+/// before the task runs:
 ///
 /// ```swift
+/// let changes = credentials.changes()
 /// Task {
-///     for await change in credentials.changes() {
+///     for await change in changes {
 ///         switch change {
 ///         case .set(let token), .refreshed(let token): keychain.save(token)
 ///         case .cleared, .revoked: keychain.delete()

@@ -22,8 +22,11 @@ import FoundationNetworking
 /// ``ResourceError`` case that ended it (with its code for
 /// ``ResourceError/transport(_:underlying:)``). It never contains what a request or a response
 /// carries: the URL keeps its scheme, host, port, path and the **names** of its query items, with
-/// every query value replaced by `REDACTED` (an item without `=` is replaced whole), and loses its user, password and fragment; no header
-/// value, no body and no error description is written.
+/// every query value replaced by `REDACTED` (an item without `=` is replaced whole), and loses
+/// its user, password and fragment; no header value, no body and no error description is
+/// written. A method that is not an HTTP token (which no transport sends: the fetch fails with
+/// ``ResourceError/invalidRequest(reason:)``) is written `(invalid method)`, so the line stays
+/// one line whatever a resource built.
 public struct LoggingFetchMonitor: FetchMonitor {
     /// What query values are replaced with.
     public static let redactedValue = "REDACTED"
@@ -53,7 +56,7 @@ public struct LoggingFetchMonitor: FetchMonitor {
     static func line(for event: FetchEvent.Finished) -> String {
         var line = "ResourceLoader fetch \(event.context.fetchID) \(event.context.resourceTypeName): "
         if let request = event.request {
-            line += "\(request.httpMethod ?? "GET") \(request.url.map(redacted) ?? "(no URL)")"
+            line += "\(method(of: request)) \(request.url.map(redacted) ?? "(no URL)")"
         } else {
             line += "(no request)"
         }
@@ -65,6 +68,15 @@ public struct LoggingFetchMonitor: FetchMonitor {
         case .failure(let error): line += " result=\(error.logName)"
         }
         return line
+    }
+
+    /// `request`'s method as the line writes it: `GET` when it names none, and
+    /// `(invalid method)` when it is not an HTTP token (a request no transport sends, refused
+    /// with ``ResourceError/invalidRequest(reason:)``), so that what a resource put there can
+    /// neither end the line nor add one.
+    static func method(of request: URLRequest) -> String {
+        guard let method = request.httpMethod else { return "GET" }
+        return HTTPMethod(rawValue: method) == nil ? "(invalid method)" : method
     }
 
     /// `url` as this monitor writes it: its scheme, host, port and path, and the names of its

@@ -120,7 +120,11 @@ final class PipelineFetch: Sendable {
             }
             transfer(adapted, attempt: attempt, sentAt: sent, plan: plan, pending: pending) { [self, adapted, generation] outcome in
                 var tries = Tries()
-                let next = self.next(after: outcome, of: adapted, attempt: attempt, generation: generation, plan: plan, tries: &tries)
+                // On the transport's thread: the authenticator that reads the answer runs for this
+                // fetch, as it does for an attempt made in a task.
+                let next = inFetch {
+                    self.next(after: outcome, of: adapted, attempt: attempt, generation: generation, plan: plan, tries: &tries)
+                }
                 if case .finish(let outcome) = next {
                     onAnswer(outcome)
                 } else {

@@ -10,11 +10,17 @@ import FoundationNetworking
 /// - it failed in a way that means "try again": the server answered with one of
 ///   ``retryableStatusCodes``, or the transport failed with one of ``retryableTransportErrors``;
 /// - the request's method is one of ``retryableMethods`` (the idempotent ones by default: a
-///   `POST` is never sent twice unless the resource asks for it);
-/// - fewer than ``maximumAttempts`` attempts have been made;
+///   `POST` is never retried unless the resource asks for it);
+/// - fewer than ``maximumAttempts`` attempts have been made, a replay after a rejected
+///   credential not counted;
 /// - the wait fits in what is left of the fetch's ``TransferOptions/deadline``: a retry that
 ///   could not start before the deadline is not made, and the fetch ends with the last attempt's
 ///   outcome at once.
+///
+/// The replay of a request whose credential the server rejected is no retry, and this policy
+/// does not govern it: the server refused the request, so the ``CredentialStore`` sends it
+/// again once with the new credential, whatever its method (a `POST` too), unless its body is
+/// a one-shot stream already read.
 ///
 /// The wait is the server's `Retry-After` when the response carries a valid one (delta-seconds
 /// or an HTTP-date, at most ``maximumRetryAfter``); otherwise exponential backoff with full

@@ -205,6 +205,20 @@ struct CredentialLifecycleTests {
         #expect(names == ["set after"])
     }
 
+    @Test func aSequenceMadeBeforeTheTaskThatReadsItMissesNoChangeMadeBeforeTheTaskRuns() async throws {
+        // GIVEN a sequence made, as the store's documentation shows, before the task that reads it
+        let store = store()
+        let changes = store.changes()
+        let read = Task { () -> String? in
+            for await change in changes { return ChangeRecorder.name(of: change) }
+            return nil
+        }
+        // WHEN a change comes at once, whether or not the task has begun to read
+        store.setCredential(TestToken("at once"))
+        // THEN the task reads it
+        #expect(await read.value == "set at once")
+    }
+
     @Test func changesMadeFromTheHandlerAreReportedAfterTheOneBeingDelivered() async throws {
         // GIVEN a handler that signs out whenever a credential is set
         let names = Locked<[String]>([])

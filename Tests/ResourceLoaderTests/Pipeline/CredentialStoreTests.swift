@@ -504,6 +504,38 @@ struct CredentialStoreTests {
         #expect(server.received.map(\.token) == ["t0", "t1"])
     }
 
+    // MARK: - The fetch the authenticator runs for
+
+    @Test(arguments: [false, true], [false, true])
+    func theAuthenticatorRunsWithTheFetchAsCurrentOnEveryAttempt(suspendingAdapter: Bool, completionHandler: Bool) async throws {
+        // GIVEN an authenticator that notes which fetch each of its calls runs for, a first
+        // attempt made without a task (a synchronous adapter) or in one (a suspending adapter),
+        // and a server that rejects the first credential
+        let calls = Locked<[String]>([])
+        let session = FakeURLSession()
+        session.stub(.any, with: [.status(401), .json(#"{"cities": []}"#)])
+        let store = CredentialStore(authenticator: FetchNotingAuthenticator(calls: calls), credential: "t0")
+        let adapter = suspendingAdapter ? ClosureRequestAdapter { request async in request } : ClosureRequestAdapter { request in request }
+        let service = ResourceService<CitiesResource>(
+            pipeline: ResourcePipeline(session: session, adapters: [adapter], credentials: store, monitors: [recorder])
+        )
+
+        // WHEN it is fetched: rejected, refreshed, replayed
+        if completionHandler {
+            #expect(await service.fetchWithCompletion(CitiesResource()).failure == nil)
+        } else {
+            #expect(await fetchCities(service).failure == nil)
+        }
+
+        // THEN every call but the refresh (a fetch of its own) ran with the fetch as current,
+        // the first attempt's check of the rejection included
+        let fetch = try #require(recorder.finishedEvents.first?.context.fetchID)
+        #expect(calls.withLock { $0 } == [
+            "expirationDate \(fetch)", "apply \(fetch)", "isCredentialRejected \(fetch)", "refresh none",
+            "apply \(fetch)", "isCredentialRejected \(fetch)",
+        ])
+    }
+
     // MARK: - With retries
 
     @Test func aRejectedOneShotStreamBodyIsNotReplayed() async throws {
@@ -518,6 +550,27 @@ struct CredentialStoreTests {
         #expect(result.failure?.statusCode == 401)
         #expect(session.receivedRequests.count == 1)
         #expect(refresher.count == 0)
+    }
+
+    @Test func aRejectedPostIsReplayedWithTheNewCredentialThoughThePolicyNeverRetriesIt() async throws {
+        // GIVEN a POST, which the default retry policy never sends again, answered 401, then 503
+        let session = FakeURLSession()
+        session.stub(.any, with: [.status(401), .status(503), .json(#"{"cities": []}"#)])
+        let pipeline = ResourcePipeline(
+            session: session, credentials: store(), retryPolicy: RetryPolicy(jitter: .none), monitors: [recorder], clock: clock
+        )
+        let result = await Result { () async throws(ResourceError) in
+            try await ResourceService<PostedCities>(pipeline: pipeline).fetch(PostedCities())
+        }
+        // THEN the rejected POST is sent again once, body and all, with the new credential: a
+        // replay; the 503 that answers it is not retried, and is the outcome
+        #expect(result.failure?.statusCode == 503)
+        let sent = session.receivedRequests
+        #expect(sent.map(\.httpMethod) == ["POST", "POST"])
+        #expect(sent.map { $0.value(forHTTPHeaderField: "Authorization") } == ["Bearer t0", "Bearer t1"])
+        #expect(sent.map(\.httpBody) == Array(repeating: PostedCities.form, count: 2))
+        #expect(refresher.count == 1)
+        #expect(recorder.events.filter { $0.hasPrefix("retry") } == ["retry 1 after 0ms credential 401"])
     }
 
     @Test func theReplayDoesNotCountAgainstMaximumAttempts() async throws {
@@ -742,6 +795,47 @@ final class TokenCheckingServer: URLSessionType, @unchecked Sendable {
 
 private final class NothingToCancel: Cancellable {
     func cancel() {}
+}
+
+/// An authenticator of string tokens that notes, for each call, the fetch
+/// (``FetchEvent/Context/current``) it runs for.
+struct FetchNotingAuthenticator: Authenticator {
+    let calls: Locked<[String]>
+
+    private func note(_ call: String) {
+        let fetch = FetchEvent.Context.current.map { "\($0.fetchID)" } ?? "none"
+        calls.withLock { $0.append("\(call) \(fetch)") }
+    }
+
+    func apply(_ token: String, to request: inout URLRequest) {
+        note("apply")
+        request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization")
+    }
+
+    func refresh(_ token: String, through pipeline: ResourcePipeline) async throws -> String {
+        note("refresh")
+        return token + "+"
+    }
+
+    func isCredentialRejected(by response: ResponseHead, data: Data) -> Bool {
+        note("isCredentialRejected")
+        return response.statusCode == 401
+    }
+
+    func expirationDate(of token: String) -> Date? {
+        note("expirationDate")
+        return nil
+    }
+}
+
+/// A search sent as a `POST`, which the retry policy does not retry by default.
+struct PostedCities: NetworkResourceType, JSONDecodableResourceType {
+    struct Root: Decodable { let cities: [City] }
+    static let form = Data("q=lis".utf8)
+    var url: URL { URL(string: "https://api.example.com/europe.json")! }
+    var httpMethod: HTTPMethod { .post }
+    var body: RequestBody? { .data(Self.form, contentType: "application/x-www-form-urlencoded") }
+    func model(from root: Root) -> [City] { root.cities }
 }
 
 /// A resource whose requests carry the adapters' fields but not the credential.

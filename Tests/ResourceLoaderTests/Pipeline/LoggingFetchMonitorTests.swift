@@ -119,6 +119,45 @@ struct LoggingFetchMonitorTests {
         #expect(Self.withoutDuration(line).hasSuffix("Unbuildable: (no request) attempts=0 duration=* result=invalidRequest"))
         #expect(!line.contains("passwd"))
     }
+
+    /// A resource that builds its own request with a method it was given, which need not be an
+    /// HTTP token.
+    struct MethodResource: NetworkResourceType, DataResourceType {
+        let method: String
+        var url: URL { URL(string: "https://api.example.com/cities")! }
+
+        func urlRequest() throws(ResourceError) -> URLRequest {
+            var request = URLRequest(url: url)
+            request.httpMethod = method
+            return request
+        }
+
+        func model(from data: Data) throws -> Data { data }
+    }
+
+    @Test(arguments: [
+        "GET\nResourceLoader fetch 1 Forged: GET https://api.example.com/ok status=200",
+        "GET\r\nX-Forged: 1",
+        "GET /admin",
+        "\u{1B}[2J",
+    ])
+    func aMethodThatIsNotAnHTTPTokenIsNotWritten(method: String) async throws {
+        // GIVEN a resource whose request names a method no transport sends
+        let lines = Lines()
+        let session = FakeURLSession()
+        let pipeline = ResourcePipeline(session: session, monitors: [LoggingFetchMonitor(sink: lines.append)])
+        // WHEN it is fetched
+        let result = await ResourceService<MethodResource>(pipeline: pipeline).fetchWithCompletion(MethodResource(method: method))
+        // THEN the fetch is refused, and its one line says so without quoting the method
+        #expect(result.failure?.caseName == "invalidRequest")
+        #expect(session.receivedRequests.isEmpty)
+        let line = try #require(lines.all.first)
+        #expect(lines.all.count == 1)
+        #expect(Self.withoutDuration(line).hasSuffix(
+            " MethodResource: (invalid method) https://api.example.com/cities attempts=0 duration=* result=invalidRequest"
+        ))
+        #expect(!line.contains { $0.isNewline || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } == true })
+    }
 }
 
 @Suite("LoggingFetchMonitor: lines from events made by hand")
