@@ -27,7 +27,7 @@ import FoundationNetworking
 /// |---|---|---|
 /// | `resourceloader.fetch_id` | the fetch's `FetchEvent/Context/fetchID` | every entry |
 /// | `resourceloader.resource_type` | the resource type's name, such as `Cities` | every entry |
-/// | `http.request.method` | `GET`, `POST`… | every entry with a request |
+/// | `http.request.method` | `GET`, `POST`…; `(invalid method)` for one that is not an HTTP token | every entry with a request |
 /// | `url.full` | the URL, query values redacted | every entry with a request |
 /// | `server.address` | the URL's host | every entry with a request |
 /// | `server.port` | the URL's port, when it names one | every entry with a request |
@@ -165,7 +165,10 @@ public struct LoggerFetchMonitor: FetchMonitor {
 
     /// The metadata that names `request`: method and URL, redacted.
     static func requestMetadata(_ request: URLRequest) -> Logger.Metadata {
-        var metadata: Logger.Metadata = [MetadataKey.method: .string(request.httpMethod ?? "GET")]
+        // A method that is not an HTTP token (a request no transport sends) is not written: a
+        // handler that writes metadata as it is would let a line break in it forge an entry.
+        let method = request.httpMethod ?? "GET"
+        var metadata: Logger.Metadata = [MetadataKey.method: .string(HTTPMethod(rawValue: method) == nil ? "(invalid method)" : method)]
         guard let url = request.url else { return metadata }
         metadata[MetadataKey.url] = .string(LoggingFetchMonitor.redacted(url))
         // The URL's own accessors: parsing it again into `URLComponents` costs more than the rest.

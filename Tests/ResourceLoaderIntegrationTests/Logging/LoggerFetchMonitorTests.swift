@@ -171,6 +171,23 @@ struct LoggerFetchMonitorTests {
         #expect(monitor.requestsInProgress == 0)
     }
 
+    @Test(arguments: ["GET\nforged=entry", "GET /x HTTP/1.1\r\nX: y", "", "P\u{7F}"])
+    func aMethodThatIsNotAnHTTPTokenIsNotWritten(method: String) async throws {
+        // GIVEN a resource whose request names a method no transport sends
+        let (logger, handler) = Self.logger()
+        let session = FakeURLSession()
+        let pipeline = ResourcePipeline(session: session, monitors: [LoggerFetchMonitor(logger: logger)])
+        // WHEN it is fetched
+        _ = await ResourceService<MethodResource>(pipeline: pipeline).outcome(of: MethodResource(method: method))
+        // THEN it is refused, and its entry names the method without quoting it
+        #expect(session.receivedRequests.isEmpty)
+        let entry = try #require(handler.entries.first)
+        #expect(handler.entries.count == 1)
+        #expect(entry.metadata[Key.errorType]?.description == "invalidRequest")
+        #expect(entry.metadata[Key.method]?.description == "(invalid method)")
+        #expect(!Self.text(of: entry).contains { $0.isNewline || $0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } == true })
+    }
+
     @Test func theLevelsCanBeChosen() throws {
         let (logger, handler) = Self.logger()
         let monitor = LoggerFetchMonitor(logger: logger, successLevel: .info, failureLevel: .error, retryLevel: .notice)

@@ -51,6 +51,20 @@ struct Unbuildable: NetworkResourceType, DataResourceType {
     func model(from data: Data) throws -> Data { data }
 }
 
+/// A resource whose own request names `method`, as it is.
+struct MethodResource: NetworkResourceType, DataResourceType {
+    let method: String
+    var url: URL { URL(string: "https://api.example.com/cities")! }
+
+    func urlRequest() throws(ResourceError) -> URLRequest {
+        var request = URLRequest(url: url)
+        request.httpMethod = method
+        return request
+    }
+
+    func model(from data: Data) throws -> Data { data }
+}
+
 /// An adapter that puts a secret bearer token on every request.
 let secretTokenAdapter = ClosureRequestAdapter { request in
     var request = request
