@@ -30,8 +30,8 @@ import FoundationNetworking
 /// | meter | `resourceloader_requests_in_flight` | none | up when a fetch's request is ready, down when that fetch finishes |
 ///
 /// The dimension values:
-/// - `method`: the request's method (`GET`, `POST`…), or `none` when the request could not be
-///   built;
+/// - `method`: the request's method (`GET`, `POST`…), `invalid` for one that is not an HTTP
+///   token (a request no transport sends), or `none` when the request could not be built;
 /// - `status_class`: `1xx`, `2xx`, `3xx`, `4xx` or `5xx` from the last response's status, or
 ///   `error` when the fetch ended without an HTTP response (a transport failure, a cancellation,
 ///   the deadline, a request that could not be built or adapted). A fetch can fail with a `2xx`
@@ -106,6 +106,14 @@ public struct MetricsFetchMonitor: FetchMonitor {
         ).increment()
     }
 
+    /// The `method` dimension's value for `request`: its method, `GET` when it names none, and
+    /// `invalid` when it is not an HTTP token, so that what a resource put there never becomes a
+    /// series of its own.
+    static func method(of request: URLRequest) -> String {
+        let method = request.httpMethod ?? "GET"
+        return HTTPMethod(rawValue: method) == nil ? "invalid" : method
+    }
+
     /// Counts the fetch, records its duration, counts its failure, and takes it out of flight.
     public func fetchFinished(_ event: FetchEvent.Finished) {
         if tracker.remove(event.context.fetchID) {
@@ -113,7 +121,7 @@ public struct MetricsFetchMonitor: FetchMonitor {
         }
         let resourceType = tracker.name(of: event.context)
         let dimensions = [
-            (Dimension.method, event.request.map { $0.httpMethod ?? "GET" } ?? "none"),
+            (Dimension.method, event.request.map(Self.method) ?? "none"),
             (Dimension.statusClass, Self.statusClass(of: event.statusCode)),
             (Dimension.resourceType, resourceType),
         ]

@@ -108,6 +108,21 @@ struct MetricsFetchMonitorTests {
         #expect(monitor.fetchesInFlight == 0)
     }
 
+    @Test func aMethodThatIsNotAnHTTPTokenIsCountedAsInvalid() async throws {
+        // GIVEN resources whose requests name methods no transport sends
+        let metrics = TestMetrics()
+        let session = FakeURLSession()
+        let service = ResourceService<MethodResource>(pipeline: ResourcePipeline(session: session, monitors: [MetricsFetchMonitor(factory: metrics)]))
+        // WHEN they are fetched
+        for method in ["GET\nX", "P O S T", ""] {
+            _ = await service.outcome(of: MethodResource(method: method))
+        }
+        // THEN each is refused and counted under one `invalid` method, never under what it named
+        #expect(session.receivedRequests.isEmpty)
+        #expect(metrics.counterTotal(label: Label.requests, dimensions: Self.requestDimensions("invalid", "error", "MethodResource")) == 3)
+        #expect(metrics.counterTotal(label: Label.requests) == 3)
+    }
+
     @Test func aFetchCancelledBeforeItsFirstAttemptIsNeverInFlight() async throws {
         let metrics = TestMetrics()
         let monitor = MetricsFetchMonitor(factory: metrics)
